@@ -1,0 +1,39 @@
+# groupsim: every target sets itself up on a fresh machine (Java, virtualenv, dependencies).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: setup test demo bench lint fmt clean java
+
+setup: $(STAMP)
+
+java:
+	@bash scripts/ensure-java.sh
+
+$(STAMP): pyproject.toml constraints.txt scripts/ensure-java.sh
+	@bash scripts/ensure-java.sh
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[pipeline,dev]'
+	@touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+demo: $(STAMP)
+	$(BIN)/groupsim demo
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,71 @@
+"""Kafka's protocol error codes, by Kafka's own names (org.apache.kafka.common.protocol.Errors).
+
+Only the codes the classic group protocol, offsets and topic metadata can produce are listed.
+An ``IntEnum`` so that ``Errors.REBALANCE_IN_PROGRESS == 27`` and the name travels in logs.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Errors(IntEnum):
+    UNKNOWN_SERVER_ERROR = -1
+    NONE = 0
+    UNKNOWN_TOPIC_OR_PARTITION = 3
+    INVALID_FETCH_SIZE = 4
+    NOT_LEADER_OR_FOLLOWER = 6
+    REQUEST_TIMED_OUT = 7
+    MESSAGE_TOO_LARGE = 10
+    OFFSET_METADATA_TOO_LARGE = 12
+    NETWORK_EXCEPTION = 13
+    COORDINATOR_LOAD_IN_PROGRESS = 14
+    COORDINATOR_NOT_AVAILABLE = 15
+    NOT_COORDINATOR = 16
+    INVALID_TOPIC_EXCEPTION = 17
+    RECORD_LIST_TOO_LARGE = 18
+    NOT_ENOUGH_REPLICAS = 19
+    ILLEGAL_GENERATION = 22
+    INCONSISTENT_GROUP_PROTOCOL = 23
+    INVALID_GROUP_ID = 24
+    UNKNOWN_MEMBER_ID = 25
+    INVALID_SESSION_TIMEOUT = 26
+    REBALANCE_IN_PROGRESS = 27
+    INVALID_COMMIT_OFFSET_SIZE = 28
+    GROUP_AUTHORIZATION_FAILED = 30
+    UNSUPPORTED_VERSION = 35
+    TOPIC_ALREADY_EXISTS = 36
+    INVALID_PARTITIONS = 37
+    INVALID_REQUEST = 42
+    KAFKA_STORAGE_ERROR = 56
+    NON_EMPTY_GROUP = 68
+    GROUP_ID_NOT_FOUND = 69
+    MEMBER_ID_REQUIRED = 79
+    GROUP_MAX_SIZE_REACHED = 81
+    FENCED_INSTANCE_ID = 82
+    UNSTABLE_OFFSET_COMMIT = 88
+
+    @property
+    def code(self) -> int:
+        return int(self)
+
+    @property
+    def retriable(self) -> bool:
+        """Kafka's RetriableException subclasses, as the clients treat them."""
+        return self in _RETRIABLE
+
+
+_RETRIABLE = frozenset(
+    {
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_LEADER_OR_FOLLOWER,
+        Errors.REQUEST_TIMED_OUT,
+        Errors.NETWORK_EXCEPTION,
+        Errors.COORDINATOR_LOAD_IN_PROGRESS,
+        Errors.COORDINATOR_NOT_AVAILABLE,
+        Errors.NOT_COORDINATOR,
+        Errors.NOT_ENOUGH_REPLICAS,
+        Errors.KAFKA_STORAGE_ERROR,
+        Errors.UNSTABLE_OFFSET_COMMIT,
+    }
+)

@@ -1,0 +1,344 @@
+"""The classic group protocol's requests and responses, as frozen attrs classes.
+
+Names and fields follow Kafka's message schemas (clients/src/main/resources/common/message/*.json)
+in snake_case, so ``JoinGroupRequest.rebalance_timeout_ms`` is Kafka's ``rebalanceTimeoutMs``.
+Collections are tuples so that every message is immutable and hashable. ``api_version`` carries
+the behaviours that depend on it (KIP-394 member id required from JoinGroup v4, skipAssignment
+from v9, batch LeaveGroup from v3, GROUP_ID_NOT_FOUND for OffsetCommit from v9); it defaults to
+the newest version a modern Java client sends. ``client_id`` stands in for the request header's
+client id, which Kafka uses to build member ids.
+"""
+
+from __future__ import annotations
+
+from attrs import field, frozen
+
+from coordinator.errors import Errors
+
+# --- FindCoordinator ---------------------------------------------------------------------------
+
+KEY_TYPE_GROUP = 0
+
+
+@frozen
+class FindCoordinatorRequest:
+    key: str
+    key_type: int = KEY_TYPE_GROUP
+    api_version: int = 3
+
+
+@frozen
+class FindCoordinatorResponse:
+    error_code: Errors
+    node_id: int = -1
+    host: str = ""
+    port: int = -1
+    error_message: str | None = None
+
+
+# --- Metadata (topics the leader assigns, and the racks of their replicas) --------------------
+
+
+@frozen
+class MetadataRequest:
+    topics: tuple[str, ...] | None = None  # None = all topics
+
+
+@frozen
+class MetadataResponsePartition:
+    partition_index: int
+    leader_id: int
+    replica_nodes: tuple[int, ...] = ()
+
+
+@frozen
+class MetadataResponseTopic:
+    name: str
+    error_code: Errors = Errors.NONE
+    partitions: tuple[MetadataResponsePartition, ...] = ()
+
+
+@frozen
+class MetadataResponseBroker:
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@frozen
+class MetadataResponse:
+    brokers: tuple[MetadataResponseBroker, ...] = ()
+    topics: tuple[MetadataResponseTopic, ...] = ()
+
+
+# --- JoinGroup ---------------------------------------------------------------------------------
+
+
+@frozen
+class JoinGroupRequestProtocol:
+    name: str
+    metadata: bytes = b""
+
+
+@frozen
+class JoinGroupRequest:
+    group_id: str
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    member_id: str
+    protocol_type: str
+    protocols: tuple[JoinGroupRequestProtocol, ...] = field(converter=tuple)
+    group_instance_id: str | None = None
+    reason: str | None = None
+    api_version: int = 9
+    client_id: str = "consumer"
+    client_host: str = "/127.0.0.1"
+
+
+@frozen
+class JoinGroupResponseMember:
+    member_id: str
+    group_instance_id: str | None
+    metadata: bytes
+
+
+@frozen
+class JoinGroupResponse:
+    error_code: Errors
+    generation_id: int = -1
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    leader: str = ""
+    skip_assignment: bool = False
+    member_id: str = ""
+    members: tuple[JoinGroupResponseMember, ...] = field(default=(), converter=tuple)
+
+
+# --- SyncGroup ---------------------------------------------------------------------------------
+
+
+@frozen
+class SyncGroupRequestAssignment:
+    member_id: str
+    assignment: bytes
+
+
+@frozen
+class SyncGroupRequest:
+    group_id: str
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None = None
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    assignments: tuple[SyncGroupRequestAssignment, ...] = field(default=(), converter=tuple)
+    api_version: int = 5
+
+
+@frozen
+class SyncGroupResponse:
+    error_code: Errors
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    assignment: bytes = b""
+
+
+# --- Heartbeat ---------------------------------------------------------------------------------
+
+
+@frozen
+class HeartbeatRequest:
+    group_id: str
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None = None
+
+
+@frozen
+class HeartbeatResponse:
+    error_code: Errors
+
+
+# --- LeaveGroup (batch form, v3+) ----------------------------------------------------------------
+
+
+@frozen
+class MemberIdentity:
+    member_id: str
+    group_instance_id: str | None = None
+    reason: str | None = None
+
+
+@frozen
+class LeaveGroupRequest:
+    group_id: str
+    members: tuple[MemberIdentity, ...] = field(converter=tuple)
+    api_version: int = 5
+
+
+@frozen
+class LeaveGroupResponseMember:
+    member_id: str
+    group_instance_id: str | None
+    error_code: Errors
+
+
+@frozen
+class LeaveGroupResponse:
+    error_code: Errors
+    members: tuple[LeaveGroupResponseMember, ...] = field(default=(), converter=tuple)
+
+
+# --- OffsetCommit / OffsetFetch ------------------------------------------------------------------
+
+
+@frozen
+class OffsetCommitRequestPartition:
+    partition_index: int
+    committed_offset: int
+    committed_leader_epoch: int = -1
+    committed_metadata: str | None = ""
+
+
+@frozen
+class OffsetCommitRequestTopic:
+    name: str
+    partitions: tuple[OffsetCommitRequestPartition, ...] = field(converter=tuple)
+
+
+@frozen
+class OffsetCommitRequest:
+    group_id: str
+    generation_id: int  # Kafka: generationIdOrMemberEpoch
+    member_id: str
+    topics: tuple[OffsetCommitRequestTopic, ...] = field(converter=tuple)
+    group_instance_id: str | None = None
+    api_version: int = 9
+
+
+@frozen
+class OffsetCommitResponsePartition:
+    partition_index: int
+    error_code: Errors
+
+
+@frozen
+class OffsetCommitResponseTopic:
+    name: str
+    partitions: tuple[OffsetCommitResponsePartition, ...] = field(converter=tuple)
+
+
+@frozen
+class OffsetCommitResponse:
+    topics: tuple[OffsetCommitResponseTopic, ...] = field(default=(), converter=tuple)
+
+
+@frozen
+class OffsetFetchRequestTopic:
+    name: str
+    partition_indexes: tuple[int, ...] = field(converter=tuple)
+
+
+@frozen
+class OffsetFetchRequest:
+    group_id: str
+    topics: tuple[OffsetFetchRequestTopic, ...] | None = None  # None = every committed offset
+    require_stable: bool = False
+
+
+@frozen
+class OffsetFetchResponsePartition:
+    partition_index: int
+    committed_offset: int = -1
+    committed_leader_epoch: int = -1
+    metadata: str | None = ""
+    error_code: Errors = Errors.NONE
+
+
+@frozen
+class OffsetFetchResponseTopic:
+    name: str
+    partitions: tuple[OffsetFetchResponsePartition, ...] = field(converter=tuple)
+
+
+@frozen
+class OffsetFetchResponse:
+    error_code: Errors
+    topics: tuple[OffsetFetchResponseTopic, ...] = field(default=(), converter=tuple)
+
+
+# --- DescribeGroups / ListGroups / DeleteGroups --------------------------------------------------
+
+
+@frozen
+class DescribeGroupsRequest:
+    groups: tuple[str, ...] = field(converter=tuple)
+
+
+@frozen
+class DescribedGroupMember:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    member_metadata: bytes
+    member_assignment: bytes
+
+
+@frozen
+class DescribedGroup:
+    error_code: Errors
+    group_id: str
+    group_state: str = ""
+    protocol_type: str = ""
+    protocol_data: str = ""
+    members: tuple[DescribedGroupMember, ...] = field(default=(), converter=tuple)
+
+
+@frozen
+class DescribeGroupsResponse:
+    groups: tuple[DescribedGroup, ...] = field(converter=tuple)
+
+
+@frozen
+class ListGroupsRequest:
+    states_filter: tuple[str, ...] = field(default=(), converter=tuple)
+
+
+@frozen
+class ListedGroup:
+    group_id: str
+    protocol_type: str
+    group_state: str
+
+
+@frozen
+class ListGroupsResponse:
+    error_code: Errors
+    groups: tuple[ListedGroup, ...] = field(default=(), converter=tuple)
+
+
+@frozen
+class DeleteGroupsRequest:
+    groups_names: tuple[str, ...] = field(converter=tuple)
+
+
+@frozen
+class DeletableGroupResult:
+    group_id: str
+    error_code: Errors
+
+
+@frozen
+class DeleteGroupsResponse:
+    results: tuple[DeletableGroupResult, ...] = field(converter=tuple)
+
+
+def api_name(message: object) -> str:
+    """Kafka's API key name for a request or response ("JoinGroup", "Heartbeat", ...)."""
+    name = type(message).__name__
+    for suffix in ("Request", "Response"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
