@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from enum import IntEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from attrs import field, frozen
@@ -28,6 +29,17 @@ class TopicPartition(NamedTuple):
         if not sep or not topic or not number.isdigit():
             raise ValueError(f"not a topic-partition: {text!r} (expected e.g. 'orders-3')")
         return cls(topic, int(number))
+
+
+@lru_cache(maxsize=8192)
+def partitions_of(topic: str, count: int) -> tuple[TopicPartition, ...]:
+    """The partitions of a topic, built once and shared.
+
+    Kafka's assignors receive ready-made partition objects from the cluster metadata; caching
+    them here lets an assignor hand out slices of one shared tuple instead of building a million
+    new objects on every call.
+    """
+    return tuple(TopicPartition(topic, p) for p in range(count))
 
 
 class RebalanceProtocol(IntEnum):
