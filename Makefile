@@ -14,8 +14,9 @@ java:
 $(STAMP): pyproject.toml constraints.txt scripts/ensure-java.sh
 	@bash scripts/ensure-java.sh
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[pipeline,dev]'
+	@echo "groupsim: installing dependencies into $(VENV) (pinned by constraints.txt; log in $(VENV)/install.log) ..."
+	@$(BIN)/python -m pip install -c constraints.txt -e '.[pipeline,dev]' > $(VENV)/install.log 2>&1 \
+	  || { tail -40 $(VENV)/install.log; echo "groupsim: dependency install failed (full log: $(VENV)/install.log)" >&2; exit 1; }
 	@touch $(STAMP)
 
 test: $(STAMP)
