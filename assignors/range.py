@@ -1,0 +1,305 @@
+"""Kafka's ``RangeAssignor`` ("range"), including the KIP-881 rack-aware variant (Kafka 3.5+).
+
+Plain algorithm, per topic and independently of every other topic: sort the topic's subscribers
+in ``MemberInfo`` order (static members by ``group.instance.id`` first, then member ids, Java string
+order), then hand out contiguous ranges. With P partitions and C subscribers the first ``P % C``
+members get ``P // C + 1`` partitions, the rest ``P // C``. The same members get the extra partition
+in every topic, so skew adds up across topics: that keeps equally sized topics co-partitioned.
+
+List order. Kafka appends each member's partitions topic by topic in the iteration order of a
+``HashMap`` of topics, and only the rack-aware path sorts the lists at the end. ``topic_order="java"``
+(the default) reproduces that order with :func:`assignors.java_order.java_hashmap_order`;
+``topic_order="sorted"`` appends topics in name order instead. The sets are identical either way.
+
+Rack-aware variant (KIP-881), used only when some topic *needs* it (a subscriber has a rack, the
+consumer and replica racks intersect, and not every partition lives on every rack; the test-only
+``prefer_rack_aware_logic`` drops the last condition):
+
+1. topics are grouped by their exact subscribers (ids and racks), then by partition count (recorded
+   as 0 when no subscriber has a rack, a Kafka quirk that disables step 2 for such groups);
+2. a group of two or more co-partitioned topics assigns partition ``p`` of every topic together to
+   the first member that matches all their racks and still has quota in each;
+3. a lone topic that needs rack awareness lets each member, in order, take matching partitions
+   up to its quota;
+4. every topic is then filled with the ordinary range rule (first unassigned partitions, up to the
+   member's quota, whatever their racks);
+5. each member's list is sorted by (topic, partition).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import chain
+from typing import Literal
+
+from assignors.api import (
+    Assignment,
+    ClusterLike,
+    ClusterMetadata,
+    PartitionAssignor,
+    Subscription,
+    TopicPartition,
+    as_cluster,
+    partitions_of,
+)
+from assignors.common import (
+    check_inputs,
+    existing_partition_counts,
+    member_info_order,
+    subscribed_topics,
+)
+from assignors.java_order import java_hashmap_order, java_string_key, needs_utf16_order
+
+TopicOrder = Literal["java", "sorted"]
+
+
+class RangeAssignor(PartitionAssignor):
+    """``org.apache.kafka.clients.consumer.RangeAssignor``; see the module docstring."""
+
+    name = "range"
+
+    def __init__(
+        self, *, topic_order: TopicOrder = "java", prefer_rack_aware_logic: bool = False
+    ) -> None:
+        if topic_order not in ("java", "sorted"):
+            raise ValueError(f"topic_order must be 'java' or 'sorted', got {topic_order!r}")
+        self.topic_order: TopicOrder = topic_order
+        self.prefer_rack_aware_logic = prefer_rack_aware_logic
+
+    def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
+        meta = as_cluster(cluster)
+        check_inputs(meta, subscriptions)
+        counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
+        topics = self._topic_iteration_order(subscriptions, counts)
+        subscribers = _subscribers_per_topic(subscriptions, counts)
+        assignment: Assignment = {m: [] for m in subscriptions}
+
+        racks = _consumer_racks(subscriptions)
+        if racks and meta.partition_racks:
+            states = [
+                _RackTopicState(
+                    t, counts[t], subscribers[t], racks, meta, self.prefer_rack_aware_logic
+                )
+                for t in topics
+            ]
+            if any(s.needs_rack_awareness for s in states):
+                _assign_with_racks(states, assignment)
+                return assignment
+
+        _assign_plain(topics, counts, subscribers, assignment)
+        return assignment
+
+    def _topic_iteration_order(
+        self, subscriptions: Mapping[str, Subscription], counts: Mapping[str, int]
+    ) -> list[str]:
+        if self.topic_order == "sorted":
+            names = list(counts)
+            return sorted(names, key=java_string_key) if needs_utf16_order(names) else sorted(names)
+        # Kafka: subscriptions is a HashMap of member ids; their topics fill a HashSet; the
+        # existing ones are put into the HashMap partitionsPerTopic that the topic loop iterates.
+        member_order = java_hashmap_order(list(subscriptions))
+        topic_set = java_hashmap_order(
+            chain.from_iterable(subscriptions[m].topics for m in member_order)
+        )
+        return java_hashmap_order([t for t in topic_set if t in counts])
+
+
+def _subscribers_per_topic(
+    subscriptions: Mapping[str, Subscription], counts: Mapping[str, int]
+) -> dict[str, list[str]]:
+    """Each existing topic's subscribers, in ``MemberInfo`` order (computed once, not per topic)."""
+    out: dict[str, list[str]] = {t: [] for t in counts}
+    ordered = member_info_order(subscriptions)
+    by_topics: dict[tuple[str, ...], list[str]] = {}
+    for member in ordered:
+        by_topics.setdefault(subscriptions[member].topics, []).append(member)
+    # Members with identical topic lists are appended as one block: 2000 members x 500 topics
+    # costs 500 list extends instead of a million appends.
+    if len(by_topics) == 1:
+        ((topic_list, members),) = by_topics.items()
+        for t in dict.fromkeys(topic_list):
+            if t in out:
+                out[t] = members
+        return out
+    for member in ordered:
+        for t in dict.fromkeys(subscriptions[member].topics):
+            if t in out:
+                out[t].append(member)
+    return out
+
+
+def _range_bounds(count: int, n_members: int) -> list[int]:
+    """Start offsets of each member's range, plus the end: first ``count % n`` get one extra."""
+    per, extra = divmod(count, n_members)
+    return [per * i + min(i, extra) for i in range(n_members + 1)]
+
+
+def _assign_plain(
+    topics: Sequence[str],
+    counts: Mapping[str, int],
+    subscribers: Mapping[str, list[str]],
+    assignment: Assignment,
+) -> None:
+    bounds_cache: dict[tuple[int, int], list[int]] = {}
+    for topic in topics:
+        members = subscribers[topic]
+        if not members:
+            continue
+        count = counts[topic]
+        key = (count, len(members))
+        bounds = bounds_cache.get(key)
+        if bounds is None:
+            bounds = bounds_cache[key] = _range_bounds(count, len(members))
+        parts = partitions_of(topic, count)
+        for i, member in enumerate(members):
+            start, end = bounds[i], bounds[i + 1]
+            if start < end:
+                assignment[member].extend(parts[start:end])
+
+
+def _consumer_racks(subscriptions: Mapping[str, Subscription]) -> dict[str, str]:
+    """Members' ``client.rack``; Kafka ignores empty strings."""
+    return {m: s.rack_id for m, s in subscriptions.items() if s.rack_id}
+
+
+class _RackTopicState:
+    """One topic's bookkeeping for the rack-aware path (Kafka's ``TopicAssignmentState``)."""
+
+    def __init__(
+        self,
+        topic: str,
+        count: int,
+        members: list[str],
+        consumer_racks: Mapping[str, str],
+        meta: ClusterMetadata,
+        prefer_rack_aware_logic: bool,
+    ) -> None:
+        self.topic = topic
+        self.count = count
+        self.members = members
+        self.member_racks = {m: consumer_racks.get(m) for m in members}
+        n = len(members)
+        self.per = count // n if n else 0
+        self.extra_left = count % n if n else 0
+        self.assigned_count = dict.fromkeys(members, 0)
+        self.unassigned = [True] * count
+        self.first_unassigned = 0
+        all_consumer_racks = {r for r in self.member_racks.values() if r is not None}
+        self.partition_racks: list[frozenset[str]] = []
+        all_partition_racks: set[str] = set()
+        if all_consumer_racks:
+            self.partition_racks = [meta.racks_of(topic, p) for p in range(count)]
+            for racks in self.partition_racks:
+                all_partition_racks |= racks
+        self.needs_rack_awareness = _use_rack_aware(
+            all_consumer_racks, all_partition_racks, self.partition_racks, prefer_rack_aware_logic
+        )
+        # Kafka groups co-partitioned topics by the size of this map: 0 without consumer racks.
+        self.group_partition_count = len(self.partition_racks)
+        self.group_key = tuple((m, self.member_racks[m]) for m in members)
+
+    def racks_match(self, member: str, partition: int) -> bool:
+        rack = self.member_racks[member]
+        return rack is None or (
+            bool(self.partition_racks) and rack in self.partition_racks[partition]
+        )
+
+    def max_assignable(self, member: str) -> int:
+        quota = self.per + (1 if self.extra_left > 0 else 0)
+        return max(0, quota - self.assigned_count[member])
+
+    def on_assigned(self, member: str, partitions: Sequence[int]) -> None:
+        n = self.assigned_count[member] + len(partitions)
+        self.assigned_count[member] = n
+        if n > self.per:
+            self.extra_left -= 1
+        for p in partitions:
+            self.unassigned[p] = False
+
+    def take(self, member: str, limit: int, rack_matching: bool) -> list[int]:
+        """The first ``limit`` unassigned partitions (matching the member's rack if asked)."""
+        out: list[int] = []
+        while self.first_unassigned < self.count and not self.unassigned[self.first_unassigned]:
+            self.first_unassigned += 1
+        for p in range(self.first_unassigned, self.count):
+            if len(out) >= limit:
+                break
+            if self.unassigned[p] and (not rack_matching or self.racks_match(member, p)):
+                out.append(p)
+        return out
+
+    def has_unassigned(self) -> bool:
+        while self.first_unassigned < self.count and not self.unassigned[self.first_unassigned]:
+            self.first_unassigned += 1
+        return self.first_unassigned < self.count
+
+
+def _use_rack_aware(
+    consumer_racks: set[str],
+    partition_racks: set[str],
+    per_partition: list[frozenset[str]],
+    prefer_rack_aware_logic: bool,
+) -> bool:
+    """``AbstractPartitionAssignor.useRackAwareAssignment``."""
+    if not consumer_racks or consumer_racks.isdisjoint(partition_racks):
+        return False
+    if prefer_rack_aware_logic:
+        return True
+    return not all(racks == partition_racks for racks in per_partition)
+
+
+def _assign_ranges(state: _RackTopicState, assignment: Assignment, rack_matching: bool) -> None:
+    parts = partitions_of(state.topic, state.count)
+    for member in state.members:
+        if not state.has_unassigned():
+            break
+        chosen = state.take(member, state.max_assignable(member), rack_matching)
+        if not chosen:
+            continue
+        assignment[member].extend(parts[p] for p in chosen)
+        state.on_assigned(member, chosen)
+
+
+def _assign_co_partitioned(
+    states: list[_RackTopicState], num_partitions: int, assignment: Assignment
+) -> None:
+    remaining = list(states[0].members)
+    for p in range(num_partitions):
+        chosen = next(
+            (
+                m
+                for m in remaining
+                if all(s.racks_match(m, p) and s.max_assignable(m) > 0 for s in states)
+            ),
+            None,
+        )
+        if chosen is None:
+            continue
+        for s in states:
+            assignment[chosen].append(TopicPartition(s.topic, p))
+            s.on_assigned(chosen, [p])
+        if not any(s.max_assignable(chosen) > 0 for s in states):
+            remaining.remove(chosen)
+            if not remaining:
+                break
+
+
+def _assign_with_racks(states: list[_RackTopicState], assignment: Assignment) -> None:
+    groups: dict[tuple, dict[int, list[_RackTopicState]]] = {}
+    for s in states:
+        groups.setdefault(s.group_key, {}).setdefault(s.group_partition_count, []).append(s)
+    # Group order does not matter: each topic keeps its own quotas and lists are sorted below.
+    for by_count in groups.values():
+        for num_partitions, group in by_count.items():
+            if len(group) > 1:
+                _assign_co_partitioned(group, num_partitions, assignment)
+            elif group[0].needs_rack_awareness:
+                _assign_ranges(group[0], assignment, rack_matching=True)
+    for s in states:
+        _assign_ranges(s, assignment, rack_matching=False)
+    utf16 = needs_utf16_order(s.topic for s in states)
+    for parts in assignment.values():
+        if utf16:
+            parts.sort(key=lambda tp: (java_string_key(tp.topic), tp.partition))
+        else:
+            parts.sort()

@@ -1,0 +1,81 @@
+"""Kafka's ``RoundRobinAssignor`` ("roundrobin").
+
+Kafka sorts the members in ``MemberInfo`` order (static members by ``group.instance.id`` first)
+into a circular list with a cursor, lays out every partition of the subscribed topics (topics in
+Java string order, partitions numerically; no hashing), and for each partition advances the cursor
+past members that do not subscribe to its topic, gives the partition to the member under the
+cursor and advances once more. The cursor is global: it carries over from topic to topic.
+
+Instead of stepping the cursor once per partition, this port does one step per topic: the
+topic's subscribers, rotated to start at the first one at or after the cursor, take the topic's
+partitions in turn, so subscriber ``j`` gets the strided slice ``parts[j::k]``. When everybody
+subscribes to everything the whole layout is one strided slice per member. The result, list order
+included, is the partition-by-partition loop's.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping
+from itertools import chain
+
+from assignors.api import (
+    Assignment,
+    ClusterLike,
+    PartitionAssignor,
+    Subscription,
+    as_cluster,
+    partitions_of,
+)
+from assignors.common import (
+    check_inputs,
+    existing_partition_counts,
+    member_info_order,
+    subscribed_topics,
+)
+from assignors.java_order import java_sorted
+
+
+class RoundRobinAssignor(PartitionAssignor):
+    """``org.apache.kafka.clients.consumer.RoundRobinAssignor``; see the module docstring."""
+
+    name = "roundrobin"
+
+    def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
+        meta = as_cluster(cluster)
+        check_inputs(meta, subscriptions)
+        counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
+        topics = java_sorted(counts)
+        members = member_info_order(subscriptions)
+        assignment: Assignment = {m: [] for m in subscriptions}
+        if not topics:
+            return assignment
+
+        all_topics = frozenset(topics)
+        if all(all_topics.issubset(subscriptions[m].topics) for m in members):
+            # Everybody subscribes to everything: partition i goes to member i mod M.
+            layout = list(chain.from_iterable(partitions_of(t, counts[t]) for t in topics))
+            n = len(members)
+            for i, member in enumerate(members):
+                assignment[member] = layout[i::n]
+            return assignment
+
+        index_of = {m: i for i, m in enumerate(members)}
+        subscriber_indexes: dict[str, list[int]] = {t: [] for t in topics}
+        for member in members:
+            for t in dict.fromkeys(subscriptions[member].topics):
+                if t in subscriber_indexes:
+                    subscriber_indexes[t].append(index_of[member])
+        cursor = 0
+        for topic in topics:
+            subs = subscriber_indexes[topic]  # ascending, never empty: someone subscribed
+            start = bisect_left(subs, cursor)
+            if start == len(subs):
+                start = 0
+            rotated = subs[start:] + subs[:start]
+            parts = partitions_of(topic, counts[topic])
+            k = len(rotated)
+            for j in range(min(k, len(parts))):
+                assignment[members[rotated[j]]].extend(parts[j::k])
+            cursor = (rotated[(len(parts) - 1) % k] + 1) % len(members)
+        return assignment
