@@ -1,0 +1,153 @@
+"""A discrete-event engine on a virtual clock, in integer milliseconds.
+
+Nothing here waits on real time: ``step()`` jumps the clock straight to the next event. Events
+sit in one binary heap as plain tuples ``(time_ms, seq, fn, arg)`` (``fn`` None marks a timer);
+``seq`` is a global insertion counter, so two events due at the same millisecond always run in
+the order they were scheduled.
+That tie-break is the whole of the engine's determinism: no priority classes, no hashing.
+
+Timers are owned by a node and named by a key, as the sans-I/O effects want (Kafka's
+CoordinatorTimer semantics): setting a key again replaces the earlier timer and cancelling removes
+it. Both are O(1): the heap keeps the stale entry, and a per-(owner, key) token says which entry is
+still live (lazy deletion), so a heartbeat timer re-armed a million times costs no heap surgery.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import Any
+
+TimerHandler = Callable[[str, str], None]
+"""Called as ``handler(owner, key)`` when a live timer falls due (``engine.now`` is its time)."""
+
+
+class Engine:
+    """The clock, the event heap and the per-node timers."""
+
+    __slots__ = ("_heap", "_seq", "_timer_handler", "_timers", "events_run", "now")
+
+    def __init__(self, timer_handler: TimerHandler | None = None, start_ms: int = 0) -> None:
+        self.now: int = start_ms
+        self.events_run: int = 0
+        self._heap: list[tuple[int, int, Callable[[Any], None], Any]] = []
+        self._seq: int = 0
+        # (owner, key) -> seq of the live heap entry for that timer
+        self._timers: dict[tuple[str, str], int] = {}
+        self._timer_handler = timer_handler
+
+    # --- scheduling -------------------------------------------------------------------------
+
+    def schedule(self, at_ms: int, fn: Callable[[Any], None], arg: Any = None) -> None:
+        """Run ``fn(arg)`` at ``at_ms`` (clamped to now: the past cannot be scheduled)."""
+        seq = self._seq = self._seq + 1
+        heapq.heappush(self._heap, (at_ms if at_ms > self.now else self.now, seq, fn, arg))
+
+    def set_timer(self, owner: str, key: str, deadline_ms: int) -> None:
+        """Arm (or re-arm, replacing) timer ``key`` of ``owner``."""
+        seq = self._seq = self._seq + 1
+        self._timers[(owner, key)] = seq
+        at = deadline_ms if deadline_ms > self.now else self.now
+        heapq.heappush(self._heap, (at, seq, None, (owner, key, seq)))
+
+    def cancel_timer(self, owner: str, key: str) -> None:
+        """Disarm a timer; unknown keys are a no-op (as in the effects contract)."""
+        self._timers.pop((owner, key), None)
+
+    def cancel_owner_timers(self, owner: str) -> None:
+        """Disarm every timer of ``owner`` (a crashed node forgets its timers)."""
+        for slot in [slot for slot in self._timers if slot[0] == owner]:
+            del self._timers[slot]
+
+    def has_timer(self, owner: str, key: str) -> bool:
+        return (owner, key) in self._timers
+
+    def timer_keys(self, owner: str) -> list[str]:
+        """The live timer keys of ``owner``, in the order they were armed."""
+        return [key for (o, key), _ in sorted(self._timers.items(), key=_by_seq) if o == owner]
+
+    def _fire(self, arg: tuple[str, str, int]) -> None:
+        owner, key, seq = arg
+        slot = (owner, key)
+        if self._timers.get(slot) == seq:
+            # forget the token before running the handler, which may re-arm the same key
+            del self._timers[slot]
+            if self._timer_handler is not None:
+                self._timer_handler(owner, key)
+
+    # --- running ----------------------------------------------------------------------------
+
+    def _drop_stale(self) -> None:
+        heap = self._heap
+        timers = self._timers
+        while heap:
+            entry = heap[0]
+            if entry[2] is None:
+                owner, key, seq = entry[3]
+                if timers.get((owner, key)) != seq:
+                    heapq.heappop(heap)
+                    continue
+            return
+
+    def peek(self) -> int | None:
+        """The time of the next live event, or None when nothing is scheduled."""
+        self._drop_stale()
+        return self._heap[0][0] if self._heap else None
+
+    def step(self) -> bool:
+        """Run the next live event; False when there is none."""
+        self._drop_stale()
+        if not self._heap:
+            return False
+        at, _seq, fn, arg = heapq.heappop(self._heap)
+        self.now = at
+        self.events_run += 1
+        if fn is None:
+            self._fire(arg)
+        else:
+            fn(arg)
+        return True
+
+    def run(self, until: int | None = None, max_events: int | None = None) -> int:
+        """Run events due at or before ``until`` (all of them when None); returns how many ran.
+
+        With ``until`` the clock ends exactly at ``until`` even if the last event came earlier, so
+        ``run(until=t)`` always means "let t ms of simulated time pass".
+        """
+        heap = self._heap
+        timers = self._timers
+        handler = self._timer_handler
+        pop = heapq.heappop
+        ran = 0
+        limit = max_events if max_events is not None else -1
+        while heap and ran != limit:
+            at, _seq, fn, arg = heap[0]
+            if until is not None and at > until:
+                break
+            pop(heap)
+            if fn is None:  # a timer: live only if its token is still the current one
+                owner, key, token = arg
+                slot = (owner, key)
+                if timers.get(slot) != token:
+                    continue
+                del timers[slot]
+                self.now = at
+                ran += 1
+                if handler is not None:
+                    handler(owner, key)
+                continue
+            self.now = at
+            ran += 1
+            fn(arg)
+        self.events_run += ran
+        if until is not None and ran != limit and until > self.now:
+            self.now = until
+        return ran
+
+    def __len__(self) -> int:
+        """Heap entries, stale timers included (an upper bound on pending events)."""
+        return len(self._heap)
+
+
+def _by_seq(item: tuple[tuple[str, str], int]) -> int:
+    return item[1]
