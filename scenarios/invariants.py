@@ -1,0 +1,125 @@
+"""Safety invariants checked after every simulation step (``Simulation(check_invariants=True)``).
+
+1. **Exclusive ownership**: no partition is owned by two consumers of one group at the same time,
+   cooperative rebalancing included. Ownership is what the consumers themselves hold (their owned
+   sets), counted only for running consumers whose member id is still in the coordinator's member
+   table: a member the coordinator has already removed (a "zombie" whose session expired behind a
+   network partition, or that overran max.poll.interval.ms) may still think it owns partitions in
+   real Kafka too, and fencing it is exactly what the generation check on OffsetCommit is for.
+2. **The leader is a member**: a group with members has its leader among them.
+3. **Generation never goes back** while one coordinator serves the group. Kafka itself allows one
+   exception, so the check does too: after coordinator failover the group is reloaded at its last
+   *persisted* generation (§7.4 of the protocol reference), which is lower than an in-memory
+   generation that reached CompletingRebalance but was never written. The baseline therefore
+   restarts whenever the group's coordinator changes.
+
+A violation becomes an ``invariant_violated`` event in the log and an entry in
+``sim.violations``; with ``raise_on_violation`` it also raises ``InvariantViolation``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scenarios.simulation import Simulation
+
+
+class InvariantChecker:
+    """Holds the state the checks need between steps (last generation per group)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.violations: list[dict[str, Any]] = []
+        # group id -> (coordinator node, highest generation seen under it)
+        self._generation: dict[str, tuple[str | None, int]] = {}
+        self._reported: set[tuple[str, str, str]] = set()
+
+    def _group_ids(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for slot in self.sim._consumers.values():
+            seen.setdefault(slot.consumer.config.group_id, None)
+        return list(seen)
+
+    def check(self) -> None:
+        for group_id in self._group_ids():
+            self._check_group(group_id)
+
+    def _check_group(self, group_id: str) -> None:
+        sim = self.sim
+        view = sim.cluster.group(group_id)
+        if view is None:
+            return
+        member_ids = set(view.member_ids)
+        owners: dict[Any, str] = {}
+        for cid, slot in sim._consumers.items():
+            consumer = slot.consumer
+            if not slot.running or slot.closed or consumer.config.group_id != group_id:
+                continue
+            if consumer.member_id not in member_ids:
+                continue
+            for tp in _owned(consumer):
+                other = owners.get(tp)
+                if other is not None:
+                    self._violate(
+                        "exclusive_ownership",
+                        group_id,
+                        f"{tp} owned by {other} and {cid}",
+                        partition=str(tp),
+                        owners=[other, cid],
+                    )
+                else:
+                    owners[tp] = cid
+        if view.members and view.leader_id not in member_ids:
+            self._violate(
+                "leader_is_member",
+                group_id,
+                f"leader {view.leader_id!r} is not a member",
+                leader_id=view.leader_id,
+            )
+        coordinator = view.coordinator or sim.cluster.coordinator_for(group_id)
+        previous = self._generation.get(group_id)
+        if previous is not None and previous[0] == coordinator and view.generation_id < previous[1]:
+            self._violate(
+                "generation_monotonic",
+                group_id,
+                f"generation went from {previous[1]} back to {view.generation_id}",
+                generation_from=previous[1],
+                generation_to=view.generation_id,
+            )
+        if previous is None or previous[0] != coordinator or view.generation_id > previous[1]:
+            self._generation[group_id] = (coordinator, view.generation_id)
+
+    def _violate(self, invariant: str, group_id: str, detail: str, **fields: Any) -> None:
+        key = (invariant, group_id, detail)
+        if key in self._reported:
+            return  # report a persisting violation once, not after every step
+        self._reported.add(key)
+        record = {
+            "invariant": invariant,
+            "group_id": group_id,
+            "detail": detail,
+            "t_ms": self.sim.now,
+            **fields,
+        }
+        self.violations.append(record)
+        self.sim.logger.warning(
+            "invariant_violated",
+            t_ms=self.sim.now,
+            node="@sim",
+            invariant=invariant,
+            group_id=group_id,
+            detail=detail,
+            **fields,
+        )
+        if self.sim.raise_on_violation:
+            from scenarios.simulation import InvariantViolation
+
+            raise InvariantViolation(f"t={self.sim.now} ms, group {group_id}: {detail}")
+
+
+def _owned(consumer: Any) -> Any:
+    owned = getattr(consumer, "owned", None)
+    if owned is None:
+        owned = getattr(consumer, "assignment", ())
+    return sorted(owned or ())

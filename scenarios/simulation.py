@@ -1,0 +1,697 @@
+"""The deterministic simulation: one Kafka cluster, its consumers, a network, a clock and a log.
+
+``Simulation`` drives the sans-I/O pieces (``coordinator.cluster.KafkaCluster`` and
+``members.consumer.Consumer``): it delivers their messages through ``scenarios.network``, fires
+their timers from ``scenarios.engine`` and records every structlog event they emit in
+``sim.events``. Nothing reads a wall clock; every random choice comes from ``random.Random``
+instances derived from the one ``seed``, so the same calls with the same seed give a
+byte-identical event log.
+
+Delivery rules the simulation adds to the network's (docs/runner.md):
+
+* a request that reaches a **dead broker** is refused: the sender's ``handle_disconnect`` runs
+  after ``network.disconnect_delay()`` (a reset TCP connection). When a broker fails, every request
+  still outstanding on it (a parked JoinGroup, say) is failed the same way, as Kafka's
+  NetworkClient fails in-flight requests when a connection closes;
+* a response for a consumer that crashed or restarted since it sent the request is discarded (its
+  old connection is gone), and so is anything sent to a node that is not running;
+* timers of a crashed consumer are all cancelled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from attrs import define, field
+
+from assignors.api import TopicPartition
+from coordinator.config import CoordinatorConfig
+from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.views import GroupView
+from scenarios.engine import Engine
+from scenarios.eventlog import EventLog, make_logger, write_jsonl
+from scenarios.network import Network, NetworkConfig
+
+CLUSTER = "@cluster"
+"""The timer owner used for every timer the cluster sets (its keys are namespaced by broker)."""
+
+STABLE = "STABLE"
+
+
+class SimulationError(Exception):
+    """A misuse of the simulation API (unknown consumer, duplicate id, ...)."""
+
+
+class InvariantViolation(AssertionError):
+    """Raised by an invariant check when the simulation was built with ``raise_on_violation``."""
+
+
+def derive_seed(seed: int, name: str) -> int:
+    """A stable 64-bit seed for a named component (independent of PYTHONHASHSEED)."""
+    digest = hashlib.sha256(f"{seed}/{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@define
+class RawCall:
+    """A request sent by hand with ``send_raw``; ``response`` is filled in when it arrives."""
+
+    src: str
+    dst: str
+    correlation_id: int
+    request: object
+    sent_ms: int
+    response: object | None = None
+    received_ms: int | None = None
+    disconnected: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.response is not None or self.disconnected
+
+
+@define
+class _ConsumerSlot:
+    consumer: Any
+    incarnation: int = 0
+    running: bool = False  # started and not crashed
+    ever_started: bool = False
+    closed: bool = False
+
+
+@define
+class _RawClient:
+    next_correlation_id: int = 1
+    calls: dict[int, RawCall] = field(factory=dict)
+
+
+class Simulation:
+    """A cluster, consumers, a network and an event log on one simulated clock.
+
+    Typical use::
+
+        sim = Simulation(brokers=3, topics={"orders": 6}, seed=7)
+        sim.add_consumer("C1", ConsumerConfig(group_id="g"), topics=["orders"])
+        sim.add_consumer("C2", ConsumerConfig(group_id="g"), topics=["orders"])
+        sim.start()
+        assert sim.run_until_stable("g")
+        sim.assignment("C1")  # -> [TopicPartition("orders", 0), ...]
+    """
+
+    def __init__(
+        self,
+        *,
+        brokers: int = 3,
+        topics: Mapping[str, int] | None = None,
+        coordinator_config: CoordinatorConfig | None = None,
+        broker_racks: Sequence[str | None] | None = None,
+        seed: int = 0,
+        network: NetworkConfig | None = None,
+        log_level: str = "debug",
+        check_invariants: bool = False,
+        raise_on_violation: bool = False,
+        cluster_factory: Callable[..., Any] | None = None,
+        consumer_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        self.seed = seed
+        self.log = EventLog()
+        self.events: list[dict[str, Any]] = self.log.events
+        self.logger = make_logger(self.log, log_level)
+        self.engine = Engine(self._on_timer)
+        self.network = Network(
+            network or NetworkConfig(), random.Random(derive_seed(seed, "network"))
+        )
+        self._consumer_factory = consumer_factory
+        if cluster_factory is None:
+            from coordinator.cluster import KafkaCluster
+
+            cluster_factory = KafkaCluster
+        self.cluster = cluster_factory(
+            num_brokers=brokers,
+            config=coordinator_config or CoordinatorConfig(),
+            topics=dict(topics or {}),
+            broker_racks=broker_racks,
+            seed=derive_seed(seed, "cluster"),
+            logger=self.logger,
+        )
+        self._brokers: frozenset[str] = frozenset(self.cluster.broker_nodes)
+        self._consumers: dict[str, _ConsumerSlot] = {}
+        self._raw: dict[str, _RawClient] = {}
+        # (client, correlation_id) -> (broker, incarnation): requests awaiting an answer
+        self._outstanding: dict[tuple[str, int], tuple[str, int]] = {}
+        self.check_invariants = check_invariants
+        self.raise_on_violation = raise_on_violation
+        self._invariants: Any = None
+        if check_invariants:
+            from scenarios.invariants import InvariantChecker
+
+            self._invariants = InvariantChecker(self)
+
+    # --- clock --------------------------------------------------------------------------------
+
+    @property
+    def now(self) -> int:
+        """The simulated time in ms."""
+        return self.engine.now
+
+    def _emit(self, event: str, **fields: Any) -> None:
+        self.logger.info(event, t_ms=self.engine.now, **fields)
+
+    # --- consumers ----------------------------------------------------------------------------
+
+    def add_consumer(
+        self,
+        consumer_id: str,
+        config: Any,
+        *,
+        topics: Iterable[str] | None = None,
+        pattern: str | None = None,
+        listener: Any = None,
+        start: bool = False,
+    ) -> Any:
+        """Create consumer ``consumer_id`` (a node name such as ``"C1"``); ``start`` it now if asked."""
+        if consumer_id in self._consumers or consumer_id in self._brokers:
+            raise SimulationError(f"node {consumer_id!r} already exists")
+        if consumer_id == CLUSTER or consumer_id in self._raw:
+            raise SimulationError(f"node name {consumer_id!r} is reserved")
+        factory = self._consumer_factory
+        if factory is None:
+            from members.consumer import Consumer
+
+            factory = Consumer
+        consumer = factory(
+            consumer_id,
+            config,
+            bootstrap=list(self.cluster.broker_nodes),
+            topics=list(topics) if topics is not None else None,
+            pattern=pattern,
+            listener=listener,
+            seed=derive_seed(self.seed, f"consumer/{consumer_id}"),
+            logger=self.logger,
+        )
+        self._consumers[consumer_id] = _ConsumerSlot(consumer)
+        if start:
+            self.start([consumer_id])
+        return consumer
+
+    def consumer(self, consumer_id: str) -> Any:
+        """The live ``members.consumer.Consumer`` object (read its state; drive it via the sim)."""
+        return self._slot(consumer_id).consumer
+
+    @property
+    def consumer_ids(self) -> list[str]:
+        return list(self._consumers)
+
+    def _slot(self, consumer_id: str) -> _ConsumerSlot:
+        try:
+            return self._consumers[consumer_id]
+        except KeyError:
+            known = ", ".join(self._consumers) or "none"
+            raise SimulationError(f"unknown consumer {consumer_id!r} (known: {known})") from None
+
+    def _ids(self, ids: str | Iterable[str] | None) -> list[str]:
+        if ids is None:
+            return list(self._consumers)
+        if isinstance(ids, str):
+            return [ids]
+        return list(ids)
+
+    def start(self, ids: str | Iterable[str] | None = None) -> None:
+        """Start consumers (all not yet started when ``ids`` is None): their first poll()."""
+        for cid in self._ids(ids):
+            slot = self._slot(cid)
+            if ids is None and slot.ever_started:
+                continue
+            if slot.running:
+                raise SimulationError(f"consumer {cid!r} is already running")
+            slot.running = True
+            slot.ever_started = True
+            slot.closed = False
+            self._emit("sim_consumer_started", node=cid)
+            self._apply(cid, slot.consumer.start(self.engine.now))
+        self._after_action()
+
+    def close(self, consumer_id: str) -> None:
+        """A clean shutdown: callbacks, a final commit, LeaveGroup (dynamic members only)."""
+        slot = self._slot(consumer_id)
+        self._emit("sim_consumer_closed", node=consumer_id)
+        effects = slot.consumer.close(self.engine.now)
+        slot.closed = True
+        self._apply(consumer_id, effects)
+        self._after_action()
+
+    def crash(self, consumer_id: str) -> None:
+        """The process dies: silence, only the session timeout will notice."""
+        slot = self._slot(consumer_id)
+        self._emit("sim_consumer_crashed", node=consumer_id)
+        slot.consumer.crash(self.engine.now)  # a dead process sends nothing and sets no timer
+        slot.running = False
+        slot.incarnation += 1
+        self.engine.cancel_owner_timers(consumer_id)
+        self._after_action()
+
+    def restart(self, consumer_id: str) -> None:
+        """Start a crashed or closed consumer again (a static member keeps its instance id)."""
+        slot = self._slot(consumer_id)
+        if slot.running and not slot.closed:
+            raise SimulationError(f"consumer {consumer_id!r} is running; crash or close it first")
+        slot.incarnation += 1
+        self.engine.cancel_owner_timers(consumer_id)
+        slot.running = True
+        slot.closed = False
+        slot.ever_started = True
+        self._emit("sim_consumer_restarted", node=consumer_id)
+        self._apply(consumer_id, slot.consumer.restart(self.engine.now))
+        self._after_action()
+
+    def subscribe(
+        self, consumer_id: str, topics: Iterable[str] | None, pattern: str | None = None
+    ) -> None:
+        slot = self._slot(consumer_id)
+        topic_list = list(topics) if topics is not None else None
+        self._emit("sim_consumer_subscribe", node=consumer_id, topics=topic_list, pattern=pattern)
+        self._apply(
+            consumer_id, slot.consumer.subscribe(topic_list, self.engine.now, pattern=pattern)
+        )
+        self._after_action()
+
+    def commit(self, consumer_id: str) -> None:
+        """A manual commitAsync of the consumed positions."""
+        slot = self._slot(consumer_id)
+        self._emit("sim_consumer_commit", node=consumer_id)
+        self._apply(consumer_id, slot.consumer.commit(self.engine.now))
+        self._after_action()
+
+    def stall(self, consumer_id: str, duration_ms: int) -> None:
+        """The application blocks for ``duration_ms`` (no poll(): max.poll.interval.ms may expire)."""
+        slot = self._slot(consumer_id)
+        self._emit("sim_consumer_stall", node=consumer_id, duration_ms=duration_ms)
+        self._apply(consumer_id, slot.consumer.stall(duration_ms, self.engine.now))
+        self._after_action()
+
+    # --- cluster ------------------------------------------------------------------------------
+
+    def create_topic(self, name: str, partitions: int) -> None:
+        self.cluster.create_topic(name, partitions)
+        self._emit("sim_topic_created", node=CLUSTER, topic=name, partitions=partitions)
+
+    def add_partitions(self, name: str, count: int) -> None:
+        """Grow topic ``name`` to ``count`` partitions in total (Kafka's CreatePartitions)."""
+        self.cluster.add_partitions(name, count)
+        self._emit("sim_partitions_added", node=CLUSTER, topic=name, partitions=count)
+
+    def delete_topic(self, name: str) -> None:
+        self.cluster.delete_topic(name)
+        self._emit("sim_topic_deleted", node=CLUSTER, topic=name)
+
+    def fail_broker(self, node: str) -> None:
+        """Kill a broker: its coordinators move; requests outstanding on it fail (disconnect)."""
+        self._emit("sim_broker_failed", node=node)
+        self._apply(CLUSTER, self.cluster.fail_broker(node, self.engine.now))
+        delay = self.network.disconnect_delay()
+        for (client, cid), (broker, incarnation) in list(self._outstanding.items()):
+            if broker == node:
+                self.engine.schedule(
+                    self.engine.now + delay, self._disconnect, (client, node, cid, incarnation)
+                )
+        self._after_action()
+
+    def restart_broker(self, node: str) -> None:
+        self._emit("sim_broker_restarted", node=node)
+        self._apply(CLUSTER, self.cluster.restart_broker(node, self.engine.now))
+        self._after_action()
+
+    def partition_network(
+        self, groups_of_nodes: Iterable[Iterable[str]], duration_ms: int | None = None
+    ) -> None:
+        """Split the network into islands; nodes not named share one more island.
+
+        Heals by itself after ``duration_ms`` (never, when None: call ``heal_network``).
+        """
+        groups = [sorted(group) for group in groups_of_nodes]
+        until = None if duration_ms is None else self.engine.now + duration_ms
+        self.network.partition(groups, until)
+        self._emit("sim_network_partitioned", node=CLUSTER, groups=groups, until_ms=until)
+        if until is not None:
+            self.engine.schedule(until, self._heal_if_due, until)
+
+    def heal_network(self) -> None:
+        self.network.heal()
+        self._emit("sim_network_healed", node=CLUSTER)
+
+    def _heal_if_due(self, until: int) -> None:
+        if self.network.partition_until == until:
+            self.heal_network()
+
+    # --- raw requests -------------------------------------------------------------------------
+
+    def send_raw(self, request: object, to_broker: str, from_node: str = "raw") -> RawCall:
+        """Send ``request`` by hand from a bare client node; the returned call gets the response.
+
+        For tests that need a protocol step no well-behaved consumer would take, e.g. a JoinGroup
+        with an empty member id to see MEMBER_ID_REQUIRED, or a member that never sends SyncGroup.
+        """
+        if to_broker not in self._brokers:
+            raise SimulationError(f"unknown broker {to_broker!r}")
+        if from_node in self._consumers or from_node in self._brokers:
+            raise SimulationError(f"{from_node!r} is a simulated node, not a raw client")
+        client = self._raw.setdefault(from_node, _RawClient())
+        cid = client.next_correlation_id
+        client.next_correlation_id += 1
+        call = RawCall(from_node, to_broker, cid, request, self.engine.now)
+        client.calls[cid] = call
+        self._send(Send(from_node, to_broker, cid, request))
+        return call
+
+    # --- scheduling and running ---------------------------------------------------------------
+
+    def at(self, t_ms: int, action: Callable[[], object]) -> None:
+        """Run ``action()`` (e.g. ``lambda: sim.crash("C1")``) at simulated time ``t_ms``."""
+        if t_ms < self.engine.now:
+            raise SimulationError(f"cannot schedule at {t_ms} ms: the clock is at {self.now} ms")
+        self.engine.schedule(t_ms, _call, action)
+
+    def after(self, delay_ms: int, action: Callable[[], object]) -> None:
+        self.at(self.engine.now + delay_ms, action)
+
+    def step(self) -> bool:
+        """Run the next event (message, timer or action); False when nothing is scheduled."""
+        ran = self.engine.step()
+        if ran and self._invariants is not None:
+            self._invariants.check()
+        return ran
+
+    def peek(self) -> int | None:
+        """When the next event is due (simulated ms), or None."""
+        return self.engine.peek()
+
+    def run(self, until: int | None = None, *, max_events: int | None = None) -> int:
+        """Run events up to ``until`` ms (the clock then reads ``until``); returns events run."""
+        if until is not None and until < self.engine.now:
+            raise SimulationError(f"cannot run until {until} ms: the clock is at {self.now} ms")
+        if self._invariants is None:
+            return self.engine.run(until=until, max_events=max_events)
+        ran = 0
+        while max_events is None or ran < max_events:
+            nxt = self.engine.peek()
+            if nxt is None or (until is not None and nxt > until):
+                break
+            self.step()
+            ran += 1
+        if until is not None and (max_events is None or ran < max_events) and until > self.now:
+            self.engine.now = until
+        return ran
+
+    def run_for(self, duration_ms: int) -> int:
+        return self.run(until=self.engine.now + duration_ms)
+
+    def run_until(self, predicate: Callable[[], bool], timeout_ms: int = 600_000) -> bool:
+        """Step until ``predicate()`` holds (checked whenever the clock is about to move on)."""
+        deadline = self.engine.now + timeout_ms
+        engine = self.engine
+        while True:
+            nxt = engine.peek()
+            if (nxt is None or nxt > engine.now) and predicate():
+                return True
+            if nxt is None or nxt > deadline:
+                self.run(until=deadline)
+                return predicate()
+            self.step()
+
+    def run_until_stable(
+        self, group_id: str, timeout_ms: int = 600_000, *, exact_members: bool = True
+    ) -> bool:
+        """Run until ``group_id`` is settled; False if it is not within ``timeout_ms``.
+
+        Settled: the group is Stable; every running consumer of the group is STABLE at the
+        group's generation with no rejoin pending (so a cooperative follow-up round is waited
+        for); and, with ``exact_members``, the group's members are exactly those consumers (a
+        crashed member is waited out until its session expires).
+        """
+        return self.run_until(lambda: self.is_stable(group_id, exact_members), timeout_ms)
+
+    def is_stable(self, group_id: str, exact_members: bool = True) -> bool:
+        view = self.cluster.group(group_id)
+        if view is None or view.state != "Stable":
+            return False
+        generation = view.generation_id
+        member_ids = set(view.member_ids)
+        live = 0
+        for slot in self._consumers.values():
+            if not slot.running or slot.closed:
+                continue
+            consumer = slot.consumer
+            if consumer.config.group_id != group_id:
+                continue
+            if getattr(consumer, "failed", None):
+                continue
+            if str(_client_state(consumer)) != STABLE:
+                return False
+            if consumer.generation_id != generation or consumer.member_id not in member_ids:
+                return False
+            if _rejoin_pending(consumer):
+                return False
+            live += 1
+        return not exact_members or live == len(member_ids)
+
+    # --- effects and delivery -----------------------------------------------------------------
+
+    def _after_action(self) -> None:
+        if self._invariants is not None:
+            self._invariants.check()
+
+    def _apply(self, owner: str, effects: Iterable[Effect] | None) -> None:
+        if not effects:
+            return
+        engine = self.engine
+        for effect in effects:
+            kind = type(effect)
+            if kind is Send:
+                self._send(effect)  # type: ignore[arg-type]
+            elif kind is SetTimer:
+                engine.set_timer(owner, effect.key, effect.deadline_ms)  # type: ignore[union-attr]
+            elif kind is CancelTimer:
+                engine.cancel_timer(owner, effect.key)  # type: ignore[union-attr]
+            else:
+                raise TypeError(f"{owner} returned {effect!r}, which is not an effect")
+
+    def _send(self, send: Send) -> None:
+        src, dst, cid = send.src, send.dst, send.correlation_id
+        now = self.engine.now
+        to_broker = dst in self._brokers
+        if to_broker:
+            slot = self._consumers.get(src)
+            self._outstanding[(src, cid)] = (dst, slot.incarnation if slot else 0)
+        at = self.network.arrival(src, dst, now)
+        if at is None:
+            if to_broker:
+                self._outstanding.pop((src, cid), None)
+            reachable = self.network.can_reach(src, dst)
+            self._emit(
+                "sim_message_lost",
+                node=src,
+                src=src,
+                dst=dst,
+                correlation_id=cid,
+                api=type(send.message).__name__,
+                reason="dropped" if reachable else "network partition",
+            )
+            notice = self.network.config.partition_disconnect_ms
+            if not reachable and to_broker and notice is not None:
+                slot = self._consumers.get(src)
+                self.engine.schedule(
+                    now + notice, self._disconnect, (src, dst, cid, slot.incarnation if slot else 0)
+                )
+                self._outstanding[(src, cid)] = (dst, slot.incarnation if slot else 0)
+            return
+        self.engine.schedule(at, self._deliver, send)
+
+    def _deliver(self, send: Send) -> None:
+        src, dst, cid = send.src, send.dst, send.correlation_id
+        now = self.engine.now
+        if dst in self._brokers:
+            if not self.cluster.is_alive(dst):
+                entry = self._outstanding.get((src, cid))
+                if entry is not None:
+                    self.engine.schedule(
+                        now + self.network.disconnect_delay(),
+                        self._disconnect,
+                        (src, dst, cid, entry[1]),
+                    )
+                return
+            self._apply(CLUSTER, self.cluster.handle_request(dst, src, cid, send.message, now))
+            return
+        entry = self._outstanding.pop((dst, cid), None)
+        slot = self._consumers.get(dst)
+        if slot is not None:
+            if entry is None or not slot.running or entry[1] != slot.incarnation:
+                return  # the connection this answer belongs to is gone
+            self._apply(dst, slot.consumer.handle_response(src, cid, send.message, now))
+            return
+        raw = self._raw.get(dst)
+        if raw is not None and cid in raw.calls:
+            call = raw.calls[cid]
+            call.response = send.message
+            call.received_ms = now
+            self._emit(
+                "sim_raw_response",
+                node=dst,
+                src=src,
+                dst=dst,
+                correlation_id=cid,
+                api=type(send.message).__name__,
+                error=_error_name(send.message),
+            )
+
+    def _disconnect(self, arg: tuple[str, str, int, int]) -> None:
+        client, broker, cid, incarnation = arg
+        entry = self._outstanding.get((client, cid))
+        if entry is None or entry != (broker, incarnation):
+            return  # answered meanwhile, or the client restarted
+        del self._outstanding[(client, cid)]
+        self._emit("sim_disconnected", node=client, src=client, dst=broker, correlation_id=cid)
+        slot = self._consumers.get(client)
+        if slot is not None:
+            if slot.running and slot.incarnation == incarnation:
+                self._apply(client, slot.consumer.handle_disconnect(broker, cid, self.engine.now))
+            return
+        raw = self._raw.get(client)
+        if raw is not None and cid in raw.calls:
+            raw.calls[cid].disconnected = True
+
+    def _on_timer(self, owner: str, key: str) -> None:
+        now = self.engine.now
+        if owner == CLUSTER:
+            self._apply(CLUSTER, self.cluster.handle_timer(key, now))
+            return
+        slot = self._consumers.get(owner)
+        if slot is not None and slot.running:
+            self._apply(owner, slot.consumer.handle_timer(key, now))
+
+    # --- queries ------------------------------------------------------------------------------
+
+    def group(self, group_id: str) -> GroupView | None:
+        """The coordinator's view of the group (None while no live coordinator has it)."""
+        return self.cluster.group(group_id)
+
+    def group_state(self, group_id: str) -> str | None:
+        view = self.cluster.group(group_id)
+        return view.state if view is not None else None
+
+    def generation(self, group_id: str) -> int | None:
+        view = self.cluster.group(group_id)
+        return view.generation_id if view is not None else None
+
+    def protocol(self, group_id: str) -> str | None:
+        """The chosen assignor (JoinGroup's protocol name), e.g. ``"range"``."""
+        view = self.cluster.group(group_id)
+        return view.protocol_name if view is not None else None
+
+    def leader_member_id(self, group_id: str) -> str | None:
+        view = self.cluster.group(group_id)
+        return view.leader_id if view is not None else None
+
+    def leader(self, group_id: str) -> str | None:
+        """The consumer id (``"C1"``) of the group's leader, or None."""
+        member_id = self.leader_member_id(group_id)
+        return self.consumer_for_member(member_id) if member_id else None
+
+    def consumer_for_member(self, member_id: str) -> str | None:
+        for cid, slot in self._consumers.items():
+            if slot.consumer.member_id == member_id and member_id:
+                return cid
+        return None
+
+    def members(self, group_id: str) -> list[str]:
+        """Consumer ids of the group's members, in the coordinator's member order."""
+        view = self.cluster.group(group_id)
+        if view is None:
+            return []
+        by_member = {
+            slot.consumer.member_id: cid
+            for cid, slot in self._consumers.items()
+            if slot.consumer.member_id
+        }
+        return [by_member.get(m, m) for m in view.member_ids]
+
+    def coordinator(self, group_id: str) -> str | None:
+        return self.cluster.coordinator_for(group_id)
+
+    def client_state(self, consumer_id: str) -> str:
+        """UNJOINED, PREPARING_REBALANCE, COMPLETING_REBALANCE or STABLE (Kafka's MemberState)."""
+        return str(_client_state(self._slot(consumer_id).consumer))
+
+    def is_running(self, consumer_id: str) -> bool:
+        slot = self._slot(consumer_id)
+        return slot.running and not slot.closed
+
+    def assignment(self, consumer_id: str) -> list[TopicPartition]:
+        """The partitions the consumer currently owns, sorted."""
+        return sorted(_owned(self._slot(consumer_id).consumer))
+
+    def assignments(self, group_id: str) -> dict[str, list[TopicPartition]]:
+        """consumer id -> owned partitions, for the running consumers of ``group_id``."""
+        return {
+            cid: sorted(_owned(slot.consumer))
+            for cid, slot in self._consumers.items()
+            if slot.running and not slot.closed and slot.consumer.config.group_id == group_id
+        }
+
+    def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
+        return self.cluster.committed_offsets(group_id)
+
+    def rebalances(self, group_id: str | None = None) -> list[Any]:
+        """The rebalance history (``scenarios.history.RebalanceRecord``), oldest first."""
+        from scenarios.history import rebalances_from_events
+
+        records = rebalances_from_events(self.events)
+        return [r for r in records if group_id is None or r.group_id == group_id]
+
+    def events_named(self, name: str, **match: Any) -> list[dict[str, Any]]:
+        """Every event called ``name`` whose fields equal ``match``."""
+        return [
+            e
+            for e in self.events
+            if e.get("event") == name and all(e.get(k) == v for k, v in match.items())
+        ]
+
+    @property
+    def violations(self) -> list[dict[str, Any]]:
+        """Invariant violations found so far (empty unless ``check_invariants``)."""
+        return [] if self._invariants is None else list(self._invariants.violations)
+
+    def write_log(self, target: Any) -> None:
+        """Write the event log as JSON lines with sorted keys."""
+        write_jsonl(self.events, target)
+
+
+def _call(action: Callable[[], object]) -> None:
+    action()
+
+
+def _client_state(consumer: Any) -> Any:
+    state = consumer.state
+    return getattr(state, "name", state)
+
+
+def _owned(consumer: Any) -> Iterable[TopicPartition]:
+    owned = getattr(consumer, "owned", None)
+    if owned is None:
+        owned = getattr(consumer, "assignment", ())
+    return owned or ()
+
+
+def _rejoin_pending(consumer: Any) -> bool:
+    for name in ("rejoin_needed", "rejoin_pending"):
+        value = getattr(consumer, name, None)
+        if value is not None:
+            return bool(value)
+    return False
+
+
+def _error_name(message: object) -> str | None:
+    code = getattr(message, "error_code", None)
+    return getattr(code, "name", None) if code is not None else None

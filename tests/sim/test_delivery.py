@@ -1,0 +1,221 @@
+"""The simulation's delivery rules, with a tiny fake cluster and fake consumers.
+
+The fakes only echo and park requests, so these tests pin down what the runner itself promises
+(latency, disconnects from dead brokers, discarded answers to crashed clients, raw calls,
+partitions) independently of the real coordinator and consumer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+
+from coordinator.effects import Send, SetTimer
+from scenarios.network import NetworkConfig
+from scenarios.simulation import Simulation
+
+
+@frozen
+class Ping:
+    text: str
+    park: bool = False
+
+
+@frozen
+class Pong:
+    text: str
+
+
+class FakeCluster:
+    """Answers Ping with Pong at once, or parks it until the broker fails (never answering)."""
+
+    def __init__(self, *, num_brokers: int, logger: Any, **_: Any) -> None:
+        self.broker_nodes = tuple(f"broker-{i}" for i in range(num_brokers))
+        self.alive = dict.fromkeys(self.broker_nodes, True)
+        self.log = logger
+        self.parked: list[tuple[str, int]] = []
+
+    def is_alive(self, node: str) -> bool:
+        return self.alive[node]
+
+    def handle_request(self, dst: str, src: str, cid: int, request: Ping, now: int) -> list[Any]:
+        self.log.info("fake_request", t_ms=now, node=dst, src=src, text=request.text)
+        if request.park:
+            self.parked.append((src, cid))
+            return []
+        return [Send(dst, src, cid, Pong(request.text.upper()))]
+
+    def handle_timer(self, key: str, now: int) -> list[Any]:
+        return []
+
+    def fail_broker(self, node: str, now: int) -> list[Any]:
+        self.alive[node] = False
+        return []
+
+    def restart_broker(self, node: str, now: int) -> list[Any]:
+        self.alive[node] = True
+        return []
+
+    def group(self, group_id: str) -> None:
+        return None
+
+
+class FakeConsumer:
+    """Sends what it is told to, records what comes back; a timer re-sends every 100 ms."""
+
+    def __init__(self, node: str, config: Any, *, logger: Any, **_: Any) -> None:
+        self.node = node
+        self.config = config
+        self.log = logger
+        self.received: list[tuple[int, str, int, Any]] = []
+        self.disconnects: list[tuple[int, str, int]] = []
+        self.next_cid = 1
+        self.member_id = ""
+        self.state = "UNJOINED"
+        self.owned: list[Any] = []
+
+    def send(self, dst: str, message: Any) -> list[Any]:
+        cid = self.next_cid
+        self.next_cid += 1
+        return [Send(self.node, dst, cid, message)]
+
+    def start(self, now: int) -> list[Any]:
+        return [] if self.config == "quiet" else [SetTimer("tick", now + 100)]
+
+    def handle_timer(self, key: str, now: int) -> list[Any]:
+        return [*self.send("broker-0", Ping(f"tick@{now}")), SetTimer("tick", now + 100)]
+
+    def handle_response(self, src: str, cid: int, message: Any, now: int) -> list[Any]:
+        self.received.append((now, src, cid, message))
+        return []
+
+    def handle_disconnect(self, dst: str, cid: int, now: int) -> list[Any]:
+        self.disconnects.append((now, dst, cid))
+        return []
+
+    def crash(self, now: int) -> list[Any]:
+        return []
+
+    def restart(self, now: int) -> list[Any]:
+        return self.start(now)
+
+
+def make_sim(**kwargs: Any) -> Simulation:
+    return Simulation(
+        brokers=2,
+        cluster_factory=FakeCluster,
+        consumer_factory=FakeConsumer,
+        **kwargs,
+    )
+
+
+def test_request_and_response_take_one_latency_each() -> None:
+    sim = make_sim(network=NetworkConfig(latency_ms=5))
+    consumer = sim.add_consumer("C1", "quiet", start=True)
+    sim._apply("C1", consumer.send("broker-1", Ping("hi")))
+    sim.run()
+    assert consumer.received == [(10, "broker-1", 1, Pong("HI"))]
+    assert [e["event"] for e in sim.events] == ["sim_consumer_started", "fake_request"]
+    assert sim.events[1]["t_ms"] == 5 and sim.events[1]["seq"] == 1
+
+
+def test_consumer_timers_drive_periodic_requests() -> None:
+    sim = make_sim()
+    consumer = sim.add_consumer("C1", None)
+    sim.start("C1")
+    sim.run(until=350)
+    assert [t for t, *_ in consumer.received] == [102, 202, 302]
+    assert sim.now == 350
+
+
+def test_a_parked_request_fails_with_a_disconnect_when_its_broker_dies() -> None:
+    sim = make_sim(network=NetworkConfig(latency_ms=2))
+    consumer = sim.add_consumer("C1", "quiet", start=True)
+    sim._apply("C1", consumer.send("broker-0", Ping("join", park=True)))
+    sim.run(until=50)
+    assert consumer.disconnects == []
+    sim.fail_broker("broker-0")
+    sim.run(until=100)
+    assert consumer.disconnects == [(52, "broker-0", 1)]
+    assert sim.events_named("sim_disconnected", node="C1")
+
+
+def test_a_request_to_a_dead_broker_is_refused() -> None:
+    sim = make_sim(network=NetworkConfig(latency_ms=2))
+    consumer = sim.add_consumer("C1", "quiet", start=True)
+    sim.fail_broker("broker-1")
+    sim._apply("C1", consumer.send("broker-1", Ping("x")))
+    sim.run()
+    assert consumer.disconnects == [(4, "broker-1", 1)]
+    assert consumer.received == []
+
+
+def test_answers_to_a_crashed_consumer_are_discarded() -> None:
+    sim = make_sim(network=NetworkConfig(latency_ms=5))
+    consumer = sim.add_consumer("C1", None)
+    sim.start("C1")
+    sim.run(until=103)  # the tick's Ping is on its way
+    sim.crash("C1")
+    sim.run(until=1000)
+    assert consumer.received == []  # the Pong came back to a dead process; no timer re-armed
+    sim.restart("C1")
+    sim.run(until=1200)
+    assert [t for t, *_ in consumer.received] == [1110]
+
+
+def test_send_raw_captures_the_response() -> None:
+    sim = make_sim(network=NetworkConfig(latency_ms=3))
+    call = sim.send_raw(Ping("raw"), "broker-0", from_node="tester")
+    assert not call.done
+    sim.run()
+    assert call.response == Pong("RAW")
+    assert call.received_ms == 6
+    assert sim.events_named("sim_raw_response", node="tester")
+
+
+def test_partitioned_messages_are_lost_or_disconnected() -> None:
+    sim = make_sim()
+    consumer = sim.add_consumer("C1", "quiet", start=True)
+    sim.partition_network([["C1"]], duration_ms=500)
+    sim._apply("C1", consumer.send("broker-0", Ping("lost")))
+    sim.run(until=400)
+    assert consumer.received == [] and consumer.disconnects == []
+    assert sim.events_named("sim_message_lost", reason="network partition")
+    sim.run(until=600)  # healed at 500
+    sim._apply("C1", consumer.send("broker-0", Ping("ok")))
+    sim.run(until=700)
+    assert consumer.received == [(602, "broker-0", 2, Pong("OK"))]
+
+    noisy = make_sim(network=NetworkConfig(partition_disconnect_ms=250))
+    other = noisy.add_consumer("C1", "quiet", start=True)
+    noisy.partition_network([["C1"]])
+    noisy._apply("C1", other.send("broker-0", Ping("x")))
+    noisy.run(until=1000)
+    assert other.disconnects == [(250, "broker-0", 1)]
+
+
+def test_at_schedules_actions_and_refuses_the_past() -> None:
+    sim = make_sim()
+    seen: list[int] = []
+    sim.at(40, lambda: seen.append(sim.now))
+    sim.run(until=100)
+    assert seen == [40]
+    try:
+        sim.at(10, lambda: None)
+    except Exception as exc:
+        assert "clock is at 100" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("scheduling in the past must fail")
+
+
+def test_jittered_runs_are_reproducible_from_the_seed() -> None:
+    def received(seed: int) -> list[int]:
+        sim = make_sim(network=NetworkConfig(latency_ms=1, jitter_ms=30), seed=seed)
+        consumer = sim.add_consumer("C1", None)
+        sim.start("C1")
+        sim.run(until=2000)
+        return [t for t, *_ in consumer.received]
+
+    assert received(1) == received(1)
+    assert received(1) != received(2)
