@@ -165,14 +165,25 @@ class Simulation:
     def add_consumer(
         self,
         consumer_id: str,
-        config: Any,
+        config: Any = None,
         *,
         topics: Iterable[str] | None = None,
         pattern: str | None = None,
         listener: Any = None,
         start: bool = False,
+        **config_fields: Any,
     ) -> Any:
-        """Create consumer ``consumer_id`` (a node name such as ``"C1"``); ``start`` it now if asked."""
+        """Create consumer ``consumer_id`` (a node name such as ``"C1"``); ``start`` it now if asked.
+
+        ``config`` is a ``members.config.ConsumerConfig``; without one, ``config_fields`` build it
+        (``group_id="g", partition_assignment_strategy=["cooperative-sticky"]``, ...).
+        """
+        if config is None:
+            from members.config import ConsumerConfig
+
+            config = ConsumerConfig(**config_fields)
+        elif config_fields:
+            raise SimulationError("pass either a ConsumerConfig or its fields, not both")
         if consumer_id in self._consumers or consumer_id in self._brokers:
             raise SimulationError(f"node {consumer_id!r} already exists")
         if consumer_id == CLUSTER or consumer_id in self._raw:
@@ -196,6 +207,36 @@ class Simulation:
         if start:
             self.start([consumer_id])
         return consumer
+
+    def add_consumers(
+        self,
+        count: int,
+        *,
+        prefix: str = "C",
+        first: int = 1,
+        topics: Iterable[str] | None = None,
+        pattern: str | None = None,
+        start: bool = False,
+        **config_fields: Any,
+    ) -> list[str]:
+        """Add ``count`` alike consumers named ``C1``, ``C2``, ...; returns their ids.
+
+        A ``group_instance_id`` ending in ``{}`` is formatted with each consumer's number, so
+        ``group_instance_id="inst-{}"`` gives every member its own static identity.
+        """
+        topic_list = list(topics) if topics is not None else None
+        ids = []
+        for number in range(first, first + count):
+            fields = dict(config_fields)
+            instance = fields.get("group_instance_id")
+            if isinstance(instance, str) and "{}" in instance:
+                fields["group_instance_id"] = instance.format(number)
+            cid = f"{prefix}{number}"
+            self.add_consumer(cid, topics=topic_list, pattern=pattern, **fields)
+            ids.append(cid)
+        if start:
+            self.start(ids)
+        return ids
 
     def consumer(self, consumer_id: str) -> Any:
         """The live ``members.consumer.Consumer`` object (read its state; drive it via the sim)."""

@@ -122,7 +122,7 @@ def test_request_and_response_take_one_latency_each() -> None:
 
 def test_consumer_timers_drive_periodic_requests() -> None:
     sim = make_sim()
-    consumer = sim.add_consumer("C1", None)
+    consumer = sim.add_consumer("C1", "tick")
     sim.start("C1")
     sim.run(until=350)
     assert [t for t, *_ in consumer.received] == [102, 202, 302]
@@ -153,7 +153,7 @@ def test_a_request_to_a_dead_broker_is_refused() -> None:
 
 def test_answers_to_a_crashed_consumer_are_discarded() -> None:
     sim = make_sim(network=NetworkConfig(latency_ms=5))
-    consumer = sim.add_consumer("C1", None)
+    consumer = sim.add_consumer("C1", "tick")
     sim.start("C1")
     sim.run(until=103)  # the tick's Ping is on its way
     sim.crash("C1")
@@ -212,7 +212,7 @@ def test_at_schedules_actions_and_refuses_the_past() -> None:
 def test_jittered_runs_are_reproducible_from_the_seed() -> None:
     def received(seed: int) -> list[int]:
         sim = make_sim(network=NetworkConfig(latency_ms=1, jitter_ms=30), seed=seed)
-        consumer = sim.add_consumer("C1", None)
+        consumer = sim.add_consumer("C1", "tick")
         sim.start("C1")
         sim.run(until=2000)
         return [t for t, *_ in consumer.received]
