@@ -7,7 +7,8 @@ result, possibly with an empty list.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 
 from assignors.api import ClusterMetadata, Subscription
 from assignors.java_order import java_string_key, needs_utf16_order
@@ -17,8 +18,12 @@ class AssignmentInputError(ValueError):
     """The input to ``assign`` is malformed (wrong types, negative partition counts, ...)."""
 
 
-def check_inputs(cluster: ClusterMetadata, subscriptions: Mapping[str, Subscription]) -> None:
-    """Reject malformed input with a message that names the culprit, instead of a traceback."""
+def check_inputs(cluster: ClusterMetadata, subscriptions: Mapping[str, Subscription]) -> list[str]:
+    """Reject malformed input with a message naming the culprit; return the subscribed topics.
+
+    The topics come back each once in first-seen order (see :func:`subscribed_topics`); checking
+    them here means each distinct topic list is looked at once, however many members share it.
+    """
     if not isinstance(subscriptions, Mapping):
         raise AssignmentInputError(
             f"subscriptions must map member id -> Subscription, got {type(subscriptions).__name__}"
@@ -30,16 +35,22 @@ def check_inputs(cluster: ClusterMetadata, subscriptions: Mapping[str, Subscript
             raise AssignmentInputError(
                 f"member {member_id!r}: expected a Subscription, got {type(sub).__name__}"
             )
-        for topic in sub.topics:
-            if not isinstance(topic, str):
-                raise AssignmentInputError(
-                    f"member {member_id!r}: topic names must be strings, got {topic!r}"
-                )
     for topic, count in cluster.partitions_per_topic.items():
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise AssignmentInputError(
                 f"topic {topic!r}: partition count must be a non-negative integer, got {count!r}"
             )
+    try:
+        topics = subscribed_topics(subscriptions)
+    except TypeError as exc:  # an unhashable "topic"
+        raise AssignmentInputError(f"topic names must be strings: {exc}") from exc
+    for topic in topics:
+        if not isinstance(topic, str):
+            owner = next(m for m, s in subscriptions.items() if topic in s.topics)
+            raise AssignmentInputError(
+                f"member {owner!r}: topic names must be strings, got {topic!r}"
+            )
+    return topics
 
 
 def existing_partition_counts(cluster: ClusterMetadata, topics: Iterable[str]) -> dict[str, int]:
@@ -56,10 +67,8 @@ def existing_partition_counts(cluster: ClusterMetadata, topics: Iterable[str]) -
 
 def subscribed_topics(subscriptions: Mapping[str, Subscription]) -> list[str]:
     """Every topic some member subscribes to, each once, in first-seen order."""
-    seen: dict[str, None] = {}
-    for sub in subscriptions.values():
-        seen.update(dict.fromkeys(sub.topics))
-    return list(seen)
+    distinct_lists = dict.fromkeys(sub.topics for sub in subscriptions.values())
+    return list(dict.fromkeys(chain.from_iterable(distinct_lists)))
 
 
 def member_info_order(subscriptions: Mapping[str, Subscription]) -> list[str]:
@@ -89,3 +98,39 @@ def member_info_order(subscriptions: Mapping[str, Subscription]) -> list[str]:
         return (1, m, "") if gid is None else (0, gid, m)
 
     return sorted(ids, key=key)
+
+
+def subscribers_per_topic(
+    subscriptions: Mapping[str, Subscription], ordered: Sequence[str], topics: Iterable[str]
+) -> dict[str, list[str]]:
+    """Each of ``topics``' subscribers, in the order of ``ordered`` (all member ids, sorted).
+
+    Members with identical topic lists form one block, so 2000 members x 500 identical topics
+    costs a few hundred dictionary operations, not a million. Topics with the same blocks share
+    one list object, which lets assignors treat such topics together.
+    """
+    rank = {m: i for i, m in enumerate(ordered)}
+    blocks: dict[tuple[str, ...], list[str]] = {}
+    for member in ordered:
+        blocks.setdefault(subscriptions[member].topics, []).append(member)
+    blocks_of_topic: dict[str, list[int]] = {t: [] for t in topics}
+    block_lists = list(blocks.values())
+    for b, topic_list in enumerate(blocks):
+        for t in dict.fromkeys(topic_list):
+            if t in blocks_of_topic:
+                blocks_of_topic[t].append(b)
+    shared: dict[tuple[int, ...], list[str]] = {}
+    out: dict[str, list[str]] = {}
+    for t, bs in blocks_of_topic.items():
+        key = tuple(bs)
+        members = shared.get(key)
+        if members is None:
+            if len(bs) == 1:
+                members = block_lists[bs[0]]
+            else:
+                members = sorted(
+                    chain.from_iterable(block_lists[b] for b in bs), key=rank.__getitem__
+                )
+            shared[key] = members
+        out[t] = members
+    return out

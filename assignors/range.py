@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import chain
+from operator import itemgetter
 from typing import Literal
 
 from assignors.api import (
@@ -46,7 +47,7 @@ from assignors.common import (
     check_inputs,
     existing_partition_counts,
     member_info_order,
-    subscribed_topics,
+    subscribers_per_topic,
 )
 from assignors.java_order import java_hashmap_order, java_string_key, needs_utf16_order
 
@@ -68,10 +69,9 @@ class RangeAssignor(PartitionAssignor):
 
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         meta = as_cluster(cluster)
-        check_inputs(meta, subscriptions)
-        counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
+        counts = existing_partition_counts(meta, check_inputs(meta, subscriptions))
         topics = self._topic_iteration_order(subscriptions, counts)
-        subscribers = _subscribers_per_topic(subscriptions, counts)
+        subscribers = subscribers_per_topic(subscriptions, member_info_order(subscriptions), counts)
         assignment: Assignment = {m: [] for m in subscriptions}
 
         racks = _consumer_racks(subscriptions)
@@ -99,33 +99,9 @@ class RangeAssignor(PartitionAssignor):
         # existing ones are put into the HashMap partitionsPerTopic that the topic loop iterates.
         member_order = java_hashmap_order(list(subscriptions))
         topic_set = java_hashmap_order(
-            chain.from_iterable(subscriptions[m].topics for m in member_order)
+            chain.from_iterable(dict.fromkeys(subscriptions[m].topics for m in member_order))
         )
         return java_hashmap_order([t for t in topic_set if t in counts])
-
-
-def _subscribers_per_topic(
-    subscriptions: Mapping[str, Subscription], counts: Mapping[str, int]
-) -> dict[str, list[str]]:
-    """Each existing topic's subscribers, in ``MemberInfo`` order (computed once, not per topic)."""
-    out: dict[str, list[str]] = {t: [] for t in counts}
-    ordered = member_info_order(subscriptions)
-    by_topics: dict[tuple[str, ...], list[str]] = {}
-    for member in ordered:
-        by_topics.setdefault(subscriptions[member].topics, []).append(member)
-    # Members with identical topic lists are appended as one block: 2000 members x 500 topics
-    # costs 500 list extends instead of a million appends.
-    if len(by_topics) == 1:
-        ((topic_list, members),) = by_topics.items()
-        for t in dict.fromkeys(topic_list):
-            if t in out:
-                out[t] = members
-        return out
-    for member in ordered:
-        for t in dict.fromkeys(subscriptions[member].topics):
-            if t in out:
-                out[t].append(member)
-    return out
 
 
 def _range_bounds(count: int, n_members: int) -> list[int]:
@@ -140,21 +116,42 @@ def _assign_plain(
     subscribers: Mapping[str, list[str]],
     assignment: Assignment,
 ) -> None:
-    bounds_cache: dict[tuple[int, int], list[int]] = {}
+    """Contiguous ranges per topic, appended in ``topics`` order.
+
+    Consecutive topics with the same subscriber list and partition count form a *run*: within a
+    run every member takes the same slice of each topic, so one C-level ``map`` over the run's
+    partition tuples replaces a Python loop per (member, topic) pair.
+    """
+    runs: list[tuple[list[str], int, list[tuple[TopicPartition, ...]]]] = []
     for topic in topics:
         members = subscribers[topic]
         if not members:
             continue
         count = counts[topic]
+        parts = partitions_of(topic, count)
+        if runs and runs[-1][0] is members and runs[-1][1] == count:
+            runs[-1][2].append(parts)
+        else:
+            runs.append((members, count, [parts]))
+    bounds_cache: dict[tuple[int, int], list[int]] = {}
+    for members, count, tuples in runs:
         key = (count, len(members))
         bounds = bounds_cache.get(key)
         if bounds is None:
             bounds = bounds_cache[key] = _range_bounds(count, len(members))
-        parts = partitions_of(topic, count)
+        single = tuples[0] if len(tuples) == 1 else None
         for i, member in enumerate(members):
             start, end = bounds[i], bounds[i + 1]
-            if start < end:
-                assignment[member].extend(parts[start:end])
+            if start >= end:
+                continue
+            if single is not None:
+                assignment[member].extend(single[start:end])
+            elif end - start == 1:
+                assignment[member].extend(map(itemgetter(start), tuples))
+            else:
+                assignment[member].extend(
+                    chain.from_iterable(map(itemgetter(slice(start, end)), tuples))
+                )
 
 
 def _consumer_racks(subscriptions: Mapping[str, Subscription]) -> dict[str, str]:

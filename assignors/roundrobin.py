@@ -31,7 +31,7 @@ from assignors.common import (
     check_inputs,
     existing_partition_counts,
     member_info_order,
-    subscribed_topics,
+    subscribers_per_topic,
 )
 from assignors.java_order import java_sorted
 
@@ -43,8 +43,7 @@ class RoundRobinAssignor(PartitionAssignor):
 
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         meta = as_cluster(cluster)
-        check_inputs(meta, subscriptions)
-        counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
+        counts = existing_partition_counts(meta, check_inputs(meta, subscriptions))
         topics = java_sorted(counts)
         members = member_info_order(subscriptions)
         assignment: Assignment = {m: [] for m in subscriptions}
@@ -52,7 +51,8 @@ class RoundRobinAssignor(PartitionAssignor):
             return assignment
 
         all_topics = frozenset(topics)
-        if all(all_topics.issubset(subscriptions[m].topics) for m in members):
+        distinct_lists = dict.fromkeys(s.topics for s in subscriptions.values())
+        if all(all_topics.issubset(topic_list) for topic_list in distinct_lists):
             # Everybody subscribes to everything: partition i goes to member i mod M.
             layout = list(chain.from_iterable(partitions_of(t, counts[t]) for t in topics))
             n = len(members)
@@ -61,11 +61,14 @@ class RoundRobinAssignor(PartitionAssignor):
             return assignment
 
         index_of = {m: i for i, m in enumerate(members)}
-        subscriber_indexes: dict[str, list[int]] = {t: [] for t in topics}
-        for member in members:
-            for t in dict.fromkeys(subscriptions[member].topics):
-                if t in subscriber_indexes:
-                    subscriber_indexes[t].append(index_of[member])
+        subscriber_lists = subscribers_per_topic(subscriptions, members, topics)
+        as_indexes: dict[int, list[int]] = {}  # id(shared subscriber list) -> member indexes
+        subscriber_indexes: dict[str, list[int]] = {}
+        for t, subs in subscriber_lists.items():
+            idx = as_indexes.get(id(subs))
+            if idx is None:
+                idx = as_indexes[id(subs)] = [index_of[m] for m in subs]
+            subscriber_indexes[t] = idx
         cursor = 0
         for topic in topics:
             subs = subscriber_indexes[topic]  # ascending, never empty: someone subscribed
