@@ -1,0 +1,315 @@
+"""The smaller ``groupsim`` commands: assign, coordinator, diagram, step, lessons."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from scenarios.errors import ScenarioError
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(assign)
+    app.command()(coordinator)
+    app.command()(diagram)
+    app.command()(step)
+    app.command()(lessons)
+
+
+def _console():
+    from scenarios.cli import console
+
+    return console()
+
+
+def _fail(message: str) -> typer.Exit:
+    from scenarios.cli import console
+
+    console(stderr=True).print(f"error: {message}", markup=False, style="red")
+    return typer.Exit(EXIT_INVALID)
+
+
+# --- assign ------------------------------------------------------------------------------------
+
+
+def parse_topics(spec: str) -> dict[str, int]:
+    """``"T1:3,T2:3"`` -> ``{"T1": 3, "T2": 3}``."""
+    topics: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, sep, count = part.rpartition(":")
+        if not sep or not name or not count.isdigit() or int(count) < 1:
+            raise ValueError(f"bad topic {part!r}: write NAME:PARTITIONS, e.g. T1:3")
+        topics[name] = int(count)
+    if not topics:
+        raise ValueError("no topics given")
+    return topics
+
+
+def parse_members(spec: str, topics: dict[str, int]) -> dict[str, tuple[tuple[str, ...], int]]:
+    """``"C0,C1"`` (all topics) or ``"C0:T1,T2;C1:T1"``; ``C1*2`` gives C1 two streams (legacy).
+
+    Returns member -> (subscribed topics, num_streams).
+    """
+    members: dict[str, tuple[tuple[str, ...], int]] = {}
+    entries = spec.split(";") if ";" in spec or ":" in spec else spec.split(",")
+    for entry in filter(None, (e.strip() for e in entries)):
+        name, sep, subs = entry.partition(":")
+        streams = 1
+        if "*" in name:
+            name, _, n = name.partition("*")
+            if not n.isdigit() or int(n) < 1:
+                raise ValueError(f"bad stream count in {entry!r}: write C1*2")
+            streams = int(n)
+        wanted = tuple(t.strip() for t in subs.split(",") if t.strip()) if sep else tuple(topics)
+        for t in wanted:
+            if t not in topics:
+                raise ValueError(f"member {name} subscribes to unknown topic {t!r}")
+        if name in members:
+            raise ValueError(f"member {name} given twice")
+        members[name.strip()] = (wanted, streams)
+    if not members:
+        raise ValueError("no members given")
+    return members
+
+
+def assign(
+    topics: Annotated[
+        str, typer.Option("--topics", "-t", help="Topics and partition counts: T1:3,T2:3")
+    ],
+    members: Annotated[
+        str,
+        typer.Option(
+            "--members", "-m", help="C0,C1 (all topics) or C0:T1,T2;C1:T1; C1*2 = two streams"
+        ),
+    ],
+    assignor: Annotated[
+        str,
+        typer.Option(
+            "--assignor",
+            "-a",
+            help="range, roundrobin, sticky, cooperative-sticky, legacy-range, legacy-roundrobin, or pkg.mod:Class",
+        ),
+    ] = "range",
+) -> None:
+    """Run one assignor on a quick spec and print the table (one column per member).
+
+    Examples:
+
+      groupsim assign --topics T1:3,T2:3 --members C0,C1 --assignor range
+
+      groupsim assign -t t0:1,t1:2,t2:3 -m "C0:t0;C1:t0,t1;C2:t0,t1,t2" -a roundrobin
+
+      groupsim assign -t T1:10 -m "C1*1;C2*2" -a legacy-range
+    """
+    from assignors import Subscription, get_assignor
+    from scenarios.report import assignment_table
+
+    try:
+        topic_map = parse_topics(topics)
+        member_map = parse_members(members, topic_map)
+        impl = get_assignor(assignor)
+    except (ValueError, TypeError) as exc:
+        raise _fail(str(exc)) from None
+    subs = {m: Subscription(topics=t, num_streams=n) for m, (t, n) in member_map.items()}
+    try:
+        result = impl.assign(topic_map, subs)
+    except Exception as exc:  # a user's assignor, or a legacy precondition
+        raise _fail(f"{assignor} failed: {exc}") from None
+    table = {m: [str(tp) for tp in parts] for m, parts in result.items()}
+    out = _console()
+    out.print(assignment_table(table, title=f"{impl.name or assignor}: {topics}"))
+
+
+# --- coordinator ---------------------------------------------------------------------------------
+
+
+def coordinator(
+    group_ids: Annotated[list[str], typer.Argument(help="Group ids (quote ids with spaces).")],
+    partitions: Annotated[
+        int, typer.Option("--partitions", "-p", help="offsets.topic.num.partitions")
+    ] = 50,
+    brokers: Annotated[int, typer.Option("--brokers", "-b", help="Brokers in the cluster.")] = 3,
+) -> None:
+    """Which __consumer_offsets partition, and which broker, coordinates each group.
+
+    partition = Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions (Java's String
+    hashCode over UTF-16 units; Utils.abs maps Integer.MIN_VALUE to 0). The broker is the leader
+    of that partition in a fresh simulated cluster (docs/coordinator.md: replica placement).
+
+    Examples:
+
+      groupsim coordinator my-group test-group polygenelubricants
+
+      groupsim coordinator orders --partitions 3 --brokers 3
+    """
+    from rich.table import Table
+
+    from coordinator.placement import java_string_hashcode, partition_for
+
+    if partitions < 1 or brokers < 1:
+        raise _fail("--partitions and --brokers must be positive")
+    cluster = None
+    try:
+        from coordinator.cluster import KafkaCluster
+        from coordinator.config import CoordinatorConfig
+
+        cluster = KafkaCluster(
+            num_brokers=brokers, config=CoordinatorConfig(offsets_topic_num_partitions=partitions)
+        )
+    except Exception:  # the cluster model is optional for this arithmetic
+        cluster = None
+    table = Table(title=f"coordinators ({partitions} offsets partitions, {brokers} brokers)")
+    for col in ("group id", "hashCode", "partition", "broker"):
+        table.add_column(col)
+    for gid in group_ids:
+        p = partition_for(gid, partitions)
+        broker = cluster.offsets_partition_leader(p) if cluster is not None else None
+        table.add_row(repr(gid), str(java_string_hashcode(gid)), str(p), broker or "?")
+    _console().print(table)
+
+
+# --- diagram -------------------------------------------------------------------------------------
+
+CLIENT_TRANSITIONS = (
+    ("UNJOINED", "PREPARING_REBALANCE", "JoinGroup sent"),
+    ("PREPARING_REBALANCE", "COMPLETING_REBALANCE", "JoinGroup response NONE"),
+    ("COMPLETING_REBALANCE", "STABLE", "SyncGroup response NONE"),
+    ("STABLE", "PREPARING_REBALANCE", "rejoin (heartbeat REBALANCE_IN_PROGRESS, metadata change)"),
+    ("PREPARING_REBALANCE", "UNJOINED", "UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION / leave"),
+    ("COMPLETING_REBALANCE", "UNJOINED", "SyncGroup error / leave"),
+    ("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup REBALANCE_IN_PROGRESS"),
+    ("STABLE", "UNJOINED", "fenced / unknown member / poll timeout / close"),
+)
+
+
+def client_diagram(fmt: str) -> str:
+    """The Java consumer's MemberState machine (AbstractCoordinator), reference §8.1."""
+    if fmt == "mermaid":
+        lines = ["stateDiagram-v2", "    [*] --> UNJOINED"]
+        lines += [f"    {a} --> {b}: {why}" for a, b, why in CLIENT_TRANSITIONS]
+        return "\n".join(lines) + "\n"
+    lines = ["digraph ClassicMemberState {", "    rankdir=LR;", "    node [shape=box];"]
+    lines += [f'    "{a}" -> "{b}" [label="{why}"];' for a, b, why in CLIENT_TRANSITIONS]
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+def diagram(
+    machine: Annotated[
+        str,
+        typer.Option("--machine", "-m", help="coordinator (the group) or client (the consumer)"),
+    ] = "coordinator",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="mermaid or dot")] = "mermaid",
+    scenario: Annotated[
+        str | None,
+        typer.Option(
+            "--scenario", "-s", help="Draw this scenario's run as a Mermaid sequence diagram."
+        ),
+    ] = None,
+    heartbeats: Annotated[
+        bool, typer.Option("--heartbeats", help="Include heartbeats in the sequence diagram.")
+    ] = False,
+) -> None:
+    """The group's or the client's state machine (Mermaid/Graphviz), or a run as a sequence diagram.
+
+    Examples:
+
+      groupsim diagram                         # the coordinator's group states, Mermaid
+
+      groupsim diagram --machine client --format dot | dot -Tpng > client.png
+
+      groupsim diagram --scenario scenarios/library/protocol-join-sync-walkthrough.yaml
+    """
+    if fmt not in ("mermaid", "dot"):
+        raise _fail("--format must be mermaid or dot")
+    if scenario is not None:
+        from scenarios.loader import load_scenario
+        from scenarios.report import sequence_diagram
+        from scenarios.runner import run_scenario
+
+        try:
+            s = load_scenario(scenario)
+        except ScenarioError as err:
+            from scenarios.cli import _print_scenario_error
+
+            _print_scenario_error(err)
+            raise typer.Exit(EXIT_INVALID) from None
+        result = run_scenario(s)
+        sys.stdout.write(sequence_diagram(s, result.events, heartbeats=heartbeats))
+        return
+    if machine == "coordinator":
+        from coordinator.state_machine import state_diagram
+
+        sys.stdout.write(state_diagram(fmt))
+    elif machine == "client":
+        sys.stdout.write(client_diagram(fmt))
+    else:
+        raise _fail("--machine must be coordinator or client")
+
+
+# --- step ----------------------------------------------------------------------------------------
+
+
+def step(
+    file: Annotated[str, typer.Argument(help="A scenario file (or library lesson name).")],
+    auto: Annotated[
+        bool, typer.Option("--auto", help="Do not wait for Enter between events.")
+    ] = False,
+    group: Annotated[
+        str | None, typer.Option("--group", "-g", help="The group to follow (default: the first).")
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", help="Stop after this many shown events.")
+    ] = 10_000,
+) -> None:
+    """Step through a scenario one event at a time: the group's state, members and assignments.
+
+    Press Enter for the next event, q then Enter to stop. With --auto, or when stdin is not a
+    terminal, it runs straight through (so it can be piped or tested).
+
+    Example: groupsim step scenarios/library/protocol-join-sync-walkthrough.yaml
+    """
+    from scenarios.loader import load_scenario
+    from scenarios.stepper import step_through
+
+    try:
+        s = load_scenario(file)
+    except ScenarioError as err:
+        from scenarios.cli import _print_scenario_error
+
+        _print_scenario_error(err)
+        raise typer.Exit(EXIT_INVALID) from None
+    if group is not None and group not in s.groups:
+        raise _fail(f"unknown group {group!r}; the scenario has {', '.join(s.groups) or 'none'}")
+    interactive = not auto and sys.stdin.isatty()
+    code = step_through(_console(), s, group=group, interactive=interactive, limit=limit)
+    raise typer.Exit(code)
+
+
+# --- lessons -------------------------------------------------------------------------------------
+
+
+def lessons() -> None:
+    """List the lesson library (scenarios/library) with each lesson's first line.
+
+    Example: groupsim lessons
+    """
+    from rich.table import Table
+
+    from scenarios.loader import library_scenarios, load_scenario
+
+    table = Table(title="lessons (groupsim run <name>)")
+    table.add_column("name")
+    table.add_column("what it shows")
+    for path in library_scenarios():
+        try:
+            s = load_scenario(path)
+        except ScenarioError:
+            table.add_row(path.stem, "(invalid!)")
+            continue
+        first = (s.description.splitlines() or [""])[0]
+        table.add_row(path.stem, first)
+    _console().print(table)

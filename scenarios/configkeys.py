@@ -1,0 +1,94 @@
+"""Kafka's dotted config names, as scenario files write them, and the fields they map onto.
+
+Consumer settings go to ``members.config.ConsumerConfig`` and broker settings to
+``coordinator.config.CoordinatorConfig``; both use Kafka's names in snake_case. A few keys are the
+simulator's own (how fast the simulated application polls, how long a new coordinator replays its
+log); they are marked ``groupsim`` in docs/scenarios.md.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Kind(Enum):
+    DURATION = "a duration (e.g. 10s, 300ms, or an integer of ms)"
+    INT = "an integer"
+    POSITIVE_INT = "a positive integer"
+    FLOAT = "a number"
+    BOOL = "true or false"
+    STRING = "a string"
+    OPTIONAL_STRING = "a string or null"
+    STRATEGIES = "a list of assignor names"
+    SIZE = "a size in bytes (e.g. 4096 or 4KiB)"
+
+
+#: consumer setting -> (ConsumerConfig field, kind)
+CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
+    "group.instance.id": ("group_instance_id", Kind.OPTIONAL_STRING),
+    "client.id": ("client_id", Kind.STRING),
+    "client.rack": ("client_rack", Kind.OPTIONAL_STRING),
+    "partition.assignment.strategy": ("partition_assignment_strategy", Kind.STRATEGIES),
+    "session.timeout.ms": ("session_timeout_ms", Kind.DURATION),
+    "heartbeat.interval.ms": ("heartbeat_interval_ms", Kind.DURATION),
+    "max.poll.interval.ms": ("max_poll_interval_ms", Kind.DURATION),
+    "enable.auto.commit": ("enable_auto_commit", Kind.BOOL),
+    "auto.commit.interval.ms": ("auto_commit_interval_ms", Kind.DURATION),
+    "request.timeout.ms": ("request_timeout_ms", Kind.DURATION),
+    "retry.backoff.ms": ("retry_backoff_ms", Kind.DURATION),
+    "retry.backoff.max.ms": ("retry_backoff_max_ms", Kind.DURATION),
+    "metadata.max.age.ms": ("metadata_max_age_ms", Kind.DURATION),
+    "internal.leave.group.on.close": ("internal_leave_group_on_close", Kind.BOOL),
+    "max.poll.records": ("max_poll_records", Kind.POSITIVE_INT),
+    # groupsim: the simulated application's poll loop
+    "poll.interval.ms": ("poll_interval_ms", Kind.DURATION),
+    "processing.time.ms": ("processing_time_ms", Kind.DURATION),
+    "processing.time.per.record.ms": ("processing_time_per_record_ms", Kind.FLOAT),
+    # ZooKeeper-era consumers: threads per consumer, read by legacy-range / legacy-roundrobin
+    "num.streams": ("num_streams", Kind.POSITIVE_INT),
+}
+
+#: broker setting -> (CoordinatorConfig field, kind)
+BROKER_KEYS: dict[str, tuple[str, Kind]] = {
+    "group.min.session.timeout.ms": ("group_min_session_timeout_ms", Kind.DURATION),
+    "group.max.session.timeout.ms": ("group_max_session_timeout_ms", Kind.DURATION),
+    "group.initial.rebalance.delay.ms": ("group_initial_rebalance_delay_ms", Kind.DURATION),
+    "group.max.size": ("group_max_size", Kind.POSITIVE_INT),
+    "offsets.topic.num.partitions": ("offsets_topic_num_partitions", Kind.POSITIVE_INT),
+    "offsets.retention.minutes": ("offsets_retention_minutes", Kind.POSITIVE_INT),
+    "offsets.retention.check.interval.ms": ("offsets_retention_check_interval_ms", Kind.DURATION),
+    "offset.metadata.max.bytes": ("offset_metadata_max_bytes", Kind.SIZE),
+    # groupsim: the constant CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS, and log replay time
+    "group.new.member.join.timeout.ms": ("new_member_join_timeout_ms", Kind.DURATION),
+    "coordinator.load.time.ms": ("load_time_ms", Kind.DURATION),
+}
+
+#: Kafka's defaults for the checks the loader makes across settings (reference §9)
+BROKER_DEFAULTS = {
+    "group_min_session_timeout_ms": 6000,
+    "group_max_session_timeout_ms": 1800000,
+    "group_max_size": 2147483647,
+    "offsets_topic_num_partitions": 50,
+}
+CONSUMER_DEFAULTS = {
+    "session_timeout_ms": 45000,
+    "heartbeat_interval_ms": 3000,
+    "max_poll_interval_ms": 300000,
+    "partition_assignment_strategy": ("range", "cooperative-sticky"),
+}
+
+#: assignor names and Kafka's class names for them
+BUILTIN_ASSIGNORS = (
+    "range",
+    "roundrobin",
+    "sticky",
+    "cooperative-sticky",
+    "legacy-range",
+    "legacy-roundrobin",
+)
+KAFKA_CLASS_NAMES = {
+    "org.apache.kafka.clients.consumer.RangeAssignor": "range",
+    "org.apache.kafka.clients.consumer.RoundRobinAssignor": "roundrobin",
+    "org.apache.kafka.clients.consumer.StickyAssignor": "sticky",
+    "org.apache.kafka.clients.consumer.CooperativeStickyAssignor": "cooperative-sticky",
+}

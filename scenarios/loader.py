@@ -1,0 +1,107 @@
+"""Load a scenario from a file, a YAML text, a library name, or a dict (for sweeps).
+
+``load_scenario`` and ``load_scenario_dict`` raise ``ScenarioError`` carrying every problem, each
+with file:line:column and the field path; they never let a parser or validator exception through.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from scenarios.errors import Issue, ScenarioError
+from scenarios.model import Scenario
+from scenarios.overrides import apply_overrides
+from scenarios.validate import Validator
+from scenarios.yamlpos import Positions, parse_yaml
+
+__all__ = [
+    "ScenarioError",
+    "library_path",
+    "library_scenarios",
+    "load_scenario",
+    "load_scenario_dict",
+]
+
+
+def library_path() -> Path:
+    """The directory of the built-in lessons (``scenarios/library``)."""
+    return Path(str(resources.files("scenarios") / "library"))
+
+
+def library_scenarios() -> list[Path]:
+    return sorted(library_path().glob("*.yaml"))
+
+
+def _resolve(path_or_text: str | os.PathLike[str]) -> tuple[str, str, str | None]:
+    """-> (text, source label, default name). A str with a newline is YAML text itself."""
+    if isinstance(path_or_text, str) and (
+        "\n" in path_or_text or path_or_text.lstrip().startswith("version:")
+    ):
+        return path_or_text, "<text>", None
+    path = Path(path_or_text)
+    if not path.exists() and isinstance(path_or_text, str) and not path.suffix:
+        lesson = library_path() / f"{path_or_text}.yaml"
+        if lesson.exists():
+            path = lesson
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(
+            [Issue(str(path_or_text), "", "no such file (nor a library lesson of that name)")]
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError([Issue(str(path_or_text), "", f"cannot read: {exc}")]) from None
+    return text, str(path_or_text), path.stem
+
+
+def load_scenario(
+    path_or_text: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Scenario:
+    """Parse and validate a scenario; ``name`` is used when the file has no ``name:``.
+
+    ``path_or_text`` is a path, a library lesson name (``range-three-threads``), or YAML text.
+    ``overrides`` (dotted paths, see ``scenarios.overrides``) are applied before validation.
+    """
+    text, source, default_name = _resolve(path_or_text)
+    data, positions = parse_yaml(text, source)
+    if overrides:
+        data = _override(data, overrides, source)
+        positions = Positions(f"{source} (overridden)") if data is not None else positions
+    return _build(data, positions, name or default_name)
+
+
+def load_scenario_dict(
+    data: Mapping[str, Any], source: str = "<dict>", *, name: str | None = None
+) -> Scenario:
+    """Validate a scenario given as plain data (errors name ``source`` and the field path)."""
+    return _build(dict(data) if isinstance(data, Mapping) else data, Positions(source), name)
+
+
+def _override(data: Any, overrides: Mapping[str, Any], source: str) -> Any:
+    if not isinstance(data, dict):
+        return data
+    try:
+        return apply_overrides(data, overrides)
+    except ValueError as exc:
+        raise ScenarioError([Issue(source, "", str(exc))]) from None
+
+
+def _build(data: Any, positions: Positions, name: str | None) -> Scenario:
+    validator = Validator(data, positions, name=name)
+    try:
+        scenario = validator.build()
+    except ScenarioError:
+        raise
+    except Exception as exc:  # a validator bug must still not reach the user as a traceback
+        validator.issues.append(Issue(positions.source, "", f"internal validation error: {exc!r}"))
+        scenario = None
+    if validator.issues or scenario is None:
+        raise ScenarioError(validator.issues or [Issue(positions.source, "", "invalid scenario")])
+    return scenario

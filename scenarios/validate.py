@@ -1,0 +1,1393 @@
+"""Check a scenario's plain data (parsed YAML or a dict) and build the model.
+
+Every problem is collected, never raised one at a time: the loader raises one ``ScenarioError``
+with all of them, each located by ``Positions`` (file:line:column) and named by its field path.
+Unknown keys get a did-you-mean hint (difflib); durations and sizes are unit-checked; references
+(consumers, topics, brokers, groups, raw-request names) must exist; limits follow Kafka (session
+timeout within the broker's group.min/max.session.timeout.ms, heartbeat below session, ...).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from coordinator import protocol as proto
+from coordinator.errors import Errors
+from scenarios import configkeys as ck
+from scenarios.errors import Issue
+from scenarios.model import (
+    SCENARIO_VERSION,
+    Action,
+    ClusterSpec,
+    ConsumerSpec,
+    Expectation,
+    NetworkSpec,
+    Scenario,
+    TopicSpec,
+    Where,
+)
+from scenarios.units import parse_duration_ms, parse_size_bytes
+from scenarios.yamlpos import PathT, Positions, path_str
+
+TOP_KEYS = (
+    "version",
+    "name",
+    "description",
+    "seed",
+    "seed_note",
+    "tags",
+    "cluster",
+    "defaults",
+    "consumers",
+    "timeline",
+    "expect",
+    "until",
+)
+CLUSTER_KEYS = (
+    "brokers",
+    "broker_racks",
+    "replication_factor",
+    "offsets_partitions",
+    "topics",
+    "config",
+    "network",
+)
+NETWORK_KEYS = ("latency", "jitter", "drop_rate")
+TOPIC_KEYS = ("partitions", "racks")
+CONSUMER_ITEM_KEYS = ("id", "group", "topics", "pattern", "config", "static", "count", "first")
+GROUP_STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead")
+CLIENT_STATES = (
+    "UNJOINED",
+    "PREPARING_REBALANCE",
+    "COMPLETING_REBALANCE",
+    "STABLE",
+    "FAILED",
+    "CLOSED",
+    "CRASHED",
+)
+TIMELINE_META = ("at", "note", "expect", "as")
+CONSUMER_ACTIONS = ("start", "close", "crash", "restart", "commit")
+ACTIONS = (
+    *CONSUMER_ACTIONS,
+    "subscribe",
+    "stall",
+    "add_partitions",
+    "create_topic",
+    "delete_topic",
+    "crash_broker",
+    "restart_broker",
+    "network",
+    "send",
+)
+EXPECT_CHECKS = (
+    "state",
+    "generation",
+    "leader",
+    "protocol",
+    "members",
+    "assignment",
+    "rebalances",
+    "errors",
+    "no_errors",
+    "client_states",
+    "invariants",
+    "coordinator",
+    "offsets_partition",
+    "events",
+)
+EXPECT_META = ("at", "group", "label")
+REQUESTS: dict[str, type] = {
+    "FindCoordinator": proto.FindCoordinatorRequest,
+    "Metadata": proto.MetadataRequest,
+    "JoinGroup": proto.JoinGroupRequest,
+    "SyncGroup": proto.SyncGroupRequest,
+    "Heartbeat": proto.HeartbeatRequest,
+    "LeaveGroup": proto.LeaveGroupRequest,
+    "OffsetCommit": proto.OffsetCommitRequest,
+    "OffsetFetch": proto.OffsetFetchRequest,
+    "DescribeGroups": proto.DescribeGroupsRequest,
+    "ListGroups": proto.ListGroupsRequest,
+    "DeleteGroups": proto.DeleteGroupsRequest,
+}
+SEND_META = ("api", "from", "to")
+RESPONSE_EXTRA_KEYS = ("error", "members_count", "assignment", "response")
+TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
+PARTITION_TEXT = re.compile(r"^(?P<topic>.+)-(?P<first>\d+)(?:\.\.(?P<last>\d+))?$")
+REF = re.compile(r"^\$(?P<name>[A-Za-z_][A-Za-z0-9_]*)\.(?P<field>[a-z_]+)$")
+MAX_CONSUMERS = 100_000
+MAX_BROKERS = 1000
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    options = list(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if not close:
+        # Kafka's dotted names written in snake_case or with a different separator
+        norm = {c.replace(".", "_").replace("-", "_").lower(): c for c in options}
+        hit = norm.get(word.replace(".", "_").replace("-", "_").lower())
+        close = [hit] if hit else []
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def known_assignor(name: str) -> bool:
+    if name in ck.BUILTIN_ASSIGNORS or name in ck.KAFKA_CLASS_NAMES:
+        return True
+    if ":" in name:  # a user's own assignor, "package.module:Class": resolved when the run starts
+        return True
+    try:
+        from assignors import get_assignor  # type: ignore[attr-defined]
+    except ImportError:
+        return False
+    try:
+        get_assignor(name)
+    except Exception:
+        return False
+    return True
+
+
+def canonical_assignor(name: str) -> str:
+    return ck.KAFKA_CLASS_NAMES.get(name, name)
+
+
+class Validator:
+    """Walks the plain data once; ``build()`` returns a Scenario or None with ``issues`` filled."""
+
+    def __init__(self, data: Any, positions: Positions, *, name: str | None = None):
+        self.data = data
+        self.pos = positions
+        self.name = name
+        self.issues: list[Issue] = []
+        self.topics: dict[str, int] = {}
+        self.all_topics: set[str] = set()
+        self.consumer_ids: list[str] = []
+        self.groups: list[str] = []
+        self.brokers = 3
+        self.raw_names: set[str] = set()
+        self.broker_config: dict[str, Any] = {}
+
+    # -- small helpers ------------------------------------------------------------------------
+
+    def err(self, path: PathT, message: str, *, hint: str | None = None, key: bool = False) -> None:
+        self.issues.append(self.pos.issue(path, message, hint=hint, key=key))
+
+    def where(self, path: PathT) -> Where:
+        line, col = self.pos.of(path)
+        return Where(self.pos.source, path_str(path), line, col)
+
+    def mapping(self, value: Any, path: PathT, what: str) -> dict[str, Any] | None:
+        if isinstance(value, dict):
+            return value
+        self.err(path, f"{what} must be a mapping, got {_kind(value)}")
+        return None
+
+    def check_keys(
+        self, m: Mapping[str, Any], path: PathT, allowed: Iterable[str], what: str
+    ) -> None:
+        allowed = tuple(allowed)
+        for k in m:
+            if k not in allowed:
+                self.err(
+                    (*path, k),
+                    f"unknown key `{k}` in {what}",
+                    hint=did_you_mean(k, allowed) or f"allowed: {', '.join(allowed)}",
+                    key=True,
+                )
+
+    def duration(self, value: Any, path: PathT) -> int | None:
+        try:
+            return parse_duration_ms(value)
+        except ValueError as exc:
+            self.err(path, str(exc))
+            return None
+
+    def integer(
+        self, value: Any, path: PathT, *, minimum: int | None = None, maximum: int | None = None
+    ) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.err(path, f"expected an integer, got {_kind(value)}")
+            return None
+        if minimum is not None and value < minimum:
+            self.err(path, f"must be at least {minimum}, got {value}")
+            return None
+        if maximum is not None and value > maximum:
+            self.err(path, f"must be at most {maximum}, got {value}")
+            return None
+        return value
+
+    def string(self, value: Any, path: PathT, *, allow_empty: bool = False) -> str | None:
+        if not isinstance(value, str) or (not allow_empty and not value):
+            self.err(
+                path, f"expected a{'' if allow_empty else ' non-empty'} string, got {_kind(value)}"
+            )
+            return None
+        return value
+
+    def string_list(self, value: Any, path: PathT) -> list[str] | None:
+        if isinstance(value, str):
+            return [value]
+        if not isinstance(value, list):
+            self.err(path, f"expected a name or a list of names, got {_kind(value)}")
+            return None
+        out = []
+        for i, item in enumerate(value):
+            s = self.string(item, (*path, i))
+            if s is not None:
+                out.append(s)
+        return out
+
+    def ref(self, name: str, path: PathT, known: Iterable[str], what: str) -> bool:
+        known = list(known)
+        if name in known:
+            return True
+        self.err(
+            path,
+            f"unknown {what} `{name}`",
+            hint=did_you_mean(name, known) or _listing(what, known),
+        )
+        return False
+
+    # -- top level ----------------------------------------------------------------------------
+
+    def build(self) -> Scenario | None:
+        top = self.mapping(self.data, (), "a scenario")
+        if top is None:
+            return None
+        self.check_keys(top, (), TOP_KEYS, "the scenario")
+        version = top.get("version")
+        if version is None:
+            self.err((), "missing `version` (write `version: 1`)")
+        elif version != SCENARIO_VERSION:
+            self.err(
+                ("version",),
+                f"unsupported scenario version {version!r}; this groupsim reads version {SCENARIO_VERSION}",
+            )
+        name = top.get("name", self.name)
+        if name is None:
+            self.err((), "missing `name`")
+        elif not isinstance(name, str) or not name:
+            self.err(("name",), f"name must be a non-empty string, got {_kind(name)}")
+        description = top.get("description", "")
+        if not isinstance(description, str):
+            self.err(("description",), "description must be a string")
+            description = ""
+        seed_note = top.get("seed_note")
+        if seed_note is not None and not isinstance(seed_note, str):
+            self.err(("seed_note",), "seed_note must be a string")
+            seed_note = None
+        seed = top.get("seed", 0)
+        if self.integer(seed, ("seed",), minimum=0) is None:
+            seed = 0
+        tags = self.string_list(top.get("tags", []), ("tags",)) or []
+        until = None
+        if "until" in top:
+            until = self.duration(top["until"], ("until",))
+
+        cluster = self.cluster(top.get("cluster", {}))
+        self.collect_created_topics(top.get("timeline"))
+        consumers = self.consumers(top.get("consumers"), top.get("defaults", {}))
+        timeline = self.timeline(top.get("timeline", []))
+        expect = self.expectations(top.get("expect", []))
+        if self.issues or cluster is None:
+            return None
+        return Scenario(
+            name=name,
+            description=description.strip(),
+            version=SCENARIO_VERSION,
+            seed=seed,
+            cluster=cluster,
+            consumers=tuple(consumers),
+            timeline=tuple(sorted(timeline, key=lambda a: a.at_ms)),
+            expect=tuple(expect),
+            until_ms=until,
+            seed_note=seed_note.strip() if seed_note else None,
+            tags=tuple(tags),
+            source=self.pos.source,
+            data=self.data,
+        )
+
+    # -- cluster ------------------------------------------------------------------------------
+
+    def cluster(self, raw: Any) -> ClusterSpec | None:
+        path: PathT = ("cluster",)
+        m = self.mapping(raw if raw is not None else {}, path, "cluster")
+        if m is None:
+            return None
+        self.check_keys(m, path, CLUSTER_KEYS, "cluster")
+        brokers = (
+            self.integer(m.get("brokers", 3), (*path, "brokers"), minimum=1, maximum=MAX_BROKERS)
+            or 3
+        )
+        self.brokers = brokers
+        rf_raw = m.get("replication_factor", min(3, brokers))
+        rf = self.integer(rf_raw, (*path, "replication_factor"), minimum=1, maximum=brokers) or min(
+            3, brokers
+        )
+        racks = None
+        if "broker_racks" in m:
+            rp = (*path, "broker_racks")
+            if not isinstance(m["broker_racks"], list) or len(m["broker_racks"]) != brokers:
+                self.err(
+                    rp, f"broker_racks must list one rack (or null) per broker: {brokers} entries"
+                )
+            else:
+                racks = tuple(None if r is None else str(r) for r in m["broker_racks"])
+        config = self.broker_settings(m.get("config", {}), (*path, "config"))
+        if "offsets_partitions" in m:
+            n = self.integer(
+                m["offsets_partitions"], (*path, "offsets_partitions"), minimum=1, maximum=100_000
+            )
+            if n is not None:
+                if "offsets_topic_num_partitions" in config:
+                    self.err(
+                        (*path, "offsets_partitions"),
+                        "given twice: also set as offsets.topic.num.partitions in cluster.config",
+                    )
+                config["offsets_topic_num_partitions"] = n
+        self.broker_config = config
+        topics = self.topic_specs(m.get("topics", {}), (*path, "topics"))
+        network = self.network(m.get("network", {}), (*path, "network"))
+        return ClusterSpec(
+            brokers=brokers,
+            broker_racks=racks,
+            replication_factor=rf,
+            topics=tuple(topics),
+            config=config,
+            network=network,
+        )
+
+    def broker_settings(self, raw: Any, path: PathT) -> dict[str, Any]:
+        m = self.mapping(raw if raw is not None else {}, path, "cluster.config")
+        out: dict[str, Any] = {}
+        if m is None:
+            return out
+        for key, value in m.items():
+            if key not in ck.BROKER_KEYS:
+                hint = did_you_mean(key, ck.BROKER_KEYS)
+                if key in ck.CONSUMER_KEYS:
+                    hint = f"`{key}` is a consumer setting: put it under `defaults` or a consumer's `config`"
+                self.err((*path, key), f"unknown broker setting `{key}`", hint=hint, key=True)
+                continue
+            field_name, kind = ck.BROKER_KEYS[key]
+            parsed = self.setting(value, kind, (*path, key))
+            if parsed is not None:
+                out[field_name] = parsed
+        lo = out.get(
+            "group_min_session_timeout_ms", ck.BROKER_DEFAULTS["group_min_session_timeout_ms"]
+        )
+        hi = out.get(
+            "group_max_session_timeout_ms", ck.BROKER_DEFAULTS["group_max_session_timeout_ms"]
+        )
+        if lo > hi:
+            self.err(
+                (*path, "group.min.session.timeout.ms"),
+                f"group.min.session.timeout.ms ({lo}) exceeds group.max.session.timeout.ms ({hi})",
+            )
+        if out.get("group_max_size", 1) > ck.BROKER_DEFAULTS["group_max_size"]:
+            self.err(
+                (*path, "group.max.size"), "group.max.size must fit in a Java int (2147483647)"
+            )
+        return out
+
+    def setting(self, value: Any, kind: ck.Kind, path: PathT) -> Any:
+        if kind is ck.Kind.DURATION:
+            return self.duration(value, path)
+        if kind is ck.Kind.SIZE:
+            try:
+                return parse_size_bytes(value)
+            except ValueError as exc:
+                self.err(path, str(exc))
+                return None
+        if kind is ck.Kind.INT:
+            return self.integer(value, path)
+        if kind is ck.Kind.POSITIVE_INT:
+            return self.integer(value, path, minimum=1)
+        if kind is ck.Kind.FLOAT:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                self.err(path, f"expected a non-negative number, got {_kind(value)}")
+                return None
+            return float(value)
+        if kind is ck.Kind.BOOL:
+            if not isinstance(value, bool):
+                self.err(path, f"expected true or false, got {_kind(value)}")
+                return None
+            return value
+        if kind is ck.Kind.STRING:
+            return self.string(value, path)
+        if kind is ck.Kind.OPTIONAL_STRING:
+            if value is None:
+                return None
+            return self.string(value, path)
+        if kind is ck.Kind.STRATEGIES:
+            return self.strategies(value, path)
+        raise AssertionError(kind)
+
+    def strategies(self, value: Any, path: PathT) -> tuple[str, ...] | None:
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",")]  # Kafka's comma-separated form
+        if not isinstance(value, list) or not value:
+            self.err(
+                path, "partition.assignment.strategy must be a non-empty list of assignor names"
+            )
+            return None
+        out: list[str] = []
+        for i, item in enumerate(value):
+            ipath = (
+                (*path, i)
+                if len(value) > 1 or isinstance(self.pos.values.get((*path, 0)), tuple)
+                else path
+            )
+            if not isinstance(item, str) or not item:
+                self.err(ipath, f"expected an assignor name, got {_kind(item)}")
+                continue
+            if not known_assignor(item):
+                self.err(
+                    ipath,
+                    f"unknown assignor `{item}`",
+                    hint=did_you_mean(item, ck.BUILTIN_ASSIGNORS)
+                    or f"known: {', '.join(ck.BUILTIN_ASSIGNORS)}, or package.module:Class",
+                )
+                continue
+            name = canonical_assignor(item)
+            if name in out:
+                self.err(ipath, f"assignor `{name}` is listed twice")
+                continue
+            out.append(name)
+        return tuple(out) if len(out) == len(value) else None
+
+    def topic_specs(self, raw: Any, path: PathT) -> list[TopicSpec]:
+        m = self.mapping(raw if raw is not None else {}, path, "cluster.topics")
+        out: list[TopicSpec] = []
+        if m is None:
+            return out
+        for name, spec in m.items():
+            tpath = (*path, name)
+            if not TOPIC_NAME.match(name) or name in (".", ".."):
+                self.err(
+                    tpath,
+                    f"illegal topic name `{name}`",
+                    hint="Kafka allows letters, digits, '.', '_' and '-', at most 249 characters",
+                    key=True,
+                )
+                continue
+            racks = None
+            self.all_topics.add(
+                name
+            )  # known even if its spec is bad: no cascade of unknown-topic errors
+            if isinstance(spec, dict):
+                self.check_keys(spec, tpath, TOPIC_KEYS, f"topic `{name}`")
+                if "partitions" not in spec:
+                    self.err(tpath, f"topic `{name}` needs `partitions`")
+                    continue
+                count = self.integer(
+                    spec["partitions"], (*tpath, "partitions"), minimum=1, maximum=1_000_000
+                )
+                if "racks" in spec and count is not None:
+                    racks = self.partition_racks(spec["racks"], (*tpath, "racks"), count)
+            else:
+                count = self.integer(spec, tpath, minimum=1, maximum=1_000_000)
+            if count is None:
+                continue
+            self.topics[name] = count
+            self.all_topics.add(name)
+            out.append(TopicSpec(name, count, racks))
+        return out
+
+    def partition_racks(
+        self, raw: Any, path: PathT, count: int
+    ) -> tuple[tuple[str, ...], ...] | None:
+        if not isinstance(raw, list) or len(raw) != count:
+            self.err(path, f"racks must list the replica racks of each of the {count} partitions")
+            return None
+        out = []
+        for i, entry in enumerate(raw):
+            names = self.string_list(entry, (*path, i))
+            if names is None:
+                return None
+            out.append(tuple(names))
+        return tuple(out)
+
+    def network(self, raw: Any, path: PathT) -> NetworkSpec:
+        m = self.mapping(raw if raw is not None else {}, path, "cluster.network")
+        if m is None:
+            return NetworkSpec()
+        self.check_keys(m, path, NETWORK_KEYS, "cluster.network")
+        latency = self.duration(m.get("latency", 1), (*path, "latency"))
+        jitter = self.duration(m.get("jitter", 0), (*path, "jitter"))
+        drop = m.get("drop_rate", 0.0)
+        if isinstance(drop, bool) or not isinstance(drop, (int, float)) or not 0 <= drop < 1:
+            self.err((*path, "drop_rate"), f"drop_rate must be a number in [0, 1), got {drop!r}")
+            drop = 0.0
+        return NetworkSpec(
+            latency_ms=latency if latency is not None else 1,
+            jitter_ms=jitter or 0,
+            drop_rate=float(drop),
+        )
+
+    def collect_created_topics(self, raw: Any) -> None:
+        """Topics created by the timeline may be referenced by consumers and expectations."""
+        if not isinstance(raw, list):
+            return
+        for item in raw:
+            if isinstance(item, dict) and isinstance(item.get("create_topic"), dict):
+                self.all_topics.update(str(k) for k in item["create_topic"])
+
+    # -- consumers ----------------------------------------------------------------------------
+
+    def consumers(self, raw: Any, defaults_raw: Any) -> list[ConsumerSpec]:
+        defaults = self.consumer_settings(
+            defaults_raw if defaults_raw is not None else {}, ("defaults",), allow_group_id=False
+        )
+        if raw is None:
+            return []
+        items: list[tuple[PathT, Any]]
+        if isinstance(raw, dict):
+            items = [(("consumers",), raw)]  # a single template
+        elif isinstance(raw, list):
+            items = [(("consumers", i), item) for i, item in enumerate(raw)]
+        else:
+            self.err(
+                ("consumers",),
+                f"consumers must be a list (or one template mapping), got {_kind(raw)}",
+            )
+            return []
+        out: list[ConsumerSpec] = []
+        for path, item in items:
+            out.extend(self.consumer_item(item, path, defaults))
+        if len(out) > MAX_CONSUMERS:
+            self.err(
+                ("consumers",),
+                f"{len(out)} consumers is more than this simulator accepts ({MAX_CONSUMERS})",
+            )
+        return out
+
+    def consumer_item(self, item: Any, path: PathT, defaults: dict[str, Any]) -> list[ConsumerSpec]:
+        m = self.mapping(item, path, "a consumer")
+        if m is None:
+            return []
+        self.check_keys(m, path, CONSUMER_ITEM_KEYS, "a consumer")
+        if "id" not in m:
+            self.err(path, "a consumer needs an `id`")
+            return []
+        if "group" not in m:
+            self.err(path, "a consumer needs a `group` (Kafka's group.id)")
+            return []
+        id_template = self.string(m["id"], (*path, "id"))
+        group = self.string(m["group"], (*path, "group"))
+        if id_template is None or group is None:
+            return []
+        count = 1
+        first = 0
+        templated = "count" in m
+        if templated:
+            count = (
+                self.integer(m["count"], (*path, "count"), minimum=0, maximum=MAX_CONSUMERS) or 0
+            )
+            first = self.integer(m.get("first", 0), (*path, "first"), minimum=0) or 0
+            if count > 1 and "{i}" not in id_template:
+                self.err(
+                    (*path, "id"),
+                    f'a template of {count} consumers needs `{{i}}` in its id, e.g. "C{{i}}"',
+                )
+                return []
+        elif "first" in m:
+            self.err((*path, "first"), "`first` only makes sense with `count`")
+        topics: tuple[str, ...] = ()
+        pattern = None
+        if "topics" in m and "pattern" in m:
+            self.err((*path, "pattern"), "give either `topics` or `pattern`, not both")
+        elif "pattern" in m:
+            pattern = self.string(m["pattern"], (*path, "pattern"))
+            if pattern is not None:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    self.err((*path, "pattern"), f"invalid regular expression: {exc}")
+        elif "topics" in m:
+            names = self.string_list(m["topics"], (*path, "topics")) or []
+            for i, t in enumerate(names):
+                tp = (*path, "topics", i) if isinstance(m["topics"], list) else (*path, "topics")
+                self.ref(t, tp, sorted(self.all_topics), "topic")
+            topics = tuple(names)
+        else:
+            self.err(path, "a consumer needs `topics` (a list) or `pattern` (a regex)")
+        own = self.consumer_settings(m.get("config", {}), (*path, "config"), allow_group_id=False)
+        static = m.get("static", False)
+        if not isinstance(static, bool):
+            self.err((*path, "static"), f"static must be true or false, got {_kind(static)}")
+            static = False
+        out = []
+        for i in range(first, first + count):
+            cid = id_template.replace("{i}", str(i))
+            config = {**ck.CONSUMER_DEFAULTS, **defaults, **own}
+            for key in ("group_instance_id", "client_id"):
+                if isinstance(config.get(key), str):
+                    config[key] = config[key].replace("{i}", str(i)).replace("{id}", cid)
+            if static and config.get("group_instance_id") is None:
+                config["group_instance_id"] = cid
+            config.setdefault("client_id", cid)
+            config["group_id"] = group
+            if not self.node_name(cid, (*path, "id")):
+                continue
+            if cid in self.consumer_ids:
+                self.err((*path, "id"), f"duplicate consumer id `{cid}`")
+                continue
+            self.consumer_ids.append(cid)
+            if group not in self.groups:
+                self.groups.append(group)
+            self.consumer_limits(config, path, own, defaults)
+            out.append(
+                ConsumerSpec(
+                    id=cid,
+                    group=group,
+                    topics=topics,
+                    pattern=pattern,
+                    config=config,
+                    where=self.where(path),
+                )
+            )
+            if templated is False:
+                break
+        return out
+
+    def node_name(self, cid: str, path: PathT) -> bool:
+        if cid.startswith("broker-") or cid in ("coordinator", "all"):
+            self.err(path, f"`{cid}` cannot name a consumer: it is reserved for brokers")
+            return False
+        if not re.match(r"^[A-Za-z0-9._:-]+$", cid):
+            self.err(
+                path, f"consumer id `{cid}` may only hold letters, digits, '.', '_', ':' and '-'"
+            )
+            return False
+        return True
+
+    def consumer_settings(self, raw: Any, path: PathT, *, allow_group_id: bool) -> dict[str, Any]:
+        m = self.mapping(raw if raw is not None else {}, path, path_str(path) or "config")
+        out: dict[str, Any] = {}
+        if m is None:
+            return out
+        for key, value in m.items():
+            if key == "group.id" and not allow_group_id:
+                self.err((*path, key), "group.id is set by the consumer's `group:` field", key=True)
+                continue
+            if key not in ck.CONSUMER_KEYS:
+                hint = did_you_mean(key, ck.CONSUMER_KEYS)
+                if key in ck.BROKER_KEYS:
+                    hint = f"`{key}` is a broker setting: put it under `cluster.config`"
+                self.err((*path, key), f"unknown consumer setting `{key}`", hint=hint, key=True)
+                continue
+            field_name, kind = ck.CONSUMER_KEYS[key]
+            parsed = self.setting(value, kind, (*path, key))
+            if parsed is not None or kind is ck.Kind.OPTIONAL_STRING:
+                out[field_name] = parsed
+        return out
+
+    def consumer_limits(
+        self,
+        config: dict[str, Any],
+        path: PathT,
+        own: Mapping[str, Any],
+        defaults: Mapping[str, Any],
+    ) -> None:
+        def where_of(field_name: str) -> PathT:
+            dotted = next(k for k, (f, _) in ck.CONSUMER_KEYS.items() if f == field_name)
+            if field_name in own:
+                return (*path, "config", dotted)
+            if field_name in defaults:
+                return ("defaults", dotted)
+            return path
+
+        session = config["session_timeout_ms"]
+        lo = self.broker_config.get(
+            "group_min_session_timeout_ms", ck.BROKER_DEFAULTS["group_min_session_timeout_ms"]
+        )
+        hi = self.broker_config.get(
+            "group_max_session_timeout_ms", ck.BROKER_DEFAULTS["group_max_session_timeout_ms"]
+        )
+        if not lo <= session <= hi:
+            self.err(
+                where_of("session_timeout_ms"),
+                f"session.timeout.ms {session} is outside the broker's [{lo}, {hi}] "
+                "(group.min/max.session.timeout.ms): the coordinator would answer INVALID_SESSION_TIMEOUT",
+                hint="to show that error, send a raw JoinGroup instead",
+            )
+        if config["heartbeat_interval_ms"] >= session:
+            self.err(
+                where_of("heartbeat_interval_ms"),
+                f"heartbeat.interval.ms {config['heartbeat_interval_ms']} must be lower than session.timeout.ms {session}",
+            )
+        try:
+            from members.config import ConfigError, ConsumerConfig
+        except ImportError:
+            return
+        fields = {f.name for f in attrs.fields(ConsumerConfig)}
+        kwargs = {k: v for k, v in config.items() if k in fields}
+        try:
+            ConsumerConfig(**kwargs)
+        except (ConfigError, ValueError, TypeError) as exc:
+            if not any(i.path.startswith(path_str(path)) for i in self.issues):
+                self.err(path, f"invalid consumer configuration: {exc}")
+
+    # -- timeline -----------------------------------------------------------------------------
+
+    def timeline(self, raw: Any) -> list[Action]:
+        if raw is None:
+            return []
+        if not isinstance(raw, list):
+            self.err(("timeline",), f"timeline must be a list of steps, got {_kind(raw)}")
+            return []
+        out = []
+        for i, item in enumerate(raw):
+            action = self.step(item, ("timeline", i))
+            if action is not None:
+                out.append(action)
+        return out
+
+    def step(self, item: Any, path: PathT) -> Action | None:
+        m = self.mapping(item, path, "a timeline step")
+        if m is None:
+            return None
+        kinds = [k for k in m if k in ACTIONS]
+        for k in m:
+            if k not in ACTIONS and k not in TIMELINE_META:
+                self.err(
+                    (*path, k),
+                    f"unknown action `{k}`",
+                    hint=did_you_mean(k, (*ACTIONS, *TIMELINE_META))
+                    or f"actions: {', '.join(ACTIONS)}",
+                    key=True,
+                )
+        if "at" not in m:
+            self.err(path, "a timeline step needs `at` (e.g. `at: 5s`)")
+            at = None
+        else:
+            at = self.duration(m["at"], (*path, "at"))
+        note = m.get("note")
+        if note is not None and not isinstance(note, str):
+            self.err((*path, "note"), "note must be a string")
+        if not kinds:
+            if not any(k not in TIMELINE_META for k in m) and note is None:
+                self.err(path, f"a timeline step needs an action: one of {', '.join(ACTIONS)}")
+            if note is None:
+                return None
+            kind, args = "note", {}
+        elif len(kinds) > 1:
+            self.err((*path, kinds[1]), f"one action per step: found {', '.join(kinds)}", key=True)
+            return None
+        else:
+            kind = kinds[0]
+            args = getattr(self, f"act_{kind}")(m[kind], (*path, kind))
+            if args is None:
+                return None
+        if note is not None:
+            args = {**args, "note": note}
+        expect = None
+        name = None
+        if kind == "send":
+            if "expect" in m:
+                expect = self.response_expect(m["expect"], (*path, "expect"), args["api"])
+            if "as" in m:
+                name = self.string(m["as"], (*path, "as"))
+                if name is not None:
+                    if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+                        self.err(
+                            (*path, "as"), f"`{name}` is not a usable name (letters, digits, _)"
+                        )
+                    elif name in self.raw_names:
+                        self.err(
+                            (*path, "as"),
+                            f"the name `{name}` is already used by an earlier request",
+                        )
+                    self.raw_names.add(name)
+        else:
+            for meta in ("expect", "as"):
+                if meta in m:
+                    self.err((*path, meta), f"`{meta}` belongs to a `send` step", key=True)
+        if at is None:
+            return None
+        return Action(
+            at_ms=at, kind=kind, args=args, where=self.where(path), expect=expect, name=name
+        )
+
+    def consumer_refs(self, raw: Any, path: PathT) -> list[str] | None:
+        if raw == "all":
+            return list(self.consumer_ids)
+        names = self.string_list(raw, path)
+        if names is None:
+            return None
+        ok = True
+        for i, n in enumerate(names):
+            p = (*path, i) if isinstance(raw, list) else path
+            ok = self.ref(n, p, self.consumer_ids, "consumer") and ok
+        return names if ok else None
+
+    def act_start(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        c = self.consumer_refs(raw, path)
+        return None if c is None else {"consumers": tuple(c)}
+
+    act_close = act_crash = act_restart = act_commit = act_start
+
+    def act_subscribe(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        m = self.mapping(raw, path, "subscribe (consumer: [topics])")
+        if m is None:
+            return None
+        subs = []
+        for cid, topics in m.items():
+            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
+                continue
+            names = self.string_list(topics, (*path, cid))
+            if names is None:
+                continue
+            for i, t in enumerate(names):
+                self.ref(
+                    t,
+                    (*path, cid, i) if isinstance(topics, list) else (*path, cid),
+                    sorted(self.all_topics),
+                    "topic",
+                )
+            subs.append((cid, tuple(names)))
+        return {"subscriptions": tuple(subs)}
+
+    def act_stall(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        m = self.mapping(raw, path, "stall (consumer: duration)")
+        if m is None:
+            return None
+        out = []
+        for cid, d in m.items():
+            if self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
+                ms = self.duration(d, (*path, cid))
+                if ms is not None:
+                    out.append((cid, ms))
+        return {"stalls": tuple(out)}
+
+    def act_add_partitions(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        m = self.mapping(raw, path, "add_partitions (topic: how many to add)")
+        if m is None:
+            return None
+        out = []
+        for t, n in m.items():
+            if self.ref(t, (*path, t), sorted(self.all_topics), "topic"):
+                count = self.integer(n, (*path, t), minimum=1, maximum=1_000_000)
+                if count is not None:
+                    out.append((t, count))
+        return {"topics": tuple(out)}
+
+    def act_create_topic(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        m = self.mapping(raw, path, "create_topic (name: partitions)")
+        if m is None:
+            return None
+        out = []
+        for t, n in m.items():
+            if t in self.topics:
+                self.err(
+                    (*path, t),
+                    f"topic `{t}` already exists in cluster.topics",
+                    hint="Kafka would answer TOPIC_ALREADY_EXISTS",
+                    key=True,
+                )
+                continue
+            if not TOPIC_NAME.match(t):
+                self.err((*path, t), f"illegal topic name `{t}`", key=True)
+                continue
+            count = self.integer(n, (*path, t), minimum=1, maximum=1_000_000)
+            if count is not None:
+                out.append((t, count))
+        return {"topics": tuple(out)}
+
+    def act_delete_topic(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        names = self.string_list(raw, path)
+        if names is None:
+            return None
+        for i, t in enumerate(names):
+            self.ref(
+                t, (*path, i) if isinstance(raw, list) else path, sorted(self.all_topics), "topic"
+            )
+        return {"topics": tuple(names)}
+
+    def broker_ref(self, raw: Any, path: PathT) -> str | dict[str, str] | None:
+        """``broker-1``, ``1``, or ``{coordinator_of: g1}`` (whichever broker coordinates g1 then)."""
+        if isinstance(raw, dict):
+            self.check_keys(raw, path, ("coordinator_of",), "a broker reference")
+            g = raw.get("coordinator_of")
+            if not isinstance(g, str) or not self.ref(
+                g, (*path, "coordinator_of"), self.groups, "group"
+            ):
+                if not isinstance(g, str):
+                    self.err(path, "write `{coordinator_of: <group>}`")
+                return None
+            return {"coordinator_of": g}
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            n = raw
+        elif isinstance(raw, str) and re.match(r"^broker-\d+$", raw):
+            n = int(raw.split("-")[1])
+        else:
+            self.err(
+                path,
+                f"expected a broker such as broker-0 (or 0, or {{coordinator_of: group}}), got {raw!r}",
+            )
+            return None
+        if not 0 <= n < self.brokers:
+            self.err(
+                path,
+                f"there is no broker-{n}: the cluster has brokers broker-0..broker-{self.brokers - 1}",
+            )
+            return None
+        return f"broker-{n}"
+
+    def act_crash_broker(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        b = self.broker_ref(raw, path)
+        return None if b is None else {"broker": b}
+
+    act_restart_broker = act_crash_broker
+
+    def act_network(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        m = self.mapping(raw, path, "network")
+        if m is None:
+            return None
+        self.check_keys(m, path, ("partition", "isolate", "for"), "network")
+        if "for" not in m:
+            self.err(path, "a network fault needs `for` (how long it lasts, e.g. `for: 10s`)")
+            return None
+        duration = self.duration(m["for"], (*path, "for"))
+        nodes = [*self.consumer_ids, *(f"broker-{i}" for i in range(self.brokers))]
+        sides: list[tuple[str, ...]] = []
+        if ("partition" in m) == ("isolate" in m):
+            self.err(
+                path, "give exactly one of `partition: [[nodes...], [nodes...]]` or `isolate: node`"
+            )
+            return None
+        if "isolate" in m:
+            names = self.string_list(m["isolate"], (*path, "isolate"))
+            if names is None:
+                return None
+            for n in names:
+                self.ref(n, (*path, "isolate"), nodes, "node")
+            sides = [tuple(names)]
+        else:
+            raw_sides = m["partition"]
+            if (
+                not isinstance(raw_sides, list)
+                or len(raw_sides) < 2
+                or not all(isinstance(s, list) for s in raw_sides)
+            ):
+                self.err(
+                    (*path, "partition"),
+                    "partition must be a list of at least two node lists, e.g. [[C1], [broker-0]]",
+                )
+                return None
+            seen: set[str] = set()
+            for si, side in enumerate(raw_sides):
+                names = self.string_list(side, (*path, "partition", si)) or []
+                for ni, n in enumerate(names):
+                    if self.ref(n, (*path, "partition", si, ni), nodes, "node") and n in seen:
+                        self.err(
+                            (*path, "partition", si, ni),
+                            f"node `{n}` is on two sides of the partition",
+                        )
+                    seen.add(n)
+                sides.append(tuple(names))
+        if duration is None:
+            return None
+        return {"sides": tuple(sides), "isolate": "isolate" in m, "for_ms": duration}
+
+    def act_send(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        m = self.mapping(raw, path, "send")
+        if m is None:
+            return None
+        api = m.get("api")
+        if api not in REQUESTS:
+            self.err(
+                (*path, "api") if "api" in m else path,
+                f"unknown or missing api {api!r}",
+                hint=(did_you_mean(str(api), REQUESTS) if api else None)
+                or f"apis: {', '.join(REQUESTS)}",
+            )
+            return None
+        cls = REQUESTS[api]
+        fields = {f.name: f for f in attrs.fields(cls)}
+        allowed = (*SEND_META, *fields, *(("topics",) if api == "JoinGroup" else ()))
+        self.check_keys(m, path, allowed, f"a {api} request")
+        sender = m.get("from", "raw")
+        if (
+            not isinstance(sender, str)
+            or not sender
+            or sender.startswith("broker-")
+            or sender in self.consumer_ids
+        ):
+            self.err(
+                (*path, "from"),
+                f"`from` must name a raw client node of its own (not a consumer or a broker), got {sender!r}",
+            )
+            return None
+        to: Any = m.get("to", "coordinator")
+        if to != "coordinator":
+            to = self.broker_ref(to, (*path, "to"))
+            if to is None:
+                return None
+        elif "group_id" not in fields and api != "DescribeGroups":
+            self.err(
+                (*path, "to") if "to" in m else path,
+                f"a {api} request has no group_id: say which broker gets it (`to: broker-0`)",
+            )
+            return None
+        body: dict[str, Any] = {}
+        for k, v in m.items():
+            if k in SEND_META or k not in allowed:
+                continue
+            body[k] = self.request_value(k, v, (*path, k))
+        for f in fields.values():
+            if f.default is attrs.NOTHING and f.name not in body and not _defaulted(api, f.name):
+                self.err(path, f"a {api} request needs `{f.name}`")
+        return {"api": api, "from": sender, "to": to, "fields": body}
+
+    def request_value(self, key: str, value: Any, path: PathT) -> Any:
+        """Check ``$name.field`` references and durations; structure is converted by the runner."""
+        if isinstance(value, str):
+            ref = REF.match(value)
+            if ref:
+                if ref.group("name") not in self.raw_names:
+                    self.err(
+                        path,
+                        f"`{value}` refers to no earlier request named `{ref.group('name')}`",
+                        hint=did_you_mean(ref.group("name"), self.raw_names)
+                        or "name a request with `as: <name>`",
+                    )
+                return value
+            if value.startswith("$"):
+                self.err(
+                    path,
+                    f"`{value}` is not a reference: write $<name>.<field>, e.g. $join1.member_id",
+                )
+                return value
+        if key.endswith("_ms") and not isinstance(value, int):
+            return self.duration(value, path)
+        if isinstance(value, dict):
+            return {k: self.request_value(k, v, (*path, k)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.request_value(key, v, (*path, i)) for i, v in enumerate(value)]
+        return value
+
+    def response_expect(self, raw: Any, path: PathT, api: str) -> dict[str, Any] | None:
+        m = self.mapping(raw, path, "a response expectation")
+        if m is None:
+            return None
+        response = getattr(proto, f"{api}Response")
+        allowed = (
+            *(f.name for f in attrs.fields(response) if f.name != "error_code"),
+            *RESPONSE_EXTRA_KEYS,
+        )
+        self.check_keys(m, path, allowed, f"a {api} response")
+        if "error" in m:
+            self.error_name(m["error"], (*path, "error"))
+        for k, v in m.items():
+            if isinstance(v, str) and v.startswith("$"):
+                self.request_value(k, v, (*path, k))
+        return dict(m)
+
+    def error_name(self, raw: Any, path: PathT) -> str | None:
+        names = [e.name for e in Errors]
+        if not isinstance(raw, str) or raw not in names:
+            self.err(path, f"unknown Kafka error {raw!r}", hint=did_you_mean(str(raw), names))
+            return None
+        return raw
+
+    # -- expectations -------------------------------------------------------------------------
+
+    def expectations(self, raw: Any) -> list[Expectation]:
+        if raw is None:
+            return []
+        if not isinstance(raw, list):
+            self.err(("expect",), f"expect must be a list, got {_kind(raw)}")
+            return []
+        out = []
+        for i, item in enumerate(raw):
+            e = self.expectation(item, ("expect", i))
+            if e is not None:
+                out.append(e)
+        return out
+
+    def expectation(self, item: Any, path: PathT) -> Expectation | None:
+        m = self.mapping(item, path, "an expectation")
+        if m is None:
+            return None
+        self.check_keys(m, path, (*EXPECT_META, *EXPECT_CHECKS), "an expectation")
+        at_raw = m.get("at", "end")
+        at = None if at_raw == "end" else self.duration(at_raw, (*path, "at"))
+        if at_raw != "end" and at is None:
+            return None
+        group = m.get("group")
+        if group is None:
+            if len(self.groups) == 1:
+                group = self.groups[0]
+            elif any(
+                k in m
+                for k in (
+                    "state",
+                    "generation",
+                    "leader",
+                    "protocol",
+                    "members",
+                    "rebalances",
+                    "coordinator",
+                    "offsets_partition",
+                )
+            ):
+                self.err(path, "which group? add `group:`", hint=_listing("group", self.groups))
+                return None
+        elif not isinstance(group, str) or not self.ref(
+            group, (*path, "group"), self.groups, "group"
+        ):
+            return None
+        checks: dict[str, Any] = {}
+        for key in EXPECT_CHECKS:
+            if key in m:
+                value = getattr(self, f"exp_{key}")(m[key], (*path, key))
+                if value is not _BAD:
+                    checks[key] = value
+        if not any(k in m for k in EXPECT_CHECKS):
+            self.err(path, f"an expectation needs at least one check: {', '.join(EXPECT_CHECKS)}")
+            return None
+        if not checks:
+            return None
+        label = m.get("label")
+        return Expectation(
+            at_ms=at,
+            group=group,
+            checks=checks,
+            where=self.where(path),
+            label=label if isinstance(label, str) else None,
+        )
+
+    def exp_state(self, raw: Any, path: PathT) -> Any:
+        if raw not in GROUP_STATES:
+            self.err(
+                path,
+                f"unknown group state {raw!r}",
+                hint=did_you_mean(str(raw), GROUP_STATES) or _listing("state", GROUP_STATES),
+            )
+            return _BAD
+        return raw
+
+    def exp_generation(self, raw: Any, path: PathT) -> Any:
+        return _bad_if_none(self.integer(raw, path, minimum=0))
+
+    def exp_leader(self, raw: Any, path: PathT) -> Any:
+        if raw is None:
+            return None
+        if not isinstance(raw, str) or not self.ref(raw, path, self.consumer_ids, "consumer"):
+            return _BAD
+        return raw
+
+    def exp_protocol(self, raw: Any, path: PathT) -> Any:
+        if raw is None:
+            return None
+        if not isinstance(raw, str) or not known_assignor(raw):
+            self.err(
+                path, f"unknown protocol {raw!r}", hint=did_you_mean(str(raw), ck.BUILTIN_ASSIGNORS)
+            )
+            return _BAD
+        return canonical_assignor(raw)
+
+    def exp_members(self, raw: Any, path: PathT) -> Any:
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return _bad_if_none(self.integer(raw, path, minimum=0))
+        names = self.consumer_refs(raw, path)
+        return _BAD if names is None else tuple(sorted(names))
+
+    def partitions(self, raw: Any, path: PathT) -> tuple[str, ...] | None:
+        if raw is None or raw == []:
+            return ()
+        items = raw if isinstance(raw, list) else [raw]
+        out: list[str] = []
+        for i, item in enumerate(items):
+            ipath = (*path, i) if isinstance(raw, list) else path
+            if not isinstance(item, str) or not (m := PARTITION_TEXT.match(item)):
+                self.err(
+                    ipath, f"expected a partition like T1-0 (or a range T1-0..3), got {item!r}"
+                )
+                return None
+            topic = m.group("topic")
+            if not self.ref(topic, ipath, sorted(self.all_topics), "topic"):
+                return None
+            first = int(m.group("first"))
+            last = int(m.group("last")) if m.group("last") else first
+            if last < first:
+                self.err(ipath, f"empty range {item!r}")
+                return None
+            out.extend(f"{topic}-{p}" for p in range(first, last + 1))
+        return tuple(out)
+
+    def exp_assignment(self, raw: Any, path: PathT) -> Any:
+        m = self.mapping(raw, path, "assignment (consumer: [partitions])")
+        if m is None:
+            return _BAD
+        out = {}
+        for cid, parts in m.items():
+            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
+                continue
+            p = self.partitions(parts, (*path, cid))
+            if p is not None:
+                out[cid] = p
+        return out
+
+    def count_spec(self, raw: Any, path: PathT) -> Any:
+        if isinstance(raw, dict):
+            self.check_keys(raw, path, ("min", "max"), "a count")
+            lo = self.integer(raw.get("min", 0), (*path, "min"), minimum=0)
+            hi = raw.get("max")
+            if hi is not None:
+                hi = self.integer(hi, (*path, "max"), minimum=0)
+            return {"min": lo or 0, "max": hi}
+        v = self.integer(raw, path, minimum=0)
+        return _BAD if v is None else {"min": v, "max": v}
+
+    exp_rebalances = count_spec
+
+    def exp_errors(self, raw: Any, path: PathT) -> Any:
+        out: dict[str, Any] = {}
+        if isinstance(raw, dict):
+            for name, count in raw.items():
+                if self.error_name(name, (*path, name)):
+                    c = self.count_spec(count, (*path, name))
+                    if c is not _BAD:
+                        out[name] = c
+            return out
+        names = self.string_list(raw, path)
+        if names is None:
+            return _BAD
+        for i, n in enumerate(names):
+            if self.error_name(n, (*path, i) if isinstance(raw, list) else path):
+                out[n] = {"min": 1, "max": None}
+        return out
+
+    def exp_no_errors(self, raw: Any, path: PathT) -> Any:
+        names = self.string_list(raw, path)
+        if names is None:
+            return _BAD
+        ok = [
+            n
+            for i, n in enumerate(names)
+            if self.error_name(n, (*path, i) if isinstance(raw, list) else path)
+        ]
+        return tuple(ok)
+
+    def exp_client_states(self, raw: Any, path: PathT) -> Any:
+        m = self.mapping(raw, path, "client_states (consumer: state)")
+        if m is None:
+            return _BAD
+        out = {}
+        for cid, state in m.items():
+            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
+                continue
+            if state not in CLIENT_STATES:
+                self.err(
+                    (*path, cid),
+                    f"unknown client state {state!r}",
+                    hint=did_you_mean(str(state), CLIENT_STATES)
+                    or _listing("state", CLIENT_STATES),
+                )
+                continue
+            out[cid] = state
+        return out
+
+    def exp_invariants(self, raw: Any, path: PathT) -> Any:
+        if not isinstance(raw, bool):
+            self.err(path, "invariants must be true (no violation so far) or false")
+            return _BAD
+        return raw
+
+    def exp_coordinator(self, raw: Any, path: PathT) -> Any:
+        b = self.broker_ref(raw, path)
+        if isinstance(b, dict):
+            self.err(path, "name the broker you expect, e.g. broker-1")
+            return _BAD
+        return _bad_if_none(b)
+
+    def exp_offsets_partition(self, raw: Any, path: PathT) -> Any:
+        n = self.broker_config.get("offsets_topic_num_partitions", 50)
+        return _bad_if_none(self.integer(raw, path, minimum=0, maximum=n - 1))
+
+    def exp_events(self, raw: Any, path: PathT) -> Any:
+        if not isinstance(raw, list):
+            self.err(path, "events must be a list of {event: name, field: value, ...}")
+            return _BAD
+        out = []
+        for i, item in enumerate(raw):
+            m = self.mapping(item, (*path, i), "an event pattern")
+            if m is None:
+                continue
+            if "event" not in m and "count" not in m:
+                self.err((*path, i), "an event pattern needs `event`")
+                continue
+            pattern = dict(m)
+            count = pattern.pop("count", None)
+            spec = (
+                self.count_spec(count, (*path, i, "count"))
+                if count is not None
+                else {"min": 1, "max": None}
+            )
+            out.append({"match": pattern, "count": spec})
+        return tuple(out)
+
+
+class _Bad:
+    pass
+
+
+_BAD = _Bad()
+
+
+def _bad_if_none(v: Any) -> Any:
+    return _BAD if v is None else v
+
+
+def _defaulted(api: str, name: str) -> bool:
+    """Fields a raw request may omit: the runner fills them with a Java client's usual values."""
+    return (api, name) in {
+        ("JoinGroup", "session_timeout_ms"),
+        ("JoinGroup", "rebalance_timeout_ms"),
+        ("JoinGroup", "member_id"),
+        ("JoinGroup", "protocol_type"),
+        ("JoinGroup", "protocols"),
+        ("LeaveGroup", "members"),
+        ("OffsetCommit", "topics"),
+        ("OffsetCommit", "member_id"),
+        ("OffsetCommit", "generation_id"),
+        ("DescribeGroups", "groups"),
+        ("DeleteGroups", "groups_names"),
+        ("SyncGroup", "member_id"),
+        ("SyncGroup", "generation_id"),
+        ("Heartbeat", "member_id"),
+        ("Heartbeat", "generation_id"),
+    }
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"a string ({value!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _listing(what: str, known: Iterable[str]) -> str | None:
+    known = list(known)
+    if not known:
+        return f"no {what} is declared"
+    shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+    return f"known: {shown}"
+
+
+Check = Callable[[Any, PathT], Any]
