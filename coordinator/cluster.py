@@ -1,0 +1,576 @@
+"""A Kafka cluster as ONE sans-I/O object: brokers, topics, ``__consumer_offsets`` and its coordinators.
+
+The runner delivers requests (``handle_request``) and fired timers (``handle_timer``) and carries
+out the returned effects. Every timer key is namespaced by the broker that owns it
+(``"broker-1/heartbeat-g1-m1"``, ``"broker-2/load-17"``) so the runner keeps a single timer heap.
+
+Deterministic choices (documented in docs/coordinator.md):
+
+* replica placement: partition ``p`` of every topic (``__consumer_offsets`` included) has replicas
+  ``[(p + j) % num_brokers for j in range(min(replication_factor, num_brokers))]``; the first one
+  is the preferred leader;
+* leader election: the first live replica in that order (every live replica is in sync);
+* a restarted broker comes back as a follower; it becomes leader only of partitions that had no
+  live replica (as Kafka's unclean-free election would) or when ``elect_preferred_leaders`` runs
+  (Kafka's ``auto.leader.rebalance.enable`` does that every 300 s; here it is explicit);
+* ``__consumer_offsets`` exists from the start (Kafka creates it on the first FindCoordinator);
+* a new leader of an offsets partition replays it for ``config.load_time_ms``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+import structlog
+
+from coordinator.config import CoordinatorConfig
+from coordinator.effects import Effect, Send
+from coordinator.errors import Errors
+from coordinator.log import OffsetsLog
+from coordinator.placement import partition_for
+from coordinator.protocol import (
+    KEY_TYPE_GROUP,
+    DeletableGroupResult,
+    DeleteGroupsRequest,
+    DeleteGroupsResponse,
+    DescribedGroup,
+    DescribeGroupsRequest,
+    DescribeGroupsResponse,
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    ListGroupsRequest,
+    ListGroupsResponse,
+    MetadataRequest,
+    MetadataResponse,
+    MetadataResponseBroker,
+    MetadataResponsePartition,
+    MetadataResponseTopic,
+    OffsetCommitRequest,
+    OffsetCommitResponse,
+    OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic,
+    OffsetFetchRequest,
+    OffsetFetchResponse,
+    SyncGroupRequest,
+    SyncGroupResponse,
+    api_name,
+)
+from coordinator.shard import GroupShard
+from coordinator.validation import malformed_reason
+from coordinator.views import GroupView
+
+OFFSETS_TOPIC = "__consumer_offsets"
+DEFAULT_CONFIG = CoordinatorConfig()
+BROKER_PORT = 9092
+
+_GROUP_APIS = (
+    JoinGroupRequest,
+    SyncGroupRequest,
+    HeartbeatRequest,
+    LeaveGroupRequest,
+    OffsetCommitRequest,
+    OffsetFetchRequest,
+)
+
+# OffsetCommit/OffsetFetch accept "" as a group id; these four reject it (INVALID_GROUP_ID).
+_ID_CHECKED_APIS = (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
+
+
+def broker_name(node_id: int) -> str:
+    return f"broker-{node_id}"
+
+
+def broker_id(node: str) -> int:
+    """``"broker-3"`` -> 3; -1 for anything that is not a broker name."""
+    prefix, _, number = node.partition("-")
+    if prefix != "broker" or not number.isdigit():
+        return -1
+    return int(number)
+
+
+class KafkaCluster:
+    """N brokers, user topics and the ``__consumer_offsets`` coordinators, driven by the runner."""
+
+    def __init__(
+        self,
+        *,
+        num_brokers: int = 3,
+        config: CoordinatorConfig = DEFAULT_CONFIG,
+        topics: Mapping[str, int] | None = None,
+        broker_racks: Sequence[str | None] | None = None,
+        replication_factor: int = 3,
+        seed: int = 0,
+        logger=None,
+    ) -> None:
+        if not isinstance(num_brokers, int) or num_brokers < 1:
+            raise ValueError(f"num_brokers must be a positive integer, got {num_brokers!r}")
+        if not isinstance(replication_factor, int) or replication_factor < 1:
+            raise ValueError(f"replication_factor must be positive, got {replication_factor!r}")
+        if broker_racks is not None and len(broker_racks) != num_brokers:
+            raise ValueError(
+                f"broker_racks has {len(broker_racks)} entries for {num_brokers} brokers"
+            )
+        self.config = config
+        self.broker_nodes: tuple[str, ...] = tuple(broker_name(i) for i in range(num_brokers))
+        self.broker_racks: tuple[str | None, ...] = (
+            tuple(broker_racks) if broker_racks is not None else (None,) * num_brokers
+        )
+        self.replication_factor = min(replication_factor, num_brokers)
+        self.rng = random.Random(seed)
+        self.log = logger if logger is not None else structlog.get_logger("groupsim")
+        self.offsets_log = OffsetsLog(config.offsets_topic_num_partitions)
+        self._alive: dict[str, bool] = {node: True for node in self.broker_nodes}
+        self._topics: dict[str, int] = {}
+        n = config.offsets_topic_num_partitions
+        # Leader of each __consumer_offsets partition (a node name, or None when no replica lives).
+        self._offsets_leader: list[str | None] = [self._replicas(p)[0] for p in range(n)]
+        # The coordinator shard of each partition, on its leader; loaded from the start.
+        self._shards: dict[int, GroupShard] = {}
+        for p in range(n):
+            shard = self._new_shard(p, self._offsets_leader[p])
+            shard.finish_load(0)
+            self._shards[p] = shard
+        for name, count in (topics or {}).items():
+            self.create_topic(name, count)
+
+    # --- topology ------------------------------------------------------------------------------
+
+    def _replicas(self, partition: int) -> tuple[str, ...]:
+        n = len(self.broker_nodes)
+        return tuple(self.broker_nodes[(partition + j) % n] for j in range(self.replication_factor))
+
+    def replicas_of(self, topic: str, partition: int) -> tuple[str, ...]:
+        """Replica nodes of a partition, preferred leader first (the same rule for every topic)."""
+        return self._replicas(partition)
+
+    def _leader_among(self, replicas: Sequence[str]) -> str | None:
+        for node in replicas:
+            if self._alive[node]:
+                return node
+        return None
+
+    def is_alive(self, node: str) -> bool:
+        return self._alive.get(node, False)
+
+    def offsets_partition_leader(self, partition: int) -> str | None:
+        return self._offsets_leader[partition]
+
+    def partition_for(self, group_id: str) -> int:
+        return partition_for(group_id, self.config.offsets_topic_num_partitions)
+
+    def coordinator_for(self, group_id: str) -> str | None:
+        """The broker currently leading (and done loading) the group's offsets partition."""
+        p = self.partition_for(group_id)
+        shard = self._shards.get(p)
+        if shard is None or shard.loading:
+            return None
+        return shard.node
+
+    # --- topics --------------------------------------------------------------------------------
+
+    def create_topic(self, name: str, partitions: int) -> None:
+        if not isinstance(name, str) or not name or name == OFFSETS_TOPIC:
+            raise ValueError(f"invalid topic name {name!r}")
+        if not isinstance(partitions, int) or partitions < 1:
+            raise ValueError(f"a topic needs at least one partition, got {partitions!r}")
+        if name in self._topics:
+            raise ValueError(f"topic {name!r} already exists")
+        self._topics[name] = partitions
+
+    def add_partitions(self, name: str, count: int) -> None:
+        """Grow a topic to ``count`` partitions in total (Kafka's CreatePartitions semantics)."""
+        if name not in self._topics:
+            raise ValueError(f"unknown topic {name!r}")
+        if not isinstance(count, int) or count <= self._topics[name]:
+            raise ValueError(
+                f"topic {name!r} has {self._topics[name]} partitions; the new total must be "
+                f"larger, got {count!r}"
+            )
+        self._topics[name] = count
+
+    def delete_topic(self, name: str) -> None:
+        if name not in self._topics:
+            raise ValueError(f"unknown topic {name!r}")
+        del self._topics[name]
+
+    def topics(self) -> dict[str, int]:
+        return dict(self._topics)
+
+    # --- queries -------------------------------------------------------------------------------
+
+    def group(self, group_id: str) -> GroupView | None:
+        shard = self._shards.get(self.partition_for(group_id))
+        if shard is None:
+            return None
+        return shard.view(group_id)
+
+    def groups(self) -> list[GroupView]:
+        out: list[GroupView] = []
+        for p in sorted(self._shards):
+            out.extend(self._shards[p].views())
+        return sorted(out, key=lambda v: v.group_id)
+
+    def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
+        """The group's committed offsets as the coordinator holds them ({(topic, p): offset})."""
+        shard = self._shards.get(self.partition_for(group_id))
+        if shard is None:
+            return {}
+        return shard.committed_offsets(group_id)
+
+    # --- fault injection -----------------------------------------------------------------------
+
+    def fail_next_append(self, error: Errors, count: int = 1) -> None:
+        """Make the next ``count`` appends to ``__consumer_offsets`` fail with ``error``."""
+        self.offsets_log.fail_next_append(error, count)
+
+    # --- brokers -------------------------------------------------------------------------------
+
+    def fail_broker(self, node: str, now_ms: int) -> list[Effect]:
+        """Kill ``node``: leadership of its offsets partitions moves to the next live replica."""
+        if node not in self._alive:
+            raise ValueError(f"unknown broker {node!r}")
+        if not self._alive[node]:
+            return []
+        self._alive[node] = False
+        self.log.info("broker_failed", t_ms=now_ms, node=node)
+        return self._reelect(now_ms, lost=node)
+
+    def restart_broker(self, node: str, now_ms: int) -> list[Effect]:
+        """Bring ``node`` back as a follower; it leads only partitions that had no live replica."""
+        if node not in self._alive:
+            raise ValueError(f"unknown broker {node!r}")
+        if self._alive[node]:
+            return []
+        self._alive[node] = True
+        self.log.info("broker_restarted", t_ms=now_ms, node=node)
+        return self._reelect(now_ms, lost=None)
+
+    def elect_preferred_leaders(self, now_ms: int) -> list[Effect]:
+        """Move every offsets partition back to its preferred (first) replica if it is alive."""
+        effects: list[Effect] = []
+        for p in range(len(self._offsets_leader)):
+            preferred = self._replicas(p)[0]
+            if self._alive[preferred] and self._offsets_leader[p] != preferred:
+                effects += self._move_leadership(p, preferred, now_ms)
+        return effects
+
+    def _reelect(self, now_ms: int, lost: str | None) -> list[Effect]:
+        effects: list[Effect] = []
+        for p, current in enumerate(self._offsets_leader):
+            if current is not None and current != lost:
+                continue
+            new = self._leader_among(self._replicas(p))
+            if new != current:
+                effects += self._move_leadership(p, new, now_ms)
+        return effects
+
+    def _move_leadership(self, p: int, new: str | None, now_ms: int) -> list[Effect]:
+        effects: list[Effect] = []
+        old_shard = self._shards.pop(p, None)
+        if old_shard is not None:
+            unloaded = old_shard.unload(now_ms)
+            if not self._alive[old_shard.node]:
+                # A dead broker answers nobody: its parked requests die with its connections.
+                unloaded = [e for e in unloaded if not isinstance(e, Send)]
+            effects += unloaded
+        self._offsets_leader[p] = new
+        self.log.info(
+            "partition_leader_changed",
+            t_ms=now_ms,
+            node=new or "-",
+            partition=p,
+            leader_from=old_shard.node if old_shard else None,
+            leader_to=new,
+        )
+        if new is not None:
+            shard = self._new_shard(p, new)
+            self._shards[p] = shard
+            effects += shard.begin_load(now_ms)
+        return effects
+
+    def _new_shard(self, p: int, node: str | None) -> GroupShard:
+        assert node is not None
+        return GroupShard(
+            partition=p,
+            node=node,
+            config=self.config,
+            log=self.offsets_log,
+            rng=self.rng,
+            logger=self.log,
+        )
+
+    # --- timers --------------------------------------------------------------------------------
+
+    def handle_timer(self, key: str, now_ms: int) -> list[Effect]:
+        node, sep, _ = key.partition("/")
+        if not sep or not self._alive.get(node, False):
+            return []
+        for shard in self._shards.values():
+            if shard.node == node and shard.owns_timer(key):
+                return shard.fire_timer(key, now_ms)
+        return []
+
+    # --- requests ------------------------------------------------------------------------------
+
+    def handle_request(
+        self, dst: str, src: str, correlation_id: int, request: object, now_ms: int
+    ) -> list[Effect]:
+        if not self._alive.get(dst, False):
+            return []
+        api = api_name(request)
+        self.log.info(
+            "request_received",
+            t_ms=now_ms,
+            node=dst,
+            api=api,
+            src=src,
+            dst=dst,
+            correlation_id=correlation_id,
+            group_id=getattr(request, "group_id", None),
+            member_id=getattr(request, "member_id", None),
+            generation_id=getattr(request, "generation_id", None),
+        )
+        reason = malformed_reason(request)
+        if reason is not None:
+            response = _malformed_response(request, reason)
+            if response is None:
+                self.log.info("request_dropped", t_ms=now_ms, node=dst, api=api, reason=reason)
+                return []
+            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+        if isinstance(request, FindCoordinatorRequest):
+            response = self._find_coordinator(request)
+        elif isinstance(request, MetadataRequest):
+            response = self._metadata(request)
+        elif isinstance(request, ListGroupsRequest):
+            response = self._list_groups(dst, request)
+        elif isinstance(request, DescribeGroupsRequest):
+            response = self._describe_groups(dst, request)
+        elif isinstance(request, DeleteGroupsRequest):
+            return self._delete_groups(dst, src, correlation_id, request, now_ms)
+        else:
+            return self._group_request(dst, src, correlation_id, request, now_ms)
+        return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+
+    def _reply(
+        self, dst: str, src: str, correlation_id: int, response: object, now_ms: int, request
+    ) -> Send:
+        self.log.info(
+            "response_sent",
+            t_ms=now_ms,
+            node=dst,
+            api=api_name(response),
+            error=_error_name(response),
+            src=dst,
+            dst=src,
+            correlation_id=correlation_id,
+            group_id=getattr(request, "group_id", None),
+            member_id=getattr(request, "member_id", None),
+            generation_id=getattr(response, "generation_id", None),
+        )
+        return Send(src=dst, dst=src, correlation_id=correlation_id, message=response)
+
+    def _find_coordinator(self, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
+        if request.key_type != KEY_TYPE_GROUP:
+            return FindCoordinatorResponse(
+                Errors.INVALID_REQUEST, error_message="only group coordinators are simulated"
+            )
+        leader = self._offsets_leader[self.partition_for(request.key)]
+        if leader is None or not self._alive[leader]:
+            return FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE)
+        return FindCoordinatorResponse(
+            Errors.NONE, node_id=broker_id(leader), host=leader, port=BROKER_PORT
+        )
+
+    def _metadata(self, request: MetadataRequest) -> MetadataResponse:
+        brokers = tuple(
+            MetadataResponseBroker(broker_id(node), node, BROKER_PORT, self.broker_racks[i])
+            for i, node in enumerate(self.broker_nodes)
+            if self._alive[node]
+        )
+        names = sorted(self._topics) if request.topics is None else list(request.topics)
+        topics = []
+        for name in names:
+            if name not in self._topics:
+                topics.append(MetadataResponseTopic(name, Errors.UNKNOWN_TOPIC_OR_PARTITION))
+                continue
+            parts = []
+            for p in range(self._topics[name]):
+                replicas = self.replicas_of(name, p)
+                leader = self._leader_among(replicas)
+                parts.append(
+                    MetadataResponsePartition(
+                        p,
+                        broker_id(leader) if leader else -1,
+                        tuple(broker_id(r) for r in replicas),
+                    )
+                )
+            topics.append(MetadataResponseTopic(name, Errors.NONE, tuple(parts)))
+        return MetadataResponse(brokers=brokers, topics=tuple(topics))
+
+    def _list_groups(self, dst: str, request: ListGroupsRequest) -> ListGroupsResponse:
+        listed = []
+        error = Errors.NONE
+        for p in sorted(self._shards):
+            shard = self._shards[p]
+            if shard.node != dst:
+                continue
+            if shard.loading:
+                error = Errors.COORDINATOR_LOAD_IN_PROGRESS
+                continue
+            listed.extend(shard.list_groups(request.states_filter))
+        return ListGroupsResponse(error, tuple(sorted(listed, key=lambda g: g.group_id)))
+
+    def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupShard | None, Errors]:
+        shard = self._shards.get(self.partition_for(group_id))
+        if shard is None or shard.node != dst:
+            return None, Errors.NOT_COORDINATOR
+        if shard.loading:
+            return None, Errors.COORDINATOR_LOAD_IN_PROGRESS
+        return shard, Errors.NONE
+
+    def _describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
+        out = []
+        for group_id in request.groups:
+            shard, error = self._routed_shard(dst, group_id)
+            if shard is None:
+                out.append(DescribedGroup(error, group_id))
+            else:
+                out.append(shard.describe_group(group_id))
+        return DescribeGroupsResponse(tuple(out))
+
+    def _delete_groups(
+        self, dst: str, src: str, correlation_id: int, request: DeleteGroupsRequest, now_ms: int
+    ) -> list[Effect]:
+        effects: list[Effect] = []
+        results = []
+        for group_id in request.groups_names:
+            shard, error = self._routed_shard(dst, group_id)
+            if shard is None:
+                results.append(DeletableGroupResult(group_id, error))
+                continue
+            error, more = shard.delete_group(group_id, now_ms)
+            effects += more
+            results.append(DeletableGroupResult(group_id, error))
+        response = DeleteGroupsResponse(tuple(results))
+        return [*effects, self._reply(dst, src, correlation_id, response, now_ms, request)]
+
+    def _group_request(
+        self, dst: str, src: str, correlation_id: int, request: object, now_ms: int
+    ) -> list[Effect]:
+        """The up-front checks of GroupCoordinatorService (§1.3), then the shard."""
+        if not isinstance(request, _GROUP_APIS):
+            self.log.info(
+                "request_dropped",
+                t_ms=now_ms,
+                node=dst,
+                api=api_name(request),
+                reason="unknown api",
+            )
+            return []
+        group_id = request.group_id
+        error = self._up_front_error(request)
+        shard = None
+        if error is None:
+            shard, error = self._routed_shard(dst, group_id)
+            if (
+                isinstance(request, HeartbeatRequest)
+                and error == Errors.COORDINATOR_LOAD_IN_PROGRESS
+            ):
+                error = Errors.NONE  # "respond blindly" while loading (GroupCoordinatorService)
+        if shard is None:
+            response = _error_response(request, error)
+            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+        return shard.handle(src, correlation_id, request, now_ms)
+
+    def _up_front_error(self, request: object) -> Errors | None:
+        """Checks made before routing: KafkaApis's SyncGroup v5+ rule, group id, session timeout."""
+        if (
+            isinstance(request, SyncGroupRequest)
+            and request.api_version >= 5
+            and (request.protocol_type is None or request.protocol_name is None)
+        ):
+            return Errors.INCONSISTENT_GROUP_PROTOCOL
+        if isinstance(request, _ID_CHECKED_APIS) and request.group_id == "":
+            return Errors.INVALID_GROUP_ID
+        if isinstance(request, JoinGroupRequest) and not (
+            self.config.group_min_session_timeout_ms
+            <= request.session_timeout_ms
+            <= self.config.group_max_session_timeout_ms
+        ):
+            return Errors.INVALID_SESSION_TIMEOUT
+        return None
+
+
+def _error_name(response: object) -> str:
+    code = getattr(response, "error_code", None)
+    if isinstance(code, Errors):
+        return code.name
+    if isinstance(response, OffsetCommitResponse):
+        codes = {p.error_code for t in response.topics for p in t.partitions}
+        worst = sorted(codes - {Errors.NONE}, key=int)
+        return worst[0].name if worst else Errors.NONE.name
+    if isinstance(response, DeleteGroupsResponse):
+        codes = sorted({r.error_code for r in response.results} - {Errors.NONE}, key=int)
+        return codes[0].name if codes else Errors.NONE.name
+    return Errors.NONE.name
+
+
+def _error_response(request: object, error: Errors) -> object:
+    """The response Kafka sends when a request fails as a whole with ``error``."""
+    if isinstance(request, JoinGroupRequest):
+        return JoinGroupResponse(error, member_id=request.member_id)
+    if isinstance(request, SyncGroupRequest):
+        return SyncGroupResponse(error)
+    if isinstance(request, HeartbeatRequest):
+        return HeartbeatResponse(error)
+    if isinstance(request, LeaveGroupRequest):
+        return LeaveGroupResponse(error)
+    if isinstance(request, OffsetCommitRequest):
+        return OffsetCommitResponse(
+            tuple(
+                OffsetCommitResponseTopic(
+                    t.name,
+                    tuple(
+                        OffsetCommitResponsePartition(p.partition_index, error)
+                        for p in t.partitions
+                    ),
+                )
+                for t in request.topics
+            )
+        )
+    if isinstance(request, OffsetFetchRequest):
+        return OffsetFetchResponse(error)
+    raise TypeError(f"no error response for {type(request).__name__}")
+
+
+def _malformed_response(request: object, reason: str) -> object | None:
+    """INVALID_REQUEST (or INVALID_GROUP_ID) for a request whose fields have the wrong shape."""
+    error = Errors.INVALID_GROUP_ID if reason == "group_id" else Errors.INVALID_REQUEST
+    if isinstance(request, FindCoordinatorRequest):
+        return FindCoordinatorResponse(Errors.INVALID_REQUEST, error_message=reason)
+    if isinstance(request, MetadataRequest):
+        return MetadataResponse()
+    if isinstance(request, ListGroupsRequest):
+        return ListGroupsResponse(Errors.INVALID_REQUEST)
+    if isinstance(request, DescribeGroupsRequest):
+        return DescribeGroupsResponse(())
+    if isinstance(request, DeleteGroupsRequest):
+        return DeleteGroupsResponse(())
+    if isinstance(request, JoinGroupRequest):
+        return JoinGroupResponse(error, member_id="")
+    if isinstance(request, _GROUP_APIS):
+        try:
+            return _error_response(request, error)
+        except (TypeError, AttributeError):
+            pass
+        # The per-partition shape of OffsetCommit is itself broken: answer with no topics.
+        if isinstance(request, OffsetCommitRequest):
+            return OffsetCommitResponse(())
+    return None

@@ -1,0 +1,66 @@
+"""Broker-side configuration of the group coordinator (Kafka's names, snake_case, Kafka's defaults)."""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+INT32_MAX = 2147483647
+
+# Kafka's CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS is a constant (not a broker config); it is a
+# field here so tests can shorten it, with Kafka's value as the default.
+NEW_MEMBER_JOIN_TIMEOUT_MS = 300000
+
+
+@frozen
+class CoordinatorConfig:
+    """The group.* / offsets.* broker configs the classic coordinator reads (GroupCoordinatorConfig).
+
+    ``load_time_ms`` is the simulator's own knob: how long a broker that just became leader of an
+    ``__consumer_offsets`` partition spends replaying it (it answers COORDINATOR_LOAD_IN_PROGRESS
+    meanwhile). Real brokers take as long as reading the partition takes.
+    """
+
+    group_min_session_timeout_ms: int = 6000
+    group_max_session_timeout_ms: int = 1800000
+    group_initial_rebalance_delay_ms: int = 3000
+    group_max_size: int = INT32_MAX
+    offsets_topic_num_partitions: int = 50
+    offsets_retention_minutes: int = 10080
+    offsets_retention_check_interval_ms: int = 600000
+    offset_metadata_max_bytes: int = 4096
+    new_member_join_timeout_ms: int = NEW_MEMBER_JOIN_TIMEOUT_MS
+    load_time_ms: int = 100
+
+    def __attrs_post_init__(self) -> None:
+        for name in (
+            "group_min_session_timeout_ms",
+            "group_max_session_timeout_ms",
+            "group_initial_rebalance_delay_ms",
+            "offset_metadata_max_bytes",
+            "load_time_ms",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        for name in (
+            "group_max_size",
+            "offsets_topic_num_partitions",
+            "offsets_retention_minutes",
+            "offsets_retention_check_interval_ms",
+            "new_member_join_timeout_ms",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.group_min_session_timeout_ms > self.group_max_session_timeout_ms:
+            raise ValueError(
+                "group_min_session_timeout_ms "
+                f"({self.group_min_session_timeout_ms}) must not exceed "
+                f"group_max_session_timeout_ms ({self.group_max_session_timeout_ms})"
+            )
+        if self.group_max_size > INT32_MAX:
+            raise ValueError(f"group_max_size must fit in a Java int, got {self.group_max_size}")
+
+    @property
+    def offsets_retention_ms(self) -> int:
+        return self.offsets_retention_minutes * 60_000

@@ -1,0 +1,66 @@
+"""``__consumer_offsets``: a replicated log that survives broker failure.
+
+In the simulation every replica holds the same records (appends are acknowledged by all live
+replicas at once), so the log is one list per partition owned by the cluster, not by a broker.
+An append is atomic: all of its records land, or none do (Kafka writes them as one batch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coordinator.errors import Errors
+from coordinator.records import Record, RecordKey, RecordValue
+
+
+class AppendFailed(Exception):
+    def __init__(self, error: Errors) -> None:
+        super().__init__(error.name)
+        self.error = error
+
+
+class OffsetsLog:
+    def __init__(self, num_partitions: int) -> None:
+        self._partitions: list[list[Record]] = [[] for _ in range(num_partitions)]
+        self._failures: list[Errors] = []
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self._partitions)
+
+    def partition(self, p: int) -> tuple[Record, ...]:
+        """Every record of partition ``p``, oldest first (uncompacted)."""
+        return tuple(self._partitions[p])
+
+    __getitem__ = partition
+
+    def __len__(self) -> int:
+        return sum(len(records) for records in self._partitions)
+
+    def fail_next_append(self, error: Errors, count: int = 1) -> None:
+        """Fault injection: the next ``count`` appends fail with ``error`` and write nothing."""
+        if not isinstance(error, Errors) or error == Errors.NONE:
+            raise ValueError(f"an append failure needs a real error, got {error!r}")
+        self._failures.extend([error] * count)
+
+    def append(
+        self, p: int, entries: Sequence[tuple[RecordKey, RecordValue]], now_ms: int
+    ) -> tuple[Record, ...]:
+        """Append ``entries`` as one batch; raises AppendFailed when a failure was injected."""
+        if self._failures:
+            raise AppendFailed(self._failures.pop(0))
+        log = self._partitions[p]
+        out = []
+        for key, value in entries:
+            record = Record(len(log), key, value, now_ms)
+            log.append(record)
+            out.append(record)
+        return tuple(out)
+
+    def latest(self, p: int) -> dict[RecordKey, RecordValue]:
+        """The compacted view of partition ``p``: the latest value per key, tombstones kept."""
+        out: dict[RecordKey, RecordValue] = {}
+        for record in self._partitions[p]:
+            out.pop(record.key, None)
+            out[record.key] = record.value
+        return out

@@ -1,0 +1,70 @@
+"""The ``__consumer_offsets`` record types (GroupMetadataKey/Value, OffsetCommitKey/Value).
+
+Kafka's schemas (group-coordinator/src/main/resources/common/message/*.json) in snake_case. A
+record whose ``value`` is None is a tombstone: the topic is compacted, the latest value per key wins.
+"""
+
+from __future__ import annotations
+
+from attrs import field, frozen
+
+
+@frozen
+class GroupMetadataKey:
+    group: str
+
+
+@frozen
+class MemberMetadataValue:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    rebalance_timeout: int
+    session_timeout: int
+    subscription: bytes  # the member's metadata for the selected protocol
+    assignment: bytes
+
+
+@frozen
+class GroupMetadataValue:
+    protocol_type: str
+    generation: int
+    protocol: str | None
+    leader: str | None
+    current_state_timestamp: int
+    members: tuple[MemberMetadataValue, ...] = field(default=(), converter=tuple)
+
+
+@frozen
+class OffsetCommitKey:
+    group: str
+    topic: str
+    partition: int
+
+
+@frozen
+class OffsetCommitValue:
+    offset: int
+    leader_epoch: int
+    metadata: str
+    commit_timestamp: int
+    expire_timestamp: int = -1
+
+
+RecordKey = GroupMetadataKey | OffsetCommitKey
+RecordValue = GroupMetadataValue | OffsetCommitValue | None
+
+
+@frozen
+class Record:
+    """One record of an ``__consumer_offsets`` partition; ``offset`` is its position in the log."""
+
+    offset: int
+    key: RecordKey
+    value: RecordValue
+    append_time_ms: int
+
+    @property
+    def is_tombstone(self) -> bool:
+        return self.value is None

@@ -1,0 +1,44 @@
+"""Read-only snapshots of groups, for queries, reports and tests (never live objects)."""
+
+from __future__ import annotations
+
+from attrs import field, frozen
+
+
+@frozen
+class MemberView:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    assignment: bytes
+    awaiting_join: bool
+    awaiting_sync: bool
+    is_new: bool
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    protocols: tuple[tuple[str, bytes], ...] = field(converter=tuple)
+
+
+@frozen
+class GroupView:
+    group_id: str
+    state: str  # Kafka's names: Empty, PreparingRebalance, CompletingRebalance, Stable, Dead
+    generation_id: int
+    protocol_type: str | None
+    protocol_name: str | None
+    leader_id: str | None
+    members: tuple[MemberView, ...] = field(converter=tuple)
+    pending_members: tuple[str, ...] = field(converter=tuple)
+    partition: int = -1
+    coordinator: str | None = None
+
+    def member(self, member_id: str) -> MemberView | None:
+        for m in self.members:
+            if m.member_id == member_id:
+                return m
+        return None
+
+    @property
+    def member_ids(self) -> tuple[str, ...]:
+        return tuple(m.member_id for m in self.members)
