@@ -1,0 +1,133 @@
+"""Consumer configuration: Kafka's consumer settings (snake_case) plus the simulated poll loop.
+
+The Kafka names and defaults follow ``ConsumerConfig`` / ``CommonClientConfigs`` (Kafka 3.x/4.0):
+``session.timeout.ms`` 45000 (KIP-735), ``heartbeat.interval.ms`` 3000, ``max.poll.interval.ms``
+300000 (also sent as JoinGroup's ``rebalanceTimeoutMs``), ``partition.assignment.strategy``
+``[range, cooperative-sticky]``, and so on.
+
+Kafka has no setting for how fast the application processes records; the simulator needs one to
+decide when ``poll()`` is called. ``poll_interval_ms`` is the pause between two ``poll()`` calls
+when processing is free, ``processing_time_ms`` + ``processing_time_per_record_ms`` x records is
+the time spent on each batch, and ``max_poll_records`` (Kafka's ``max.poll.records``, default 500)
+caps a batch. A partition is modelled as an endless log: every owned partition always has records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import field, frozen
+
+from assignors.api import PartitionAssignor
+
+#: Kafka's default ``partition.assignment.strategy``: RangeAssignor, then CooperativeStickyAssignor.
+DEFAULT_STRATEGY: tuple[str, ...] = ("range", "cooperative-sticky")
+
+
+def _strategy(value: Any) -> tuple[str | PartitionAssignor, ...]:
+    if isinstance(value, str | PartitionAssignor):
+        return (value,)
+    return tuple(value)
+
+
+class ConfigError(ValueError):
+    """An invalid consumer configuration (Kafka's ConfigException / IllegalArgumentException)."""
+
+
+@frozen
+class ConsumerConfig:
+    group_id: str
+    client_id: str = "consumer"
+    group_instance_id: str | None = None
+    client_rack: str | None = None
+    #: Names (resolved with ``assignors.get_assignor``) or assignor objects; the order is the vote.
+    partition_assignment_strategy: tuple[str | PartitionAssignor, ...] = field(
+        default=DEFAULT_STRATEGY, converter=_strategy
+    )
+    session_timeout_ms: int = 45000
+    heartbeat_interval_ms: int = 3000
+    max_poll_interval_ms: int = 300000
+    enable_auto_commit: bool = True
+    auto_commit_interval_ms: int = 5000
+    request_timeout_ms: int = 30000
+    retry_backoff_ms: int = 100
+    retry_backoff_max_ms: int = 1000
+    metadata_max_age_ms: int = 300000
+    internal_leave_group_on_close: bool = True
+    max_poll_records: int = 500
+    # --- the simulated application (not Kafka settings) ---
+    poll_interval_ms: int = 100
+    processing_time_ms: int = 0
+    processing_time_per_record_ms: float = 0.0
+
+    def __attrs_post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Reject what Kafka rejects, with a message naming the setting (never a traceback)."""
+        if not isinstance(self.group_id, str) or not self.group_id:
+            raise ConfigError("group.id must be a non-empty string for a group-managed consumer")
+        if self.group_instance_id is not None and (
+            not isinstance(self.group_instance_id, str) or not self.group_instance_id.strip()
+        ):
+            raise ConfigError("group.instance.id must be null or a non-blank string")
+        positive = {
+            "session.timeout.ms": self.session_timeout_ms,
+            "heartbeat.interval.ms": self.heartbeat_interval_ms,
+            "max.poll.interval.ms": self.max_poll_interval_ms,
+            "auto.commit.interval.ms": self.auto_commit_interval_ms,
+            "request.timeout.ms": self.request_timeout_ms,
+            "max.poll.records": self.max_poll_records,
+            "poll_interval_ms": self.poll_interval_ms,
+        }
+        for name, value in positive.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        non_negative = {
+            "retry.backoff.ms": self.retry_backoff_ms,
+            "retry.backoff.max.ms": self.retry_backoff_max_ms,
+            "metadata.max.age.ms": self.metadata_max_age_ms,
+            "processing_time_ms": self.processing_time_ms,
+        }
+        for name, value in non_negative.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
+        if self.processing_time_per_record_ms < 0:
+            raise ConfigError("processing_time_per_record_ms must be >= 0")
+        if self.metadata_max_age_ms == 0:
+            raise ConfigError("metadata.max.age.ms must be positive")
+        if self.heartbeat_interval_ms >= self.session_timeout_ms:
+            # Heartbeat's constructor: "Heartbeat must be set lower than the session timeout".
+            raise ConfigError(
+                f"heartbeat.interval.ms ({self.heartbeat_interval_ms}) must be lower than "
+                f"session.timeout.ms ({self.session_timeout_ms})"
+            )
+        if not self.partition_assignment_strategy:
+            raise ConfigError("partition.assignment.strategy must name at least one assignor")
+        names = [_name_of(s) for s in self.partition_assignment_strategy]
+        for entry, name in zip(self.partition_assignment_strategy, names, strict=True):
+            if not name:
+                raise ConfigError(f"partition.assignment.strategy entry {entry!r} has no name")
+        if len(set(names)) != len(names):
+            raise ConfigError(f"partition.assignment.strategy lists an assignor twice: {names}")
+
+    @property
+    def strategy_names(self) -> tuple[str, ...]:
+        return tuple(_name_of(s) for s in self.partition_assignment_strategy)
+
+    @property
+    def rebalance_timeout_ms(self) -> int:
+        """What the consumer sends as JoinGroup ``rebalanceTimeoutMs`` (GroupRebalanceConfig)."""
+        return self.max_poll_interval_ms
+
+    @property
+    def join_request_timeout_ms(self) -> int:
+        """AbstractCoordinator: JoinGroup waits max(request.timeout.ms, rebalance timeout + 5 s)."""
+        return max(self.request_timeout_ms, self.rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS)
+
+
+JOIN_GROUP_TIMEOUT_LAPSE_MS = 5000
+
+
+def _name_of(entry: str | PartitionAssignor) -> str:
+    return entry if isinstance(entry, str) else getattr(entry, "name", "")

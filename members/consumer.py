@@ -1,0 +1,1769 @@
+"""The simulated Kafka consumer: the client side of the classic group protocol, sans-I/O.
+
+One ``Consumer`` plays a Java ``KafkaConsumer`` with ``group.protocol=classic``: its
+``ConsumerCoordinator`` / ``AbstractCoordinator`` (join loop, response handlers, offset commits),
+its heartbeat thread (``Heartbeat``), and an application poll loop. Every public method takes the
+simulated time and returns effects (``Send`` / ``SetTimer`` / ``CancelTimer``); nothing reads a
+clock. Randomness (backoff jitter) comes from a ``random.Random(seed)``.
+
+Threads, modelled:
+
+* **The application thread** calls ``poll()`` (timer ``poll``). Inside it run what Kafka runs in
+  ``poll()``: coordinator discovery, ``joinGroupIfNeeded`` (``onJoinPrepare`` before a JoinGroup,
+  ``onJoinComplete`` after a SyncGroup), auto-commit, fetching. Between two polls the application
+  is busy processing; work that belongs to the application thread and becomes ready while it is
+  busy (a JoinGroup retry, ``onJoinComplete``) waits until it is back in ``poll()``.
+* **The heartbeat thread** (timer ``heartbeat``), enabled only in COMPLETING_REBALANCE / STABLE:
+  coordinator rediscovery, session-timer and poll-timer checks (``max.poll.interval.ms``: leave
+  the group), heartbeats every ``heartbeat.interval.ms``. It wakes exactly at its next deadline.
+* **The network client**: response handlers run when the response arrives (as Kafka's
+  ``ConsumerNetworkClient`` completes futures on whichever thread polls it). A JoinGroup
+  response therefore triggers the SyncGroup at once, the leader's assignment included.
+
+Timer keys are ``<name>:<incarnation>`` (and ``request-<correlation id>`` for request timeouts), so
+timers of a crashed incarnation are ignored after ``restart``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import structlog
+from attrs import define
+
+from assignors.api import (
+    ClusterMetadata,
+    PartitionAssignor,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+)
+from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupRequestProtocol,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    MemberIdentity,
+    MetadataRequest,
+    MetadataResponse,
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+    OffsetCommitResponse,
+    OffsetFetchRequest,
+    OffsetFetchRequestTopic,
+    OffsetFetchResponse,
+    SyncGroupRequest,
+    SyncGroupRequestAssignment,
+    SyncGroupResponse,
+    api_name,
+)
+from members.assignor_support import ResolvedAssignor, rebalance_protocol_of, resolve_assignors
+from members.backoff import ExponentialBackoff
+from members.config import ConsumerConfig
+from members.consumer_protocol import (
+    SchemaError,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
+from members.listener import CallbackRecord, RebalanceListener, invoke
+from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
+
+PROTOCOL_TYPE = "consumer"
+COOPERATIVE_STICKY = "cooperative-sticky"
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+#: JoinGroup failures after which joinGroupIfNeeded retries at once (no backoff).
+_IMMEDIATE_RETRY = frozenset(
+    {
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.ILLEGAL_GENERATION,
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.MEMBER_ID_REQUIRED,
+    }
+)
+
+
+class CommitFailedError(Exception):
+    """Kafka's CommitFailedException: the generation moved on; the offsets were not committed."""
+
+
+@define
+class CommitResult:
+    """One offset commit, as the application saw it (``error`` None = success)."""
+
+    t_ms: int
+    purpose: str  # "auto" | "manual" | "join-prepare" | "close"
+    offsets: dict[TopicPartition, int]
+    generation_id: int
+    error: str | None = None  # Errors name, or COMMIT_FAILED / REBALANCE_IN_PROGRESS (client side)
+    done: bool = False
+    retriable: bool = False
+
+
+@define
+class _Inflight:
+    api: str
+    dst: str
+    sent_generation: Generation
+    commit: CommitResult | None = None
+    topics: tuple[str, ...] | None = None
+
+
+@define
+class _JoinFuture:
+    """The combined JoinGroup + SyncGroup future of AbstractCoordinator (``joinFuture``)."""
+
+    done: bool = False
+    error: Errors | None = None
+    retriable: bool = False
+    reason: str = ""
+    assignment: bytes = b""
+    fatal: bool = False
+
+
+@define
+class _PendingLeader:
+    """A leader's assignment waiting for topic metadata (updateGroupSubscription)."""
+
+    generation: Generation
+    members: list[tuple[str, str | None, Subscription]]
+    skip_assignment: bool
+
+
+class _Fatal(Exception):
+    def __init__(self, error: str, reason: str) -> None:
+        super().__init__(f"{error}: {reason}")
+        self.error = error
+        self.reason = reason
+
+
+@define
+class _Heartbeat:
+    """Kafka's Heartbeat: three deadlines (heartbeat, session, poll) and the failure count."""
+
+    enabled: bool = False
+    next_heartbeat_ms: int = 0
+    session_deadline_ms: int = 0
+    poll_deadline_ms: int = 0
+    attempts: int = 0
+    failed: _Fatal | None = None
+    timer_at: int | None = None
+
+
+class Consumer:
+    """A simulated classic-protocol consumer. See the module docstring for the threading model."""
+
+    def __init__(
+        self,
+        node: str,
+        config: ConsumerConfig,
+        *,
+        bootstrap: Sequence[str],
+        topics: Sequence[str] | None = None,
+        pattern: str | None = None,
+        listener: RebalanceListener | None = None,
+        seed: int = 0,
+        logger: Any = None,
+    ) -> None:
+        if not isinstance(node, str) or not node:
+            raise ValueError(f"node must be a non-empty string, got {node!r}")
+        if isinstance(bootstrap, str):
+            bootstrap = [bootstrap]
+        if not bootstrap:
+            raise ValueError("bootstrap must name at least one broker, e.g. ['broker-0']")
+        self.node = node
+        self.config = config
+        self.bootstrap: tuple[str, ...] = tuple(bootstrap)
+        self.listener = listener
+        self.seed = seed
+        self.log = logger if logger is not None else structlog.get_logger("groupsim")
+        import random
+
+        self._rng = random.Random(seed)
+        self._assignors: list[ResolvedAssignor] = resolve_assignors(
+            config.partition_assignment_strategy
+        )
+        self.rebalance_protocol: RebalanceProtocol = rebalance_protocol_of(self._assignors)
+        self._backoff = ExponentialBackoff(
+            config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
+        )
+        self._explicit_topics: tuple[str, ...] = ()
+        self._pattern: re.Pattern[str] | None = None
+        self._set_subscription(topics, pattern)
+        # History kept across incarnations (queries).
+        self.callbacks: list[CallbackRecord] = []
+        self.commits: list[CommitResult] = []
+        self.committed: dict[TopicPartition, int] = {}
+        self.incarnation = 0
+        self.status = ConsumerStatus.NEW
+        self.fatal_error: str | None = None
+        self._corr = 0
+        self._reset_incarnation_state()
+
+    # ------------------------------------------------------------------ state & queries
+
+    def _reset_incarnation_state(self) -> None:
+        self._member_state = MemberState.UNJOINED
+        self.generation: Generation = NO_GENERATION
+        self.is_leader = False
+        self._rejoin_needed = True
+        self._rejoin_reason = ""
+        self._needs_join_prepare = True
+        self._join: _JoinFuture | None = None
+        self._join_retry_at: int | None = None
+        self._joined_subscription: tuple[str, ...] | None = None
+        self._group_subscription: tuple[str, ...] | None = None
+        self._assignment_snapshot: tuple | None = None
+        self._pending_leader: _PendingLeader | None = None
+        self._prepare_commit: CommitResult | None = None
+        self._prepare_deadline: int | None = None
+        self._coordinator: str | None = None
+        self._find_inflight: int | None = None
+        self._find_retry_at: int | None = None
+        self._find_attempts = 0
+        self._node_index = 0
+        self._known_nodes: list[str] = list(self.bootstrap)
+        self._inflight: dict[int, _Inflight] = {}
+        self._hb = _Heartbeat()
+        self._owned: list[TopicPartition] = []
+        self._positions: dict[TopicPartition, int] = {}
+        self._offset_fetch_inflight: int | None = None
+        self._busy_until = 0
+        self._drive_timer_at: int | None = None
+        self._next_auto_commit = 0
+        self._metadata: dict[str, int] = {}
+        self._metadata_racks: dict[str, list[list[str]]] = {}
+        self._metadata_answered: set[str] = set()
+        self._metadata_all = False
+        self._metadata_version = 0
+        self._metadata_inflight: int | None = None
+        self._metadata_wanted: set[str] = set()
+        self._snapshot_cache: tuple[tuple, tuple] | None = None
+        self._close_commit: CommitResult | None = None
+
+    @property
+    def state(self) -> str:
+        """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
+        return self._member_state.value
+
+    @property
+    def member_state(self) -> MemberState:
+        return self._member_state
+
+    @property
+    def generation_id(self) -> int:
+        return self.generation.generation_id
+
+    @property
+    def member_id(self) -> str:
+        return self.generation.member_id
+
+    @property
+    def protocol_name(self) -> str | None:
+        return self.generation.protocol_name
+
+    @property
+    def group_id(self) -> str:
+        return self.config.group_id
+
+    @property
+    def group_instance_id(self) -> str | None:
+        return self.config.group_instance_id
+
+    @property
+    def is_static(self) -> bool:
+        return self.config.group_instance_id is not None
+
+    @property
+    def assignment(self) -> list[TopicPartition]:
+        """The partitions this member owns now (sorted)."""
+        return sorted(self._owned)
+
+    @property
+    def owned(self) -> list[TopicPartition]:
+        return sorted(self._owned)
+
+    @property
+    def positions(self) -> dict[TopicPartition, int]:
+        return dict(self._positions)
+
+    @property
+    def coordinator(self) -> str | None:
+        return self._coordinator
+
+    @property
+    def subscription(self) -> tuple[str, ...]:
+        return self._subscription
+
+    @property
+    def failed(self) -> bool:
+        return self.status is ConsumerStatus.FAILED
+
+    @property
+    def alive(self) -> bool:
+        return self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING)
+
+    @property
+    def rejoin_needed(self) -> bool:
+        return self._rejoin_needed
+
+    def callback_history(self) -> list[tuple[str, list[str]]]:
+        """``[("revoked", ["t-0"]), ("assigned", [...]), ...]`` in invocation order."""
+        return [(c.callback, c.partition_names()) for c in self.callbacks]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _key(self, name: str) -> str:
+        return f"{name}:{self.incarnation}"
+
+    def _emit(self, event: str, now: int, **fields: Any) -> None:
+        self.log.info(event, t_ms=now, node=self.node, group_id=self.config.group_id, **fields)
+
+    def _set_state(self, new: MemberState, now: int, reason: str) -> None:
+        if new is self._member_state:
+            return
+        old = self._member_state
+        self._member_state = new
+        self._emit(
+            "client_state",
+            now,
+            state_from=old.value,
+            state_to=new.value,
+            member_id=self.generation.member_id,
+            generation_id=self.generation.generation_id,
+            reason=reason,
+        )
+
+    def _set_subscription(self, topics: Sequence[str] | None, pattern: str | None) -> None:
+        if isinstance(topics, str):
+            topics = [topics]
+        if topics and pattern:
+            raise ValueError("subscribe to a topic list or a pattern, not both")
+        if pattern is not None:
+            try:
+                self._pattern = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid subscription pattern {pattern!r}: {exc}") from exc
+            self._explicit_topics = ()
+        else:
+            self._pattern = None
+            for t in topics or ():
+                if not isinstance(t, str) or not t.strip():
+                    raise ValueError(f"topic names must be non-blank strings, got {t!r}")
+            self._explicit_topics = tuple(sorted(set(topics or ())))
+        self._subscription = self._explicit_topics
+
+    def _subscribed(self) -> bool:
+        return self._pattern is not None or bool(self._explicit_topics)
+
+    def _pattern_matches(self) -> tuple[str, ...]:
+        assert self._pattern is not None
+        return tuple(
+            sorted(
+                t
+                for t in self._metadata
+                if t not in INTERNAL_TOPICS and self._pattern.fullmatch(t) is not None
+            )
+        )
+
+    def _send(self, dst: str, message: object, now: int, **extra: Any) -> int:
+        self._corr += 1
+        corr = self._corr
+        api = api_name(message)
+        self._inflight[corr] = _Inflight(
+            api=api,
+            dst=dst,
+            sent_generation=self.generation,
+            commit=extra.pop("commit", None),
+            topics=extra.pop("topics", None),
+        )
+        timeout = (
+            self.config.join_request_timeout_ms
+            if api == "JoinGroup"
+            else self.config.request_timeout_ms
+        )
+        self._out.append(Send(src=self.node, dst=dst, correlation_id=corr, message=message))
+        self._out.append(SetTimer(f"request-{corr}", now + timeout))
+        self._emit("request_sent", now, api=api, dst=dst, correlation_id=corr, **extra)
+        return corr
+
+    def _begin(self) -> list[Effect]:
+        self._out: list[Effect] = []
+        return self._out
+
+    # ------------------------------------------------------------------ lifecycle (public)
+
+    def start(self, now_ms: int) -> list[Effect]:
+        """Construct + subscribe + first poll(): discover the coordinator and join."""
+        out = self._begin()
+        if self.status not in (ConsumerStatus.NEW, ConsumerStatus.CLOSED):
+            return out
+        if self.status is ConsumerStatus.CLOSED:
+            self.incarnation += 1
+            self._reset_incarnation_state()
+        self.status = ConsumerStatus.RUNNING
+        self._emit(
+            "consumer_started",
+            now_ms,
+            incarnation=self.incarnation,
+            group_instance_id=self.config.group_instance_id,
+            topics=list(self._explicit_topics),
+            pattern=self._pattern.pattern if self._pattern else None,
+            rebalance_protocol=self.rebalance_protocol.name,
+        )
+        self._request_metadata(now_ms)
+        self._poll(now_ms)
+        return out
+
+    def crash(self, now_ms: int) -> list[Effect]:
+        """The process dies: nothing more is sent or answered until ``restart``."""
+        self._out = []
+        if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+            self._emit(
+                "consumer_crashed",
+                now_ms,
+                member_id=self.generation.member_id,
+                generation_id=self.generation.generation_id,
+                partitions=[str(tp) for tp in self.assignment],
+            )
+            self.status = ConsumerStatus.CRASHED
+        return []
+
+    def restart(self, now_ms: int) -> list[Effect]:
+        """A new incarnation of the process: dynamic members come back with a new member id
+        (they join with ``""``); a static member keeps its group.instance.id and so takes the
+        coordinator's replacement path (KIP-345)."""
+        if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+            self.crash(now_ms)
+        self.incarnation += 1
+        self._reset_incarnation_state()
+        self.status = ConsumerStatus.NEW
+        self.fatal_error = None
+        self._emit("consumer_restarted", now_ms, incarnation=self.incarnation)
+        return self.start(now_ms)
+
+    def close(self, now_ms: int) -> list[Effect]:
+        """KafkaConsumer.close(): auto-commit synchronously, then onLeavePrepare + LeaveGroup."""
+        out = self._begin()
+        if self.status is not ConsumerStatus.RUNNING:
+            return out
+        self.status = ConsumerStatus.CLOSING
+        self._emit("consumer_closing", now_ms)
+        if self.config.enable_auto_commit:
+            op = self._commit(self._all_consumed(), "close", now_ms)
+            if not op.done:
+                self._close_commit = op
+                return out
+        self._finish_close(now_ms)
+        return out
+
+    def subscribe(
+        self, topics: Sequence[str] | None, now_ms: int, pattern: str | None = None
+    ) -> list[Effect]:
+        """KafkaConsumer.subscribe: a changed subscription makes the next poll rejoin.
+
+        An empty subscription is ``unsubscribe()``: partitions are revoked (or lost) and a
+        dynamic member leaves the group.
+        """
+        out = self._begin()
+        old = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
+        self._set_subscription(topics, pattern)
+        new = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
+        if self.status is not ConsumerStatus.RUNNING or old == new:
+            return out
+        self._emit("subscription_changed", now_ms, topics=list(new[0]), pattern=new[1])
+        if not self._subscribed():
+            self._on_leave_prepare(now_ms)
+            self._maybe_leave_group("the consumer unsubscribed from all topics", now_ms)
+            return out
+        if self._pattern is not None:
+            self._subscription = self._pattern_matches()
+        self._snapshot_cache = None
+        self._request_metadata(now_ms)
+        return out
+
+    def commit(self, now_ms: int) -> list[Effect]:
+        """commitSync() of the consumed positions (the outcome lands in ``commits``)."""
+        out = self._begin()
+        if self.status is ConsumerStatus.RUNNING:
+            self._commit(self._all_consumed(), "manual", now_ms)
+        return out
+
+    def stall(self, duration_ms: int, now_ms: int) -> list[Effect]:
+        """The application blocks (slow processing) for ``duration_ms`` before its next poll()."""
+        out = self._begin()
+        if duration_ms < 0:
+            raise ValueError(f"stall duration must be >= 0, got {duration_ms}")
+        if self.status is not ConsumerStatus.RUNNING:
+            return out
+        self._busy_until = max(self._busy_until, now_ms + duration_ms)
+        self._emit("app_stalled", now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
+        out.append(SetTimer(self._key("poll"), self._busy_until))
+        return out
+
+    # ------------------------------------------------------------------ inputs (public)
+
+    def handle_timer(self, key: str, now_ms: int) -> list[Effect]:
+        out = self._begin()
+        if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+            return out
+        if key.startswith("request-"):
+            corr = int(key[len("request-") :])
+            entry = self._inflight.pop(corr, None)
+            if entry is not None:
+                self._emit(
+                    "request_timeout", now_ms, api=entry.api, dst=entry.dst, correlation_id=corr
+                )
+                self._on_failed_request(entry, corr, now_ms, "request timed out")
+            return out
+        name, _, inc = key.rpartition(":")
+        if inc != str(self.incarnation):
+            return out
+        if self.status is ConsumerStatus.CLOSING:
+            return out
+        if name == "poll":
+            self._poll(now_ms)
+        elif name == "drive":
+            self._drive_timer_at = None
+            self._drive(now_ms)
+        elif name == "heartbeat":
+            self._hb.timer_at = None
+            self._heartbeat_tick(now_ms)
+        elif name == "join-retry":
+            self._join_retry_at = None
+            self._maybe_drive(now_ms)
+        elif name == "find-coordinator":
+            self._find_retry_at = None
+            self._lookup_coordinator(now_ms)
+        elif name == "metadata":
+            self._request_metadata(now_ms)
+        return out
+
+    def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
+        out = self._begin()
+        if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+            return out
+        entry = self._inflight.pop(correlation_id, None)
+        if entry is None:
+            return out
+        out.append(CancelTimer(f"request-{correlation_id}"))
+        self._emit(
+            "request_failed",
+            now_ms,
+            api=entry.api,
+            dst=dst,
+            correlation_id=correlation_id,
+            reason="disconnected",
+        )
+        self._on_failed_request(entry, correlation_id, now_ms, "disconnected")
+        return out
+
+    def handle_response(
+        self, src: str, correlation_id: int, message: object, now_ms: int
+    ) -> list[Effect]:
+        out = self._begin()
+        if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+            return out
+        entry = self._inflight.pop(correlation_id, None)
+        if entry is None:
+            return out  # a late answer to a request that timed out or an earlier incarnation
+        out.append(CancelTimer(f"request-{correlation_id}"))
+        error = _error_of(message)
+        self._emit(
+            "response_received",
+            now_ms,
+            api=entry.api,
+            src=src,
+            correlation_id=correlation_id,
+            error=error.name if error is not None else None,
+        )
+        try:
+            handler = _HANDLERS.get(type(message))
+            if handler is None:
+                self._emit("response_ignored", now_ms, api=entry.api, reason="unexpected type")
+            else:
+                handler(self, entry, message, now_ms)
+        except _Fatal as fatal:
+            self._fail(fatal, now_ms)
+        return out
+
+    # ------------------------------------------------------------------ failures
+
+    def _fail(self, fatal: _Fatal, now: int) -> None:
+        """A fatal error thrown from poll(): the application stops using the consumer."""
+        if self.status is ConsumerStatus.FAILED:
+            return
+        self.fatal_error = fatal.error
+        self._hb.enabled = False
+        self._emit(
+            "consumer_fatal",
+            now,
+            error=fatal.error,
+            reason=fatal.reason,
+            member_id=self.generation.member_id,
+            generation_id=self.generation.generation_id,
+        )
+        self.status = ConsumerStatus.FAILED
+        for name in ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "metadata"):
+            self._out.append(CancelTimer(self._key(name)))
+
+    def _on_failed_request(self, entry: _Inflight, corr: int, now: int, reason: str) -> None:
+        """Disconnect or request timeout: Kafka's DisconnectException (retriable)."""
+        try:
+            if entry.api == "FindCoordinator":
+                self._find_inflight = None
+                self._rotate_node()
+                self._find_failed(now, reason)
+            elif entry.api == "Metadata":
+                self._metadata_inflight = None
+                self._rotate_node()
+                self._out.append(
+                    SetTimer(self._key("metadata"), now + self.config.retry_backoff_ms)
+                )
+            elif entry.api == "OffsetFetch":
+                self._offset_fetch_inflight = None
+                self._mark_coordinator_unknown(reason, now, disconnected=True)
+            else:
+                self._mark_coordinator_unknown(reason, now, disconnected=True)
+                if entry.api in ("JoinGroup", "SyncGroup"):
+                    self._complete_join_failure(Errors.NETWORK_EXCEPTION, now, reason)
+                elif entry.api == "Heartbeat":
+                    self._fail_heartbeat(now)
+                elif entry.api == "OffsetCommit" and entry.commit is not None:
+                    self._finish_commit(entry.commit, Errors.NETWORK_EXCEPTION.name, now, True)
+        except _Fatal as fatal:
+            self._fail(fatal, now)
+
+    # ------------------------------------------------------------------ coordinator discovery
+
+    def _rotate_node(self) -> None:
+        self._node_index = (self._node_index + 1) % max(len(self._known_nodes), 1)
+
+    def _pick_node(self) -> str:
+        return self._known_nodes[self._node_index % len(self._known_nodes)]
+
+    def _lookup_coordinator(self, now: int) -> None:
+        if self._coordinator is not None or self._find_inflight is not None:
+            return
+        if self._find_retry_at is not None and now < self._find_retry_at:
+            return
+        self._find_inflight = self._send(
+            self._pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
+        )
+
+    def _find_failed(self, now: int, reason: str) -> None:
+        delay = self._backoff.backoff(self._find_attempts)
+        self._find_attempts += 1
+        self._find_retry_at = now + delay
+        self._out.append(SetTimer(self._key("find-coordinator"), self._find_retry_at))
+        self._emit("coordinator_lookup_failed", now, reason=reason, retry_in_ms=delay)
+
+    def _on_find_coordinator(
+        self, entry: _Inflight, resp: FindCoordinatorResponse, now: int
+    ) -> None:
+        self._find_inflight = None
+        if resp.error_code == Errors.NONE:
+            self._coordinator = f"broker-{resp.node_id}"
+            self._find_attempts = 0
+            self._find_retry_at = None
+            self._hb.session_deadline_ms = now + self.config.session_timeout_ms
+            self._emit("coordinator_discovered", now, coordinator=self._coordinator)
+            self._schedule_heartbeat(now)
+            self._maybe_drive(now)
+        elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
+            raise _Fatal(resp.error_code.name, "FindCoordinator: not authorized for the group")
+        else:
+            self._rotate_node()
+            self._find_failed(now, resp.error_code.name)
+
+    def _mark_coordinator_unknown(self, cause: str, now: int, disconnected: bool = False) -> None:
+        if self._coordinator is None:
+            return
+        self._emit(
+            "coordinator_unknown",
+            now,
+            coordinator=self._coordinator,
+            reason=cause,
+            disconnected=disconnected,
+        )
+        self._coordinator = None
+        # Requests still out to the old coordinator keep their own timeouts; Kafka's
+        # disconnectAsync fails them, which the simulator approximates by letting them time out.
+        self._lookup_coordinator(now)
+        self._schedule_heartbeat(now)
+
+    # ------------------------------------------------------------------ metadata
+
+    def _metadata_topics(self) -> set[str] | None:
+        if self._pattern is not None:
+            return None
+        topics = set(self._explicit_topics)
+        if self._group_subscription:
+            topics.update(self._group_subscription)
+        topics.update(self._metadata_wanted)
+        return topics
+
+    def _request_metadata(self, now: int) -> None:
+        if self._metadata_inflight is not None:
+            return
+        topics = self._metadata_topics()
+        if topics is not None and not topics:
+            self._out.append(SetTimer(self._key("metadata"), now + self.config.metadata_max_age_ms))
+            return
+        request = MetadataRequest(topics=None if topics is None else tuple(sorted(topics)))
+        self._metadata_inflight = self._send(
+            self._pick_node(),
+            request,
+            now,
+            topics=None if topics is None else tuple(sorted(topics)),
+        )
+
+    def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
+        self._metadata_inflight = None
+        broker_racks = {b.node_id: b.rack for b in resp.brokers}
+        nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
+        if nodes:
+            current = self._pick_node()
+            self._known_nodes = nodes
+            self._node_index = nodes.index(current) if current in nodes else 0
+        if entry.topics is None:
+            self._metadata = {}
+            self._metadata_racks = {}
+            self._metadata_all = True
+        answered = []
+        for topic in resp.topics:
+            answered.append(topic.name)
+            self._metadata_answered.add(topic.name)
+            if topic.error_code != Errors.NONE or not topic.partitions:
+                self._metadata.pop(topic.name, None)
+                self._metadata_racks.pop(topic.name, None)
+                continue
+            parts = sorted(topic.partitions, key=lambda p: p.partition_index)
+            self._metadata[topic.name] = len(parts)
+            self._metadata_racks[topic.name] = [
+                sorted({broker_racks.get(r) for r in p.replica_nodes} - {None})  # type: ignore[type-var]
+                for p in parts
+            ]
+        self._metadata_wanted.difference_update(answered)
+        self._metadata_version += 1
+        self._snapshot_cache = None
+        self._emit(
+            "metadata_updated",
+            now,
+            topics={t: self._metadata[t] for t in sorted(self._metadata)},
+            version=self._metadata_version,
+        )
+        if self._pattern is not None:
+            matched = self._pattern_matches()
+            if matched != self._subscription:
+                self._emit("pattern_matched", now, topics=list(matched))
+                self._subscription = matched
+        self._out.append(SetTimer(self._key("metadata"), now + self.config.metadata_max_age_ms))
+        if self._pending_leader is not None:
+            self._continue_leader_assignment(now)
+        self._maybe_drive(now)
+
+    def _metadata_snapshot(self) -> tuple:
+        """ConsumerCoordinator.MetadataSnapshot over the group's (leader) or own topics."""
+        topics = self._group_subscription if self._group_subscription else self._subscription
+        key = (self._metadata_version, topics)
+        if self._snapshot_cache is not None and self._snapshot_cache[0] == key:
+            return self._snapshot_cache[1]
+        with_racks = self.config.client_rack is not None
+        snap = tuple(
+            (
+                t,
+                self._metadata[t],
+                tuple(map(tuple, self._metadata_racks.get(t, ()))) if with_racks else (),
+            )
+            for t in sorted(topics)
+            if t in self._metadata
+        )
+        self._snapshot_cache = (key, snap)
+        return snap
+
+    # ------------------------------------------------------------------ the application thread
+
+    def _poll(self, now: int) -> None:
+        """One KafkaConsumer.poll() call, then the application's processing of its batch."""
+        if self.status is not ConsumerStatus.RUNNING:
+            return
+        self._hb.poll_deadline_ms = now + self.config.max_poll_interval_ms
+        try:
+            if self._hb.failed is not None:
+                raise self._hb.failed
+            self._drive(now)
+            if self.status is not ConsumerStatus.RUNNING:
+                return
+            self._maybe_auto_commit(now)
+            self._maybe_fetch_offsets(now)
+            records = self._consume()
+        except _Fatal as fatal:
+            self._fail(fatal, now)
+            return
+        processing = self.config.processing_time_ms + int(
+            self.config.processing_time_per_record_ms * records
+        )
+        self._busy_until = now + processing
+        self._out.append(
+            SetTimer(self._key("poll"), now + max(processing, self.config.poll_interval_ms))
+        )
+
+    def _maybe_drive(self, now: int) -> None:
+        """Run application-thread work now if the application is inside poll(), else when it is."""
+        if self.status is not ConsumerStatus.RUNNING:
+            return
+        if now >= self._busy_until:
+            self._drive(now)
+        elif self._drive_timer_at != self._busy_until:
+            self._drive_timer_at = self._busy_until
+            self._out.append(SetTimer(self._key("drive"), self._busy_until))
+
+    def _drive(self, now: int) -> None:
+        """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
+        if self.status is not ConsumerStatus.RUNNING or not self._subscribed():
+            return
+        try:
+            if self._hb.failed is not None:
+                raise self._hb.failed
+            self._join_group_if_needed(now)
+        except _Fatal as fatal:
+            self._fail(fatal, now)
+
+    def _rejoin_needed_or_pending(self, now: int) -> bool:
+        if not self._subscribed():
+            return False
+        if (
+            self._assignment_snapshot is not None
+            and self._assignment_snapshot != self._metadata_snapshot()
+        ):
+            self._request_rejoin_if_necessary("cached metadata has changed", now)
+            return True
+        if (
+            self._joined_subscription is not None
+            and self._joined_subscription != self._subscription
+        ):
+            self._request_rejoin_if_necessary("subscription has changed", now)
+            return True
+        return self._rejoin_needed or self._join is not None
+
+    def _join_group_if_needed(self, now: int) -> None:
+        """AbstractCoordinator.joinGroupIfNeeded, one step at a time."""
+        for _ in range(64):  # each pass sends a request or consumes a finished future
+            if not self._rejoin_needed_or_pending(now):
+                return
+            if self._coordinator is None:
+                self._lookup_coordinator(now)
+                return
+            if self._pattern is not None and self._metadata_version == 0:
+                return  # a pattern consumer waits for its first metadata (ensureFreshMetadata)
+            if self._join_retry_at is not None and now < self._join_retry_at:
+                return
+            if self._needs_join_prepare:
+                self._needs_join_prepare = False
+                if not self._on_join_prepare(now):
+                    self._needs_join_prepare = True
+                    return
+            if self._join is None:
+                self._initiate_join_group(now)
+                return
+            if not self._join.done:
+                return
+            result, self._join = self._join, None
+            if result.error is None:
+                if not self.generation.is_reset and self._member_state is MemberState.STABLE:
+                    self._on_join_complete(result.assignment, now)
+                    self._needs_join_prepare = True
+                else:
+                    self._reset_state_and_rejoin(
+                        "rebalance failed since the generation/state was modified "
+                        "before the rebalance callback triggered",
+                        True,
+                        now,
+                    )
+                continue
+            assert result.error is not None
+            if result.error is not Errors.MEMBER_ID_REQUIRED:
+                self._request_rejoin(f"rebalance failed due to {result.error.name}", now)
+            if result.fatal or not (result.retriable or result.error in _IMMEDIATE_RETRY):
+                raise _Fatal(result.error.name, result.reason or "JoinGroup/SyncGroup failed")
+            if result.error in _IMMEDIATE_RETRY:
+                continue
+            self._join_retry_at = now + self.config.retry_backoff_ms
+            self._out.append(SetTimer(self._key("join-retry"), self._join_retry_at))
+            return
+
+    def _request_rejoin(self, reason: str, now: int) -> None:
+        if not self._rejoin_needed:
+            self._emit("rejoin_requested", now, reason=reason)
+        self._rejoin_reason = reason
+        self._rejoin_needed = True
+
+    def _request_rejoin_if_necessary(self, reason: str, now: int) -> None:
+        if not self._rejoin_needed:
+            self._request_rejoin(reason, now)
+
+    def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
+        self._emit(
+            "generation_reset",
+            now,
+            reason=reason,
+            reset_member_id=reset_member_id,
+            member_id=self.generation.member_id,
+            generation_id=self.generation.generation_id,
+        )
+        self.generation = (
+            NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
+        )
+        self._set_state(MemberState.UNJOINED, now, reason)
+        self._hb.enabled = False
+
+    def _reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
+        self._reset_state_and_generation(reason, reset_member_id, now)
+        self._request_rejoin(reason, now)
+        self._needs_join_prepare = True
+
+    # ------------------------------------------------------------------ callbacks
+
+    def _invoke(self, callback: str, partitions: Sequence[TopicPartition], now: int) -> None:
+        record = CallbackRecord(now, callback, sorted(partitions), self.generation.generation_id)
+        self.callbacks.append(record)
+        self._emit(
+            "rebalance_callback",
+            now,
+            callback=callback,
+            partitions=record.partition_names(),
+            generation_id=self.generation.generation_id,
+            member_id=self.generation.member_id,
+        )
+        try:
+            invoke(self.listener, callback, record.partitions)
+        except Exception as exc:  # a user's listener must not break the simulation
+            self._emit("listener_error", now, callback=callback, error=repr(exc))
+
+    def _set_owned(self, partitions: Sequence[TopicPartition]) -> None:
+        """SubscriptionState.assignFromSubscribed: keep positions of partitions still owned."""
+        keep = set(partitions)
+        self._owned = sorted(keep)
+        self._positions = {tp: off for tp, off in self._positions.items() if tp in keep}
+
+    def _on_join_prepare(self, now: int) -> bool:
+        """ConsumerCoordinator.onJoinPrepare (§8.4): commit, then revoke or lose partitions."""
+        if self.config.enable_auto_commit:
+            if self._prepare_commit is None:
+                if self._prepare_deadline is None:
+                    self._prepare_deadline = now + self.config.rebalance_timeout_ms
+                self._prepare_commit = self._commit(self._all_consumed(), "join-prepare", now)
+            op = self._prepare_commit
+            if now >= (self._prepare_deadline or now):
+                self._emit("join_prepare_commit_timeout", now)
+            elif not op.done:
+                return False
+            elif op.error is not None and op.retriable:
+                self._prepare_commit = None
+                self._join_retry_at = now + self.config.retry_backoff_ms
+                self._out.append(SetTimer(self._key("join-retry"), self._join_retry_at))
+                return False
+        gen = self.generation
+        if gen.generation_id == -1 or gen.member_id == "":
+            if self._owned:
+                lost = list(self._owned)
+                self._invoke("lost", lost, now)
+                self._set_owned([])
+        elif self.rebalance_protocol is RebalanceProtocol.EAGER:
+            revoked = list(self._owned)
+            self._invoke("revoked", revoked, now)  # called even when nothing is owned
+            self._set_owned([])
+        else:
+            subscribed = set(self._subscription)
+            revoked = [tp for tp in self._owned if tp.topic not in subscribed]
+            if revoked:
+                self._invoke("revoked", revoked, now)
+                self._set_owned([tp for tp in self._owned if tp.topic in subscribed])
+        self.is_leader = False
+        self._group_subscription = None
+        self._snapshot_cache = None
+        self._prepare_commit = None
+        self._prepare_deadline = None
+        return True
+
+    def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
+        """ConsumerCoordinator.onJoinComplete (§8.4)."""
+        if not self.is_leader:
+            self._assignment_snapshot = None
+        assignor = self._assignor_named(self.generation.protocol_name)
+        if assignor is None:
+            raise _Fatal(
+                "ILLEGAL_STATE",
+                f"coordinator selected invalid assignment protocol: {self.generation.protocol_name}",
+            )
+        if len(assignment_bytes) < 2:
+            raise _Fatal(
+                "ILLEGAL_STATE",
+                "insufficient bytes available to read assignment from the sync-group response "
+                f"(actual byte size {len(assignment_bytes)})",
+            )
+        try:
+            partitions, _user_data = decode_assignment(assignment_bytes)
+        except SchemaError as exc:
+            raise _Fatal("SCHEMA_ERROR", str(exc)) from exc
+        assigned = sorted(set(partitions))
+        self._emit(
+            "assignment_received",
+            now,
+            partitions=[str(tp) for tp in assigned],
+            generation_id=self.generation.generation_id,
+            member_id=self.generation.member_id,
+            protocol_name=self.generation.protocol_name,
+            is_leader=self.is_leader,
+        )
+        subscribed = set(self._subscription)
+        if any(tp.topic not in subscribed for tp in assigned):
+            self._request_rejoin("received assignment does not match the current subscription", now)
+            return
+        owned = set(self._owned)
+        assigned_set = set(assigned)
+        added = sorted(assigned_set - owned)
+        if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE:
+            revoked = sorted(owned - assigned_set)
+            if revoked:
+                self._invoke("revoked", revoked, now)
+                self._request_rejoin("need to revoke partitions and re-join", now)
+        if assignor.instance is not None:
+            try:
+                assignor.instance.on_assignment(assigned, self.generation.generation_id)
+            except Exception as exc:
+                self._emit("assignor_error", now, error=repr(exc), phase="on_assignment")
+        if self.config.enable_auto_commit:
+            self._next_auto_commit = now + self.config.auto_commit_interval_ms
+        self._set_owned(assigned)
+        self._invoke("assigned", added, now)  # always called, possibly empty
+
+    def _on_leave_prepare(self, now: int) -> None:
+        """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
+        if not self._owned:
+            return
+        gen = self.generation
+        rebalancing = self._member_state in (
+            MemberState.PREPARING_REBALANCE,
+            MemberState.COMPLETING_REBALANCE,
+        )
+        callback = (
+            "lost" if gen.generation_id == -1 or gen.member_id == "" or rebalancing else "revoked"
+        )
+        self._invoke(callback, list(self._owned), now)
+        self._set_owned([])
+
+    def _maybe_leave_group(self, reason: str, now: int) -> None:
+        """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
+        sent = False
+        if (
+            not self.is_static
+            and self._coordinator is not None
+            and self._member_state is not MemberState.UNJOINED
+            and self.generation.has_member_id
+        ):
+            self._send(
+                self._coordinator,
+                LeaveGroupRequest(
+                    group_id=self.config.group_id,
+                    members=(MemberIdentity(member_id=self.generation.member_id, reason=reason),),
+                ),
+                now,
+                member_id=self.generation.member_id,
+            )
+            sent = True
+        self._emit(
+            "leave_group",
+            now,
+            reason=reason,
+            sent=sent,
+            member_id=self.generation.member_id,
+            group_instance_id=self.config.group_instance_id,
+        )
+        self._reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
+
+    def _finish_close(self, now: int) -> None:
+        self._hb.enabled = False
+        if self.config.internal_leave_group_on_close:
+            self._on_leave_prepare(now)
+            self._maybe_leave_group("the consumer is being closed", now)
+        self.status = ConsumerStatus.CLOSED
+        self._emit("consumer_closed", now)
+        for name in ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "metadata"):
+            self._out.append(CancelTimer(self._key(name)))
+
+    # ------------------------------------------------------------------ JoinGroup / SyncGroup
+
+    def _assignor_named(self, name: str | None) -> ResolvedAssignor | None:
+        for a in self._assignors:
+            if a.name == name:
+                return a
+        return None
+
+    def _join_protocols(self) -> tuple[JoinGroupRequestProtocol, ...]:
+        """ConsumerCoordinator.metadata(): one Subscription per assignor, in vote order."""
+        self._joined_subscription = self._subscription
+        topics = list(self._subscription)
+        protocols = []
+        for a in self._assignors:
+            user_data = None
+            if a.instance is not None:
+                user_data = a.instance.subscription_user_data(topics)
+            sub = Subscription(
+                topics=topics,
+                user_data=user_data,
+                owned_partitions=self._owned,
+                generation_id=self.generation.generation_id,
+                rack_id=self.config.client_rack,
+            )
+            protocols.append(JoinGroupRequestProtocol(a.name, encode_subscription(sub)))
+        return tuple(protocols)
+
+    def _initiate_join_group(self, now: int) -> None:
+        assert self._coordinator is not None
+        self._set_state(MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
+        self._join = _JoinFuture()
+        request = JoinGroupRequest(
+            group_id=self.config.group_id,
+            session_timeout_ms=self.config.session_timeout_ms,
+            rebalance_timeout_ms=self.config.rebalance_timeout_ms,
+            member_id=self.generation.member_id,
+            protocol_type=PROTOCOL_TYPE,
+            protocols=self._join_protocols(),
+            group_instance_id=self.config.group_instance_id,
+            reason=self._rejoin_reason or None,
+            client_id=self.config.client_id,
+        )
+        self._send(
+            self._coordinator,
+            request,
+            now,
+            member_id=request.member_id,
+            group_instance_id=request.group_instance_id,
+            reason=request.reason,
+        )
+
+    def _complete_join_failure(
+        self, error: Errors, now: int, reason: str = "", *, fatal: bool = False
+    ) -> None:
+        if self._join is None or self._join.done:
+            return
+        self._join.done = True
+        self._join.error = error
+        self._join.reason = reason
+        self._join.fatal = fatal
+        self._join.retriable = error.retriable or error in (
+            Errors.NETWORK_EXCEPTION,
+            Errors.COORDINATOR_NOT_AVAILABLE,
+            Errors.NOT_COORDINATOR,
+        )
+        self._maybe_drive(now)
+
+    def _generation_unchanged(self, entry: _Inflight) -> bool:
+        return entry.sent_generation == self.generation
+
+    def _on_join_group(self, entry: _Inflight, resp: JoinGroupResponse, now: int) -> None:
+        err = resp.error_code
+        if self._join is None or self._join.done:
+            return  # a stale answer (the join was abandoned)
+        if err == Errors.NONE:
+            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
+                self._complete_join_failure(
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol type mismatch", fatal=True
+                )
+                return
+            if self._member_state is not MemberState.PREPARING_REBALANCE:
+                # UnjoinedGroupException: retriable.
+                self._complete_join_failure(Errors.NETWORK_EXCEPTION, now, "unjoined group")
+                return
+            self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
+            self._set_state(MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
+            self._enable_heartbeat(now)
+            self._emit(
+                "joined",
+                now,
+                member_id=resp.member_id,
+                generation_id=resp.generation_id,
+                protocol_name=resp.protocol_name,
+                leader=resp.leader,
+                is_leader=resp.member_id == resp.leader,
+                members=len(resp.members),
+                skip_assignment=resp.skip_assignment,
+            )
+            if resp.member_id == resp.leader:
+                self._on_leader_elected(resp, now)
+            else:
+                self._send_sync_group((), now)
+            return
+        if err == Errors.MEMBER_ID_REQUIRED:
+            self.generation = Generation(-1, resp.member_id, None)
+            self._request_rejoin(f"need to re-join with the given member-id: {resp.member_id}", now)
+        elif err == Errors.UNKNOWN_MEMBER_ID:
+            if self._generation_unchanged(entry):
+                self._reset_state_and_rejoin(
+                    f"encountered {err.name} from JoinGroup response", True, now
+                )
+        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            self._mark_coordinator_unknown(f"error response {err.name}", now)
+        fatal = err in (
+            Errors.FENCED_INSTANCE_ID,
+            Errors.INCONSISTENT_GROUP_PROTOCOL,
+            Errors.INVALID_SESSION_TIMEOUT,
+            Errors.INVALID_GROUP_ID,
+            Errors.GROUP_AUTHORIZATION_FAILED,
+            Errors.GROUP_MAX_SIZE_REACHED,
+            Errors.UNSUPPORTED_VERSION,
+        ) or (
+            err not in _IMMEDIATE_RETRY
+            and err
+            not in (
+                Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                Errors.COORDINATOR_NOT_AVAILABLE,
+                Errors.NOT_COORDINATOR,
+            )
+        )
+        self._complete_join_failure(err, now, f"JoinGroup failed: {err.name}", fatal=fatal)
+
+    def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
+        """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
+        members = []
+        try:
+            for m in resp.members:
+                sub = decode_subscription(m.metadata)
+                sub = Subscription(
+                    topics=sub.topics,
+                    user_data=sub.user_data,
+                    owned_partitions=sub.owned_partitions,
+                    generation_id=sub.generation_id,
+                    group_instance_id=m.group_instance_id,
+                    rack_id=sub.rack_id,
+                )
+                members.append((m.member_id, m.group_instance_id, sub))
+        except SchemaError as exc:
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, str(exc), fatal=True)
+            return
+        group_topics = set()
+        for _, _, sub in members:
+            group_topics.update(sub.topics)
+        self._group_subscription = tuple(sorted(group_topics))
+        self._snapshot_cache = None
+        self.is_leader = True
+        self._pending_leader = _PendingLeader(self.generation, members, resp.skip_assignment)
+        missing = {t for t in group_topics if t not in self._metadata_answered}
+        if missing and not self._metadata_all:
+            # updateGroupSubscription: fetch metadata for the new topics before assigning.
+            self._metadata_wanted.update(missing)
+            if self._metadata_inflight is None:
+                self._request_metadata(now)
+            return
+        self._continue_leader_assignment(now)
+
+    def _continue_leader_assignment(self, now: int) -> None:
+        pending, self._pending_leader = self._pending_leader, None
+        if pending is None:
+            return
+        if (
+            pending.generation != self.generation
+            or self._member_state is not MemberState.COMPLETING_REBALANCE
+        ):
+            return  # the join was reset meanwhile
+        if pending.skip_assignment:
+            self._emit("assignment_skipped", now, generation_id=self.generation.generation_id)
+            self._assignment_snapshot = self._metadata_snapshot()
+            self._send_sync_group((), now)
+            return
+        name = self.generation.protocol_name
+        assignor = self._assignor_named(name)
+        if assignor is None or assignor.instance is None:
+            why = (
+                f"coordinator selected invalid assignment protocol: {name}"
+                if assignor is None
+                else f"assignor {name!r} is not available: {assignor.unavailable}"
+            )
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
+            return
+        group_topics = self._group_subscription or ()
+        cluster = self._cluster_metadata(group_topics)
+        subscriptions = {member_id: sub for member_id, _, sub in pending.members}
+        try:
+            result = assignor.instance.assign(cluster, subscriptions)
+        except Exception as exc:
+            self._complete_join_failure(
+                Errors.UNKNOWN_SERVER_ERROR, now, f"assignor {name} failed: {exc!r}", fatal=True
+            )
+            return
+        if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE and name != COOPERATIVE_STICKY:
+            bad = _cooperative_violations(subscriptions, result)
+            if bad:
+                self._complete_join_failure(
+                    Errors.UNKNOWN_SERVER_ERROR,
+                    now,
+                    "assignor supporting the COOPERATIVE protocol violates its requirements: "
+                    f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
+                    fatal=True,
+                )
+                return
+        self._assignment_snapshot = self._metadata_snapshot()
+        order = [member_id for member_id, _, _ in pending.members]
+        order += sorted(m for m in result if m not in subscriptions)
+        assignments = tuple(
+            SyncGroupRequestAssignment(member_id, encode_assignment(result[member_id]))
+            for member_id in order
+            if member_id in result
+        )
+        self._emit(
+            "assignment_computed",
+            now,
+            generation_id=self.generation.generation_id,
+            protocol_name=name,
+            members=len(pending.members),
+            assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
+        )
+        self._send_sync_group(assignments, now)
+
+    def _cluster_metadata(self, topics: Sequence[str]) -> ClusterMetadata:
+        counts = {t: self._metadata[t] for t in topics if t in self._metadata}
+        racks = {t: self._metadata_racks[t] for t in counts if t in self._metadata_racks}
+        has_racks = any(any(r) for rs in racks.values() for r in rs)
+        return ClusterMetadata(counts, racks if has_racks else None)
+
+    def _send_sync_group(
+        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
+    ) -> None:
+        if self._coordinator is None:
+            self._complete_join_failure(
+                Errors.COORDINATOR_NOT_AVAILABLE, now, "coordinator unknown"
+            )
+            return
+        self._send(
+            self._coordinator,
+            SyncGroupRequest(
+                group_id=self.config.group_id,
+                generation_id=self.generation.generation_id,
+                member_id=self.generation.member_id,
+                group_instance_id=self.config.group_instance_id,
+                protocol_type=PROTOCOL_TYPE,
+                protocol_name=self.generation.protocol_name,
+                assignments=assignments,
+            ),
+            now,
+            member_id=self.generation.member_id,
+            generation_id=self.generation.generation_id,
+            assignments=len(assignments),
+        )
+
+    def _on_sync_group(self, entry: _Inflight, resp: SyncGroupResponse, now: int) -> None:
+        err = resp.error_code
+        if self._join is None or self._join.done:
+            return
+        if err == Errors.NONE:
+            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
+                self._complete_join_failure(
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol type mismatch", fatal=True
+                )
+            elif (
+                self.generation.is_reset
+                or self._member_state is not MemberState.COMPLETING_REBALANCE
+            ):
+                self._complete_join_failure(
+                    Errors.ILLEGAL_GENERATION,
+                    now,
+                    "generation/state changed before SyncGroup answer",
+                )
+            elif (
+                resp.protocol_name is not None
+                and resp.protocol_name != self.generation.protocol_name
+            ):
+                self._complete_join_failure(
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol name mismatch", fatal=True
+                )
+            else:
+                self._set_state(MemberState.STABLE, now, "SyncGroup succeeded")
+                self._rejoin_reason = ""
+                self._rejoin_needed = False
+                self._join.done = True
+                self._join.assignment = resp.assignment
+                self._maybe_drive(now)
+            return
+        if err in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
+            if self._generation_unchanged(entry):
+                self._reset_state_and_rejoin(
+                    f"encountered {err.name} from SyncGroup response",
+                    err is not Errors.ILLEGAL_GENERATION,
+                    now,
+                )
+        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            self._mark_coordinator_unknown(f"error response {err.name}", now)
+        fatal = err not in (
+            Errors.REBALANCE_IN_PROGRESS,
+            Errors.UNKNOWN_MEMBER_ID,
+            Errors.ILLEGAL_GENERATION,
+            Errors.COORDINATOR_NOT_AVAILABLE,
+            Errors.NOT_COORDINATOR,
+        )
+        self._complete_join_failure(err, now, f"SyncGroup failed: {err.name}", fatal=fatal)
+
+    # ------------------------------------------------------------------ heartbeat thread
+
+    def _enable_heartbeat(self, now: int) -> None:
+        """HeartbeatThread.enable -> Heartbeat.resetTimeouts."""
+        hb = self._hb
+        hb.enabled = True
+        hb.session_deadline_ms = now + self.config.session_timeout_ms
+        hb.poll_deadline_ms = now + self.config.max_poll_interval_ms
+        hb.next_heartbeat_ms = now + self.config.heartbeat_interval_ms
+        self._schedule_heartbeat(now)
+
+    def _schedule_heartbeat(self, now: int) -> None:
+        hb = self._hb
+        if not hb.enabled or self.status is not ConsumerStatus.RUNNING:
+            return
+        if self._coordinator is None:
+            at = now + self.config.retry_backoff_ms
+        else:
+            at = min(hb.next_heartbeat_ms, hb.session_deadline_ms, hb.poll_deadline_ms)
+        at = max(at, now)
+        if hb.timer_at is not None and hb.timer_at <= at and hb.timer_at >= now:
+            return  # an earlier wake-up is already set; it will re-plan
+        hb.timer_at = at
+        self._out.append(SetTimer(self._key("heartbeat"), at))
+
+    def _heartbeat_tick(self, now: int) -> None:
+        """One pass of HeartbeatThread.run's loop."""
+        hb = self._hb
+        if not hb.enabled:
+            return
+        if self._member_state.has_not_joined or hb.failed is not None:
+            hb.enabled = False
+            return
+        if self._coordinator is None:
+            self._lookup_coordinator(now)
+            self._schedule_heartbeat(now)
+            return
+        if now >= hb.session_deadline_ms:
+            self._mark_coordinator_unknown(
+                "session timed out without receiving a heartbeat response", now
+            )
+            self._schedule_heartbeat(now)
+            return
+        if now >= hb.poll_deadline_ms:
+            self._emit(
+                "poll_timeout",
+                now,
+                member_id=self.generation.member_id,
+                max_poll_interval_ms=self.config.max_poll_interval_ms,
+            )
+            self._maybe_leave_group("consumer poll timeout has expired.", now)
+            return
+        if now >= hb.next_heartbeat_ms:
+            hb.next_heartbeat_ms = now + self.config.heartbeat_interval_ms
+            self._send(
+                self._coordinator,
+                HeartbeatRequest(
+                    group_id=self.config.group_id,
+                    generation_id=self.generation.generation_id,
+                    member_id=self.generation.member_id,
+                    group_instance_id=self.config.group_instance_id,
+                ),
+                now,
+                member_id=self.generation.member_id,
+                generation_id=self.generation.generation_id,
+            )
+        self._schedule_heartbeat(now)
+
+    def _receive_heartbeat(self, now: int) -> None:
+        self._hb.attempts = 0
+        self._hb.session_deadline_ms = now + self.config.session_timeout_ms
+
+    def _fail_heartbeat(self, now: int) -> None:
+        hb = self._hb
+        hb.next_heartbeat_ms = now + self._backoff.backoff(hb.attempts)
+        hb.attempts += 1
+        if hb.timer_at is not None and hb.timer_at > hb.next_heartbeat_ms:
+            hb.timer_at = None
+        self._schedule_heartbeat(now)
+
+    def _on_heartbeat(self, entry: _Inflight, resp: HeartbeatResponse, now: int) -> None:
+        err = resp.error_code
+        if err == Errors.NONE:
+            self._receive_heartbeat(now)
+        elif err == Errors.REBALANCE_IN_PROGRESS:
+            if self._member_state is MemberState.STABLE:
+                self._request_rejoin("group is already rebalancing", now)
+                self._maybe_drive(now)
+            self._receive_heartbeat(now)  # still counts as a live heartbeat
+        elif err in (
+            Errors.ILLEGAL_GENERATION,
+            Errors.UNKNOWN_MEMBER_ID,
+            Errors.FENCED_INSTANCE_ID,
+        ):
+            if self._generation_unchanged(entry):
+                self._reset_state_and_rejoin(
+                    f"encountered {err.name} from Heartbeat response",
+                    err is not Errors.ILLEGAL_GENERATION,
+                    now,
+                )
+                if err is Errors.FENCED_INSTANCE_ID:
+                    # The heartbeat thread fails; the next poll() throws.
+                    self._hb.failed = _Fatal(err.name, "group.instance.id fenced (Heartbeat)")
+                else:
+                    self._fail_heartbeat(now)
+                self._maybe_drive(now)
+            else:
+                self._receive_heartbeat(now)
+        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            self._mark_coordinator_unknown(f"error response {err.name}", now)
+            self._fail_heartbeat(now)
+        elif err == Errors.GROUP_AUTHORIZATION_FAILED:
+            self._hb.failed = _Fatal(err.name, "Heartbeat: not authorized for the group")
+            self._maybe_drive(now)
+        else:
+            self._fail_heartbeat(now)
+
+    # ------------------------------------------------------------------ offsets
+
+    def _all_consumed(self) -> dict[TopicPartition, int]:
+        return {tp: self._positions[tp] for tp in self._owned if tp in self._positions}
+
+    def _consume(self) -> int:
+        """Fetch a batch: up to max.poll.records, spread over owned partitions with positions."""
+        ready = [tp for tp in self._owned if tp in self._positions]
+        if not ready:
+            return 0
+        share, extra = divmod(self.config.max_poll_records, len(ready))
+        total = 0
+        for i, tp in enumerate(ready):
+            n = share + (1 if i < extra else 0)
+            self._positions[tp] += n
+            total += n
+        return total
+
+    def _maybe_fetch_offsets(self, now: int) -> None:
+        """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
+        if self._offset_fetch_inflight is not None or self._coordinator is None:
+            return
+        missing = [tp for tp in self._owned if tp not in self._positions]
+        if not missing:
+            return
+        by_topic: dict[str, list[int]] = {}
+        for tp in missing:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        self._offset_fetch_inflight = self._send(
+            self._coordinator,
+            OffsetFetchRequest(
+                group_id=self.config.group_id,
+                topics=tuple(
+                    OffsetFetchRequestTopic(t, tuple(ps)) for t, ps in sorted(by_topic.items())
+                ),
+            ),
+            now,
+            partitions=[str(tp) for tp in missing],
+        )
+
+    def _on_offset_fetch(self, entry: _Inflight, resp: OffsetFetchResponse, now: int) -> None:
+        self._offset_fetch_inflight = None
+        if resp.error_code != Errors.NONE:
+            if resp.error_code in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+                self._mark_coordinator_unknown(f"error response {resp.error_code.name}", now)
+            return  # retried on a later poll
+        owned = set(self._owned)
+        for topic in resp.topics:
+            for p in topic.partitions:
+                tp = TopicPartition(topic.name, p.partition_index)
+                if p.error_code != Errors.NONE or tp not in owned or tp in self._positions:
+                    continue
+                # No committed offset: the model's auto.offset.reset is "earliest" (offset 0).
+                self._positions[tp] = max(p.committed_offset, 0)
+
+    def _maybe_auto_commit(self, now: int) -> None:
+        if not self.config.enable_auto_commit or now < self._next_auto_commit:
+            return
+        self._next_auto_commit = now + self.config.auto_commit_interval_ms
+        self._commit(self._all_consumed(), "auto", now)
+
+    def _commit(self, offsets: dict[TopicPartition, int], purpose: str, now: int) -> CommitResult:
+        """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
+        op = CommitResult(now, purpose, dict(offsets), self.generation.generation_id)
+        if not offsets:
+            op.done = True
+            return op
+        self.commits.append(op)
+        if self._coordinator is None:
+            self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
+            return op
+        if self._member_state is not MemberState.STABLE:
+            rebalancing = self._member_state in (
+                MemberState.PREPARING_REBALANCE,
+                MemberState.COMPLETING_REBALANCE,
+            )
+            self._finish_commit(
+                op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
+            )
+            return op
+        by_topic: dict[str, list[OffsetCommitRequestPartition]] = {}
+        for tp in sorted(offsets):
+            by_topic.setdefault(tp.topic, []).append(
+                OffsetCommitRequestPartition(tp.partition, offsets[tp])
+            )
+        self._send(
+            self._coordinator,
+            OffsetCommitRequest(
+                group_id=self.config.group_id,
+                generation_id=self.generation.generation_id,
+                member_id=self.generation.member_id,
+                topics=tuple(OffsetCommitRequestTopic(t, tuple(ps)) for t, ps in by_topic.items()),
+                group_instance_id=self.config.group_instance_id,
+            ),
+            now,
+            commit=op,
+            purpose=purpose,
+            generation_id=self.generation.generation_id,
+            offsets={str(tp): off for tp, off in sorted(offsets.items())},
+        )
+        return op
+
+    def _finish_commit(
+        self, op: CommitResult, error: str | None, now: int, retriable: bool
+    ) -> None:
+        op.done = True
+        op.error = error
+        op.retriable = retriable
+        if error is None:
+            self.committed.update(op.offsets)
+            self._emit(
+                "commit_completed",
+                now,
+                purpose=op.purpose,
+                generation_id=op.generation_id,
+                offsets={str(tp): off for tp, off in sorted(op.offsets.items())},
+            )
+        else:
+            self._emit(
+                "commit_failed",
+                now,
+                purpose=op.purpose,
+                error=error,
+                retriable=retriable,
+                generation_id=op.generation_id,
+            )
+            if op.purpose == "auto" and retriable:
+                self._next_auto_commit = now + self.config.retry_backoff_ms
+        if op is self._prepare_commit:
+            self._maybe_drive(now)
+        if op is self._close_commit:
+            self._close_commit = None
+            self._finish_close(now)
+
+    def _on_offset_commit(self, entry: _Inflight, resp: OffsetCommitResponse, now: int) -> None:
+        op = entry.commit
+        if op is None:
+            return
+        error: Errors | None = None
+        for topic in resp.topics:
+            for p in topic.partitions:
+                if p.error_code != Errors.NONE:
+                    error = p.error_code
+                    break
+            if error is not None:
+                break
+        if error is None:
+            self._finish_commit(op, None, now, False)
+            return
+        if error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION):
+            self._finish_commit(op, error.name, now, True)
+        elif error in (
+            Errors.COORDINATOR_NOT_AVAILABLE,
+            Errors.NOT_COORDINATOR,
+            Errors.REQUEST_TIMED_OUT,
+        ):
+            self._mark_coordinator_unknown(f"error response {error.name}", now)
+            self._finish_commit(op, error.name, now, True)
+        elif error == Errors.REBALANCE_IN_PROGRESS:
+            self._request_rejoin("offset commit failed since group is already rebalancing", now)
+            self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
+            self._maybe_drive(now)
+        elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
+            if (
+                not self._generation_unchanged(entry)
+                and self._member_state is MemberState.PREPARING_REBALANCE
+            ):
+                self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
+            else:
+                self._reset_state_and_rejoin(
+                    f"encountered {error.name} from OffsetCommit response",
+                    error is not Errors.ILLEGAL_GENERATION,
+                    now,
+                )
+                self._finish_commit(op, "COMMIT_FAILED", now, False)
+                self._maybe_drive(now)
+        elif error == Errors.FENCED_INSTANCE_ID:
+            if self._generation_unchanged(entry):
+                self._finish_commit(op, error.name, now, False)
+                if op.purpose == "manual":
+                    raise _Fatal(error.name, "OffsetCommit: group.instance.id fenced")
+            else:
+                rebalancing = self._member_state is MemberState.PREPARING_REBALANCE
+                self._finish_commit(
+                    op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
+                )
+        else:
+            self._finish_commit(op, error.name, now, False)
+
+    def _on_leave_group(self, entry: _Inflight, resp: LeaveGroupResponse, now: int) -> None:
+        return None  # logged as response_received; nothing else to do
+
+
+def _error_of(message: object) -> Errors | None:
+    code = getattr(message, "error_code", None)
+    if code is not None:
+        return Errors(code)
+    if isinstance(message, OffsetCommitResponse):
+        for topic in message.topics:
+            for p in topic.partitions:
+                if p.error_code != Errors.NONE:
+                    return Errors(p.error_code)
+        return Errors.NONE
+    return None
+
+
+def _cooperative_violations(
+    subscriptions: Mapping[str, Subscription], result: Mapping[str, Sequence[TopicPartition]]
+) -> list[TopicPartition]:
+    """validateCooperativeAssignment: nothing may move directly from one owner to another."""
+    added: set[TopicPartition] = set()
+    revoked: set[TopicPartition] = set()
+    for member_id, assigned in result.items():
+        owned = (
+            set(subscriptions[member_id].owned_partitions) if member_id in subscriptions else set()
+        )
+        got = set(assigned)
+        added |= got - owned
+        revoked |= owned - got
+    return sorted(added & revoked)
+
+
+_HANDLERS: dict[type, Any] = {
+    FindCoordinatorResponse: Consumer._on_find_coordinator,
+    MetadataResponse: Consumer._on_metadata,
+    JoinGroupResponse: Consumer._on_join_group,
+    SyncGroupResponse: Consumer._on_sync_group,
+    HeartbeatResponse: Consumer._on_heartbeat,
+    OffsetCommitResponse: Consumer._on_offset_commit,
+    OffsetFetchResponse: Consumer._on_offset_fetch,
+    LeaveGroupResponse: Consumer._on_leave_group,
+}
+
+__all__ = ["CommitFailedError", "CommitResult", "Consumer", "PartitionAssignor"]

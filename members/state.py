@@ -1,0 +1,52 @@
+"""Client-side group state: AbstractCoordinator's MemberState and Generation, the consumer status."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from attrs import frozen
+
+
+class MemberState(StrEnum):
+    """AbstractCoordinator.MemberState: where the member is in the join/sync cycle."""
+
+    UNJOINED = "UNJOINED"
+    PREPARING_REBALANCE = "PREPARING_REBALANCE"  # JoinGroup sent, no answer yet
+    COMPLETING_REBALANCE = "COMPLETING_REBALANCE"  # JoinGroup answered, SyncGroup outstanding
+    STABLE = "STABLE"  # assignment received
+
+    @property
+    def has_not_joined(self) -> bool:
+        return self in (MemberState.UNJOINED, MemberState.PREPARING_REBALANCE)
+
+
+class ConsumerStatus(StrEnum):
+    """The simulated process around the coordinator: not a Kafka concept, the runner's view."""
+
+    NEW = "NEW"  # constructed, start() not called yet
+    RUNNING = "RUNNING"
+    CLOSING = "CLOSING"  # close() waits for its final offset commit
+    CLOSED = "CLOSED"
+    CRASHED = "CRASHED"  # silent until restart()
+    FAILED = "FAILED"  # a fatal error was thrown from poll(); the application stopped
+
+
+@frozen
+class Generation:
+    """AbstractCoordinator.Generation: (generation id, member id, protocol name)."""
+
+    generation_id: int = -1
+    member_id: str = ""
+    protocol_name: str | None = None
+
+    @property
+    def is_reset(self) -> bool:
+        """hasGenerationReset: no generation id and no protocol."""
+        return self.generation_id == -1 and self.protocol_name is None
+
+    @property
+    def has_member_id(self) -> bool:
+        return self.member_id != ""
+
+
+NO_GENERATION = Generation()
