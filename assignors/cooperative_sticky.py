@@ -1,0 +1,108 @@
+"""``cooperative-sticky``: Kafka's ``CooperativeStickyAssignor`` (KIP-429), COOPERATIVE and EAGER.
+
+Ownership comes from ``Subscription.owned_partitions``; the generation from
+``Subscription.generation_id`` when present (protocol v2+, KIP-792; negative means absent), else
+from the int32 in this assignor's own user data, else absent.
+
+The sticky assignment is then *adjusted*: a partition that moves from a current owner to a
+different member is removed from the new owner's list for this round (KIP-429). Its old owner,
+not finding it in its assignment, revokes it and rejoins; the follow-up rebalance hands it to the
+new owner. So no partition is ever given to a new owner while its previous owner still lists it,
+and a cooperative round is usually incomplete and unbalanced until the follow-up. Which partitions
+are withheld:
+
+* constrained builder: its ``partitionsTransferringOwnership`` (trimmed from another owner, or
+  claimed by several owners; the latter are withheld although nobody keeps them, KAFKA-14639);
+* general builder: every partition added to some member that some (other) member owned and lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from assignors.api import (
+    Assignment,
+    ClusterLike,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+)
+from assignors.sticky_common import (
+    DEFAULT_GENERATION,
+    AbstractStickyAssignor,
+    BuildResult,
+    MemberData,
+    StickyContext,
+)
+from assignors.sticky_user_data import decode_cooperative_user_data, encode_cooperative_user_data
+
+__all__ = ["CooperativeStickyAssignor"]
+
+
+class CooperativeStickyAssignor(AbstractStickyAssignor):
+    name = "cooperative-sticky"
+    supported_protocols = (RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER)
+    version = 0
+
+    def __init__(self, prefer_rack_aware_logic: bool = False) -> None:
+        super().__init__(prefer_rack_aware_logic=prefer_rack_aware_logic)
+        self.generation: int = DEFAULT_GENERATION
+
+    def on_assignment(self, assignment: Sequence[TopicPartition], generation_id: int) -> None:
+        self.generation = generation_id
+
+    def subscription_user_data(self, topics: Iterable[str]) -> bytes | None:
+        return encode_cooperative_user_data(self.generation)
+
+    def member_data(self, subscription: Subscription) -> MemberData:
+        if subscription.generation_id >= 0:
+            return MemberData(subscription.owned_partitions, subscription.generation_id)
+        return MemberData(
+            subscription.owned_partitions, decode_cooperative_user_data(subscription.user_data)
+        )
+
+    def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
+        ctx, result = self._assign_ids(cluster, subscriptions)
+        if ctx is None:
+            return {}
+        withheld = (
+            result.transferring
+            if result.transferring is not None
+            else _transferring_by_diff(ctx, result)
+        )
+        lists = result.lists
+        if withheld:
+            mask = np.zeros(ctx.index.n, dtype=bool)
+            mask[np.fromiter(withheld, dtype=np.int64, count=len(withheld))] = True
+            lists = [_drop(ids, mask) for ids in lists]
+        return self._to_assignment(ctx, lists, subscriptions)
+
+
+def _drop(ids: np.ndarray | list[int], mask: np.ndarray) -> np.ndarray:
+    arr = np.asarray(ids, dtype=np.int64)
+    return arr[~mask[arr]] if arr.size else arr
+
+
+def _transferring_by_diff(ctx: StickyContext, result: BuildResult) -> dict[int, int]:
+    """``computePartitionsTransferringOwnership``: added to someone AND revoked from someone."""
+    n = ctx.index.n
+    final_owner = np.full(n, -1, dtype=np.int64)
+    for m, ids in enumerate(result.lists):
+        arr = np.asarray(ids, dtype=np.int64)
+        if arr.size:
+            final_owner[arr] = m
+    kept_by_owner = np.zeros(n, dtype=bool)
+    revoked = np.zeros(n, dtype=bool)
+    for m, sub in enumerate(ctx.subs):
+        pids = np.asarray(
+            [p for p in ctx.index.pids(sub.owned_partitions) if p >= 0], dtype=np.int64
+        )
+        if pids.size:
+            mine = final_owner[pids] == m
+            kept_by_owner[pids[mine]] = True
+            revoked[pids[~mine]] = True
+    added = (final_owner >= 0) & ~kept_by_owner
+    moving = np.flatnonzero(added & revoked)
+    return dict(zip(moving.tolist(), final_owner[moving].tolist(), strict=True))

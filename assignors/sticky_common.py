@@ -1,0 +1,306 @@
+"""The shared core of ``sticky`` and ``cooperative-sticky``: Kafka's ``AbstractStickyAssignor``.
+
+What this module does, in Kafka's order (see ``docs``/the reference notes, section 4):
+
+1. **Member order.** Kafka iterates its ``subscriptions`` and ``consumerToOwnedPartitions``
+   ``HashMap``s, so which member is visited first is Java ``HashMap`` iteration order of the member
+   ids (bucket order; insertion order, i.e. the caller's mapping order, within a bucket). We
+   reproduce that order (:func:`assignors.java_order.java_hashmap_order`); it decides the
+   constrained builder's owned-keeping pass, the empty-first-subscription bug and same-generation
+   conflict chains.
+2. **Ownership sanitising (KIP-341).** Each member's claimed partitions (``member_data``: user data
+   for the eager assignor, ``owned_partitions`` for the cooperative one) are checked against the
+   claims seen so far: a claim from a higher generation wins, a lower one is ignored, and two
+   claims in the *same* generation cancel each other (``partitionsWithMultiplePreviousOwners``).
+   The other claimant's generation is read from its ``Subscription.generation_id``, as Kafka does.
+   The largest generation seen is kept on the instance (``max_generation``) and, as in Kafka,
+   never reset: it carries over to later calls on the same assignor.
+3. **Builder choice.** If every member's raw topic list has the size of, and is contained in, the
+   first visited non-empty member's topics, the constrained (uniform) builder runs; otherwise the
+   general one. Non-existent topics count; an empty first subscription is mirrored (Kafka bug).
+4. **Racks (KIP-881).** Rack-aware logic is used when members have racks, partition replicas have
+   racks, the two intersect and some partition is not on every rack (or ``prefer_rack_aware_logic``,
+   Kafka's test knob, is set).
+
+Deviation (documented): an owned partition whose number is beyond its topic's current partition
+count is dropped like a partition of a vanished topic; Kafka's constrained builder would keep it.
+Kafka never shrinks topics, so this only matters for hand-made inputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from attrs import define
+
+from assignors.api import (
+    Assignment,
+    ClusterLike,
+    ClusterMetadata,
+    PartitionAssignor,
+    Subscription,
+    TopicPartition,
+    as_cluster,
+)
+from assignors.common import check_inputs, existing_partition_counts, subscribed_topics
+from assignors.java_order import java_hashmap_order, java_string_key, needs_utf16_order
+from assignors.sticky_common_index import PartitionIndex, partition_index
+from assignors.sticky_user_data import DEFAULT_GENERATION
+
+__all__ = [
+    "DEFAULT_GENERATION",
+    "AbstractStickyAssignor",
+    "BuildResult",
+    "MemberData",
+    "RackInfo",
+    "StickyContext",
+]
+
+
+@define(slots=True)
+class MemberData:
+    """``AbstractStickyAssignor.MemberData``: what a member claims to own, and since when."""
+
+    partitions: Sequence[TopicPartition]
+    generation: int | None
+
+
+class RackInfo:
+    """KIP-881 rack data for one call (Kafka's ``AbstractStickyAssignor.RackInfo``).
+
+    ``consumer_racks`` (member index -> rack) is filled only when rack-aware logic is in use, so
+    ``racks_mismatch`` is always False otherwise. ``num_consumers`` (pid -> number of members on
+    the partition's racks) is computed whenever some member has a rack, as in Kafka, and orders the
+    constrained builder's unassigned partitions.
+    """
+
+    def __init__(
+        self,
+        index: PartitionIndex,
+        cluster: ClusterMetadata,
+        subs: Sequence[Subscription],
+        prefer_rack_aware_logic: bool,
+    ) -> None:
+        consumers_by_rack: dict[str, list[int]] = {}
+        for m, sub in enumerate(subs):
+            if sub.rack_id:
+                consumers_by_rack.setdefault(sub.rack_id, []).append(m)
+        self.consumer_racks: dict[int, str] = {}
+        self.partition_racks: list[frozenset[str]] = []
+        self.num_consumers: np.ndarray | None = None
+        if not consumers_by_rack:
+            return
+        empty: frozenset[str] = frozenset()
+        if cluster.partition_racks:
+            racks = [
+                cluster.racks_of(t, p)
+                for t, c in zip(index.topics, index.counts.tolist(), strict=True)
+                for p in range(c)
+            ]
+        else:
+            racks = [empty] * index.n
+        all_racks: set[str] = set().union(*racks) if racks else set()
+        self.num_consumers = np.fromiter(
+            (sum(len(consumers_by_rack.get(r, ())) for r in rs) for rs in racks),
+            dtype=np.int64,
+            count=index.n,
+        )
+        if all_racks.isdisjoint(consumers_by_rack):
+            return
+        if prefer_rack_aware_logic or any(rs != all_racks for rs in racks):
+            for rack, members in consumers_by_rack.items():
+                for m in members:
+                    self.consumer_racks[m] = rack
+            self.partition_racks = racks
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.consumer_racks)
+
+    def racks_mismatch(self, member: int, pid: int) -> bool:
+        rack = self.consumer_racks.get(member)
+        return rack is not None and rack not in self.partition_racks[pid]
+
+
+@define(slots=True)
+class StickyContext:
+    """Everything the builders share; members are referred to by their index in ``members``."""
+
+    index: PartitionIndex
+    members: list[str]  # Java HashMap iteration order
+    subs: list[Subscription]
+    rank: np.ndarray  # member index -> position in Java String order of member ids
+    racks: RackInfo
+
+
+@define(slots=True)
+class BuildResult:
+    """A builder's output: per member (context order) its partition ids, in Kafka's list order.
+
+    ``transferring`` is the constrained builder's ``partitionsTransferringOwnership`` (pid ->
+    member index); ``None`` on the general path, as in Kafka.
+    """
+
+    lists: list[np.ndarray | list[int]]
+    transferring: dict[int, int] | None
+
+
+def _member_ranks(members: list[str]) -> np.ndarray:
+    key = java_string_key if needs_utf16_order(members) else None
+    order = sorted(
+        range(len(members)), key=(lambda i: key(members[i])) if key else members.__getitem__
+    )
+    rank = np.empty(len(members), dtype=np.int64)
+    rank[np.array(order, dtype=np.int64)] = np.arange(len(members), dtype=np.int64)
+    return rank
+
+
+class AbstractStickyAssignor(PartitionAssignor):
+    """Base of the two sticky assignors; subclasses say where ownership comes from (``member_data``).
+
+    After a call, ``partitions_transferring_ownership`` holds the constrained builder's
+    ``{TopicPartition: new owner}`` map (``None`` after a general-builder run), and
+    :meth:`is_sticky` answers Kafka's test helper ``isSticky()`` for the last general-builder run.
+    """
+
+    def __init__(self, prefer_rack_aware_logic: bool = False) -> None:
+        self.max_generation: int = DEFAULT_GENERATION
+        self.prefer_rack_aware_logic = prefer_rack_aware_logic
+        self.partitions_transferring_ownership: dict[TopicPartition, str] | None = {}
+        self._movements = None  # PartitionMovements of the last general-builder run
+
+    # -- subclass hooks ---------------------------------------------------------------------
+    def member_data(self, subscription: Subscription) -> MemberData:
+        raise NotImplementedError
+
+    # -- Kafka's test helpers -----------------------------------------------------------------
+    def is_sticky(self) -> bool:
+        """``AbstractStickyAssignor.isSticky()``: no partition of a topic moved A->B and B->A.
+
+        Like Kafka, this describes the last *general-builder* run; before any such run it raises
+        (Kafka throws a NullPointerException there).
+        """
+        if self._movements is None:
+            raise RuntimeError("is_sticky() is only defined after a general-builder assignment")
+        return self._movements.is_sticky()
+
+    # -- the assignment -------------------------------------------------------------------------
+    def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
+        ctx, result = self._assign_ids(cluster, subscriptions)
+        return self._to_assignment(ctx, result.lists, subscriptions)
+
+    @staticmethod
+    def _to_assignment(
+        ctx: StickyContext | None,
+        lists: Sequence[np.ndarray | list[int]],
+        subscriptions: Mapping[str, Subscription],
+    ) -> Assignment:
+        """pid lists -> ``{member: [TopicPartition]}`` in the caller's member order."""
+        if ctx is None:
+            return {}
+        by_member = dict(zip(ctx.members, lists, strict=True))
+        return {m: ctx.index.to_partitions(by_member[m]) for m in subscriptions}
+
+    def _assign_ids(
+        self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]
+    ) -> tuple[StickyContext | None, BuildResult]:
+        from assignors.sticky_common_constrained import build_constrained
+        from assignors.sticky_common_general import build_general
+
+        meta = as_cluster(cluster)
+        check_inputs(meta, subscriptions)
+        if not subscriptions:
+            # Kafka divides by the member count here and throws; an empty group gets nothing.
+            self.partitions_transferring_ownership = {}
+            return None, BuildResult([], {})
+        counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
+        index = partition_index(counts)
+        members = java_hashmap_order(list(subscriptions))
+        subs = [subscriptions[m] for m in members]
+        ctx = StickyContext(
+            index=index,
+            members=members,
+            subs=subs,
+            rank=_member_ranks(members),
+            racks=RackInfo(index, meta, subs, self.prefer_rack_aware_logic),
+        )
+        datas = [self.member_data(s) for s in subs]
+        uniform, owned, multi = self._sanitise(ctx, datas)
+        if uniform:
+            result = build_constrained(ctx, owned, multi)
+            self.partitions_transferring_ownership = {
+                index.flat[p]: members[m] for p, m in (result.transferring or {}).items()
+            }
+        else:
+            result, self._movements = build_general(ctx, owned, datas, self.max_generation)
+            self.partitions_transferring_ownership = None
+        return ctx, result
+
+    def _sanitise(
+        self, ctx: StickyContext, datas: list[MemberData]
+    ) -> tuple[bool, list[np.ndarray], set[int]]:
+        """``allSubscriptionsEqual``: builder choice, owned lists (pids) and doubly-claimed pids."""
+        uniform = True
+        common: set[str] = set()
+        for sub in ctx.subs:
+            if not common:
+                common.update(sub.topics)
+            elif uniform and not (len(sub.topics) == len(common) and common.issuperset(sub.topics)):
+                uniform = False
+        claims: list[list[int]] = []
+        gens: list[int] = []
+        for data in datas:
+            gen = DEFAULT_GENERATION if data.generation is None else data.generation
+            gens.append(gen)
+            self.max_generation = max(self.max_generation, gen)
+            claims.append([p for p in ctx.index.pids(data.partitions) if p >= 0])
+        total = sum(len(c) for c in claims)
+        if total == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return uniform, [empty] * len(claims), set()
+        flat = (
+            np.fromiter((p for c in claims for p in c), dtype=np.int64, count=total)
+            if total < 4096
+            else np.concatenate([np.asarray(c, dtype=np.int64) for c in claims])
+        )
+        if np.bincount(flat, minlength=ctx.index.n).max() <= 1:
+            return uniform, [np.asarray(c, dtype=np.int64) for c in claims], set()
+        return (uniform, *self._sanitise_conflicts(ctx, claims, gens))
+
+    @staticmethod
+    def _sanitise_conflicts(
+        ctx: StickyContext, claims: list[list[int]], gens: list[int]
+    ) -> tuple[list[np.ndarray], set[int]]:
+        """The exact claim-by-claim pass, used only when some partition is claimed twice."""
+        other_gen = [
+            s.generation_id if s.generation_id >= 0 else DEFAULT_GENERATION for s in ctx.subs
+        ]
+        owner_of: dict[int, int] = {}
+        owned: list[list[int]] = [[] for _ in claims]
+        multi: set[int] = set()
+        for m, (claim, gen) in enumerate(zip(claims, gens, strict=True)):
+            mine = owned[m]
+            for p in claim:
+                other = owner_of.get(p)
+                if other is None:
+                    mine.append(p)
+                    owner_of[p] = m
+                    continue
+                og = other_gen[other]
+                if gen == og:
+                    multi.add(p)
+                    _remove_first(owned[other], p)
+                    owner_of[p] = m
+                elif gen > og:
+                    mine.append(p)
+                    _remove_first(owned[other], p)
+                    owner_of[p] = m
+        return [np.asarray(o, dtype=np.int64) for o in owned], multi
+
+
+def _remove_first(items: list[int], value: int) -> None:
+    """Java ``List.remove(Object)``: drop the first occurrence, if any."""
+    with contextlib.suppress(ValueError):
+        items.remove(value)

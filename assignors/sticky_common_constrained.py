@@ -1,0 +1,261 @@
+"""Kafka's ``ConstrainedAssignmentBuilder`` (KAFKA-9987): the sticky path for uniform subscriptions.
+
+Same steps and tie-breaks as Kafka; the data structures are integer arrays:
+
+1. Keep owned partitions, visiting members in Java ``HashMap`` order (see ``sticky_common``): each
+   member's owned list (rack-mismatched ones dropped, doubly-claimed ones dropped) is sorted by
+   (partition, topic) (Kafka 3.8+, KAFKA-16277) and cut to ``minQuota`` or, while "max slots"
+   remain, ``maxQuota``. Who keeps a max slot therefore depends on HashMap order.
+2. Unassigned partitions in (topic, partition) order; if members have racks, stably re-sorted by
+   how many members sit on the partition's racks.
+3. Rack-aware round robin (only when rack-aware): a literal port.
+4. Round robin: Kafka deals the unassigned partitions cyclically over the members under
+   ``minQuota`` (sorted by member id), moving each member that reaches ``minQuota`` to the end of
+   the "exactly min" list, then hands one more partition to each member popped from the front of
+   that list. Dealing cyclically with removal is the same as ordering the picks by (round, position
+   in the under-min list), and the second phase is a slice of a queue, so the whole step is a few
+   numpy operations instead of a loop over a million partitions.
+
+``partitionsTransferringOwnership`` records a newly placed partition whose previous owner had it
+trimmed away (``maybeRevokedPartitions``), or that was claimed by several owners.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assignors.sticky_common import BuildResult, StickyContext
+
+
+class StickyAssignmentError(RuntimeError):
+    """Kafka's ``IllegalStateException`` from the builders: an internal inconsistency."""
+
+
+def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[int]) -> BuildResult:
+    index = ctx.index
+    racks = ctx.racks
+    n_members = len(ctx.members)
+    total = index.n
+    min_q = total // n_members
+    max_q = -(-total // n_members)
+    expected_over = total % n_members
+    current_over = 0
+
+    counts = np.zeros(n_members, dtype=np.int64)
+    kept: list[np.ndarray] = []
+    maybe_revoked = np.full(total, -1, dtype=np.int64) if total else np.zeros(0, dtype=np.int64)
+    under_min: list[int] = []
+    exactly_min: list[int] = []
+    sort_key = None
+
+    # 1. keep owned partitions, in HashMap order of members
+    for m in range(n_members):
+        mine = owned[m]
+        if mine.size and racks.enabled:
+            keep = [p for p in mine.tolist() if not racks.racks_mismatch(m, p)]
+            lost = [p for p in mine.tolist() if racks.racks_mismatch(m, p)]
+            if lost:
+                maybe_revoked[np.asarray(lost, dtype=np.int64)] = m
+            mine = np.asarray(keep, dtype=np.int64)
+        if mine.size > 1:
+            if sort_key is None:
+                sort_key = index.part_of * max(1, len(index.topics)) + index.topic_of
+            mine = mine[np.argsort(sort_key[mine], kind="stable")]
+        if multi and mine.size:
+            as_list = mine.tolist()
+            for p in multi:
+                if p in as_list:
+                    as_list.remove(p)
+            mine = np.asarray(as_list, dtype=np.int64)
+        size = int(mine.size)
+        if size < min_q:
+            kept.append(mine)
+            under_min.append(m)
+        elif size >= max_q and current_over < expected_over:
+            current_over += 1
+            if current_over == expected_over:
+                exactly_min.clear()
+            kept.append(mine[:max_q])
+            if size > max_q:
+                maybe_revoked[mine[max_q:]] = m
+        else:
+            kept.append(mine[:min_q])
+            if size > min_q:
+                maybe_revoked[mine[min_q:]] = m
+            if current_over < expected_over:
+                exactly_min.append(m)
+        counts[m] = kept[-1].size
+
+    # 2. unassigned partitions, (topic, partition) order
+    assigned = np.zeros(total, dtype=bool)
+    nonempty = [k for k in kept if k.size]
+    if nonempty:
+        assigned[np.concatenate(nonempty)] = True
+    unassigned = np.flatnonzero(~assigned)
+    rank = ctx.rank
+    under_min.sort(key=rank.__getitem__)
+    exactly_min.sort(key=rank.__getitem__)
+    if racks.num_consumers is not None and unassigned.size:
+        unassigned = unassigned[np.argsort(racks.num_consumers[unassigned], kind="stable")]
+
+    new_pids: list[np.ndarray] = []
+    new_members: list[np.ndarray] = []
+
+    # 3. rack-aware round robin (literal port; only with rack-aware logic)
+    if racks.enabled and unassigned.size:
+        unassigned, current_over = _rack_aware_round_robin(
+            ctx,
+            unassigned,
+            under_min,
+            exactly_min,
+            counts,
+            min_q,
+            max_q,
+            expected_over,
+            current_over,
+            new_pids,
+            new_members,
+        )
+
+    # 4. round robin over the members under minQuota, then one more each from "exactly min"
+    if unassigned.size:
+        _round_robin(unassigned, under_min, exactly_min, counts, min_q, new_pids, new_members)
+        under_min = [m for m in under_min if counts[m] < min_q]
+    if under_min and any(counts[m] != min_q for m in under_min):
+        raise StickyAssignmentError(
+            "constrained sticky assignment left members under minQuota with no partitions left"
+        )
+
+    # results: kept (sorted owned) first, then newly placed partitions in placement order
+    if new_pids:
+        placed = np.concatenate(new_pids)
+        placed_to = np.concatenate(new_members)
+    else:
+        placed = np.zeros(0, dtype=np.int64)
+        placed_to = np.zeros(0, dtype=np.int64)
+    transferring: dict[int, int] = {}
+    if placed.size:
+        prev = maybe_revoked[placed]
+        moving = (prev >= 0) & (prev != placed_to)
+        if multi:
+            moving |= np.isin(placed, np.fromiter(multi, dtype=np.int64, count=len(multi)))
+        if moving.any():
+            transferring = dict(
+                zip(placed[moving].tolist(), placed_to[moving].tolist(), strict=True)
+            )
+        order = np.argsort(placed_to, kind="stable")
+        grouped = placed[order]
+        bounds = np.zeros(n_members + 1, dtype=np.int64)
+        np.cumsum(np.bincount(placed_to, minlength=n_members), out=bounds[1:])
+        lists: list[np.ndarray | list[int]] = []
+        for m in range(n_members):
+            extra = grouped[bounds[m] : bounds[m + 1]]
+            lists.append(np.concatenate((kept[m], extra)) if extra.size else kept[m])
+    else:
+        lists = list(kept)
+    return BuildResult(lists=lists, transferring=transferring)
+
+
+def _round_robin(
+    unassigned: np.ndarray,
+    under_min: list[int],
+    exactly_min: list[int],
+    counts: np.ndarray,
+    min_q: int,
+    new_pids: list[np.ndarray],
+    new_members: list[np.ndarray],
+) -> None:
+    """Kafka's ``assignRoundRobin`` in closed form (see the module docstring)."""
+    remaining = int(unassigned.size)
+    under = np.asarray(under_min, dtype=np.int64)
+    deficit = min_q - counts[under] if under.size else np.zeros(0, dtype=np.int64)
+    phase1 = int(deficit.sum())
+    if under.size:
+        if deficit.min() == deficit.max():
+            picks = np.tile(np.arange(under.size, dtype=np.int64), int(deficit[0]))
+        else:
+            pos = np.repeat(np.arange(under.size, dtype=np.int64), deficit)
+            starts = np.repeat(np.cumsum(deficit) - deficit, deficit)
+            rounds = np.arange(phase1, dtype=np.int64) - starts
+            picks = pos[np.argsort(rounds * under.size + pos, kind="stable")]
+        picks = picks[:remaining]
+        who = under[picks]
+    else:
+        who = np.zeros(0, dtype=np.int64)
+    extra = remaining - who.size
+    if extra > 0:
+        # members reach minQuota at round deficit-1, in list order, and queue behind exactly_min
+        reached = under[np.lexsort((np.arange(under.size), deficit))] if under.size else under
+        queue = np.concatenate((np.asarray(exactly_min, dtype=np.int64), reached))
+        if extra > queue.size:
+            raise StickyAssignmentError("No more unfilled consumers to be assigned.")
+        who = np.concatenate((who, queue[:extra]))
+    counts += np.bincount(who, minlength=counts.size)
+    new_pids.append(unassigned)
+    new_members.append(who)
+
+
+def _rack_aware_round_robin(
+    ctx: StickyContext,
+    unassigned: np.ndarray,
+    under_min: list[int],
+    exactly_min: list[int],
+    counts: np.ndarray,
+    min_q: int,
+    max_q: int,
+    expected_over: int,
+    current_over: int,
+    new_pids: list[np.ndarray],
+    new_members: list[np.ndarray],
+) -> tuple[np.ndarray, int]:
+    """Kafka's ``assignRackAwareRoundRobin``, step by step (rack-aware groups are small)."""
+    racks = ctx.racks
+
+    def next_rack_consumer(pid: int, members: list[int], first: int) -> int:
+        prs = racks.partition_racks[pid]
+        if not prs:
+            return -1
+        n = len(members)
+        for i in range(n):
+            idx = (first + i) % n
+            rack = racks.consumer_racks.get(members[idx])
+            if rack is not None and rack in prs:
+                return idx
+        return -1
+
+    next_index = 0
+    left: list[int] = []
+    placed: list[int] = []
+    placed_to: list[int] = []
+    for pid in unassigned.tolist():
+        member = -1
+        idx = next_rack_consumer(pid, under_min, next_index)
+        if idx >= 0:
+            member = under_min[idx]
+            new_count = int(counts[member]) + 1
+            if new_count >= min_q:
+                under_min.remove(member)
+                if new_count < max_q and current_over < expected_over:
+                    exactly_min.append(member)
+            else:
+                idx += 1
+            next_index = idx % len(under_min) if under_min else 0
+        elif exactly_min:
+            first = next_rack_consumer(pid, exactly_min, 0)
+            if first >= 0:
+                member = exactly_min[first]
+                if int(counts[member]) + 1 == max_q:
+                    del exactly_min[first]
+                    current_over += 1
+                    if current_over == expected_over:
+                        exactly_min.clear()
+        if member >= 0:
+            counts[member] += 1
+            placed.append(pid)
+            placed_to.append(member)
+        else:
+            left.append(pid)
+    if placed:
+        new_pids.append(np.asarray(placed, dtype=np.int64))
+        new_members.append(np.asarray(placed_to, dtype=np.int64))
+    return np.asarray(left, dtype=np.int64), current_over

@@ -1,0 +1,464 @@
+"""Kafka's ``GeneralAssignmentBuilder`` (KAFKA-12675): the sticky path for differing subscriptions.
+
+The semantics are Kafka's, step for step (reference notes section 4.5): keep valid owned
+partitions, place the rest on "the first member in load order that subscribes to the topic" (load
+order = (partition count, member id)), freeze what cannot move, then repeat
+``performReassignments`` until nothing moves, with Kafka's ``prevAssignment`` rule, its anti-swap
+rule (``getTheActualPartitionToBeMoved``) and the revert-if-no-gain check.
+
+A literal port is far too slow in Python (Java needs 15 s for a million partitions), so the data
+structures differ:
+
+* partitions are integer ids, owners a numpy array, counts a numpy array;
+* members that subscribe to exactly the same topics form a *group*; "first member of the topic's
+  subscribers in load order" is an argmin over the group, cached until the next move;
+* placing a run of partitions of one topic is a *water-filling*: each pick takes the member with
+  the smallest (count, member id), so the picks come out ordered by (level, member id) and are
+  computed in one vectorised step per topic instead of a TreeSet walk per partition;
+* ``isBalanced()`` is evaluated with array operations (the largest owner count per topic, then per
+  member the largest over its topics) and cached until the next move.
+
+Java ``HashSet`` order decides which partition the anti-swap rule moves back; that order is
+emulated (:class:`_JavaHashSet`, ``TopicPartition.hashCode``). Tree-ified buckets (8+ colliding
+partitions of one topic between the same two members, in a table of 64+) are not emulated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assignors.java_order import java_string_hashcode
+from assignors.sticky_common import DEFAULT_GENERATION, BuildResult, MemberData, StickyContext
+
+
+class _JavaHashSet:
+    """Iteration order of a ``java.util.HashSet<TopicPartition>``: only ``first()`` is needed."""
+
+    __slots__ = ("cap", "items", "seq")
+
+    def __init__(self) -> None:
+        self.items: dict[int, tuple[int, int]] = {}
+        self.cap = 16
+        self.seq = 0
+
+    def add(self, pid: int, spread: int) -> None:
+        if pid in self.items:
+            return
+        self.items[pid] = (spread, self.seq)
+        self.seq += 1
+        if len(self.items) > 0.75 * self.cap:
+            self.cap <<= 1
+
+    def remove(self, pid: int) -> None:
+        del self.items[pid]
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def first(self) -> int:
+        mask = self.cap - 1
+        return min(self.items, key=lambda p: ((self.items[p][0] & mask), self.items[p][1]))
+
+
+class PartitionMovements:
+    """Kafka's ``PartitionMovements``: who moved what during one general-builder run."""
+
+    def __init__(self, ctx: StickyContext) -> None:
+        self._index = ctx.index
+        self._topic_hash = [java_string_hashcode(t) for t in ctx.index.topics]
+        self.moves: dict[int, tuple[int, int]] = {}
+        self.by_topic: dict[int, dict[tuple[int, int], _JavaHashSet]] = {}
+
+    def _spread(self, pid: int, topic: int) -> int:
+        part = pid - int(self._index.offsets[topic])
+        h = (31 * (31 + part) + self._topic_hash[topic]) & 0xFFFFFFFF
+        return h ^ (h >> 16)
+
+    def _topic(self, pid: int) -> int:
+        return int(self._index.topic_of[pid])
+
+    def _remove_record(self, pid: int) -> tuple[int, int]:
+        pair = self.moves.pop(pid)
+        topic = self._topic(pid)
+        pairs = self.by_topic[topic]
+        pairs[pair].remove(pid)
+        if not pairs[pair]:
+            del pairs[pair]
+        if not pairs:
+            del self.by_topic[topic]
+        return pair
+
+    def _add_record(self, pid: int, pair: tuple[int, int]) -> None:
+        self.moves[pid] = pair
+        topic = self._topic(pid)
+        pairs = self.by_topic.setdefault(topic, {})
+        bucket = pairs.get(pair)
+        if bucket is None:
+            bucket = pairs[pair] = _JavaHashSet()
+        bucket.add(pid, self._spread(pid, topic))
+
+    def move(self, pid: int, old: int, new: int) -> None:
+        if pid in self.moves:
+            src, _dst = self._remove_record(pid)
+            if src != new:
+                self._add_record(pid, (src, new))
+        else:
+            self._add_record(pid, (old, new))
+
+    def actual_partition_to_move(self, pid: int, old: int, new: int) -> int:
+        """``getTheActualPartitionToBeMoved``: undo an earlier reverse move instead, if any."""
+        pairs = self.by_topic.get(self._topic(pid))
+        if pairs is None:
+            return pid
+        if pid in self.moves:
+            old = self.moves[pid][0]
+        reverse = pairs.get((new, old))
+        if reverse is None:
+            return pid
+        return reverse.first()
+
+    def is_sticky(self) -> bool:
+        """No topic has partitions that moved both A->B and B->A (Kafka's 2-cycle check)."""
+        for pairs in self.by_topic.values():
+            for src, dst in pairs:
+                if (dst, src) in pairs:
+                    return False
+        return True
+
+
+def _waterfill(c: np.ndarray, r: np.ndarray, k: int) -> np.ndarray:
+    """Indices into ``c`` of ``k`` successive picks of the member with the smallest (count, rank).
+
+    Member ``j`` is picked at levels ``c[j], c[j]+1, ...``; the picks are ordered by (level, rank).
+    """
+    n = c.size
+    span = int(r.max()) + 1
+    if k == 1:
+        return np.array([int(np.argmin(c * span + r))], dtype=np.int64)
+    cs = np.sort(c)
+    prefix = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(cs, out=prefix[1:])
+
+    def filled(level: int) -> int:
+        below = int(np.searchsorted(cs, level, side="left"))
+        return level * below - int(prefix[below])
+
+    lo = int(cs[0])
+    hi = lo + k
+    while lo < hi:  # largest level T with filled(T) <= k
+        mid = (lo + hi + 1) // 2
+        if filled(mid) <= k:
+            lo = mid
+        else:
+            hi = mid - 1
+    top = lo
+    full = np.maximum(0, top - c)
+    idx = np.repeat(np.arange(n, dtype=np.int64), full)
+    start = np.repeat(np.cumsum(full) - full, full)
+    level = c[idx] + (np.arange(idx.size, dtype=np.int64) - start)
+    rest = k - idx.size
+    if rest > 0:
+        eligible = np.flatnonzero(c <= top)
+        eligible = eligible[np.argsort(r[eligible], kind="stable")][:rest]
+        idx = np.concatenate((idx, eligible))
+        level = np.concatenate((level, np.full(rest, top, dtype=np.int64)))
+    return idx[np.argsort(level * span + r[idx], kind="stable")]
+
+
+class _GeneralBuilder:
+    def __init__(
+        self,
+        ctx: StickyContext,
+        owned: list[np.ndarray],
+        datas: Sequence[MemberData],
+        max_generation: int,
+    ) -> None:
+        self.ctx = ctx
+        index = ctx.index
+        self.index = index
+        self.n_members = n_members = len(ctx.members)
+        self.n_topics = n_topics = len(index.topics)
+        self.rank = ctx.rank
+        self.movements = PartitionMovements(ctx)
+
+        # potential topics per member (duplicates kept, as Kafka's lists do)
+        self.pot_topics: list[list[int]] = []
+        self.pot = np.zeros((n_members, n_topics), dtype=bool)
+        pot_count = np.zeros(n_topics, dtype=np.int64)
+        for m, sub in enumerate(ctx.subs):
+            ts = [index.topic_pos[t] for t in sub.topics if t in index.topic_pos]
+            self.pot_topics.append(ts)
+            if ts:
+                self.pot[m, ts] = True
+                np.add.at(pot_count, ts, 1)
+        self.pot_count = pot_count
+        counts = index.counts
+        self.max_size = np.array(
+            [
+                index.n if len(ts) == n_topics else int(counts[ts].sum()) if ts else 0
+                for ts in self.pot_topics
+            ],
+            dtype=np.int64,
+        )
+        # subscriber groups: topics with the same set of potential members share one group
+        groups: dict[bytes, int] = {}
+        self.group_of_topic = np.zeros(n_topics, dtype=np.int64)
+        self.group_members: list[np.ndarray] = []
+        for t in range(n_topics):
+            col = self.pot[:, t]
+            key = np.packbits(col).tobytes()
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = len(self.group_members)
+                self.group_members.append(np.flatnonzero(col))
+            self.group_of_topic[t] = g
+        self.group_cache: dict[int, tuple[int, int, int]] = {}
+        self.version = 0
+        self.balanced_cache: tuple[int, bool] = (-1, False)
+
+        self.lists: list[list[int]] = [o.tolist() for o in owned]
+        self.owner = np.full(index.n, -1, dtype=np.int64)
+        for m, lst in enumerate(self.lists):
+            if lst:
+                self.owner[np.asarray(lst, dtype=np.int64)] = m
+        topic_order = np.lexsort((np.arange(n_topics), pot_count))
+        self.sorted_all = (
+            np.concatenate([np.arange(index.offsets[t], index.offsets[t + 1]) for t in topic_order])
+            if n_topics
+            else np.zeros(0, dtype=np.int64)
+        )
+        self.prev = self._prev_assignment(datas, max_generation)
+        self.active = np.ones(n_members, dtype=bool)
+        self.revocation_required = False
+
+    # -- setup ------------------------------------------------------------------------------------
+    def _prev_assignment(
+        self, datas: Sequence[MemberData], max_generation: int
+    ) -> dict[int, tuple[int, int]]:
+        """``prepopulateCurrentAssignments``: claims of members below the max generation."""
+        prev: dict[int, tuple[int, int]] = {}
+        for m, data in enumerate(datas):
+            if data.generation is not None and data.generation < max_generation:
+                gen = data.generation
+            elif data.generation is None and max_generation > DEFAULT_GENERATION:
+                gen = DEFAULT_GENERATION
+            else:
+                continue
+            for p in self.index.pids(data.partitions):
+                if p < 0:
+                    continue
+                old = prev.get(p)
+                if old is None or gen > old[1]:
+                    prev[p] = (m, gen)
+        return prev
+
+    def _keep_owned(self) -> np.ndarray:
+        """``assignOwnedPartitions``: drop no-longer-subscribed and rack-mismatched partitions."""
+        racks = self.ctx.racks
+        topic_of = self.index.topic_of
+        assigned = np.zeros(self.index.n, dtype=bool)
+        for m, lst in enumerate(self.lists):
+            if not lst:
+                continue
+            arr = np.asarray(lst, dtype=np.int64)
+            ok = self.pot[m, topic_of[arr]]
+            if racks.enabled:
+                ok &= np.array([not racks.racks_mismatch(m, p) for p in lst], dtype=bool)
+            if not ok.all():
+                self.revocation_required = True
+                arr = arr[ok]
+                self.lists[m] = arr.tolist()
+            assigned[arr] = True
+        return assigned
+
+    # -- load order helpers -------------------------------------------------------------------
+    def _group_first(self, g: int) -> tuple[int, int]:
+        """(smallest count, member with the smallest (count, id)) among group ``g``'s members."""
+        cached = self.group_cache.get(g)
+        if cached is not None and cached[0] == self.version:
+            return cached[1], cached[2]
+        members = self.group_members[g]
+        c = self.counts[members]
+        best = int(members[int(np.argmin(c * self.n_members + self.rank[members]))])
+        low = int(self.counts[best])
+        self.group_cache[g] = (self.version, low, best)
+        return low, best
+
+    def _is_balanced(self) -> bool:
+        if self.balanced_cache[0] == self.version:
+            return self.balanced_cache[1]
+        result = self._compute_balanced()
+        self.balanced_cache = (self.version, result)
+        return result
+
+    def _compute_balanced(self) -> bool:
+        act = np.flatnonzero(self.active)
+        if act.size == 0:
+            return True
+        c = self.counts[act]
+        if int(c.min()) >= int(c.max()) - 1:
+            return True
+        cand = act[c < self.max_size[act]]
+        if cand.size == 0:
+            return True
+        owner_counts = np.append(self.counts, -1)[self.owner]
+        topic_max = np.maximum.reduceat(owner_counts, self.index.offsets[:-1])
+        reach = np.where(self.pot[cand], topic_max, -1).max(axis=1)
+        return not bool((reach > self.counts[cand] + 1).any())
+
+    # -- placement ----------------------------------------------------------------------------
+    def _place(self, unassigned: np.ndarray) -> None:
+        """``maybeAssign``: each partition to the first subscriber in load order."""
+        if unassigned.size == 0:
+            return
+        if self.ctx.racks.enabled:
+            left = [p for p in unassigned.tolist() if not self._place_one(p, True)]
+            for p in left:
+                self._place_one(p, False)
+            return
+        topic_of = self.index.topic_of
+        topics = topic_of[unassigned]
+        cuts = np.flatnonzero(np.diff(topics)) + 1
+        starts = np.concatenate(([0], cuts))
+        ends = np.concatenate((cuts, [unassigned.size]))
+        for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+            run = unassigned[s:e]
+            members = self.group_members[int(self.group_of_topic[topics[s]])]
+            if members.size == 0:
+                continue
+            picks = members[_waterfill(self.counts[members], self.rank[members], e - s)]
+            self.owner[run] = picks
+            lists = self.lists
+            for p, w in zip(run.tolist(), picks.tolist(), strict=True):
+                lists[w].append(p)
+            self.counts += np.bincount(picks, minlength=self.n_members)
+        self.version += 1
+
+    def _place_one(self, pid: int, rack_match: bool) -> bool:
+        t = int(self.index.topic_of[pid])
+        members = self.group_members[int(self.group_of_topic[t])]
+        best = -1
+        best_key = None
+        racks = self.ctx.racks
+        for m in members.tolist():
+            if rack_match and racks.racks_mismatch(m, pid):
+                continue
+            key = (int(self.counts[m]), int(self.rank[m]))
+            if best_key is None or key < best_key:
+                best, best_key = m, key
+        if best < 0:
+            return False
+        self.lists[best].append(pid)
+        self.owner[pid] = best
+        self.counts[best] += 1
+        self.version += 1
+        return True
+
+    # -- reassignment -------------------------------------------------------------------------
+    def _move(self, pid: int, new: int) -> None:
+        """``reassignPartition(partition, newConsumer)`` + ``processPartitionMovement``."""
+        old = int(self.owner[pid])
+        pid = self.movements.actual_partition_to_move(pid, old, new)
+        old = int(self.owner[pid])
+        self.movements.move(pid, old, new)
+        self.lists[old].remove(pid)
+        self.lists[new].append(pid)
+        self.owner[pid] = new
+        self.counts[old] -= 1
+        self.counts[new] += 1
+        self.version += 1
+
+    def _perform_reassignments(self, partitions: np.ndarray) -> bool:
+        performed = False
+        topic_of = self.index.topic_of
+        group_of_topic = self.group_of_topic
+        prev = self.prev
+        counts = self.counts
+        items = partitions.tolist()
+        while True:
+            modified = False
+            for p in items:
+                if self._is_balanced():
+                    break
+                owner = int(self.owner[p])
+                before = self.prev.get(p) if prev else None
+                if (
+                    before is not None
+                    and self.active[before[0]]
+                    and counts[owner] > counts[before[0]] + 1
+                ):
+                    self._move(p, before[0])
+                    performed = modified = True
+                    continue
+                low, first = self._group_first(int(group_of_topic[topic_of[p]]))
+                if counts[owner] > low + 1:
+                    self._move(p, first)
+                    performed = modified = True
+            if not modified:
+                return performed
+
+    @staticmethod
+    def _balance_score(c: np.ndarray) -> int:
+        """Sum over all member pairs of |count difference| (Kafka's ``getBalanceScore``)."""
+        s = np.sort(c)
+        n = s.size
+        return int((s * (2 * np.arange(n, dtype=np.int64) - n + 1)).sum())
+
+    # -- the build ----------------------------------------------------------------------------
+    def build(self) -> BuildResult:
+        index = self.index
+        assigned = self._keep_owned()
+        unassigned = self.sorted_all[~assigned[self.sorted_all]]
+        self.counts = np.array([len(lst) for lst in self.lists], dtype=np.int64)
+        initializing = self.n_members == 0 or int(self.counts.max()) == 0
+
+        self._place(unassigned)
+
+        fixed_topic = self.pot_count < 2
+        if fixed_topic.any():
+            keep = ~fixed_topic[index.topic_of[self.sorted_all]]
+            self.sorted_all = self.sorted_all[keep]
+            unassigned = unassigned[~fixed_topic[index.topic_of[unassigned]]]
+        for m in range(self.n_members):
+            if self.counts[m] < self.max_size[m]:
+                continue
+            lst = self.lists[m]
+            if (
+                not lst
+                or not (self.pot_count[index.topic_of[np.asarray(lst, dtype=np.int64)]] >= 2).any()
+            ):
+                self.active[m] = False
+        self.version += 1
+
+        act = np.flatnonzero(self.active).tolist()
+        snapshot = {m: list(self.lists[m]) for m in act}
+        owner_before = self.owner.copy()
+        counts_before = self.counts.copy()
+
+        if not self.revocation_required:
+            self._perform_reassignments(unassigned)
+        performed = self._perform_reassignments(self.sorted_all)
+
+        if (
+            not initializing
+            and performed
+            and self._balance_score(self.counts[self.active])
+            >= self._balance_score(counts_before[self.active])
+        ):
+            for m, lst in snapshot.items():
+                self.lists[m] = lst
+            self.owner = owner_before
+            self.counts = counts_before
+        return BuildResult(lists=self.lists, transferring=None)
+
+
+def build_general(
+    ctx: StickyContext,
+    owned: list[np.ndarray],
+    datas: Sequence[MemberData],
+    max_generation: int,
+) -> tuple[BuildResult, PartitionMovements]:
+    builder = _GeneralBuilder(ctx, owned, datas, max_generation)
+    return builder.build(), builder.movements
