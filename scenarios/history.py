@@ -1,0 +1,350 @@
+"""Rebalances as a view of the event log: ``rebalances_from_events(events) -> [RebalanceRecord]``.
+
+A pure function over the list of event dicts (as ``sim.events`` holds them or as they come back
+from a JSON-lines log), so the CLI, the reports and the Spark pipeline all compute the same
+numbers from the same log. It reads three kinds of events:
+
+* the coordinator's **group state transitions** (any event with ``group_id``, ``state_from`` and a
+  group state in ``state_to``): a rebalance starts when the group enters PreparingRebalance from
+  Stable or Empty, and its join phase is over when the group reaches Stable (or Empty);
+* the consumers' **rebalance callbacks** (``rebalance_callback``: ``callback`` revoked / assigned
+  / lost, ``partitions``, ``node``): who owns which partition, and since when nobody does;
+* the runner's ``sim_consumer_crashed``: a dead process consumes nothing.
+
+Rules (deterministic, documented in docs/runner.md):
+
+* **End**: the time of the last ``assigned`` callback of the generation the group reached (the
+  followers learn their assignment after the group is already Stable), or the Stable time.
+* **Start**: when the group enters PreparingRebalance, or earlier if a member stopped consuming
+  for it first (the eager onJoinPrepare revocation of the member whose JoinGroup triggers it, or
+  the revocation of a member that is closing).
+* **Rounds**: KIP-429's follow-up. A member that revokes partitions in onJoinComplete (revoked,
+  then assigned, at the same instant: only the cooperative protocol does that; eager revokes
+  before rejoining) rejoins at once, and the next PreparingRebalance is counted as round 2 of the
+  same rebalance, not as a new one. A cooperative move is one record with ``rounds == 2``.
+* **Moved**: partitions whose owner after the rebalance differs from the owner before it (the
+  settled assignment at the end of the previous rebalance). **Revoked**: partitions handed to
+  ``onPartitionsRevoked``/``onPartitionsLost`` during the rebalance: eager revokes everything,
+  cooperative only what moves.
+* **Paused partition-ms**: for every partition that had an owner, the time within [start, end]
+  during which no running member owned it: eager pauses every partition, cooperative only the
+  moving ones. A partition nobody consumed yet (a new group, new partitions) is not "paused".
+* **Imbalance after**: max - min of partitions per member among the members that received the
+  final assignment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from attrs import asdict, field, frozen
+
+GROUP_STATES = frozenset({"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"})
+CALLBACK_EVENT = "rebalance_callback"
+CRASH_EVENT = "sim_consumer_crashed"
+
+
+@frozen
+class RebalanceRecord:
+    """One rebalance of one group, from the first PreparingRebalance to the last assignment."""
+
+    group_id: str
+    generation_id: int
+    start_ms: int
+    end_ms: int
+    rounds: int
+    partitions_moved: int
+    partitions_revoked: int
+    paused_partition_ms: int
+    imbalance_after: int
+    members_after: int
+    trigger: str
+    reason: str | None
+    outcome: str  # "Stable", "Empty", "Dead" or "unfinished" (the log ends mid-rebalance)
+    protocol: str | None = None
+    generations: tuple[int, ...] = field(default=(), converter=tuple)
+
+    @property
+    def duration_ms(self) -> int:
+        return self.end_ms - self.start_ms
+
+    @property
+    def paused_partition_seconds(self) -> float:
+        return self.paused_partition_ms / 1000.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["generations"] = list(self.generations)
+        out["duration_ms"] = self.duration_ms
+        out["paused_partition_seconds"] = self.paused_partition_seconds
+        return out
+
+
+def classify_trigger(reason: str | None) -> str:
+    """A coarse trigger name from the coordinator's reason text (Kafka's own wording varies)."""
+    if not reason:
+        return "unknown"
+    text = reason.lower()
+    rules = (
+        ("follow-up", "cooperative_follow_up"),
+        ("session", "member_session_expired"),
+        ("expir", "member_session_expired"),
+        ("timed out", "member_session_expired"),
+        ("leav", "member_left"),
+        ("remov", "member_left"),
+        ("metadata", "member_metadata_changed"),
+        ("leader", "leader_rejoined"),
+        ("static", "static_member_replaced"),
+        ("new member", "member_joined"),
+        ("adding", "member_joined"),
+        ("join", "member_joined"),
+    )
+    for needle, name in rules:
+        if needle in text:
+            return name
+    return "other"
+
+
+class _Open:
+    """The rebalance being tracked for one group."""
+
+    __slots__ = (
+        "assigned_nodes",
+        "end_ms",
+        "follow_up",
+        "generation",
+        "generations",
+        "join_done",
+        "outcome",
+        "paused",
+        "protocol",
+        "reason",
+        "revoked",
+        "rounds",
+        "start_ms",
+    )
+
+    def __init__(self, start_ms: int, reason: str | None) -> None:
+        self.start_ms = start_ms
+        self.end_ms = start_ms
+        self.reason = reason
+        self.rounds = 1
+        self.generation = -1
+        self.generations: list[int] = []
+        self.revoked = 0
+        self.paused = 0
+        self.join_done = False
+        self.follow_up = False
+        self.outcome = "unfinished"
+        self.protocol: str | None = None
+        self.assigned_nodes: dict[str, None] = {}
+
+
+class _Group:
+    __slots__ = ("current", "owner", "pending_revokes", "records", "settled", "unowned_since")
+
+    def __init__(self) -> None:
+        # revocations after the join phase, not yet known to be KIP-429 post-sync revocations
+        # (followed at the same instant by the same member's assignment) or a pre-join revocation
+        # that belongs to the next rebalance: (node, t_ms, partitions revoked)
+        self.pending_revokes: list[tuple[str, int, list[str]]] = []
+        self.owner: dict[str, str] = {}  # partition -> node
+        self.unowned_since: dict[str, int] = {}  # partition -> t_ms it lost its owner
+        self.settled: dict[str, str] = {}  # ownership at the end of the last rebalance
+        self.current: _Open | None = None
+        self.records: list[RebalanceRecord] = []
+
+
+def _partitions(value: Any) -> list[str]:
+    if not value:
+        return []
+    out = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, (list, tuple)) and len(item) == 2:
+            out.append(f"{item[0]}-{item[1]}")
+        else:
+            out.append(str(item))
+    return out
+
+
+def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[RebalanceRecord]:
+    """Every rebalance in the log, ordered by start time (then group id)."""
+    groups: dict[str, _Group] = {}
+    node_group: dict[str, str] = {}
+
+    def group_of(group_id: str) -> _Group:
+        state = groups.get(group_id)
+        if state is None:
+            state = groups[group_id] = _Group()
+        return state
+
+    def release(state: _Group, partition: str, t: int) -> None:
+        if state.owner.pop(partition, None) is not None:
+            state.unowned_since.setdefault(partition, t)
+
+    def paused_until(state: _Group, since: int, t: int) -> int:
+        current = state.current
+        if current is None:
+            return 0
+        begin = max(since, current.start_ms)
+        return t - begin if t > begin else 0
+
+    def finish(state: _Group, group_id: str) -> None:
+        current = state.current
+        if current is None:
+            return
+        end = current.end_ms
+        for since in state.unowned_since.values():
+            begin = max(since, current.start_ms)
+            if begin < end:
+                current.paused += end - begin
+        # partitions still unowned are counted again only from the next rebalance's start
+        for partition in state.unowned_since:
+            state.unowned_since[partition] = max(state.unowned_since[partition], end)
+        before = state.settled
+        after = dict(state.owner)
+        moved = sum(1 for p, owner in before.items() if after.get(p) != owner)
+        counts = dict.fromkeys(current.assigned_nodes, 0)
+        for owner in after.values():
+            if owner in counts:
+                counts[owner] += 1
+        imbalance = (max(counts.values()) - min(counts.values())) if counts else 0
+        state.records.append(
+            RebalanceRecord(
+                group_id=group_id,
+                generation_id=current.generation,
+                start_ms=current.start_ms,
+                end_ms=end,
+                rounds=current.rounds,
+                partitions_moved=moved,
+                partitions_revoked=current.revoked,
+                paused_partition_ms=current.paused,
+                imbalance_after=imbalance,
+                members_after=len(counts),
+                trigger=classify_trigger(current.reason),
+                reason=current.reason,
+                outcome=current.outcome,
+                protocol=current.protocol,
+                generations=current.generations,
+            )
+        )
+        state.settled = after
+        state.current = None
+
+    for event in events:
+        name = event.get("event")
+        t = int(event.get("t_ms", 0) or 0)
+        group_id = event.get("group_id")
+        node = event.get("node")
+        if group_id and node and node not in node_group and not str(node).startswith("broker-"):
+            node_group[node] = group_id
+        state_to = event.get("state_to")
+        if group_id and state_to in GROUP_STATES and "state_from" in event:
+            state = group_of(group_id)
+            current = state.current
+            state_from = event.get("state_from")
+            if state_to == "PreparingRebalance":
+                if current is not None and (current.follow_up or state_from != "Stable"):
+                    # a cooperative follow-up round, or the join phase restarting mid-rebalance
+                    if current.follow_up:
+                        current.rounds += 1
+                    current.follow_up = False
+                    current.join_done = False
+                    current.outcome = "unfinished"
+                else:
+                    finish(state, group_id)
+                    opened = state.current = _Open(t, event.get("reason"))
+                    # revocations just before (eager onJoinPrepare of the member that triggered
+                    # it, or a closing member) are this rebalance's: it started when they did
+                    for revoker, at, parts in state.pending_revokes:
+                        opened.revoked += len(parts)
+                        opened.start_ms = min(opened.start_ms, at)
+                        for partition in parts:
+                            if state.owner.get(partition) == revoker:
+                                release(state, partition, at)
+                    state.pending_revokes.clear()
+            elif current is not None:
+                generation = event.get("generation_id")
+                if isinstance(generation, int) and generation >= 0:
+                    current.generation = generation
+                    if not current.generations or current.generations[-1] != generation:
+                        current.generations.append(generation)
+                if event.get("protocol_name"):
+                    current.protocol = event.get("protocol_name")
+                if state_to in ("CompletingRebalance", "Stable", "Empty", "Dead"):
+                    current.join_done = True
+                if state_to in ("Stable", "Empty", "Dead"):
+                    current.outcome = state_to
+                    current.end_ms = max(current.end_ms, t)
+                    if state_to != "Stable":
+                        finish(state, group_id)
+            continue
+        if name == CALLBACK_EVENT:
+            gid = group_id or node_group.get(node)
+            if gid is None:
+                continue
+            state = group_of(gid)
+            current = state.current
+            callback = event.get("callback")
+            parts = _partitions(event.get("partitions"))
+            if callback in ("revoked", "lost"):
+                if not parts:
+                    continue
+                if current is not None and not current.join_done:
+                    current.revoked += len(parts)
+                    for partition in parts:
+                        if state.owner.get(partition) == node:
+                            release(state, partition, t)
+                else:
+                    # decided by what follows: the same member's assignment at this instant,
+                    # or the next rebalance (see _Group.pending_revokes)
+                    state.pending_revokes.append((node, t, parts))
+            elif callback == "assigned":
+                if current is not None and state.pending_revokes:
+                    # onJoinComplete: revoked(owned - assigned) then assigned(...) at one instant:
+                    # KIP-429's post-sync revocation, which forces a follow-up round
+                    keep = []
+                    for entry in state.pending_revokes:
+                        if entry[0] == node and entry[1] == t:
+                            current.revoked += len(entry[2])
+                            current.follow_up = True
+                            for partition in entry[2]:
+                                if state.owner.get(partition) == node:
+                                    release(state, partition, t)
+                        else:
+                            keep.append(entry)
+                    state.pending_revokes[:] = keep
+                for partition in parts:
+                    previous = state.owner.get(partition)
+                    if previous is not None and previous != node:
+                        release(state, partition, t)
+                    since = state.unowned_since.pop(partition, None)
+                    if since is not None and current is not None:
+                        current.paused += paused_until(state, since, t)
+                    state.owner[partition] = node
+                if current is not None and current.join_done:
+                    current.assigned_nodes[node] = None
+                    current.end_ms = max(current.end_ms, t)
+            continue
+        if name == CRASH_EVENT:
+            gid = node_group.get(node)
+            if gid is None:
+                continue
+            state = group_of(gid)
+            if state.current is not None and state.current.outcome == "Stable":
+                finish(state, gid)  # a crash after the rebalance settled is not part of it
+            for partition, owner in list(state.owner.items()):
+                if owner == node:
+                    release(state, partition, t)
+
+    for group_id, state in groups.items():
+        if state.current is not None and state.current.outcome != "Stable":
+            for _node, _at, parts in state.pending_revokes:
+                state.current.revoked += len(parts)
+        finish(state, group_id)
+    records = [r for state in groups.values() for r in state.records]
+    records.sort(key=lambda r: (r.start_ms, r.group_id))
+    return records

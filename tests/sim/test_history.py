@@ -1,0 +1,157 @@
+"""rebalances_from_events over hand-written logs: the rules of scenarios/history.py, one by one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scenarios.history import classify_trigger, rebalances_from_events
+
+
+def transition(t: int, state_from: str, state_to: str, generation: int = -1, **kw: Any) -> dict:
+    return {
+        "event": "group_state_changed",
+        "t_ms": t,
+        "node": "broker-0",
+        "group_id": "g",
+        "state_from": state_from,
+        "state_to": state_to,
+        "generation_id": generation,
+        **kw,
+    }
+
+
+def callback(t: int, node: str, kind: str, *parts: str, generation: int = -1) -> dict:
+    return {
+        "event": "rebalance_callback",
+        "t_ms": t,
+        "node": node,
+        "group_id": "g",
+        "callback": kind,
+        "partitions": list(parts),
+        "generation_id": generation,
+    }
+
+
+def first_join() -> list[dict]:
+    """C1 and C2 join an empty group; C1 gets t-0 and t-1, C2 gets t-2 and t-3."""
+    return [
+        transition(0, "Empty", "PreparingRebalance", reason="Adding new member C1"),
+        transition(3000, "PreparingRebalance", "CompletingRebalance", 1, protocol_name="range"),
+        transition(3002, "CompletingRebalance", "Stable", 1),
+        callback(3003, "C1", "assigned", "t-0", "t-1", generation=1),
+        callback(3004, "C2", "assigned", "t-2", "t-3", generation=1),
+    ]
+
+
+def test_first_join_is_one_rebalance_with_the_initial_delay() -> None:
+    [record] = rebalances_from_events(first_join())
+    assert (record.start_ms, record.end_ms, record.duration_ms) == (0, 3004, 3004)
+    assert record.generation_id == 1 and record.rounds == 1 and record.outcome == "Stable"
+    assert record.partitions_moved == 0 and record.partitions_revoked == 0
+    # nothing was being consumed before, so nothing is paused: only owned partitions can pause
+    assert record.paused_partition_ms == 0
+    assert record.imbalance_after == 0 and record.members_after == 2
+    assert record.protocol == "range" and record.trigger == "member_joined"
+
+
+def test_eager_rebalance_pauses_everything_and_counts_only_real_moves() -> None:
+    events = [
+        *first_join(),
+        # C3 joins at 10000: C1 and C2 revoke everything, then t-1 and t-3 move to C3
+        transition(10000, "Stable", "PreparingRebalance", 1, reason="Adding new member C3"),
+        callback(10001, "C1", "revoked", "t-0", "t-1", generation=1),
+        callback(10001, "C2", "revoked", "t-2", "t-3", generation=1),
+        transition(10002, "PreparingRebalance", "CompletingRebalance", 2),
+        transition(10003, "CompletingRebalance", "Stable", 2),
+        callback(10004, "C1", "assigned", "t-0", generation=2),
+        callback(10004, "C2", "assigned", "t-2", generation=2),
+        callback(10004, "C3", "assigned", "t-1", "t-3", generation=2),
+    ]
+    first, second = rebalances_from_events(events)
+    assert first.generation_id == 1
+    assert (second.start_ms, second.end_ms, second.rounds) == (10000, 10004, 1)
+    assert second.partitions_revoked == 4
+    assert second.partitions_moved == 2
+    assert second.paused_partition_ms == 4 * 3  # every partition, from 10001 to 10004
+    assert second.imbalance_after == 1 and second.members_after == 3
+
+
+def test_cooperative_move_is_one_rebalance_of_two_rounds() -> None:
+    events = [
+        *first_join(),
+        transition(10000, "Stable", "PreparingRebalance", 1, reason="Adding new member C3"),
+        transition(10002, "PreparingRebalance", "CompletingRebalance", 2),
+        transition(10003, "CompletingRebalance", "Stable", 2),
+        # round 1: C1 gives up t-1 (revoked then assigned at one instant), nobody gets it yet
+        callback(10004, "C1", "revoked", "t-1", generation=2),
+        callback(10004, "C1", "assigned", generation=2),
+        callback(10004, "C2", "assigned", generation=2),
+        callback(10004, "C3", "assigned", generation=2),
+        # round 2: the follow-up gives t-1 to C3
+        transition(10005, "Stable", "PreparingRebalance", 2, reason="Updating metadata for C1"),
+        transition(10007, "PreparingRebalance", "CompletingRebalance", 3),
+        transition(10008, "CompletingRebalance", "Stable", 3),
+        callback(10009, "C1", "assigned", generation=3),
+        callback(10009, "C2", "assigned", generation=3),
+        callback(10009, "C3", "assigned", "t-1", generation=3),
+    ]
+    _first, second = rebalances_from_events(events)
+    assert second.rounds == 2 and second.generations == (2, 3)
+    assert (second.start_ms, second.end_ms, second.generation_id) == (10000, 10009, 3)
+    assert second.partitions_revoked == 1 and second.partitions_moved == 1
+    assert second.paused_partition_ms == 5  # only t-1, from 10004 to 10009
+    assert second.imbalance_after == 1
+
+
+def test_pre_join_revocation_belongs_to_the_next_rebalance_and_starts_it() -> None:
+    events = [
+        *first_join(),
+        callback(9990, "C1", "revoked", "t-0", "t-1", generation=1),  # C1 closes
+        transition(
+            10000, "Stable", "PreparingRebalance", 1, reason="Removing member C1 on LeaveGroup"
+        ),
+        callback(10001, "C2", "revoked", "t-2", "t-3", generation=1),
+        transition(10002, "PreparingRebalance", "CompletingRebalance", 2),
+        transition(10003, "CompletingRebalance", "Stable", 2),
+        callback(10004, "C2", "assigned", "t-0", "t-1", "t-2", "t-3", generation=2),
+    ]
+    first, second = rebalances_from_events(events)
+    assert first.partitions_revoked == 0 and first.end_ms == 3004
+    assert second.start_ms == 9990 and second.rounds == 1
+    assert second.partitions_revoked == 4 and second.partitions_moved == 2
+    assert second.paused_partition_ms == 2 * 14 + 2 * 3
+    assert second.trigger == "member_left"
+
+
+def test_crash_releases_partitions_and_a_group_that_empties_ends_the_record() -> None:
+    events = [
+        *first_join(),
+        {"event": "sim_consumer_crashed", "t_ms": 5000, "node": "C1"},
+        {"event": "sim_consumer_crashed", "t_ms": 5000, "node": "C2"},
+        transition(50000, "Stable", "PreparingRebalance", 1, reason="member C1 session expired"),
+        transition(50000, "PreparingRebalance", "Empty", 2),
+    ]
+    _first, second = rebalances_from_events(events)
+    assert second.outcome == "Empty" and second.generation_id == 2
+    assert second.partitions_moved == 4
+    assert second.paused_partition_ms == 0  # the window is the instant at 50000
+    assert second.trigger == "member_session_expired"
+
+
+def test_unfinished_rebalance_is_reported_as_such() -> None:
+    events = [*first_join(), transition(7000, "Stable", "PreparingRebalance", 1, reason="x")]
+    assert rebalances_from_events(events)[-1].outcome == "unfinished"
+
+
+def test_records_round_trip_to_plain_dicts() -> None:
+    [record] = rebalances_from_events(first_join())
+    data = record.to_dict()
+    assert data["duration_ms"] == 3004 and data["generations"] == [1]
+    assert data["paused_partition_seconds"] == record.paused_partition_ms / 1000
+
+
+def test_trigger_classification() -> None:
+    assert classify_trigger(None) == "unknown"
+    assert classify_trigger("Adding new member C1 with group instance id null") == "member_joined"
+    assert classify_trigger("Removing member x on LeaveGroup") == "member_left"
+    assert classify_trigger("something else entirely") == "other"
