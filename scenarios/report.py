@@ -39,7 +39,43 @@ ACTION_EVENTS = {
     "sim_network_partitioned": "network partition",
     "sim_network_healed": "network healed",
 }
-NOISY_WORDS = ("timer", "record", "load", "metadata", "backoff", "poll", "fetch", "position")
+#: events worth a line in the default timeline (the rest needs --verbose)
+TEACHING_EVENTS = frozenset(
+    {
+        "member_added",
+        "member_removed",
+        "member_replaced",
+        "leader_elected",
+        "protocol_selected",
+        "assignment_computed",
+        "assignment_skipped",
+        "assignment_missing",
+        "rejoin_requested",
+        "consumer_fatal",
+        "poll_timeout",
+        "leave_group",
+        "generation_reset",
+        "commit_completed",
+        "commit_failed",
+        "join_dropped",
+        "sync_dropped",
+        "pending_member_expired",
+        "partition_unloaded",
+        "partition_loaded",
+        "partition_leader_changed",
+        "coordinator_unknown",
+        "app_stalled",
+        "join_prepare_commit_timeout",
+        "request_timeout",
+        "assignor_error",
+        "listener_error",
+        "append_failed",
+        "subscription_changed",
+        "sim_message_lost",
+        "sim_disconnected",
+        "scenario_raw_failed",
+    }
+)
 CALLBACK_NAMES = {
     "revoked": "onPartitionsRevoked",
     "assigned": "onPartitionsAssigned",
@@ -73,6 +109,14 @@ def short(member_id: Any, names: Mapping[str, str]) -> str:
     return member_id
 
 
+def shorten_text(text: str, names: Mapping[str, str]) -> str:
+    """Replace full member ids inside a sentence by the consumer ids that own them."""
+    for mid, cid in names.items():
+        if mid in text:
+            text = text.replace(mid, cid)
+    return text
+
+
 def describe_event(
     e: Mapping[str, Any], names: Mapping[str, str], *, verbose: bool
 ) -> tuple[str, str] | None:
@@ -102,7 +146,7 @@ def describe_event(
         if str(node).startswith("broker-") and e.get("group_id"):
             gen = e.get("generation_id")
             extra = f" (generation {gen})" if gen is not None else ""
-            why = f": {e['reason']}" if e.get("reason") else ""
+            why = f": {shorten_text(str(e['reason']), names)}" if e.get("reason") else ""
             return (
                 f"group {e['group_id']}: {e['state_from']} -> {e['state_to']}{extra}{why}",
                 "bold yellow",
@@ -143,30 +187,34 @@ def describe_event(
         parts = e.get("partitions") or []
         return f"{node}: {cb}({', '.join(map(str, parts))})", "green"
     if not verbose:
-        if (
-            any(w in name for w in NOISY_WORDS)
-            or name.startswith("request")
-            or name == "heartbeat_sent"
-        ):
+        if name not in TEACHING_EVENTS:
             return None
-        if not (
-            e.get("group_id")
-            or "error" in e
-            or "fatal" in name
-            or "leader" in name
-            or "member" in name
-            or "protocol" in name
-            or "assign" in name
-            or "commit" in name
-        ):
+        if name == "commit_completed" and e.get("purpose") == "auto":
+            return None
+        if name == "partition_loaded" and not e.get("groups"):
             return None
     fields = [
-        f"{k}={short(v, names) if k in ('member_id', 'leader_id', 'leader') else v}"
+        f"{k}={_value(k, v, names)}"
         for k, v in e.items()
-        if k not in ("event", "t_ms", "seq", "node") and v not in (None, "", [], ())
+        if k not in ("event", "t_ms", "seq", "node", "group_id" if not verbose else "")
+        and v not in (None, "", [], ())
     ]
-    style = "red" if "fatal" in name or (e.get("error") not in (None, "NONE")) else ""
-    return f"{node}: {name} {' '.join(fields)}".rstrip(), style
+    bad = "fatal" in name or "failed" in name or e.get("error") not in (None, "NONE")
+    return f"{node}: {name} {' '.join(fields)}".rstrip(), "red" if bad else ""
+
+
+def _value(key: str, value: Any, names: Mapping[str, str]) -> str:
+    if key in ("member_id", "leader_id", "leader"):
+        return short(value, names)
+    if isinstance(value, dict):
+        return (
+            "{"
+            + ", ".join(f"{short(k, names)}: {_value('', v, names)}" for k, v in value.items())
+            + "}"
+        )
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return shorten_text(str(value), names)
 
 
 def _action_line(name: str, e: Mapping[str, Any]) -> str:

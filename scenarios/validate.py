@@ -58,15 +58,17 @@ CLUSTER_KEYS = (
     "network",
 )
 NETWORK_KEYS = ("latency", "jitter", "drop_rate")
-TOPIC_KEYS = ("partitions", "racks")
+TOPIC_KEYS = ("partitions",)
 CONSUMER_ITEM_KEYS = ("id", "group", "topics", "pattern", "config", "static", "count", "first")
 GROUP_STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead")
 CLIENT_STATES = (
+    "NEW",
     "UNJOINED",
     "PREPARING_REBALANCE",
     "COMPLETING_REBALANCE",
     "STABLE",
     "FAILED",
+    "CLOSING",
     "CLOSED",
     "CRASHED",
 )
@@ -474,10 +476,8 @@ class Validator:
                     key=True,
                 )
                 continue
-            racks = None
-            self.all_topics.add(
-                name
-            )  # known even if its spec is bad: no cascade of unknown-topic errors
+            # known even if its spec is bad: no cascade of unknown-topic errors
+            self.all_topics.add(name)
             if isinstance(spec, dict):
                 self.check_keys(spec, tpath, TOPIC_KEYS, f"topic `{name}`")
                 if "partitions" not in spec:
@@ -486,30 +486,14 @@ class Validator:
                 count = self.integer(
                     spec["partitions"], (*tpath, "partitions"), minimum=1, maximum=1_000_000
                 )
-                if "racks" in spec and count is not None:
-                    racks = self.partition_racks(spec["racks"], (*tpath, "racks"), count)
             else:
                 count = self.integer(spec, tpath, minimum=1, maximum=1_000_000)
             if count is None:
                 continue
             self.topics[name] = count
             self.all_topics.add(name)
-            out.append(TopicSpec(name, count, racks))
+            out.append(TopicSpec(name, count))
         return out
-
-    def partition_racks(
-        self, raw: Any, path: PathT, count: int
-    ) -> tuple[tuple[str, ...], ...] | None:
-        if not isinstance(raw, list) or len(raw) != count:
-            self.err(path, f"racks must list the replica racks of each of the {count} partitions")
-            return None
-        out = []
-        for i, entry in enumerate(raw):
-            names = self.string_list(entry, (*path, i))
-            if names is None:
-                return None
-            out.append(tuple(names))
-        return tuple(out)
 
     def network(self, raw: Any, path: PathT) -> NetworkSpec:
         m = self.mapping(raw if raw is not None else {}, path, "cluster.network")
