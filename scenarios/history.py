@@ -43,6 +43,7 @@ from attrs import asdict, field, frozen
 GROUP_STATES = frozenset({"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"})
 CALLBACK_EVENT = "rebalance_callback"
 CRASH_EVENT = "sim_consumer_crashed"
+PROTOCOL_EVENT = "protocol_selected"
 
 
 @frozen
@@ -281,6 +282,11 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                     current.end_ms = max(current.end_ms, t)
                     if state_to != "Stable":
                         finish(state, group_id)
+            continue
+        if name == PROTOCOL_EVENT and group_id:
+            current = group_of(group_id).current
+            if current is not None and event.get("protocol_name"):
+                current.protocol = event.get("protocol_name")
             continue
         if name == CALLBACK_EVENT:
             gid = group_id or node_group.get(node)

@@ -266,7 +266,7 @@ class Simulation:
             slot = self._slot(cid)
             if ids is None and slot.ever_started:
                 continue
-            if slot.running:
+            if slot.running and not slot.closed:
                 raise SimulationError(f"consumer {cid!r} is already running")
             slot.running = True
             slot.ever_started = True
@@ -295,10 +295,12 @@ class Simulation:
         self._after_action()
 
     def restart(self, consumer_id: str) -> None:
-        """Start a crashed or closed consumer again (a static member keeps its instance id)."""
+        """A new incarnation of the process (a running one is killed first, as by kill -9).
+
+        A dynamic member comes back with a new member id; a static member keeps its
+        group.instance.id and takes the coordinator's replacement path (KIP-345).
+        """
         slot = self._slot(consumer_id)
-        if slot.running and not slot.closed:
-            raise SimulationError(f"consumer {consumer_id!r} is running; crash or close it first")
         slot.incarnation += 1
         self.engine.cancel_owner_timers(consumer_id)
         slot.running = True
@@ -670,8 +672,11 @@ class Simulation:
         return slot.running and not slot.closed
 
     def assignment(self, consumer_id: str) -> list[TopicPartition]:
-        """The partitions the consumer currently owns, sorted."""
-        return sorted(_owned(self._slot(consumer_id).consumer))
+        """The partitions the consumer currently owns, sorted ([] while it is not running)."""
+        slot = self._slot(consumer_id)
+        if not slot.running:
+            return []
+        return sorted(_owned(slot.consumer))
 
     def assignments(self, group_id: str) -> dict[str, list[TopicPartition]]:
         """consumer id -> owned partitions, for the running consumers of ``group_id``."""
