@@ -250,7 +250,7 @@ class Consumer:
         self._metadata_version = 0
         self._metadata_inflight: int | None = None
         self._metadata_wanted: set[str] = set()
-        self._snapshot_cache: tuple[tuple, tuple] | None = None
+        self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
 
     @property
@@ -288,11 +288,19 @@ class Consumer:
 
     @property
     def assignment(self) -> list[TopicPartition]:
-        """The partitions this member owns now (sorted)."""
-        return sorted(self._owned)
+        """The partitions this member owns and consumes now (sorted).
+
+        Empty once the process has crashed, closed or failed: a dead consumer consumes nothing,
+        whatever it last believed (that belief stays readable as ``last_owned``).
+        """
+        return sorted(self._owned) if self.alive else []
 
     @property
     def owned(self) -> list[TopicPartition]:
+        return self.assignment
+
+    @property
+    def last_owned(self) -> list[TopicPartition]:
         return sorted(self._owned)
 
     @property
@@ -490,7 +498,6 @@ class Consumer:
             return out
         if self._pattern is not None:
             self._subscription = self._pattern_matches()
-        self._snapshot_cache = None
         self._request_metadata(now_ms)
         return out
 
@@ -758,7 +765,6 @@ class Consumer:
             ]
         self._metadata_wanted.difference_update(answered)
         self._metadata_version += 1
-        self._snapshot_cache = None
         self._emit(
             "metadata_updated",
             now,
@@ -770,19 +776,28 @@ class Consumer:
             if matched != self._subscription:
                 self._emit("pattern_matched", now, topics=list(matched))
                 self._subscription = matched
+        self._refresh_metadata_snapshot()
         self._out.append(SetTimer(self._key("metadata"), now + self.config.metadata_max_age_ms))
         if self._pending_leader is not None:
-            self._continue_leader_assignment(now)
+            if self._leader_needs_metadata():
+                self._request_metadata(now)
+            else:
+                self._continue_leader_assignment(now)
         self._maybe_drive(now)
 
     def _metadata_snapshot(self) -> tuple:
-        """ConsumerCoordinator.MetadataSnapshot over the group's (leader) or own topics."""
-        topics = self._group_subscription if self._group_subscription else self._subscription
-        key = (self._metadata_version, topics)
-        if self._snapshot_cache is not None and self._snapshot_cache[0] == key:
-            return self._snapshot_cache[1]
+        """ConsumerCoordinator.metadataSnapshot: the partition counts (and racks, for a rack-aware
+        client) of the group's topics (leader) or the member's own, taken when metadata arrives
+        or the leader assigns, not on every read (so a reset group subscription does not look
+        like a metadata change)."""
+        return self._snapshot_value
+
+    def _refresh_metadata_snapshot(self) -> None:
+        topics = set(self._subscription)
+        if self._group_subscription:
+            topics.update(self._group_subscription)
         with_racks = self.config.client_rack is not None
-        snap = tuple(
+        self._snapshot_value = tuple(
             (
                 t,
                 self._metadata[t],
@@ -791,8 +806,6 @@ class Consumer:
             for t in sorted(topics)
             if t in self._metadata
         )
-        self._snapshot_cache = (key, snap)
-        return snap
 
     # ------------------------------------------------------------------ the application thread
 
@@ -994,7 +1007,6 @@ class Consumer:
                 self._set_owned([tp for tp in self._owned if tp.topic in subscribed])
         self.is_leader = False
         self._group_subscription = None
-        self._snapshot_cache = None
         self._prepare_commit = None
         self._prepare_deadline = None
         return True
@@ -1259,17 +1271,20 @@ class Consumer:
         for _, _, sub in members:
             group_topics.update(sub.topics)
         self._group_subscription = tuple(sorted(group_topics))
-        self._snapshot_cache = None
         self.is_leader = True
         self._pending_leader = _PendingLeader(self.generation, members, resp.skip_assignment)
-        missing = {t for t in group_topics if t not in self._metadata_answered}
-        if missing and not self._metadata_all:
+        if self._leader_needs_metadata():
             # updateGroupSubscription: fetch metadata for the new topics before assigning.
-            self._metadata_wanted.update(missing)
-            if self._metadata_inflight is None:
-                self._request_metadata(now)
+            self._request_metadata(now)
             return
         self._continue_leader_assignment(now)
+
+    def _leader_needs_metadata(self) -> bool:
+        if self._metadata_all:
+            return False
+        missing = {t for t in self._group_subscription or () if t not in self._metadata_answered}
+        self._metadata_wanted.update(missing)
+        return bool(missing)
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None
@@ -1280,6 +1295,7 @@ class Consumer:
             or self._member_state is not MemberState.COMPLETING_REBALANCE
         ):
             return  # the join was reset meanwhile
+        self._refresh_metadata_snapshot()
         if pending.skip_assignment:
             self._emit("assignment_skipped", now, generation_id=self.generation.generation_id)
             self._assignment_snapshot = self._metadata_snapshot()

@@ -1,0 +1,266 @@
+"""Driving one Consumer by hand: capture its effects, answer its requests with made-up responses."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import structlog
+
+from assignors.api import (
+    ClusterLike,
+    PartitionAssignor,
+    RebalanceProtocol,
+    Subscription,
+    TopicPartition,
+    as_cluster,
+)
+from coordinator.effects import CancelTimer, Send, SetTimer
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    JoinGroupResponseMember,
+    MetadataRequest,
+    MetadataResponse,
+    MetadataResponseBroker,
+    MetadataResponsePartition,
+    MetadataResponseTopic,
+    SyncGroupRequest,
+    SyncGroupResponse,
+)
+from members.config import ConsumerConfig
+from members.consumer import Consumer
+from members.consumer_protocol import encode_assignment, encode_subscription
+
+TP = TopicPartition
+
+
+def tps(*names: str) -> list[TopicPartition]:
+    return [TopicPartition.parse(n) for n in names]
+
+
+class EventLog:
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+
+    def __call__(self, logger, method, event_dict):
+        self.events.append(dict(event_dict))
+        raise structlog.DropEvent
+
+    def named(self, name: str) -> list[dict]:
+        return [e for e in self.events if e["event"] == name]
+
+
+class RecordingListener:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def on_partitions_revoked(self, partitions):
+        self.calls.append(("revoked", [str(p) for p in partitions]))
+
+    def on_partitions_assigned(self, partitions):
+        self.calls.append(("assigned", [str(p) for p in partitions]))
+
+    def on_partitions_lost(self, partitions):
+        self.calls.append(("lost", [str(p) for p in partitions]))
+
+
+class CooperativeRange(PartitionAssignor):
+    """Range targets, made KIP-429-safe: a partition owned by someone else stays unassigned."""
+
+    name = "coop-range"
+    supported_protocols = (RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE)
+
+    def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]):
+        cluster = as_cluster(cluster)
+        members = sorted(subscriptions)
+        target: dict[str, list[TopicPartition]] = {m: [] for m in members}
+        for topic in sorted({t for s in subscriptions.values() for t in s.topics}):
+            n = cluster.partitions_per_topic.get(topic)
+            if n is None:
+                continue
+            subs = [m for m in members if topic in subscriptions[m].topics]
+            per, extra = divmod(n, len(subs))
+            start = 0
+            for i, m in enumerate(subs):
+                count = per + (1 if i < extra else 0)
+                target[m].extend(TopicPartition(topic, p) for p in range(start, start + count))
+                start += count
+        owner = {tp: m for m in members for tp in subscriptions[m].owned_partitions}
+        return {m: [tp for tp in target[m] if owner.get(tp, m) == m] for m in members}
+
+
+class Harness:
+    """One consumer, a fake coordinator ``broker-1``, and helpers to answer its requests."""
+
+    def __init__(
+        self,
+        config: ConsumerConfig | None = None,
+        *,
+        topics: Sequence[str] | None = ("t",),
+        pattern: str | None = None,
+        partitions: Mapping[str, int] | None = None,
+        node: str = "C1",
+        seed: int = 0,
+    ) -> None:
+        self.config = config or ConsumerConfig(
+            group_id="g", partition_assignment_strategy=("range",)
+        )
+        self.log = EventLog()
+        self.listener = RecordingListener()
+        self.partitions = dict(partitions or {"t": 4})
+        self.consumer = Consumer(
+            node,
+            self.config,
+            bootstrap=["broker-0"],
+            topics=topics,
+            pattern=pattern,
+            listener=self.listener,
+            seed=seed,
+            logger=structlog.wrap_logger(None, processors=[self.log]),
+        )
+        self.now = 0
+        self.sent: list[Send] = []  # every Send so far
+        self.timers: dict[str, int] = {}
+        self._answered: set[int] = set()
+
+    # --- effects ---------------------------------------------------------------------------------
+
+    def _take(self, effects) -> list:
+        for e in effects:
+            if isinstance(e, Send):
+                self.sent.append(e)
+            elif isinstance(e, SetTimer):
+                self.timers[e.key] = e.deadline_ms
+            elif isinstance(e, CancelTimer):
+                self.timers.pop(e.key, None)
+        return effects
+
+    def start(self):
+        return self._take(self.consumer.start(self.now))
+
+    def call(self, method: str, *args):
+        return self._take(getattr(self.consumer, method)(*args, self.now))
+
+    def pending(self, kind: type) -> list[Send]:
+        """Requests of ``kind`` not answered yet, oldest first."""
+        answered = self._answered
+        return [
+            s for s in self.sent if isinstance(s.message, kind) and s.correlation_id not in answered
+        ]
+
+    def last(self, kind: type) -> Send:
+        found = [s for s in self.sent if isinstance(s.message, kind)]
+        assert found, f"no {kind.__name__} was sent"
+        return found[-1]
+
+    def count(self, kind: type) -> int:
+        return sum(1 for s in self.sent if isinstance(s.message, kind))
+
+    def respond(self, request: Send, response: object):
+        self._answered.add(request.correlation_id)
+        return self._take(
+            self.consumer.handle_response(request.dst, request.correlation_id, response, self.now)
+        )
+
+    def disconnect(self, request: Send):
+        self._answered.add(request.correlation_id)
+        return self._take(
+            self.consumer.handle_disconnect(request.dst, request.correlation_id, self.now)
+        )
+
+    def advance(self, to_ms: int) -> None:
+        """Fire every timer due up to ``to_ms`` in deadline order (ties: key order)."""
+        while True:
+            due = sorted((at, key) for key, at in self.timers.items() if at <= to_ms)
+            if not due:
+                break
+            at, key = due[0]
+            del self.timers[key]
+            self.now = max(self.now, at)
+            self._take(self.consumer.handle_timer(key, self.now))
+        self.now = max(self.now, to_ms)
+
+    # --- scripted answers ---------------------------------------------------------------------
+
+    def metadata_response(self) -> MetadataResponse:
+        return MetadataResponse(
+            brokers=(
+                MetadataResponseBroker(0, "broker-0", 9092),
+                MetadataResponseBroker(1, "broker-1", 9092),
+            ),
+            topics=tuple(
+                MetadataResponseTopic(
+                    t, Errors.NONE, tuple(MetadataResponsePartition(p, 0, (0, 1)) for p in range(n))
+                )
+                for t, n in sorted(self.partitions.items())
+            ),
+        )
+
+    def answer_metadata(self) -> None:
+        for req in self.pending(MetadataRequest):
+            self.respond(req, self.metadata_response())
+
+    def answer_find_coordinator(self, node_id: int = 1) -> None:
+        for req in self.pending(FindCoordinatorRequest):
+            self.respond(
+                req, FindCoordinatorResponse(Errors.NONE, node_id, f"broker-{node_id}", 9092)
+            )
+
+    def connect(self) -> None:
+        """start(), metadata and coordinator answered: the JoinGroup is out."""
+        self.start()
+        self.answer_metadata()
+        self.answer_find_coordinator()
+
+    def join_response(
+        self,
+        *,
+        generation_id: int = 1,
+        member_id: str = "m1",
+        leader: str | None = None,
+        others: Sequence[tuple[str, Sequence[str], Sequence[TopicPartition]]] = (),
+        protocol: str | None = None,
+        error: Errors = Errors.NONE,
+    ) -> JoinGroupResponse:
+        if error != Errors.NONE:
+            return JoinGroupResponse(error, member_id=member_id)
+        protocol = protocol or self.consumer.config.strategy_names[0]
+        leader = member_id if leader is None else leader
+        members = []
+        if leader == member_id:
+            own = self.last(JoinGroupRequest).message.protocols
+            meta = next(p.metadata for p in own if p.name == protocol)
+            members.append(JoinGroupResponseMember(member_id, self.config.group_instance_id, meta))
+            for other_id, topics, owned in others:
+                sub = Subscription(topics=tuple(topics), owned_partitions=tuple(owned))
+                members.append(JoinGroupResponseMember(other_id, None, encode_subscription(sub)))
+        return JoinGroupResponse(
+            Errors.NONE,
+            generation_id=generation_id,
+            protocol_type="consumer",
+            protocol_name=protocol,
+            leader=leader,
+            member_id=member_id,
+            members=tuple(members),
+        )
+
+    def sync_response(self, partitions: Sequence[TopicPartition], error: Errors = Errors.NONE):
+        if error != Errors.NONE:
+            return SyncGroupResponse(error)
+        return SyncGroupResponse(
+            Errors.NONE,
+            protocol_type="consumer",
+            protocol_name=self.consumer.generation.protocol_name,
+            assignment=encode_assignment(partitions),
+        )
+
+    def join_and_sync(self, partitions: Sequence[TopicPartition], **join_kwargs) -> None:
+        """Answer the outstanding JoinGroup (as a follower unless told) and its SyncGroup."""
+        join_kwargs.setdefault("leader", "someone-else")
+        (req,) = self.pending(JoinGroupRequest)
+        self.respond(req, self.join_response(**join_kwargs))
+        (sync,) = self.pending(SyncGroupRequest)
+        self.respond(sync, self.sync_response(partitions))

@@ -1,0 +1,60 @@
+"""ConsumerConfig: Kafka's defaults and the limits it enforces."""
+
+from __future__ import annotations
+
+import pytest
+
+from assignors.api import RebalanceProtocol
+from members.assignor_support import rebalance_protocol_of, resolve_assignors
+from members.config import ConfigError, ConsumerConfig
+
+
+def test_kafka_defaults() -> None:
+    c = ConsumerConfig(group_id="g")
+    assert c.session_timeout_ms == 45000
+    assert c.heartbeat_interval_ms == 3000
+    assert c.max_poll_interval_ms == 300000 == c.rebalance_timeout_ms
+    assert c.partition_assignment_strategy == ("range", "cooperative-sticky")
+    assert c.enable_auto_commit and c.auto_commit_interval_ms == 5000
+    assert c.request_timeout_ms == 30000
+    assert (c.retry_backoff_ms, c.retry_backoff_max_ms) == (100, 1000)
+    assert c.metadata_max_age_ms == 300000
+    assert c.internal_leave_group_on_close
+    assert c.group_instance_id is None
+
+
+def test_join_request_timeout_is_rebalance_timeout_plus_five_seconds() -> None:
+    assert ConsumerConfig(group_id="g").join_request_timeout_ms == 305000
+    small = ConsumerConfig(group_id="g", max_poll_interval_ms=1000)
+    assert small.join_request_timeout_ms == 30000  # request.timeout.ms wins
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"heartbeat_interval_ms": 45000}, "lower than session.timeout.ms"),
+        ({"session_timeout_ms": 0}, "session.timeout.ms must be a positive"),
+        ({"max_poll_interval_ms": -1}, "max.poll.interval.ms"),
+        ({"group_id": ""}, "group.id"),
+        ({"group_instance_id": "  "}, "group.instance.id"),
+        ({"partition_assignment_strategy": ()}, "at least one"),
+        ({"partition_assignment_strategy": ("range", "range")}, "twice"),
+        ({"retry_backoff_ms": -5}, "retry.backoff.ms"),
+        ({"processing_time_ms": -1}, "processing_time_ms"),
+    ],
+)
+def test_invalid_settings_are_rejected_clearly(kwargs, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        ConsumerConfig(**{"group_id": "g", **kwargs})
+
+
+def test_default_strategy_is_eager_and_cooperative_needs_only_cooperative_assignors() -> None:
+    default = resolve_assignors(("range", "cooperative-sticky"))
+    assert rebalance_protocol_of(default) is RebalanceProtocol.EAGER
+    coop = resolve_assignors(("cooperative-sticky",))
+    assert rebalance_protocol_of(coop) is RebalanceProtocol.COOPERATIVE
+
+
+def test_unknown_assignor_name_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="rnage"):
+        resolve_assignors(("rnage",))
