@@ -29,6 +29,9 @@ Rules (deterministic, documented in docs/runner.md):
 * **Paused partition-ms**: for every partition that had an owner, the time within [start, end]
   during which no running member owned it: eager pauses every partition, cooperative only the
   moving ones. A partition nobody consumed yet (a new group, new partitions) is not "paused".
+* **Coordinator failover**: a group unloaded from a failed broker (``Dead``, reason "partition
+  unloaded") mid-rebalance is reloaded elsewhere; the rebalance it was in goes on there and stays
+  one record (``coordinator_failovers`` counts the moves).
 * **Imbalance after**: max - min of partitions per member among the members that received the
   final assignment.
 """
@@ -65,6 +68,7 @@ class RebalanceRecord:
     outcome: str  # "Stable", "Empty", "Dead" or "unfinished" (the log ends mid-rebalance)
     protocol: str | None = None
     generations: tuple[int, ...] = field(default=(), converter=tuple)
+    coordinator_failovers: int = 0
 
     @property
     def duration_ms(self) -> int:
@@ -113,6 +117,7 @@ class _Open:
     __slots__ = (
         "assigned_nodes",
         "end_ms",
+        "failovers",
         "follow_up",
         "generation",
         "generations",
@@ -121,6 +126,7 @@ class _Open:
         "paused",
         "protocol",
         "reason",
+        "resuming",
         "revoked",
         "rounds",
         "start_ms",
@@ -137,6 +143,8 @@ class _Open:
         self.paused = 0
         self.join_done = False
         self.follow_up = False
+        self.failovers = 0
+        self.resuming = False
         self.outcome = "unfinished"
         self.protocol: str | None = None
         self.assigned_nodes: dict[str, None] = {}
@@ -230,6 +238,7 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                 outcome=current.outcome,
                 protocol=current.protocol,
                 generations=current.generations,
+                coordinator_failovers=current.failovers,
             )
         )
         state.settled = after
@@ -247,12 +256,25 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
             state = group_of(group_id)
             current = state.current
             state_from = event.get("state_from")
+            if state_to == "Dead" and "unload" in str(event.get("reason") or ""):
+                # coordinator failover: the group moves to another broker and is reloaded there
+                # (Stable at its last persisted generation); the rebalance resumes, not ends
+                if current is not None:
+                    current.failovers += 1
+                    current.resuming = True
+                    current.join_done = False
+                    current.outcome = "unfinished"
+                continue
             if state_to == "PreparingRebalance":
-                if current is not None and (current.follow_up or state_from != "Stable"):
-                    # a cooperative follow-up round, or the join phase restarting mid-rebalance
+                if current is not None and (
+                    current.follow_up or current.resuming or state_from != "Stable"
+                ):
+                    # a cooperative follow-up round, the join phase restarting mid-rebalance, or
+                    # the rebalance resuming on the new coordinator
                     if current.follow_up:
                         current.rounds += 1
                     current.follow_up = False
+                    current.resuming = False
                     current.join_done = False
                     current.outcome = "unfinished"
                 else:

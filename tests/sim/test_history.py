@@ -155,3 +155,21 @@ def test_trigger_classification() -> None:
     assert classify_trigger("Adding new member C1 with group instance id null") == "member_joined"
     assert classify_trigger("Removing member x on LeaveGroup") == "member_left"
     assert classify_trigger("something else entirely") == "other"
+
+
+def test_coordinator_failover_mid_rebalance_keeps_one_record() -> None:
+    events = [
+        *first_join(),
+        transition(10000, "Stable", "PreparingRebalance", 1, reason="new member C3 joined"),
+        transition(10001, "PreparingRebalance", "Dead", 1, reason="partition unloaded"),
+        # reloaded Stable on another broker (no transition event), then the join starts again
+        transition(10300, "Stable", "PreparingRebalance", 1, reason="new member C3 joined"),
+        transition(10302, "PreparingRebalance", "CompletingRebalance", 2),
+        transition(10303, "CompletingRebalance", "Stable", 2),
+        callback(10304, "C3", "assigned", "t-3", generation=2),
+        transition(20000, "Stable", "PreparingRebalance", 2, reason="new member C4 joined"),
+    ]
+    _first, second, third = rebalances_from_events(events)
+    assert (second.start_ms, second.end_ms, second.outcome) == (10000, 10304, "Stable")
+    assert second.coordinator_failovers == 1 and second.rounds == 1
+    assert third.start_ms == 20000 and third.coordinator_failovers == 0
