@@ -1,0 +1,261 @@
+"""A tiny driver for KafkaCluster in tests: a timer heap, client inboxes, a captured event log.
+
+It plays the runner's part: requests are delivered at once, SetTimer replaces a key, timers fire
+in (deadline, set order), and every Send to a client lands in that client's inbox.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import defaultdict
+
+import structlog
+
+from coordinator.cluster import KafkaCluster
+from coordinator.config import CoordinatorConfig
+from coordinator.effects import CancelTimer, Send, SetTimer
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    HeartbeatRequest,
+    JoinGroupRequest,
+    JoinGroupRequestProtocol,
+    LeaveGroupRequest,
+    MemberIdentity,
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+    SyncGroupRequest,
+    SyncGroupRequestAssignment,
+)
+
+# Kafka's own test context uses tiny timeouts; these mirror GroupMetadataManagerTestContext.
+TEST_CONFIG = CoordinatorConfig(
+    group_min_session_timeout_ms=10,
+    group_max_session_timeout_ms=600000,
+    group_initial_rebalance_delay_ms=3000,
+    load_time_ms=0,
+)
+
+
+def protocols(*names: str, metadata: bytes = b"") -> tuple[JoinGroupRequestProtocol, ...]:
+    return tuple(JoinGroupRequestProtocol(n, metadata or n.encode()) for n in names)
+
+
+class Driver:
+    def __init__(self, config: CoordinatorConfig = TEST_CONFIG, **cluster_args) -> None:
+        self.events: list[dict] = []
+
+        def capture(_logger, _name, event_dict):
+            self.events.append(dict(event_dict))
+            raise structlog.DropEvent
+
+        self.cluster = KafkaCluster(
+            config=config, logger=structlog.wrap_logger(None, processors=[capture]), **cluster_args
+        )
+        self.now = 0
+        self.timers: dict[str, tuple[int, int]] = {}
+        self._heap: list[tuple[int, int, str]] = []
+        self._seq = itertools.count()
+        self._corr = itertools.count(1)
+        self.inbox: dict[str, dict[int, list[object]]] = defaultdict(lambda: defaultdict(list))
+
+    # --- effects -----------------------------------------------------------------------------
+
+    def apply(self, effects) -> list[Send]:
+        sends = []
+        for e in effects:
+            if isinstance(e, SetTimer):
+                seq = next(self._seq)
+                self.timers[e.key] = (e.deadline_ms, seq)
+                heapq.heappush(self._heap, (e.deadline_ms, seq, e.key))
+            elif isinstance(e, CancelTimer):
+                self.timers.pop(e.key, None)
+            elif isinstance(e, Send):
+                self.inbox[e.dst][e.correlation_id].append(e.message)
+                sends.append(e)
+        return sends
+
+    def advance(self, to_ms: int) -> list[Send]:
+        """Fire every timer due up to ``to_ms`` (in order), then set the clock to ``to_ms``."""
+        sends = []
+        while self._heap and self._heap[0][0] <= to_ms:
+            deadline, seq, key = heapq.heappop(self._heap)
+            if self.timers.get(key) != (deadline, seq):
+                continue  # replaced or cancelled
+            del self.timers[key]
+            self.now = max(self.now, deadline)
+            sends += self.apply(self.cluster.handle_timer(key, self.now))
+        self.now = max(self.now, to_ms)
+        return sends
+
+    def deadline(self, fragment: str) -> int | None:
+        for key, (deadline, _) in self.timers.items():
+            if fragment in key:
+                return deadline
+        return None
+
+    # --- requests ----------------------------------------------------------------------------
+
+    def coordinator(self, group_id: str) -> str:
+        node = self.cluster.offsets_partition_leader(self.cluster.partition_for(group_id))
+        assert node is not None
+        return node
+
+    def send(self, client: str, request, dst: str | None = None) -> tuple[int, list[object]]:
+        """Deliver ``request`` now; returns (correlation id, the responses it got at once)."""
+        corr = next(self._corr)
+        dst = dst or self.coordinator(request.group_id)
+        self.apply(self.cluster.handle_request(dst, client, corr, request, self.now))
+        return corr, list(self.inbox[client].get(corr, []))
+
+    def response(self, client: str, corr: int):
+        """The single response to (client, corr), or None if it is still parked."""
+        got = self.inbox[client].get(corr, [])
+        assert len(got) <= 1, f"{client}/{corr} answered {len(got)} times"
+        return got[0] if got else None
+
+    def join(
+        self,
+        client: str,
+        group_id: str = "g",
+        member_id: str = "",
+        *,
+        names: tuple[str, ...] = ("range",),
+        session: int = 10000,
+        rebalance: int = 60000,
+        instance_id: str | None = None,
+        version: int = 9,
+        protocol_type: str = "consumer",
+        metadata: bytes = b"",
+    ) -> int:
+        req = JoinGroupRequest(
+            group_id,
+            session,
+            rebalance,
+            member_id,
+            protocol_type,
+            protocols(*names, metadata=metadata),
+            group_instance_id=instance_id,
+            api_version=version,
+            client_id=client,
+        )
+        corr, _ = self.send(client, req)
+        return corr
+
+    def join_dynamic(self, client: str, group_id: str = "g", **kw) -> tuple[str, int]:
+        """The two-step KIP-394 join; returns (member id, correlation id of the parked join)."""
+        corr = self.join(client, group_id, **kw)
+        first = self.response(client, corr)
+        assert first.error_code == Errors.MEMBER_ID_REQUIRED, first
+        corr2 = self.join(client, group_id, first.member_id, **kw)
+        return first.member_id, corr2
+
+    def sync(
+        self,
+        client: str,
+        member_id: str,
+        generation: int,
+        group_id: str = "g",
+        assignments: dict[str, bytes] | None = None,
+        protocol_type: str | None = "consumer",
+        protocol_name: str | None = "range",
+        instance_id: str | None = None,
+    ) -> int:
+        req = SyncGroupRequest(
+            group_id,
+            generation,
+            member_id,
+            group_instance_id=instance_id,
+            protocol_type=protocol_type,
+            protocol_name=protocol_name,
+            assignments=tuple(
+                SyncGroupRequestAssignment(m, a) for m, a in (assignments or {}).items()
+            ),
+        )
+        corr, _ = self.send(client, req)
+        return corr
+
+    def heartbeat(
+        self, client: str, member_id: str, generation: int, group_id: str = "g", instance_id=None
+    ):
+        corr, got = self.send(
+            client, HeartbeatRequest(group_id, generation, member_id, instance_id)
+        )
+        return got[0].error_code
+
+    def leave(self, client: str, *identities: MemberIdentity, group_id: str = "g", version=5):
+        corr, got = self.send(client, LeaveGroupRequest(group_id, identities, api_version=version))
+        return got[0]
+
+    def commit(
+        self,
+        client: str,
+        member_id: str,
+        generation: int,
+        offsets: dict[tuple[str, int], int],
+        group_id: str = "g",
+        instance_id: str | None = None,
+        version: int = 9,
+        metadata: str = "",
+    ):
+        topics: dict[str, list] = {}
+        for (topic, p), off in offsets.items():
+            topics.setdefault(topic, []).append(
+                OffsetCommitRequestPartition(p, off, committed_metadata=metadata)
+            )
+        req = OffsetCommitRequest(
+            group_id,
+            generation,
+            member_id,
+            tuple(OffsetCommitRequestTopic(t, tuple(ps)) for t, ps in topics.items()),
+            group_instance_id=instance_id,
+            api_version=version,
+        )
+        corr, got = self.send(client, req)
+        return {
+            (t.name, p.partition_index): p.error_code for t in got[0].topics for p in t.partitions
+        }
+
+    def complete_join(self, group_id: str = "g") -> None:
+        """Advance through the join timer(s) until the join phase of ``group_id`` ends."""
+        while self.state(group_id) == "PreparingRebalance":
+            deadline = self.deadline(f"/join-{group_id}")
+            assert deadline is not None, "join phase without a join timer"
+            self.advance(deadline)
+
+    def state(self, group_id: str = "g") -> str | None:
+        view = self.cluster.group(group_id)
+        return view.state if view else None
+
+    def named(self, event: str) -> list[dict]:
+        return [e for e in self.events if e["event"] == event]
+
+    # --- common scenarios --------------------------------------------------------------------
+
+    def stable_group(
+        self, clients: tuple[str, ...] = ("A", "B"), group_id: str = "g", **kw
+    ) -> tuple[dict[str, str], int]:
+        """Members join at t=now, the initial delay elapses, everyone syncs: Stable."""
+        ids = {}
+        corrs = {}
+        for c in clients:
+            ids[c], corrs[c] = self.join_dynamic(c, group_id, **kw)
+        self.complete_join(group_id)
+        first = self.response(clients[0], corrs[clients[0]])
+        assert first is not None and first.error_code == Errors.NONE, first
+        gen = first.generation_id
+        leader = self.cluster.group(group_id).leader_id
+        for c in clients:
+            self.sync(
+                c,
+                ids[c],
+                gen,
+                group_id,
+                assignments={m: f"asg-{m}".encode() for m in ids.values()}
+                if ids[c] == leader
+                else None,
+                protocol_name=first.protocol_name,
+            )
+        assert self.state(group_id) == "Stable"
+        return ids, gen
