@@ -44,8 +44,6 @@ CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
     "poll.interval.ms": ("poll_interval_ms", Kind.DURATION),
     "processing.time.ms": ("processing_time_ms", Kind.DURATION),
     "processing.time.per.record.ms": ("processing_time_per_record_ms", Kind.FLOAT),
-    # ZooKeeper-era consumers: threads per consumer, read by legacy-range / legacy-roundrobin
-    "num.streams": ("num_streams", Kind.POSITIVE_INT),
 }
 
 #: broker setting -> (CoordinatorConfig field, kind)

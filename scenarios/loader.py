@@ -55,7 +55,15 @@ def _resolve(path_or_text: str | os.PathLike[str]) -> tuple[str, str, str | None
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError([Issue(str(path_or_text), "", f"cannot read: {exc}")]) from None
-    return text, str(path_or_text), path.stem
+    return text, _display(path), path.stem
+
+
+def _display(path: Path) -> str:
+    """A path as the user would type it: relative to the working directory when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def load_scenario(

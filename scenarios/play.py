@@ -84,6 +84,10 @@ class Player:
         fields = {f.name for f in attrs.fields(ConsumerConfig)}
         for spec in self.scenario.consumers:
             kwargs = {k: v for k, v in spec.config.items() if k in fields}
+            if "partition_assignment_strategy" in kwargs:
+                kwargs["partition_assignment_strategy"] = tuple(
+                    _member_keyed(name) for name in kwargs["partition_assignment_strategy"]
+                )
             self.sim.add_consumer(
                 spec.id,
                 ConsumerConfig(**kwargs),
@@ -223,6 +227,8 @@ class Player:
             self.raw[action.name] = step
         try:
             fields = {k: self.resolve(v) for k, v in args["fields"].items()}
+            if args["api"] == "JoinGroup":
+                fields.setdefault("client_id", args["from"])  # member ids read "app-<uuid>"
             request = build_request(args["api"], fields, self.scenario)
             to = args["to"]
             if to == "coordinator":
@@ -340,6 +346,24 @@ class Player:
                     )
                 )
             return out
+        if key == "owns":
+            out = []
+            for cid, parts in expected.items():
+                actual = {str(tp) for tp in sim.assignment(cid)}
+                missing = sorted(set(parts) - actual, key=_tp_key)
+                out.append(
+                    CheckResult(
+                        f"owns[{cid}]",
+                        sorted(parts, key=_tp_key),
+                        f"missing {missing}" if missing else "all owned",
+                        not missing,
+                    )
+                )
+            return out
+        if key == "sizes":
+            return [
+                _eq(f"sizes[{cid}]", n, len(sim.assignment(cid))) for cid, n in expected.items()
+            ]
         if key == "rebalances":
             actual = len(completed_rebalances(sim, group))
             return [_count("rebalances", expected, actual)]
@@ -475,6 +499,41 @@ def play(scenario: Scenario, *, until_ms: int | None = None, seed: int | None = 
 
 
 # -- helpers --------------------------------------------------------------------------------------
+
+
+class _ThreadsToMembers:
+    """Wraps a ZooKeeper-era assignor whose ``assign`` answers per consumer thread ("C1-0")
+    so that the group gets what Kafka's protocol carries: one assignment per member id.
+
+    The legacy assignors (assignors.legacy) return thread ids, as the Scala code did; a group
+    member owns the union of its threads' partitions (``threads_by_member``). Output that is
+    already keyed by member ids passes through unchanged.
+    """
+
+    def __new__(cls, inner: Any) -> Any:
+        from assignors.api import PartitionAssignor
+        from assignors.legacy import threads_by_member
+
+        class Folding(PartitionAssignor):
+            name = inner.name
+            supported_protocols = tuple(inner.supported_protocols)
+            version = getattr(inner, "version", 0)
+
+            def assign(self, cluster: Any, subscriptions: Any) -> Any:
+                result = inner.assign(cluster, subscriptions)
+                if set(result) <= set(subscriptions):
+                    return result
+                return threads_by_member(result, subscriptions)
+
+        return Folding()
+
+
+def _member_keyed(name: Any) -> Any:
+    if name in ("legacy-range", "legacy-roundrobin"):
+        from assignors import get_assignor
+
+        return _ThreadsToMembers(get_assignor(name))
+    return name
 
 
 def build_request(api: str, fields: dict[str, Any], scenario: Scenario) -> object:

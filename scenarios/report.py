@@ -9,6 +9,7 @@ unless ``verbose``. Long member ids (``C1-3f2a...``) are shown as the consumer i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -109,16 +110,25 @@ def short(member_id: Any, names: Mapping[str, str]) -> str:
     return member_id
 
 
+_MEMBER_ID = re.compile(
+    r"([A-Za-z0-9._:]+(?:-[A-Za-z0-9._:]+)*?)-([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
+
+
 def shorten_text(text: str, names: Mapping[str, str]) -> str:
     """Replace full member ids inside a sentence by the consumer ids that own them."""
     for mid, cid in names.items():
         if mid in text:
             text = text.replace(mid, cid)
-    return text
+    return _MEMBER_ID.sub(lambda m: f"{m.group(1)}~{m.group(2)}", text)
 
 
 def describe_event(
-    e: Mapping[str, Any], names: Mapping[str, str], *, verbose: bool
+    e: Mapping[str, Any],
+    names: Mapping[str, str],
+    *,
+    verbose: bool,
+    raw_nodes: frozenset[str] = frozenset(),
 ) -> tuple[str, str] | None:
     """One timeline line (text, style) for an event, or None to leave it out."""
     name = str(e.get("event", ""))
@@ -128,11 +138,11 @@ def describe_event(
     if name == "scenario_note":
         return f"# {e.get('note')}", "italic cyan"
     if name == "scenario_raw_sent":
-        return (
-            f"{e.get('src')} -> {e.get('dst')}  {e.get('api')} (by hand) {e.get('summary', '')}".rstrip(),
-            "magenta",
-        )
+        text = f"{e.get('src')} -> {e.get('dst')}  {e.get('api')} (by hand) {e.get('summary', '')}"
+        return shorten_text(text.rstrip(), names), "magenta"
     if name == "sim_raw_response":
+        if not verbose:
+            return None  # the coordinator's response_sent line already shows it
         return (
             f"{e.get('src')} -> {e.get('dst')}  {e.get('api')}  {e.get('error')}  {e.get('summary', '')}".rstrip(),
             "magenta",
@@ -157,11 +167,14 @@ def describe_event(
         api = e.get("api")
         error = e.get("error")
         is_error = error not in (None, "NONE")
-        if not verbose and api not in TEACHING_APIS and not is_error:
+        src, dst = e.get("src"), e.get("dst")
+        raw = src in raw_nodes or dst in raw_nodes
+        if raw and name == "request_received" and not verbose:
+            return None  # the "(by hand)" line already shows it
+        if not verbose and api not in TEACHING_APIS and not is_error and not raw:
             return None
         if not verbose and api in QUIET_APIS and error == "REBALANCE_IN_PROGRESS":
             pass
-        src, dst = e.get("src"), e.get("dst")
         if name == "request_received":
             if not verbose and api not in TEACHING_APIS:
                 return None
@@ -181,7 +194,7 @@ def describe_event(
             if e.get(k):
                 bits.append(f"{k}={short(e[k], names) if k == 'leader' else e[k]}")
         style = "red" if is_error and error not in ("MEMBER_ID_REQUIRED",) else ""
-        return f"{src} -> {dst}  {api} response  {' '.join(bits)}", style
+        return shorten_text(f"{src} -> {dst}  {api} response  {' '.join(bits)}", names), style
     if "callback" in e:
         cb = CALLBACK_NAMES.get(str(e["callback"]), str(e["callback"]))
         parts = e.get("partitions") or []
@@ -242,9 +255,12 @@ def timeline_lines(
     events: Sequence[Mapping[str, Any]], consumer_ids: Iterable[str], *, verbose: bool = False
 ) -> list[tuple[int, str, str]]:
     names = member_names(events, consumer_ids)
+    raw_nodes = frozenset(
+        str(e.get("src")) for e in events if e.get("event") == "scenario_raw_sent"
+    )
     out = []
     for e in events:
-        line = describe_event(e, names, verbose=verbose)
+        line = describe_event(e, names, verbose=verbose, raw_nodes=raw_nodes)
         if line is not None:
             out.append((int(e.get("t_ms", 0) or 0), line[0], line[1]))
     return out

@@ -93,6 +93,8 @@ EXPECT_CHECKS = (
     "protocol",
     "members",
     "assignment",
+    "owns",
+    "sizes",
     "rebalances",
     "errors",
     "no_errors",
@@ -292,6 +294,7 @@ class Validator:
         cluster = self.cluster(top.get("cluster", {}))
         self.collect_created_topics(top.get("timeline"))
         consumers = self.consumers(top.get("consumers"), top.get("defaults", {}))
+        self.collect_raw_groups(top.get("timeline"))
         timeline = self.timeline(top.get("timeline", []))
         expect = self.expectations(top.get("expect", []))
         if self.issues or cluster is None:
@@ -519,6 +522,16 @@ class Validator:
         for item in raw:
             if isinstance(item, dict) and isinstance(item.get("create_topic"), dict):
                 self.all_topics.update(str(k) for k in item["create_topic"])
+
+    def collect_raw_groups(self, raw: Any) -> None:
+        """Groups that only raw requests use are groups too (expectations may name them)."""
+        if not isinstance(raw, list):
+            return
+        for item in raw:
+            send = item.get("send") if isinstance(item, dict) else None
+            gid = send.get("group_id") if isinstance(send, dict) else None
+            if isinstance(gid, str) and gid and not gid.startswith("$") and gid not in self.groups:
+                self.groups.append(gid)
 
     # -- consumers ----------------------------------------------------------------------------
 
@@ -1216,6 +1229,21 @@ class Validator:
             p = self.partitions(parts, (*path, cid))
             if p is not None:
                 out[cid] = p
+        return out
+
+    def exp_owns(self, raw: Any, path: PathT) -> Any:
+        return self.exp_assignment(raw, path)
+
+    def exp_sizes(self, raw: Any, path: PathT) -> Any:
+        m = self.mapping(raw, path, "sizes (consumer: number of partitions)")
+        if m is None:
+            return _BAD
+        out = {}
+        for cid, n in m.items():
+            if self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
+                v = self.integer(n, (*path, cid), minimum=0)
+                if v is not None:
+                    out[cid] = v
         return out
 
     def count_spec(self, raw: Any, path: PathT) -> Any:
