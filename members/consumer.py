@@ -705,9 +705,20 @@ class Consumer:
             reason=cause,
             disconnected=disconnected,
         )
-        self._coordinator = None
-        # Requests still out to the old coordinator keep their own timeouts; Kafka's
-        # disconnectAsync fails them, which the simulator approximates by letting them time out.
+        old, self._coordinator = self._coordinator, None
+        # Kafka disconnects from the old coordinator (disconnectAsync): every group request
+        # still in flight on that connection fails with a DisconnectException.
+        for corr in [
+            c
+            for c, e in self._inflight.items()
+            if e.dst == old and e.api not in ("FindCoordinator", "Metadata")
+        ]:
+            entry = self._inflight.pop(corr)
+            self._out.append(CancelTimer(f"request-{corr}"))
+            self._emit(
+                "request_failed", now, api=entry.api, dst=old, correlation_id=corr, reason=cause
+            )
+            self._on_failed_request(entry, corr, now, "coordinator disconnected")
         self._lookup_coordinator(now)
         self._schedule_heartbeat(now)
 

@@ -27,6 +27,10 @@ from coordinator.protocol import (
     MetadataResponseBroker,
     MetadataResponsePartition,
     MetadataResponseTopic,
+    OffsetFetchRequest,
+    OffsetFetchResponse,
+    OffsetFetchResponsePartition,
+    OffsetFetchResponseTopic,
     SyncGroupRequest,
     SyncGroupResponse,
 )
@@ -106,7 +110,7 @@ class Harness:
         seed: int = 0,
     ) -> None:
         self.config = config or ConsumerConfig(
-            group_id="g", partition_assignment_strategy=("range",)
+            group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
         )
         self.log = EventLog()
         self.listener = RecordingListener()
@@ -185,7 +189,9 @@ class Harness:
 
     # --- scripted answers ---------------------------------------------------------------------
 
-    def metadata_response(self) -> MetadataResponse:
+    def metadata_response(self, topics=None) -> MetadataResponse:
+        """Kafka's answer: the requested topics (all when ``topics`` is None)."""
+        names = sorted(self.partitions) if topics is None else list(topics)
         return MetadataResponse(
             brokers=(
                 MetadataResponseBroker(0, "broker-0", 9092),
@@ -195,13 +201,15 @@ class Harness:
                 MetadataResponseTopic(
                     t, Errors.NONE, tuple(MetadataResponsePartition(p, 0, (0, 1)) for p in range(n))
                 )
-                for t, n in sorted(self.partitions.items())
+                if t in self.partitions
+                else MetadataResponseTopic(t, Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                for t, n in ((name, self.partitions.get(name, 0)) for name in names)
             ),
         )
 
     def answer_metadata(self) -> None:
         for req in self.pending(MetadataRequest):
-            self.respond(req, self.metadata_response())
+            self.respond(req, self.metadata_response(req.message.topics))
 
     def answer_find_coordinator(self, node_id: int = 1) -> None:
         for req in self.pending(FindCoordinatorRequest):
@@ -214,6 +222,22 @@ class Harness:
         self.start()
         self.answer_metadata()
         self.answer_find_coordinator()
+
+    def answer_offset_fetch(self, committed: Mapping[str, int] | None = None) -> None:
+        """Answer OffsetFetch with ``committed`` ({"t-0": 42}); others have no offset (-1)."""
+        committed = committed or {}
+        for req in self.pending(OffsetFetchRequest):
+            topics = tuple(
+                OffsetFetchResponseTopic(
+                    t.name,
+                    tuple(
+                        OffsetFetchResponsePartition(p, committed.get(f"{t.name}-{p}", -1))
+                        for p in t.partition_indexes
+                    ),
+                )
+                for t in req.message.topics or ()
+            )
+            self.respond(req, OffsetFetchResponse(Errors.NONE, topics))
 
     def join_response(
         self,

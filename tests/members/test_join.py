@@ -1,0 +1,137 @@
+"""The join sequence (§8.2): FindCoordinator, MEMBER_ID_REQUIRED, leader/follower SyncGroup."""
+
+from __future__ import annotations
+
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    FindCoordinatorRequest,
+    HeartbeatRequest,
+    JoinGroupRequest,
+    MetadataRequest,
+    SyncGroupRequest,
+)
+from members.config import ConsumerConfig
+from members.consumer_protocol import decode_assignment, decode_subscription
+from tests.members.harness import TP, Harness, tps
+
+
+def test_start_discovers_coordinator_then_joins_with_empty_member_id() -> None:
+    h = Harness()
+    h.start()
+    assert h.count(FindCoordinatorRequest) == 1
+    assert h.last(FindCoordinatorRequest).dst == "broker-0"
+    assert h.last(MetadataRequest).message.topics == ("t",)
+    assert h.count(JoinGroupRequest) == 0  # coordinator unknown yet
+    h.answer_metadata()
+    h.answer_find_coordinator(node_id=1)
+    join = h.last(JoinGroupRequest)
+    assert join.dst == "broker-1"
+    req = join.message
+    assert req.member_id == "" and req.group_id == "g" and req.protocol_type == "consumer"
+    assert req.session_timeout_ms == 45000 and req.rebalance_timeout_ms == 300000
+    assert [p.name for p in req.protocols] == ["range"]
+    sub = decode_subscription(req.protocols[0].metadata)
+    assert sub.topics == ("t",) and sub.generation_id == -1 and sub.owned_partitions == ()
+    assert h.consumer.state == "PREPARING_REBALANCE"
+    # JoinGroup's request timeout is max(request.timeout.ms, rebalance timeout + 5 s)
+    assert h.timers[f"request-{join.correlation_id}"] == h.now + 305000
+
+
+def test_member_id_required_retries_at_once_with_the_given_id() -> None:
+    h = Harness()
+    h.connect()
+    first = h.last(JoinGroupRequest)
+    h.respond(first, h.join_response(member_id="consumer-abc", error=Errors.MEMBER_ID_REQUIRED))
+    second = h.last(JoinGroupRequest)
+    assert second.correlation_id != first.correlation_id
+    assert second.message.member_id == "consumer-abc"
+    assert h.consumer.generation_id == -1 and h.consumer.member_id == "consumer-abc"
+    assert h.listener.calls == []  # onJoinPrepare is not run again on retries
+
+
+def test_leader_runs_the_assignor_over_all_subscriptions() -> None:
+    h = Harness(partitions={"t": 4})
+    h.connect()
+    h.respond(
+        h.last(JoinGroupRequest),
+        h.join_response(member_id="m1", others=[("m2", ["t"], [])]),
+    )
+    assert h.consumer.is_leader and h.consumer.state == "COMPLETING_REBALANCE"
+    sync = h.last(SyncGroupRequest).message
+    assert sync.generation_id == 1 and sync.member_id == "m1" and sync.protocol_name == "range"
+    got = {a.member_id: decode_assignment(a.assignment)[0] for a in sync.assignments}
+    assert got == {"m1": tps("t-0", "t-1"), "m2": tps("t-2", "t-3")}
+    h.respond(h.last(SyncGroupRequest), h.sync_response(tps("t-0", "t-1")))
+    assert h.consumer.state == "STABLE"
+    assert h.consumer.assignment == tps("t-0", "t-1")
+    assert h.listener.calls == [("assigned", ["t-0", "t-1"])]  # no revoke before the first join
+
+
+def test_leader_fetches_metadata_for_topics_only_others_subscribe() -> None:
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    metadata_before = h.count(MetadataRequest)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["u"], [])]))
+    assert h.count(SyncGroupRequest) == 0  # waits for metadata of "u"
+    assert h.count(MetadataRequest) == metadata_before + 1
+    assert set(h.last(MetadataRequest).message.topics) == {"t", "u"}
+    h.answer_metadata()
+    got = {
+        a.member_id: decode_assignment(a.assignment)[0]
+        for a in h.last(SyncGroupRequest).message.assignments
+    }
+    assert got == {"m1": tps("t-0", "t-1"), "m2": tps("u-0", "u-1")}
+
+
+def test_follower_sends_an_empty_sync_group() -> None:
+    h = Harness()
+    h.connect()
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m2", leader="m1"))
+    sync = h.last(SyncGroupRequest).message
+    assert sync.assignments == () and sync.member_id == "m2" and not h.consumer.is_leader
+    h.respond(h.last(SyncGroupRequest), h.sync_response(tps("t-2")))
+    assert h.consumer.assignment == [TP("t", 2)]
+
+
+def test_heartbeats_only_after_join_and_on_their_interval() -> None:
+    h = Harness()
+    h.connect()
+    h.advance(10_000)  # PREPARING_REBALANCE: the heartbeat thread sends nothing
+    assert h.count(HeartbeatRequest) == 0
+    t_join = h.now
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m2", leader="m1"))
+    h.advance(t_join + 2999)
+    assert h.count(HeartbeatRequest) == 0
+    h.advance(t_join + 3000)  # COMPLETING_REBALANCE heartbeats too
+    hb = h.last(HeartbeatRequest)
+    assert hb.message.generation_id == 1 and hb.message.member_id == "m2"
+    from coordinator.protocol import HeartbeatResponse
+
+    h.respond(hb, HeartbeatResponse(Errors.NONE))
+    h.advance(t_join + 5999)
+    assert h.count(HeartbeatRequest) == 1
+    h.advance(t_join + 6000)
+    assert h.count(HeartbeatRequest) == 2
+
+
+def test_static_member_joins_with_instance_id_and_no_member_id_round() -> None:
+    cfg = ConsumerConfig(
+        group_id="g", group_instance_id="i-1", partition_assignment_strategy=("range",)
+    )
+    h = Harness(cfg)
+    h.connect()
+    req = h.last(JoinGroupRequest).message
+    assert req.group_instance_id == "i-1" and req.member_id == ""
+
+
+def test_subscription_carries_owned_partitions_and_generation_on_rejoin() -> None:
+    h = Harness()
+    h.connect()
+    h.join_and_sync(tps("t-1", "t-3"), member_id="m1", generation_id=4)
+    h.call("subscribe", ["t", "u"])
+    h.advance(h.now + 100)  # next poll rejoins: subscription changed
+    req = h.last(JoinGroupRequest).message
+    sub = decode_subscription(req.protocols[0].metadata)
+    assert sub.topics == ("t", "u") and req.member_id == "m1"
+    # EAGER: everything was revoked in onJoinPrepare, so nothing is owned any more
+    assert sub.owned_partitions == () and sub.generation_id == 4
