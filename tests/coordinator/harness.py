@@ -179,13 +179,13 @@ class Driver:
     def heartbeat(
         self, client: str, member_id: str, generation: int, group_id: str = "g", instance_id=None
     ):
-        corr, got = self.send(
+        _corr, got = self.send(
             client, HeartbeatRequest(group_id, generation, member_id, instance_id)
         )
         return got[0].error_code
 
     def leave(self, client: str, *identities: MemberIdentity, group_id: str = "g", version=5):
-        corr, got = self.send(client, LeaveGroupRequest(group_id, identities, api_version=version))
+        _corr, got = self.send(client, LeaveGroupRequest(group_id, identities, api_version=version))
         return got[0]
 
     def commit(
@@ -212,7 +212,7 @@ class Driver:
             group_instance_id=instance_id,
             api_version=version,
         )
-        corr, got = self.send(client, req)
+        _corr, got = self.send(client, req)
         return {
             (t.name, p.partition_index): p.error_code for t in got[0].topics for p in t.partitions
         }

@@ -219,7 +219,7 @@ def test_non_initial_rebalance_completes_immediately_when_everyone_rejoined():
 
 def test_pending_member_blocks_early_completion_of_non_initial_rebalance():
     d = Driver()
-    ids, gen = d.stable_group(("A",))
+    ids, _gen = d.stable_group(("A",))
     d.now = 4000
     d.join("B")  # pending
     corr_a = d.join("A", member_id=ids["A"])
@@ -229,7 +229,7 @@ def test_pending_member_blocks_early_completion_of_non_initial_rebalance():
 
 def test_leader_that_does_not_rejoin_is_replaced_by_a_joined_member():
     d = Driver()
-    ids, gen = d.stable_group(("A", "B"))
+    ids, _gen = d.stable_group(("A", "B"))
     leader = d.cluster.group("g").leader_id
     follower = "B" if ids["A"] == leader else "A"
     d.now = 4000
@@ -273,7 +273,7 @@ def test_join_phase_stuck_when_nobody_rejoins_but_static_members_remain():
     d.sync("A", ra.member_id, 1, assignments={ra.member_id: b"x"})
     # a new dynamic member joins and then leaves via expiry of its parked join (300000 ms)
     d.now = 4000
-    b, _ = d.join_dynamic("B")
+    _b, _ = d.join_dynamic("B")
     # A never rejoins; at 64000 the join timer finds nobody from the old set... but B is awaiting
     d.advance(64000)
     assert d.cluster.group("g").generation_id == 2
@@ -291,8 +291,8 @@ def test_second_parked_join_drops_the_first():
 
 def test_completing_rebalance_rejoin_with_same_metadata_gets_current_generation():
     d = Driver()
-    a, corr = d.join_dynamic("A")
-    b, corr_b = d.join_dynamic("B")
+    _a, _corr = d.join_dynamic("A")
+    b, _corr_b = d.join_dynamic("B")
     d.complete_join()
     leader = d.cluster.group("g").leader_id
     assert d.state() == "CompletingRebalance"
@@ -317,7 +317,7 @@ def test_stable_follower_rejoin_with_same_metadata_does_not_rebalance():
 
 def test_stable_leader_rejoin_always_rebalances():
     d = Driver()
-    ids, gen = d.stable_group(("A", "B"))
+    ids, _gen = d.stable_group(("A", "B"))
     leader_client = next(c for c, m in ids.items() if m == d.cluster.group("g").leader_id)
     d.join(leader_client, member_id=ids[leader_client])
     assert d.state() == "PreparingRebalance"
@@ -325,7 +325,7 @@ def test_stable_leader_rejoin_always_rebalances():
 
 def test_empty_group_rejoin_with_stale_id():
     d = Driver()
-    ids, gen = d.stable_group(("A",))
+    ids, _gen = d.stable_group(("A",))
     d.leave("A", MemberIdentity(ids["A"]))
     assert d.state() == "Empty"
     r = d.response("A", d.join("A", member_id=ids["A"]))
@@ -345,7 +345,7 @@ def test_pending_member_joining_with_instance_id_is_rejected():
 @pytest.mark.parametrize(("protocol_type", "names"), [("", ("range",)), ("consumer", ())])
 def test_empty_protocol_type_or_list_is_inconsistent_even_for_a_new_group(protocol_type, names):
     d = Driver()
-    corr, got = d.send(
+    _corr, got = d.send(
         "A",
         JoinGroupRequest("g", 10000, 60000, "", protocol_type, protocols(*names)),
     )
@@ -441,7 +441,7 @@ def test_max_size_in_empty_state_hands_out_every_id_then_rejects_at_second_join(
 
 def test_last_rejoining_members_are_kicked_out_when_the_limit_shrank():
     d = Driver(TEST_CONFIG)
-    ids, gen = d.stable_group(("A", "B", "C"))
+    ids, _gen = d.stable_group(("A", "B", "C"))
     # emulate a reduced group.max.size by swapping the shard's config
     shard = d.cluster._shards[d.cluster.partition_for("g")]
     shard.config = CoordinatorConfig(

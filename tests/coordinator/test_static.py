@@ -47,7 +47,7 @@ def test_replacement_in_stable_keeps_generation_and_assignment():
 
 def test_replaced_static_leader_v9_gets_skip_assignment_and_members():
     d = Driver()
-    ids, gen = static_stable(d)
+    ids, _gen = static_stable(d)
     leader_inst = next(i for i, m in ids.items() if m == d.cluster.group("g").leader_id)
     r = d.response("NEW", d.join("NEW", instance_id=leader_inst, session=120000))
     assert r.error_code == Errors.NONE and r.skip_assignment
@@ -57,7 +57,7 @@ def test_replaced_static_leader_v9_gets_skip_assignment_and_members():
 
 def test_replaced_static_leader_before_v9_is_told_the_old_leader_id():
     d = Driver()
-    ids, gen = static_stable(d)
+    ids, _gen = static_stable(d)
     leader_inst = next(i for i, m in ids.items() if m == d.cluster.group("g").leader_id)
     r = d.response("NEW", d.join("NEW", instance_id=leader_inst, session=120000, version=8))
     assert r.error_code == Errors.NONE and not r.skip_assignment
@@ -71,7 +71,7 @@ def test_replacement_with_a_protocol_change_rebalances():
     # ia votes roundrobin, ib range: 1-1 tie, range wins in HashMap order -> unchanged!
     assert d.state() == "Stable"
     d2 = Driver()
-    ids, gen = static_stable(d2, instances=("ia",), names=("range", "roundrobin"))
+    _ids, gen = static_stable(d2, instances=("ia",), names=("range", "roundrobin"))
     corr = d2.join("NEW", instance_id="ia", names=("roundrobin", "range"), session=120000)
     # the sole member rejoined, so the rebalance it triggered completes at once
     r = d2.response("NEW", corr)
@@ -136,7 +136,7 @@ def test_static_member_fencing_on_every_api():
 
 def test_admin_removal_by_instance_id():
     d = Driver()
-    ids, gen = static_stable(d)
+    ids, _gen = static_stable(d)
     r = d.leave("ADMIN", MemberIdentity("", "ia"), MemberIdentity("", "nobody"))
     assert [m.error_code for m in r.members] == [Errors.NONE, Errors.UNKNOWN_MEMBER_ID]
     assert ids["ia"] not in d.cluster.group("g").member_ids
@@ -145,7 +145,7 @@ def test_admin_removal_by_instance_id():
 
 def test_static_members_leave_at_the_pending_sync_deadline_if_they_never_learn_the_generation():
     d = Driver()
-    ids, gen = static_stable(d)
+    ids, _gen = static_stable(d)
     leader = d.cluster.group("g").leader_id
     leader_inst = next(i for i, m in ids.items() if m == leader)
     other = next(i for i in ids if i != leader_inst)

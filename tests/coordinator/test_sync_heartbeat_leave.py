@@ -74,7 +74,7 @@ def test_sync_checks_in_order():
 
 def test_sync_v5_requires_protocol_fields_but_older_versions_do_not():
     d = Driver()
-    ids, gen, leader = completing(d, ("A",))
+    ids, gen, _leader = completing(d, ("A",))
     _, got = d.send("A", SyncGroupRequest("g", gen, ids["A"], api_version=5))
     assert got[0].error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
     _, got = d.send("A", SyncGroupRequest("g", gen, ids["A"], api_version=4))
@@ -166,9 +166,9 @@ def test_session_expiry_in_stable_rebalances_and_rejoin_completes():
 
 def test_new_member_parked_join_is_not_protected_but_uses_the_join_timeout():
     d = Driver()
-    ids, gen = d.stable_group(("A",))
+    _ids, _gen = d.stable_group(("A",))
     d.now = 100
-    b, corr = d.join_dynamic("B")
+    b, _corr = d.join_dynamic("B")
     assert d.deadline("heartbeat-g-" + b) == 100 + 300000
 
 
@@ -208,7 +208,7 @@ def test_new_member_whose_parked_join_outlives_the_join_timeout_is_removed():
 
 def test_leave_batch_each_identity_independently():
     d = Driver()
-    ids, gen = d.stable_group(("A", "B", "C"))
+    ids, _gen = d.stable_group(("A", "B", "C"))
     pending = d.response("P", d.join("P")).member_id
     r = d.leave(
         "ADMIN",
@@ -243,7 +243,7 @@ def test_leave_of_last_member_goes_empty_with_generation_bump_and_record():
 
 def test_leave_answers_a_parked_join_unknown_member_id():
     d = Driver()
-    ids, gen = d.stable_group(("A", "B"))
+    ids, _gen = d.stable_group(("A", "B"))
     corr = d.join("A", member_id=ids["A"], names=("range", "other"))
     d.leave("A", MemberIdentity(ids["A"]))
     r = d.response("A", corr)
@@ -255,7 +255,7 @@ def test_leave_unknown_group_and_old_versions():
     r = d.leave("A", MemberIdentity("m1"), MemberIdentity("m2"), group_id="nope")
     assert r.error_code == Errors.NONE
     assert [m.error_code for m in r.members] == [Errors.UNKNOWN_MEMBER_ID] * 2
-    ids, gen = d.stable_group(("A",))
+    _ids, _gen = d.stable_group(("A",))
     r = d.leave("A", MemberIdentity("bogus"), version=2)
     assert r.error_code == Errors.UNKNOWN_MEMBER_ID and r.members == ()
 
@@ -298,7 +298,7 @@ def test_everyone_syncing_cancels_the_deadline():
 
 def test_nobody_syncs_goes_empty():
     d = Driver()
-    ids, gen, leader = completing(d, ("A",), session=120000, rebalance=20000)
+    _ids, gen, _leader = completing(d, ("A",), session=120000, rebalance=20000)
     d.advance(d.now + 20000)
     view = d.cluster.group("g")
     # removed, prepare rebalance (no members, not initial): completes at once -> Empty
