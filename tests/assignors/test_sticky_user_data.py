@@ -1,0 +1,68 @@
+"""StickyAssignorUserData V0/V1 and the cooperative generation, byte for byte."""
+
+from __future__ import annotations
+
+import struct
+
+from assignors.sticky_user_data import (
+    DEFAULT_GENERATION,
+    decode_cooperative_user_data,
+    decode_sticky_user_data,
+    encode_cooperative_user_data,
+    encode_sticky_user_data,
+)
+from tests.assignors.sticky_support import tp
+
+
+def test_v1_layout() -> None:
+    data = encode_sticky_user_data([tp("t", 0), tp("t", 1)], 1)
+    assert data == bytes.fromhex("0000000100017400000002000000000000000100000001")
+
+
+def test_v0_layout_has_no_generation() -> None:
+    assert encode_sticky_user_data([tp("ab", 7)]) == bytes.fromhex(
+        "00000001000261620000000100000007"
+    )
+
+
+def test_topics_in_java_hashmap_order() -> None:
+    """Kafka groups by topic in a HashMap: "consumer1..3" iterate as consumer3, consumer2, consumer1."""
+    data = encode_sticky_user_data(
+        [tp("consumer1", 0), tp("consumer2", 5), tp("consumer3", 9), tp("consumer1", 2)], 4
+    )
+    expected = struct.pack(">i", 3)
+    for topic, parts in (("consumer3", [9]), ("consumer2", [5]), ("consumer1", [0, 2])):
+        expected += (
+            struct.pack(">h", len(topic))
+            + topic.encode()
+            + struct.pack(f">i{len(parts)}i", len(parts), *parts)
+        )
+    expected += struct.pack(">i", 4)
+    assert data == expected
+
+
+def test_round_trips() -> None:
+    parts = [tp("orders", 3), tp("orders", 1), tp("päyments", 0)]
+    decoded, gen = decode_sticky_user_data(encode_sticky_user_data(parts, 12))
+    assert sorted(decoded) == sorted(parts) and gen == 12
+    decoded, gen = decode_sticky_user_data(encode_sticky_user_data(parts))
+    assert sorted(decoded) == sorted(parts) and gen is None
+
+
+def test_empty_and_corrupt_data() -> None:
+    assert decode_sticky_user_data(None) == ([], None)
+    assert decode_sticky_user_data(b"") == ([], None)
+    assert decode_sticky_user_data(b"\x00\x00\x00\x05garbage") == ([], DEFAULT_GENERATION)
+    assert decode_sticky_user_data(b"\xff\xff\xff\xff") == ([], DEFAULT_GENERATION)
+
+
+def test_truncated_generation_falls_back_to_v0() -> None:
+    data = encode_sticky_user_data([tp("t", 2)], 3)[:-2]
+    assert decode_sticky_user_data(data) == ([tp("t", 2)], None)
+
+
+def test_cooperative_generation() -> None:
+    assert encode_cooperative_user_data(-1) == b"\xff\xff\xff\xff"
+    assert decode_cooperative_user_data(None) is None
+    assert decode_cooperative_user_data(b"") == DEFAULT_GENERATION
+    assert decode_cooperative_user_data(b"\x00\x00\x01\x00extra") == 256
