@@ -1,0 +1,301 @@
+"""close / crash / restart / unsubscribe / poll timeout (max.poll.interval.ms) / commits."""
+
+from __future__ import annotations
+
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    LeaveGroupRequest,
+    OffsetCommitRequest,
+    OffsetCommitResponse,
+    OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic,
+)
+from members.config import ConsumerConfig
+from tests.members.harness import Harness, tps
+
+
+def static_config(**kw) -> ConsumerConfig:
+    kw.setdefault("enable_auto_commit", False)
+    return ConsumerConfig(
+        group_id="g", group_instance_id="i-1", partition_assignment_strategy=("range",), **kw
+    )
+
+
+def stable(h: Harness, *partitions: str, member_id: str = "m1", generation_id: int = 1) -> None:
+    h.connect()
+    h.join_and_sync(tps(*partitions), member_id=member_id, generation_id=generation_id)
+    h.advance(h.now + 100)
+    h.answer_offset_fetch()
+
+
+def commit_response(request, error: Errors = Errors.NONE) -> OffsetCommitResponse:
+    return OffsetCommitResponse(
+        tuple(
+            OffsetCommitResponseTopic(
+                t.name,
+                tuple(
+                    OffsetCommitResponsePartition(p.partition_index, error) for p in t.partitions
+                ),
+            )
+            for t in request.message.topics
+        )
+    )
+
+
+# --- close -----------------------------------------------------------------------------------------
+
+
+def test_dynamic_close_revokes_then_sends_leave_group() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.call("close")
+    leave = h.last(LeaveGroupRequest)
+    assert leave.dst == "broker-1"
+    assert [m.member_id for m in leave.message.members] == ["m1"]
+    assert leave.message.members[0].reason == "the consumer is being closed"
+    assert h.listener.calls[-1] == ("revoked", ["t-0"])
+    assert h.consumer.status == "CLOSED" and h.consumer.state == "UNJOINED"
+    sent = len(h.sent)
+    h.advance(h.now + 100_000)
+    assert len(h.sent) == sent
+
+
+def test_static_member_never_sends_leave_group() -> None:
+    h = Harness(static_config())
+    stable(h, "t-0")
+    h.call("close")
+    assert h.count(LeaveGroupRequest) == 0
+    assert h.listener.calls[-1] == ("revoked", ["t-0"])
+    assert h.log.named("leave_group")[-1]["sent"] is False
+
+
+def test_close_during_a_rebalance_loses_partitions() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 3000)
+    h.respond(h.pending(HeartbeatRequest)[-1], HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    # EAGER already revoked before the JoinGroup; a cooperative-like case: nothing left to lose
+    assert h.consumer.state == "PREPARING_REBALANCE"
+    h.call("close")
+    assert h.listener.calls[-1] == ("revoked", ["t-0"])  # from onJoinPrepare, not repeated
+    assert h.count(LeaveGroupRequest) == 1
+
+
+def test_close_with_auto_commit_commits_first_then_leaves() -> None:
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + 1000)  # ten polls of 500 records
+    h.call("close")
+    commit = h.last(OffsetCommitRequest)
+    assert h.count(LeaveGroupRequest) == 0  # waits for the commit (commitSync)
+    offset = commit.message.topics[0].partitions[0].committed_offset
+    assert offset > 0
+    h.respond(commit, commit_response(commit))
+    assert h.count(LeaveGroupRequest) == 1
+    assert h.consumer.committed == {tps("t-0")[0]: offset}
+
+
+# --- crash / restart -----------------------------------------------------------------------------
+
+
+def test_crash_is_silent_and_restart_rejoins_as_a_new_dynamic_member() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    assert h.call("crash") == []
+    sent = len(h.sent)
+    h.advance(h.now + 60_000)
+    assert len(h.sent) == sent
+    assert h.consumer.assignment == []  # a dead process consumes nothing
+    h.call("restart")
+    h.answer_metadata()
+    h.answer_find_coordinator()
+    assert h.last(JoinGroupRequest).message.member_id == ""
+    assert h.consumer.incarnation == 1
+
+
+def test_restarted_static_member_rejoins_with_its_instance_id() -> None:
+    h = Harness(static_config())
+    stable(h, "t-0")
+    h.call("crash")
+    h.call("restart")
+    h.answer_metadata()
+    h.answer_find_coordinator()
+    req = h.last(JoinGroupRequest).message
+    assert (req.member_id, req.group_instance_id) == ("", "i-1")
+
+
+def test_responses_to_a_crashed_incarnation_are_ignored() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 3000)
+    hb = h.pending(HeartbeatRequest)[-1]
+    h.call("restart")
+    h.respond(hb, HeartbeatResponse(Errors.UNKNOWN_MEMBER_ID))
+    assert h.log.named("generation_reset") == []
+
+
+# --- max.poll.interval.ms ---------------------------------------------------------------------------
+
+
+def test_poll_timeout_dynamic_member_leaves_and_rejoins_on_next_poll() -> None:
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        max_poll_interval_ms=10_000,
+        session_timeout_ms=10_000,
+    )
+    h = Harness(cfg)
+    stable(h, "t-0")
+    t0 = h.now
+    h.call("stall", 15_000)
+    # heartbeats continue while the application is stuck
+    for _ in range(3):
+        h.advance(h.now + 3000)
+        for hb in h.pending(HeartbeatRequest):
+            h.respond(hb, HeartbeatResponse(Errors.NONE))
+    h.advance(t0 + 10_000 - 1)
+    assert h.count(LeaveGroupRequest) == 0
+    h.advance(t0 + 10_000)
+    leave = h.last(LeaveGroupRequest)
+    assert leave.message.members[0].reason == "consumer poll timeout has expired."
+    assert h.consumer.state == "UNJOINED" and h.consumer.member_id == ""
+    assert h.listener.calls == [("assigned", ["t-0"])]  # callbacks wait for the next poll
+    joins = h.count(JoinGroupRequest)
+    h.advance(t0 + 15_000)  # the application polls again
+    assert h.listener.calls[-1] == ("lost", ["t-0"])
+    assert h.count(JoinGroupRequest) == joins + 1
+    assert h.last(JoinGroupRequest).message.member_id == ""
+
+
+def test_poll_timeout_static_member_sends_no_leave_group() -> None:
+    h = Harness(static_config(max_poll_interval_ms=10_000, session_timeout_ms=10_000))
+    stable(h, "t-0")
+    t0 = h.now
+    h.call("stall", 20_000)
+    while h.now < t0 + 10_000:
+        h.advance(h.now + 1000)
+        for hb in h.pending(HeartbeatRequest):
+            h.respond(hb, HeartbeatResponse(Errors.NONE))
+    assert h.count(LeaveGroupRequest) == 0
+    assert h.log.named("poll_timeout")
+    assert h.consumer.member_id == ""
+
+
+# --- subscribe / unsubscribe ------------------------------------------------------------------------
+
+
+def test_unsubscribe_revokes_and_leaves() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.call("subscribe", [])
+    assert h.listener.calls[-1] == ("revoked", ["t-0"])
+    assert h.last(LeaveGroupRequest).message.members[0].reason == (
+        "the consumer unsubscribed from all topics"
+    )
+    joins = h.count(JoinGroupRequest)
+    h.advance(h.now + 10_000)
+    assert h.count(JoinGroupRequest) == joins  # no subscription, no join
+
+
+# --- commits ------------------------------------------------------------------------------------------
+
+
+def test_manual_commit_carries_generation_member_and_positions() -> None:
+    h = Harness()
+    stable(h, "t-0", "t-1", generation_id=7)
+    h.advance(h.now + 200)
+    h.call("commit")
+    req = h.last(OffsetCommitRequest).message
+    assert (req.generation_id, req.member_id, req.group_id) == (7, "m1", "g")
+    offsets = {
+        (t.name, p.partition_index): p.committed_offset for t in req.topics for p in t.partitions
+    }
+    assert offsets == {
+        ("t", 0): h.consumer.positions[tps("t-0")[0]],
+        ("t", 1): h.consumer.positions[tps("t-1")[0]],
+    }
+    assert all(v > 0 for v in offsets.values())
+
+
+def test_commit_illegal_generation_is_commit_failed_and_rejoins_keeping_member_id() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 100)
+    h.call("commit")
+    commit = h.last(OffsetCommitRequest)
+    h.respond(commit, commit_response(commit, Errors.ILLEGAL_GENERATION))
+    assert h.consumer.commits[-1].error == "COMMIT_FAILED"
+    assert h.consumer.generation_id == -1 and h.consumer.member_id == "m1"
+    assert h.listener.calls[-1] == ("lost", ["t-0"])
+    assert h.last(JoinGroupRequest).message.member_id == "m1"
+
+
+def test_commit_unknown_member_after_generation_moved_on_is_rebalance_in_progress() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 100)
+    h.call("commit")
+    commit = h.last(OffsetCommitRequest)
+    h.consumer._request_rejoin("test", h.now)
+    h.advance(h.now + 100)  # rejoining: PREPARING_REBALANCE, generation unchanged so far
+    (join,) = h.pending(JoinGroupRequest)
+    h.respond(join, h.join_response(member_id="m1", error=Errors.MEMBER_ID_REQUIRED))
+    h.respond(commit, commit_response(commit, Errors.UNKNOWN_MEMBER_ID))
+    assert h.consumer.commits[-1].error == "REBALANCE_IN_PROGRESS"
+    assert h.consumer.state == "PREPARING_REBALANCE"
+
+
+def test_commit_rebalance_in_progress_requests_a_rejoin() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 100)
+    h.call("commit")
+    commit = h.last(OffsetCommitRequest)
+    h.respond(commit, commit_response(commit, Errors.REBALANCE_IN_PROGRESS))
+    assert h.consumer.commits[-1].error == "REBALANCE_IN_PROGRESS"
+    assert h.consumer.state == "PREPARING_REBALANCE"
+
+
+def test_commit_outside_stable_fails_locally() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 100)
+    h.consumer._request_rejoin("test", h.now)
+    h.advance(h.now + 100)
+    assert h.consumer.state == "PREPARING_REBALANCE"
+    h.consumer._positions[tps("t-0")[0]] = 5  # something to commit
+    h.consumer._owned = tps("t-0")
+    n = h.count(OffsetCommitRequest)
+    h.call("commit")
+    assert h.count(OffsetCommitRequest) == n
+    assert h.consumer.commits[-1].error == "REBALANCE_IN_PROGRESS"
+
+
+def test_auto_commit_every_interval_and_before_rejoining() -> None:
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    t_sync = 0
+    h.advance(t_sync + 4_999)
+    assert h.count(OffsetCommitRequest) == 0
+    h.advance(t_sync + 5_000)
+    commit = h.last(OffsetCommitRequest)
+    assert commit.message.generation_id == 1
+    h.respond(commit, commit_response(commit))
+    for hb in h.pending(HeartbeatRequest):
+        h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    h.advance(h.now + 100)
+    # onJoinPrepare: commit with the current generation, JoinGroup only after it completes
+    prepare = h.last(OffsetCommitRequest)
+    assert prepare.correlation_id != commit.correlation_id
+    assert len(h.pending(JoinGroupRequest)) == 0
+    assert h.listener.calls == [("assigned", ["t-0"])]
+    h.respond(prepare, commit_response(prepare))
+    assert h.listener.calls[-1] == ("revoked", ["t-0"])
+    assert len(h.pending(JoinGroupRequest)) == 1
+    assert h.consumer.commits[-1].purpose == "join-prepare"
