@@ -142,6 +142,8 @@ class Simulation:
         self._raw: dict[str, _RawClient] = {}
         # (client, correlation_id) -> (broker, incarnation): requests awaiting an answer
         self._outstanding: dict[tuple[str, int], tuple[str, int]] = {}
+        # every member id a consumer ever had -> its consumer id (for past members too)
+        self._member_names: dict[str, str] = {}
         self.check_invariants = check_invariants
         self.raise_on_violation = raise_on_violation
         self._invariants: Any = None
@@ -469,14 +471,17 @@ class Simulation:
     ) -> bool:
         """Run until ``group_id`` is settled; False if it is not within ``timeout_ms``.
 
-        Settled: the group is Stable; every running consumer of the group is STABLE at the
-        group's generation with no rejoin pending (so a cooperative follow-up round is waited
-        for); and, with ``exact_members``, the group's members are exactly those consumers (a
-        crashed member is waited out until its session expires).
+        Settled (``is_stable``): the group is Stable and every running consumer of the group is
+        STABLE at the group's generation with no rejoin pending (so a cooperative follow-up round
+        is waited for), and the group's members are exactly those consumers (a crashed member is
+        waited out until its session expires). With ``exact_members=False`` only the consumers
+        that are members now are looked at (a member that left and is still rejoining, or a dead
+        one not yet expired, is ignored).
         """
         return self.run_until(lambda: self.is_stable(group_id, exact_members), timeout_ms)
 
     def is_stable(self, group_id: str, exact_members: bool = True) -> bool:
+        """See ``run_until_stable``."""
         view = self.cluster.group(group_id)
         if view is None or view.state != "Stable":
             return False
@@ -487,15 +492,14 @@ class Simulation:
             if not slot.running or slot.closed:
                 continue
             consumer = slot.consumer
-            if consumer.config.group_id != group_id:
+            if consumer.config.group_id != group_id or getattr(consumer, "failed", False):
                 continue
-            if getattr(consumer, "failed", None):
+            in_group = consumer.member_id in member_ids
+            if not exact_members and not in_group:
                 continue
-            if str(_client_state(consumer)) != STABLE:
+            if not in_group or consumer.generation_id != generation:
                 return False
-            if consumer.generation_id != generation or consumer.member_id not in member_ids:
-                return False
-            if _rejoin_pending(consumer):
+            if str(_client_state(consumer)) != STABLE or _rejoin_pending(consumer):
                 return False
             live += 1
         return not exact_members or live == len(member_ids)
@@ -572,7 +576,11 @@ class Simulation:
         if slot is not None:
             if entry is None or not slot.running or entry[1] != slot.incarnation:
                 return  # the connection this answer belongs to is gone
-            self._apply(dst, slot.consumer.handle_response(src, cid, send.message, now))
+            consumer = slot.consumer
+            self._apply(dst, consumer.handle_response(src, cid, send.message, now))
+            member_id = consumer.member_id
+            if member_id and self._member_names.get(member_id) is None:
+                self._member_names[member_id] = dst
             return
         raw = self._raw.get(dst)
         if raw is not None and cid in raw.calls:
@@ -643,22 +651,21 @@ class Simulation:
         return self.consumer_for_member(member_id) if member_id else None
 
     def consumer_for_member(self, member_id: str) -> str | None:
+        """The consumer id that holds (or held) ``member_id``."""
+        if not member_id:
+            return None
         for cid, slot in self._consumers.items():
-            if slot.consumer.member_id == member_id and member_id:
+            if slot.consumer.member_id == member_id:
                 return cid
-        return None
+        return self._member_names.get(member_id)
 
     def members(self, group_id: str) -> list[str]:
-        """Consumer ids of the group's members, in the coordinator's member order."""
+        """Consumer ids of the group's members in the coordinator's order (raw member ids for
+        members that are not simulated consumers, e.g. ones joined with ``send_raw``)."""
         view = self.cluster.group(group_id)
         if view is None:
             return []
-        by_member = {
-            slot.consumer.member_id: cid
-            for cid, slot in self._consumers.items()
-            if slot.consumer.member_id
-        }
-        return [by_member.get(m, m) for m in view.member_ids]
+        return [self.consumer_for_member(m) or m for m in view.member_ids]
 
     def coordinator(self, group_id: str) -> str | None:
         return self.cluster.coordinator_for(group_id)
