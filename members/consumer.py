@@ -300,6 +300,16 @@ class Consumer:
         return self.assignment
 
     @property
+    def in_group(self) -> bool:
+        """Alive and holding a generation (not reset by a poll timeout or an error).
+
+        A member can own partitions while out of the group: after a poll timeout Kafka's
+        consumer keeps its assignment until the application's next poll() declares it lost,
+        while the group has already handed those partitions to others (the KIP-62 zombie).
+        """
+        return self.alive and not self.generation.is_reset
+
+    @property
     def last_owned(self) -> list[TopicPartition]:
         return sorted(self._owned)
 

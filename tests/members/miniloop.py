@@ -23,6 +23,8 @@ class MiniLoop:
         self._seq = itertools.count()
         self._timers: dict[tuple[str, str], int] = {}  # (owner, key) -> live token
         self.down: set[str] = set()  # nodes whose traffic is dropped (consumer side)
+        self.checks: list = []  # called after every event: check(loop)
+        self.outstanding: dict[tuple[str, int], str] = {}  # (consumer, correlation id) -> broker
 
     def _push(self, at: int, item: tuple) -> None:
         heapq.heappush(self._heap, (at, next(self._seq), item))
@@ -30,6 +32,8 @@ class MiniLoop:
     def apply(self, owner: str, effects: list) -> None:
         for eff in effects:
             if isinstance(eff, Send):
+                if eff.src in self.consumers:
+                    self.outstanding[(eff.src, eff.correlation_id)] = eff.dst
                 self._push(self.now + self.latency_ms, ("msg", eff))
             elif isinstance(eff, SetTimer):
                 token = next(self._seq)
@@ -60,6 +64,8 @@ class MiniLoop:
             else:
                 msg: Send = item[1]
                 if msg.dst in self.consumers:
+                    if self.outstanding.pop((msg.dst, msg.correlation_id), None) is None:
+                        continue  # the connection broke before this answer arrived
                     if msg.dst in self.down:
                         continue
                     self.apply(
@@ -72,6 +78,7 @@ class MiniLoop:
                     if msg.src in self.down:
                         continue
                     if not self.cluster.is_alive(msg.dst):
+                        self.outstanding.pop((msg.src, msg.correlation_id), None)
                         self.apply(
                             msg.src,
                             self.consumers[msg.src].handle_disconnect(
@@ -85,4 +92,17 @@ class MiniLoop:
                             msg.dst, msg.src, msg.correlation_id, msg.message, at
                         ),
                     )
+            for check in self.checks:
+                check(self)
         self.now = t_ms
+
+    def fail_broker(self, node: str) -> None:
+        """The broker dies: its connections break, so every request still out to it fails."""
+        self.cluster_call("fail_broker", node)
+        for (src, corr), dst in sorted(self.outstanding.items()):
+            if dst == node:
+                del self.outstanding[(src, corr)]
+                self.apply(src, self.consumers[src].handle_disconnect(dst, corr, self.now))
+
+    def cluster_call(self, method: str, *args) -> None:
+        self.apply("cluster", getattr(self.cluster, method)(*args, self.now))
