@@ -73,6 +73,8 @@ class Player:
         )
         self._add_consumers()
         self.raw: dict[str, _RawStep] = {}
+        # raw client -> (time, its latest successful JoinGroup response)
+        self.last_join: dict[str, tuple[int, Any]] = {}
         self.raw_steps: list[_RawStep] = []
         self.results: list[ExpectationResult] = []
 
@@ -221,6 +223,7 @@ class Player:
 
     def send(self, action: Action) -> None:
         args = action.args
+        self._remember_joins()
         step = _RawStep(action)
         self.raw_steps.append(step)
         if action.name:
@@ -229,6 +232,14 @@ class Player:
             fields = {k: self.resolve(v) for k, v in args["fields"].items()}
             if args["api"] == "JoinGroup":
                 fields.setdefault("client_id", args["from"])  # member ids read "app-<uuid>"
+            if args["api"] == "SyncGroup":
+                # like a Java client, name the protocol of the generation it joined (v5+ needs it)
+                joined = (self.last_join.get(args["from"]) or (0, None))[1]
+                fields.setdefault(
+                    "protocol_type", getattr(joined, "protocol_type", None) or "consumer"
+                )
+                if getattr(joined, "protocol_name", None):
+                    fields.setdefault("protocol_name", joined.protocol_name)
             request = build_request(args["api"], fields, self.scenario)
             to = args["to"]
             if to == "coordinator":
@@ -260,6 +271,15 @@ class Player:
             summary=_summary(request),
         )
         step.call = self.sim.send_raw(request, to, args["from"])
+
+    def _remember_joins(self) -> None:
+        for step in self.raw_steps:
+            call = step.call
+            response = None if call is None else call.response
+            if isinstance(response, proto.JoinGroupResponse) and response.error_code.name == "NONE":
+                prev = self.last_join.get(call.src)
+                if prev is None or prev[0] <= (call.received_ms or 0):
+                    self.last_join[call.src] = (call.received_ms or 0, response)
 
     def check_raw(self, step: _RawStep) -> ExpectationResult:
         action = step.action
@@ -330,7 +350,7 @@ class Player:
         if key == "protocol":
             return [_eq("protocol", expected, sim.protocol(group))]
         if key == "members":
-            members = sorted(sim.members(group))
+            members = sorted(self.member_names(group))
             if isinstance(expected, int):
                 return [_eq("members", expected, len(members))]
             return [_eq("members", list(expected), members)]
@@ -404,6 +424,24 @@ class Player:
             return out
         raise ScenarioRuntimeError(f"unknown check {key}")  # pragma: no cover
 
+    def consumer_of(self, member_id: str, instance_id: str | None) -> str | None:
+        """The scenario consumer behind a member id; a static member is also known by its
+        group.instance.id (its member id is forgotten by a stopped consumer)."""
+        cid = self.sim.consumer_for_member(member_id)
+        if cid is None and instance_id is not None:
+            for spec in self.scenario.consumers:
+                if spec.config.get("group_instance_id") == instance_id:
+                    return spec.id
+        return cid
+
+    def member_names(self, group: str | None) -> list[str]:
+        view = self.sim.group(group) if group else None
+        if view is None:
+            return []
+        return [
+            self.consumer_of(m.member_id, m.group_instance_id) or m.member_id for m in view.members
+        ]
+
     def error_count(self, name: str, group: str | None = None) -> int:
         """How many coordinator responses carried error ``name`` (for ``group``, or no group)."""
         return sum(
@@ -430,7 +468,7 @@ class Player:
             members = []
             if view is not None:
                 for m in view.members:
-                    cid = sim.consumer_for_member(m.member_id)
+                    cid = self.consumer_of(m.member_id, m.group_instance_id)
                     parts = _decode_assignment(m.assignment)
                     if parts is None and cid is not None:
                         parts = [str(tp) for tp in sim.assignment(cid)]
@@ -634,6 +672,10 @@ def build_request(api: str, fields: dict[str, Any], scenario: Scenario) -> objec
 def response_field(response: object, key: str) -> Any:
     if key == "error":
         code = getattr(response, "error_code", None)
+        if code is None and hasattr(response, "topics"):
+            # OffsetCommit answers per partition: the error when every partition agrees
+            codes = {p.error_code for t in response.topics for p in t.partitions}
+            code = codes.pop() if len(codes) == 1 else None
         return getattr(code, "name", code)
     if key == "members_count":
         return len(getattr(response, "members", ()))

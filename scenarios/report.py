@@ -129,6 +129,7 @@ def describe_event(
     *,
     verbose: bool,
     raw_nodes: frozenset[str] = frozenset(),
+    partitions: frozenset[int] | None = None,
 ) -> tuple[str, str] | None:
     """One timeline line (text, style) for an event, or None to leave it out."""
     name = str(e.get("event", ""))
@@ -206,6 +207,12 @@ def describe_event(
             return None
         if name == "partition_loaded" and not e.get("groups"):
             return None
+        if (
+            name.startswith("partition_")
+            and partitions is not None
+            and e.get("partition") not in partitions
+        ):
+            return None  # __consumer_offsets partitions that hold none of the scenario's groups
     fields = [
         f"{k}={_value(k, v, names)}"
         for k, v in e.items()
@@ -252,7 +259,11 @@ def _action_line(name: str, e: Mapping[str, Any]) -> str:
 
 
 def timeline_lines(
-    events: Sequence[Mapping[str, Any]], consumer_ids: Iterable[str], *, verbose: bool = False
+    events: Sequence[Mapping[str, Any]],
+    consumer_ids: Iterable[str],
+    *,
+    verbose: bool = False,
+    partitions: frozenset[int] | None = None,
 ) -> list[tuple[int, str, str]]:
     names = member_names(events, consumer_ids)
     raw_nodes = frozenset(
@@ -260,7 +271,7 @@ def timeline_lines(
     )
     out = []
     for e in events:
-        line = describe_event(e, names, verbose=verbose, raw_nodes=raw_nodes)
+        line = describe_event(e, names, verbose=verbose, raw_nodes=raw_nodes, partitions=partitions)
         if line is not None:
             out.append((int(e.get("t_ms", 0) or 0), line[0], line[1]))
     return out
@@ -303,7 +314,12 @@ def render_run(
         console.print(scenario.description, markup=False)
         console.print()
     if not quiet:
-        lines = timeline_lines(result.events, [c.id for c in scenario.consumers], verbose=verbose)
+        lines = timeline_lines(
+            result.events,
+            [c.id for c in scenario.consumers],
+            verbose=verbose,
+            partitions=frozenset(g.offsets_partition for g in result.groups),
+        )
         console.print(Text("timeline", style="bold underline"))
         for t, text, style in lines:
             line = Text(f"{format_ms(t):>10}  ")

@@ -263,10 +263,16 @@ class Simulation:
         return list(ids)
 
     def start(self, ids: str | Iterable[str] | None = None) -> None:
-        """Start consumers (all not yet started when ``ids`` is None): their first poll()."""
+        """Start consumers (all not yet started when ``ids`` is None): their first poll().
+
+        Starting a closed consumer opens it again; starting a crashed one is ``restart``.
+        """
         for cid in self._ids(ids):
             slot = self._slot(cid)
             if ids is None and slot.ever_started:
+                continue
+            if slot.ever_started and not slot.running:
+                self.restart(cid)
                 continue
             if slot.running and not slot.closed:
                 raise SimulationError(f"consumer {cid!r} is already running")
