@@ -28,6 +28,7 @@ consumer and replica racks intersect, and not every partition lives on every rac
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping, Sequence
 from itertools import chain
 from operator import itemgetter
@@ -180,7 +181,10 @@ class _RackTopicState:
         self.extra_left = count % n if n else 0
         self.assigned_count = dict.fromkeys(members, 0)
         self.unassigned = [True] * count
-        self.first_unassigned = 0
+        # Per candidate list (None: all partitions; a rack: partitions with a replica there),
+        # the index before which every candidate is assigned. See take().
+        self._cursors: dict[str | None, int] = {}
+        self._by_rack: dict[str, list[int]] | None = None
         all_consumer_racks = {r for r in self.member_racks.values() if r is not None}
         self.partition_racks: list[frozenset[str]] = []
         all_partition_racks: set[str] = set()
@@ -214,21 +218,47 @@ class _RackTopicState:
             self.unassigned[p] = False
 
     def take(self, member: str, limit: int, rack_matching: bool) -> list[int]:
-        """The first ``limit`` unassigned partitions (matching the member's rack if asked)."""
+        """The first ``limit`` unassigned partitions (matching the member's rack if asked).
+
+        Each candidate list (all partitions, or those with a replica on one rack) keeps a cursor
+        before which everything is assigned; a take only skips assigned partitions and stops at
+        ``limit``, so the cursors only move forward and each topic costs O(partitions x replicas).
+        """
+        rack = self.member_racks[member] if rack_matching else None
+        if rack is None:
+            candidates, key = range(self.count), None
+        else:
+            candidates, key = self._on_rack(rack), rack
+        start = self._cursors.get(key, 0)
+        unassigned = self.unassigned
+        while start < len(candidates) and not unassigned[candidates[start]]:
+            start += 1
+        self._cursors[key] = start
         out: list[int] = []
-        while self.first_unassigned < self.count and not self.unassigned[self.first_unassigned]:
-            self.first_unassigned += 1
-        for p in range(self.first_unassigned, self.count):
-            if len(out) >= limit:
-                break
-            if self.unassigned[p] and (not rack_matching or self.racks_match(member, p)):
+        if limit <= 0:
+            return out
+        for i in range(start, len(candidates)):
+            p = candidates[i]
+            if unassigned[p]:
                 out.append(p)
+                if len(out) >= limit:
+                    break
         return out
 
+    def _on_rack(self, rack: str) -> list[int]:
+        if self._by_rack is None:
+            self._by_rack = {}
+            for p, racks in enumerate(self.partition_racks):
+                for r in racks:
+                    self._by_rack.setdefault(r, []).append(p)
+        return self._by_rack.get(rack, [])
+
     def has_unassigned(self) -> bool:
-        while self.first_unassigned < self.count and not self.unassigned[self.first_unassigned]:
-            self.first_unassigned += 1
-        return self.first_unassigned < self.count
+        start = self._cursors.get(None, 0)
+        while start < self.count and not self.unassigned[start]:
+            start += 1
+        self._cursors[None] = start
+        return start < self.count
 
 
 def _use_rack_aware(
@@ -260,25 +290,41 @@ def _assign_ranges(state: _RackTopicState, assignment: Assignment, rack_matching
 def _assign_co_partitioned(
     states: list[_RackTopicState], num_partitions: int, assignment: Assignment
 ) -> None:
-    remaining = list(states[0].members)
+    """Partition ``p`` of every topic in the group goes to the first member, in member order,
+    that matches the racks of all of them and still has quota (Kafka's
+    ``assignCoPartitionedWithRackMatching``).
+
+    The topics share members and partition count, and every step assigns to all of them at once,
+    so their quotas move in lockstep: checking the first topic's quota is checking all of them. A
+    member without quota never regains it, so each rack keeps a queue of members (in order) whose
+    exhausted heads are dropped; the chosen member is the earliest head among the queues of racks
+    holding ``p`` in every topic, plus the queue of members without a rack.
+    """
+    lead = states[0]
+    rank = {m: i for i, m in enumerate(lead.members)}
+    queues: dict[str | None, deque[str]] = {}
+    for m in lead.members:
+        queues.setdefault(lead.member_racks[m], deque()).append(m)
     for p in range(num_partitions):
-        chosen = next(
-            (
-                m
-                for m in remaining
-                if all(s.racks_match(m, p) and s.max_assignable(m) > 0 for s in states)
-            ),
-            None,
-        )
+        common = set(lead.partition_racks[p])
+        for s in states[1:]:
+            common &= s.partition_racks[p]
+        chosen: str | None = None
+        for key in (None, *common):
+            queue = queues.get(key)
+            if not queue:
+                continue
+            while queue and lead.max_assignable(queue[0]) <= 0:
+                queue.popleft()
+            if queue and (chosen is None or rank[queue[0]] < rank[chosen]):
+                chosen = queue[0]
         if chosen is None:
+            if not any(queues.values()):
+                break
             continue
         for s in states:
             assignment[chosen].append(TopicPartition(s.topic, p))
             s.on_assigned(chosen, [p])
-        if not any(s.max_assignable(chosen) > 0 for s in states):
-            remaining.remove(chosen)
-            if not remaining:
-                break
 
 
 def _assign_with_racks(states: list[_RackTopicState], assignment: Assignment) -> None:
