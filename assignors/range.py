@@ -141,6 +141,9 @@ def _assign_plain(
         if bounds is None:
             bounds = bounds_cache[key] = _range_bounds(count, len(members))
         single = tuples[0] if len(tuples) == 1 else None
+        # Partition j of every topic in the run, for members that take exactly one partition
+        # per topic: one C-level transpose instead of a lookup per (member, topic).
+        columns: list[tuple[TopicPartition, ...]] | None = None
         for i, member in enumerate(members):
             start, end = bounds[i], bounds[i + 1]
             if start >= end:
@@ -148,7 +151,9 @@ def _assign_plain(
             if single is not None:
                 assignment[member].extend(single[start:end])
             elif end - start == 1:
-                assignment[member].extend(map(itemgetter(start), tuples))
+                if columns is None:
+                    columns = list(zip(*tuples, strict=True))
+                assignment[member].extend(columns[start])
             else:
                 assignment[member].extend(
                     chain.from_iterable(map(itemgetter(slice(start, end)), tuples))
