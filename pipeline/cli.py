@@ -155,6 +155,11 @@ def sweep_report(
 
     Example: groupsim sweep-report /tmp/rr -o /tmp/rr-report
     """
+    if "://" not in sweep_dir and not (Path(sweep_dir) / "runs").is_dir():
+        _err(
+            f"groupsim: {sweep_dir} has no runs/ dataset: is it a `groupsim sweep --out` directory?"
+        )
+        raise typer.Exit(EXIT_INVALID)
     spark = _session(master, conf, "groupsim-sweep-report")
     from pipeline.report import ReportInputError, write_sweep_report
 

@@ -8,6 +8,7 @@ override or a simulator failure becomes the row's ``error``.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -119,6 +120,14 @@ def _rebalance_records(result: Any) -> list[Any]:
     return list(rebalances_from_events(result.events))
 
 
+@functools.lru_cache(maxsize=8)
+def _parsed(text: str, source: str) -> Any:
+    """The base scenario's plain data, parsed once per worker process (overrides copy it)."""
+    from scenarios.yamlpos import parse_yaml
+
+    return parse_yaml(text, source)[0]
+
+
 def _int(v: Any) -> int | None:
     return None if v is None else int(v)
 
@@ -133,7 +142,6 @@ def run_row(task: RowTask, row: Mapping[str, Any]) -> tuple[dict[str, Any], list
     from scenarios.loader import load_scenario_dict
     from scenarios.overrides import apply_overrides
     from scenarios.runner import run_scenario
-    from scenarios.yamlpos import parse_yaml
 
     key = {k: row[k] for k in ("scenario_id", "point", "variant", "seed")}
     run: dict[str, Any] = dict.fromkeys(RUN_COLUMNS)
@@ -141,8 +149,9 @@ def run_row(task: RowTask, row: Mapping[str, Any]) -> tuple[dict[str, Any], list
     rebalances: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
-        data, _ = parse_yaml(task.base_text, task.base_source)
-        data = apply_overrides(data, json.loads(row["overrides"]))
+        data = apply_overrides(
+            _parsed(task.base_text, task.base_source), json.loads(row["overrides"])
+        )
         label = f"{task.base_source} [sweep row {row['scenario_id']}: {row['variant']}]"
         scenario = load_scenario_dict(data, source=label, name=Path(task.base_source).stem)
         run.update(describe(scenario))
