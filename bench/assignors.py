@@ -1,0 +1,165 @@
+"""Assignor benchmark: our assignors beside kafka-python's on Kafka's performance workloads.
+
+``python -m bench assignors [--quick] [--cap=SECONDS] [--only=SUBSTRING] [--no-kafka-python]``
+
+For each workload (see ``bench/assignor_workloads.py``) and each assignor and round it prints:
+our time (min of 3 calls in this process, each on a fresh assignor instance) and our first call,
+kafka-python's time on the same inputs (in a subprocess, min of up to 3 calls within the cap, or
+"did not finish in N s"), the speed-up, our peak traced memory for one call (tracemalloc, numpy
+included) and kafka-python's peak RSS. Reference numbers (issue 3, Java 17 warm on 2 cores):
+sticky 1M fresh/owned 0.14/2.6 s, cooperative 0.13/1.7 s, sticky 10k x 1k fresh 0.011 s, range/
+roundrobin 1M 1.0/0.73 s; Kafka's JUnit limits 30 s (uniform), 90 s (non-equal, halves), 60 s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+from assignors.registry import get_assignor
+from bench.assignor_workloads import WORKLOADS, fresh_subscriptions, next_round_subscriptions
+
+ROOT = Path(__file__).resolve().parent.parent
+JAVA_REFERENCE = {
+    ("uniform-1m", "sticky", "fresh"): 0.14,
+    ("uniform-1m", "sticky", "owned"): 2.6,
+    ("uniform-1m", "cooperative-sticky", "fresh"): 0.13,
+    ("uniform-1m", "cooperative-sticky", "owned"): 1.7,
+    ("uniform-1m", "range", "fresh"): 1.0,
+    ("uniform-1m", "roundrobin", "fresh"): 0.73,
+    ("uniform-10k", "sticky", "fresh"): 0.011,
+}
+
+
+def _time_ours(name: str, counts: dict, subs: dict) -> tuple[float, float, float, int]:
+    """(min of 3, first call, peak traced MB, partitions assigned)."""
+    times = []
+    result: dict = {}
+    for _ in range(3):
+        assignor = get_assignor(name)
+        start = time.perf_counter()
+        result = assignor.assign(counts, subs)
+        times.append(time.perf_counter() - start)
+    tracemalloc.start()
+    get_assignor(name).assign(counts, subs)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return min(times), times[0], peak / 2**20, sum(map(len, result.values()))
+
+
+def _time_kafka_python(
+    key: str, name: str, round_name: str, quick: bool, cap: float
+) -> tuple[str, float | None, str]:
+    """(text, seconds or None, rss text), running the runner in a subprocess with a hard cap."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench._kafka_python_runner",
+        key,
+        name,
+        round_name,
+        "1" if quick else "0",
+        str(cap),
+    ]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert proc.stdout is not None
+        ready = proc.stdout.readline().strip()
+        if ready != "READY":
+            proc.kill()
+            return "failed to start", None, "-"
+        out, err = proc.communicate(timeout=cap)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return f"did not finish in {cap:g} s", None, "-"
+    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        last = (err.strip().splitlines() or ["?"])[-1]
+        return f"error: {last.split(':')[0][:24]}", None, "-"
+    data = json.loads(lines[-1])
+    return f"{data['seconds']:.3f} s", float(data["seconds"]), f"{data['maxrss_mb']:.0f} MB"
+
+
+def _parse(argv: list[str]) -> tuple[bool, float, str, bool]:
+    quick = "--quick" in argv
+    cap = 20.0 if quick else 60.0
+    only = ""
+    with_kp = "--no-kafka-python" not in argv
+    for arg in argv:
+        if arg.startswith("--cap="):
+            cap = float(arg.split("=", 1)[1])
+        elif arg.startswith("--only="):
+            only = arg.split("=", 1)[1]
+        elif arg not in ("--quick", "--no-kafka-python"):
+            raise SystemExit(
+                f"unknown option {arg!r}; use --quick, --cap=SECONDS, --only=TEXT, --no-kafka-python"
+            )
+    return quick, cap, only, with_kp
+
+
+def main(argv: list[str]) -> int:
+    quick, cap, only, with_kp = _parse(argv)
+    header = (
+        f"{'assignor':<19}{'round':<7}{'ours min/3':>11}{'ours 1st':>10}{'kafka-python':>32}"
+        f"{'speed-up':>10}{'Java':>8}{'our peak':>10}{'kp RSS':>9}"
+    )
+    print(f"kafka-python cap {cap:g} s per run{' (quick sizes)' if quick else ''}", flush=True)
+    for workload in WORKLOADS:
+        if only and only not in workload.key:
+            continue
+        counts, members, leaving = workload.build(quick)
+        total = sum(counts.values())
+        print(
+            f"\n## {workload.key}: {workload.title} [{total:,} partitions, {len(members):,} members]"
+        )
+        print(header)
+        print("-" * len(header), flush=True)
+        for name in workload.assignors:
+            rounds = workload.rounds if name in ("sticky", "cooperative-sticky") else ("fresh",)
+            fresh = fresh_subscriptions(members)
+            first_result = None
+            kp_fresh_failed = False
+            for round_name in rounds:
+                if round_name == "fresh":
+                    subs = fresh
+                else:
+                    if first_result is None:
+                        first_result = get_assignor(name).assign(counts, fresh)
+                    gone = leaving if round_name == "leave" else []
+                    subs = next_round_subscriptions(name, members, first_result, gone)
+                best, first, peak, assigned = _time_ours(name, counts, subs)
+                if not with_kp:
+                    kp_text, kp_s, kp_rss = "not run", None, "-"
+                elif kp_fresh_failed:
+                    kp_text, kp_s, kp_rss = "skipped (fresh did not finish)", None, "-"
+                else:
+                    kp_text, kp_s, kp_rss = _time_kafka_python(
+                        workload.key, name, round_name, quick, cap
+                    )
+                    kp_fresh_failed = round_name == "fresh" and kp_s is None
+                speedup = f"{kp_s / best:,.0f}x" if kp_s else "-"
+                java = JAVA_REFERENCE.get((workload.key, name, round_name))
+                java_text = f"{java:g} s" if java is not None and not quick else "-"
+                print(
+                    f"{name:<19}{round_name:<7}{best:>9.3f} s{first:>8.3f} s{kp_text:>32}"
+                    f"{speedup:>10}{java_text:>8}{peak:>7.0f} MB{kp_rss:>9}",
+                    flush=True,
+                )
+                if round_name == "fresh" and name in ("sticky", "cooperative-sticky"):
+                    assert assigned == sum(
+                        counts[t] for t in {t for ts in members.values() for t in ts} if t in counts
+                    ), "fresh sticky assignment must be complete"
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
