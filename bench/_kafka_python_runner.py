@@ -35,8 +35,9 @@ def kafka_python_members(assignor_name: str, subs: dict) -> list[SimpleNamespace
     """Our Subscriptions as kafka-python's JoinGroup members (ownership in its own formats)."""
     members = []
     if assignor_name == "sticky":
-        from assignors.sticky_user_data import decode_sticky_user_data
         from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData
+
+        from assignors.sticky_user_data import decode_sticky_user_data
     for m, sub in subs.items():
         meta = SimpleNamespace(
             topics=list(sub.topics), user_data=b"", owned_partitions=[], generation_id=-1
