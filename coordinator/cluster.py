@@ -135,7 +135,7 @@ class KafkaCluster:
         self._shards: dict[int, GroupShard] = {}
         for p in range(n):
             shard = self._new_shard(p, self._offsets_leader[p])
-            shard.finish_load(0)
+            shard.finish_load(0, quiet=True)
             self._shards[p] = shard
         for name, count in (topics or {}).items():
             self.create_topic(name, count)

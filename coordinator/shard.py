@@ -344,12 +344,13 @@ class GroupShard:
             )
         return self._end()
 
-    def finish_load(self, now_ms: int) -> list[Effect]:
+    def finish_load(self, now_ms: int, *, quiet: bool = False) -> list[Effect]:
+        """Load at once (``quiet``: the cluster's start, where there is nothing to replay)."""
         self._begin(now_ms)
-        self._load()
+        self._load(quiet=quiet)
         return self._end()
 
-    def _load(self) -> None:
+    def _load(self, *, quiet: bool = False) -> None:
         latest = self.offsets_log.latest(self.partition)
         for key, value in latest.items():
             if isinstance(key, GroupMetadataKey) and value is not None:
@@ -361,14 +362,15 @@ class GroupShard:
                     self.groups[key.group] = ClassicGroup(group_id=key.group, created_ms=self._now)
                 self.offsets.setdefault(key.group, {})[(key.topic, key.partition)] = value
         self.loading = False
-        self.log.info(
-            "partition_loaded",
-            t_ms=self._now,
-            node=self.node,
-            partition=self.partition,
-            groups=len(self.groups),
-            records=len(self.offsets_log.partition(self.partition)),
-        )
+        if not quiet:
+            self.log.info(
+                "partition_loaded",
+                t_ms=self._now,
+                node=self.node,
+                partition=self.partition,
+                groups=len(self.groups),
+                records=len(self.offsets_log.partition(self.partition)),
+            )
         # onLoaded: fresh session timers for every member; over-capacity groups rebalance.
         for group_id in sorted(self.groups):
             group = self.groups[group_id]

@@ -59,6 +59,7 @@ class Driver:
         self._seq = itertools.count()
         self._corr = itertools.count(1)
         self.inbox: dict[str, dict[int, list[object]]] = defaultdict(lambda: defaultdict(list))
+        self.sent: list[Send] = []  # every Send, in order
 
     # --- effects -----------------------------------------------------------------------------
 
@@ -73,6 +74,7 @@ class Driver:
                 self.timers.pop(e.key, None)
             elif isinstance(e, Send):
                 self.inbox[e.dst][e.correlation_id].append(e.message)
+                self.sent.append(e)
                 sends.append(e)
         return sends
 
