@@ -698,6 +698,7 @@ class Validator:
                 return ("defaults", dotted)
             return path
 
+        before = len(self.issues)
         session = config["session_timeout_ms"]
         lo = self.broker_config.get(
             "group_min_session_timeout_ms", ck.BROKER_DEFAULTS["group_min_session_timeout_ms"]
@@ -717,6 +718,8 @@ class Validator:
                 where_of("heartbeat_interval_ms"),
                 f"heartbeat.interval.ms {config['heartbeat_interval_ms']} must be lower than session.timeout.ms {session}",
             )
+        if len(self.issues) > before:
+            return  # already explained; the consumer's own check would repeat it
         try:
             from members.config import ConfigError, ConsumerConfig
         except ImportError:
@@ -726,8 +729,7 @@ class Validator:
         try:
             ConsumerConfig(**kwargs)
         except (ConfigError, ValueError, TypeError) as exc:
-            if not any(i.path.startswith(path_str(path)) for i in self.issues):
-                self.err(path, f"invalid consumer configuration: {exc}")
+            self.err(path, f"invalid consumer configuration: {exc}")
 
     # -- timeline -----------------------------------------------------------------------------
 

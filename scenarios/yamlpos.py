@@ -89,7 +89,9 @@ def parse_yaml(text: str, source: str) -> tuple[Any, Positions]:
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         problem = exc.problem or "invalid YAML"
         if exc.context:
-            problem = f"{exc.context}: {problem}"
+            cm = exc.context_mark
+            started = f" (started at line {cm.line + 1}, column {cm.column + 1})" if cm else ""
+            problem = f"{exc.context}{started}: {problem}"
         raise ScenarioError(
             [Issue(source, "", f"YAML syntax error: {problem}", line, col)]
         ) from None

@@ -1,0 +1,49 @@
+"""Every lesson of scenarios/library runs green: its expectations are facts about Kafka (see
+each lesson's description), so a failure here means the simulator (or the lesson) is wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from scenarios.loader import library_scenarios, load_scenario
+from scenarios.runner import run_scenario
+
+LESSONS = library_scenarios()
+SEEDS_COVERED = ("seed000", "seed001", "seed002", "seed003", "seed004")
+INCIDENTS = (
+    "rolling-restart-dynamic",
+    "rolling-restart-static",
+    "rolling-restart-cooperative",
+    "slow-consumer-max-poll-interval",
+    "leader-never-syncs",
+    "commit-during-rebalance",
+    "range-skew-across-topics",
+    "cooperative-two-rounds",
+    "static-member-fenced",
+    "coordinator-failover-mid-rebalance",
+    "initial-rebalance-delay-join-storm",
+)
+
+
+def test_the_library_covers_every_seed_and_incident():
+    names = {p.stem for p in LESSONS}
+    for seed in SEEDS_COVERED:
+        assert any(n.startswith(seed) for n in names), seed
+    for incident in INCIDENTS:
+        assert incident in names
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_lesson_passes(path):
+    scenario = load_scenario(path)
+    assert scenario.description, "a lesson explains what to look at"
+    assert scenario.expect or any(a.expect for a in scenario.timeline), "a lesson checks something"
+    result = run_scenario(scenario)
+    assert result.error is None, result.error
+    failed = [
+        (e.label, [(c.check, c.expected, c.actual) for c in e.checks if not c.passed])
+        for e in result.expectations
+        if not e.passed
+    ]
+    assert not failed, failed
+    assert result.passed

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import pytest
+
+from scenarios.errors import ScenarioError
+from scenarios.loader import library_scenarios, load_scenario, load_scenario_dict
+
+SCENARIO = """\
+version: 1
+name: three
+description: three consumers
+seed: 7
+cluster:
+  brokers: 3
+  offsets_partitions: 10
+  topics: {T1: 6, T2: {partitions: 2}}
+  config: {group.initial.rebalance.delay.ms: 1s}
+defaults: {session.timeout.ms: 10s, partition.assignment.strategy: [range, roundrobin]}
+consumers:
+  - {count: 2, first: 1, id: "C{i}", group: g1, topics: [T1], static: true}
+  - {id: X, group: g1, topics: T2, config: {partition.assignment.strategy: org.apache.kafka.clients.consumer.RoundRobinAssignor}}
+timeline:
+  - {at: 2s, crash: C2}
+  - {at: 0s, start: all}
+  - {at: 3s, add_partitions: {T1: 2}}
+  - {at: 4s, network: {isolate: C1, for: 2s}}
+  - {at: 5s, crash_broker: {coordinator_of: g1}}
+expect:
+  - {at: 1s, state: Stable}
+  - {state: Stable, assignment: {C1: [T1-0..2], X: []}, errors: [MEMBER_ID_REQUIRED], rebalances: {min: 1, max: 3}}
+"""
+
+
+def test_a_full_scenario_is_built():
+    s = load_scenario(SCENARIO)
+    assert s.name == "three" and s.seed == 7
+    assert s.cluster.brokers == 3 and s.cluster.offsets_partitions == 10
+    assert s.cluster.config == {
+        "group_initial_rebalance_delay_ms": 1000,
+        "offsets_topic_num_partitions": 10,
+    }
+    assert [c.id for c in s.consumers] == ["C1", "C2", "X"]
+    c1 = s.consumer("C1")
+    assert c1.config["session_timeout_ms"] == 10000
+    assert c1.config["group_instance_id"] == "C1", "static: true uses the id as group.instance.id"
+    assert c1.strategies == ("range", "roundrobin")
+    assert s.consumer("X").strategies == ("roundrobin",), "Kafka class names map to protocol names"
+    assert s.consumer("X").topics == ("T2",)
+    assert [a.at_ms for a in s.timeline] == [0, 2000, 3000, 4000, 5000], "sorted by time"
+    assert s.timeline[0].args == {"consumers": ("C1", "C2", "X")}
+    assert s.timeline[2].args == {"topics": (("T1", 2),)}
+    assert s.timeline[4].args == {"broker": {"coordinator_of": "g1"}}
+    assert s.expect[1].checks["assignment"] == {"C1": ("T1-0", "T1-1", "T1-2"), "X": ()}
+    assert s.expect[1].checks["rebalances"] == {"min": 1, "max": 3}
+    assert s.expect[0].where.line == 21
+    assert s.end_ms == 5000 + 30_000
+
+
+def test_all_errors_are_collected_at_once():
+    bad = (
+        SCENARIO.replace("seed: 7", "seed: -1")
+        .replace("crash: C2", "crash: C9")
+        .replace("state: Stable}", "state: Stabel}")
+    )
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(bad)
+    text = info.value.format()
+    assert "3 errors" in text
+    assert "<text>:4:7: seed: must be at least 0" in text
+    assert "timeline[0].crash: unknown consumer `C9`" in text
+    assert (
+        "<text>:21:21: expect[0].state: unknown group state 'Stabel' (did you mean `Stable`?)"
+        in text
+    )
+
+
+def test_a_dict_scenario_names_its_source_and_path():
+    data = {
+        "version": 1,
+        "name": "d",
+        "cluster": {"topics": {"T": 1}},
+        "consumers": [{"id": "A", "group": "g", "topics": ["U"]}],
+    }
+    with pytest.raises(ScenarioError) as info:
+        load_scenario_dict(data, source="<sweep row 3>")
+    (issue,) = info.value.issues
+    assert issue.format() == "<sweep row 3>: consumers[0].topics[0]: unknown topic `U` (known: T)"
+
+
+def test_with_overrides_builds_a_variant():
+    s = load_scenario(SCENARIO)
+    v = s.with_overrides(
+        {"consumers[0].count": 5, "defaults.partition.assignment.strategy": ["sticky"]}
+    )
+    assert [c.id for c in v.consumers] == ["C1", "C2", "C3", "C4", "C5", "X"]
+    assert v.consumer("C3").strategies == ("sticky",)
+    assert s.consumer("C1").strategies == ("range", "roundrobin"), "the original is untouched"
+    with pytest.raises(ScenarioError, match="unknown assignor `stiky`"):
+        s.with_overrides({"defaults.partition.assignment.strategy": ["stiky"]})
+
+
+def test_overrides_at_load_time():
+    s = load_scenario(SCENARIO, overrides={"seed": 99, "cluster.brokers": 5})
+    assert s.seed == 99 and s.cluster.brokers == 5
+
+
+def test_missing_file_is_an_error_not_a_traceback(tmp_path):
+    with pytest.raises(ScenarioError, match="no such file"):
+        load_scenario(tmp_path / "nope.yaml")
+
+
+def test_empty_and_non_mapping_documents():
+    with pytest.raises(ScenarioError, match="must be a mapping"):
+        load_scenario("- 1\n- 2\n")
+
+
+def test_library_lessons_are_found_by_name():
+    assert len(library_scenarios()) >= 20
+    assert load_scenario("seed004-roundrobin").name == "seed004-roundrobin"

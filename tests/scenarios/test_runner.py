@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from scenarios.eventlog import dumps_event
+from scenarios.loader import load_scenario
+from scenarios.runner import run_scenario
+
+BASE = """\
+version: 1
+name: two
+cluster: {topics: {T1: 4}}
+defaults: {session.timeout.ms: 10s, partition.assignment.strategy: [range]}
+consumers:
+  - {count: 2, first: 1, id: "C{i}", group: g1, topics: [T1]}
+timeline:
+  - {at: 0s, start: all}
+expect:
+  - {at: 2s, state: PreparingRebalance, generation: 0}
+  - {state: Stable, generation: 1, leader: C1, protocol: range, assignment: {C1: [T1-0, T1-1], C2: [T1-2, T1-3]}}
+"""
+
+
+def test_result_carries_groups_members_and_expectations():
+    result = run_scenario(load_scenario(BASE))
+    assert result.passed, [e.to_dict() for e in result.expectations]
+    (g,) = result.groups
+    assert (g.group_id, g.state, g.generation, g.leader, g.protocol) == (
+        "g1",
+        "Stable",
+        1,
+        "C1",
+        "range",
+    )
+    assert g.assignment == {"C1": ["T1-0", "T1-1"], "C2": ["T1-2", "T1-3"]}
+    assert {m.client_state for m in g.members} == {"STABLE"}
+    assert g.leader_member_id.startswith("C1-")
+    assert len(result.rebalances) == 1
+    assert result.end_ms == 2000 + 30_000, "the last time mentioned + 30 s"
+    assert [e.at_ms for e in result.expectations] == [2000, 32_000]
+
+
+def test_a_false_expectation_fails_with_expected_and_actual():
+    result = run_scenario(load_scenario(BASE.replace("generation: 1,", "generation: 5,")))
+    assert not result.passed
+    failing = [c for e in result.expectations for c in e.checks if not c.passed]
+    assert [(c.check, c.expected, c.actual) for c in failing] == [("generation", 5, 1)]
+
+
+def test_same_seed_same_log_other_seed_other_member_ids():
+    a = run_scenario(load_scenario(BASE))
+    b = run_scenario(load_scenario(BASE))
+    c = run_scenario(load_scenario(BASE), seed=99)
+    assert [dumps_event(e) for e in a.events] == [dumps_event(e) for e in b.events]
+    assert a.groups[0].leader_member_id != c.groups[0].leader_member_id
+    assert c.seed == 99
+
+
+def test_until_cuts_the_run_and_unreached_expectations_fail():
+    result = run_scenario(load_scenario(BASE), until_ms=1000)
+    assert result.end_ms == 1000
+    assert not result.passed
+    assert result.expectations[0].checks[0].check == "reached"
+
+
+def test_a_runtime_problem_is_reported_not_raised():
+    text = BASE.replace(
+        "  - {at: 0s, start: all}",
+        "  - {at: 0s, start: all}\n  - {at: 1s, start: C1}",
+    )
+    result = run_scenario(load_scenario(text))
+    assert result.error is not None and "already running" in result.error
+    assert result.events, "the events up to the failure are kept"
+    assert not result.passed
+
+
+def test_raw_requests_and_their_expectations():
+    text = """\
+version: 1
+name: raw
+cluster: {topics: {T1: 1}}
+timeline:
+  - at: 0s
+    send: {api: JoinGroup, from: app, group_id: g, protocols: [range], topics: [T1]}
+    expect: {error: MEMBER_ID_REQUIRED}
+    as: j
+  - at: 1s
+    send: {api: Heartbeat, from: app, group_id: g, generation_id: 0, member_id: $j.member_id}
+    expect: {error: NONE}
+"""
+    result = run_scenario(load_scenario(text))
+    raw = {e.label: e for e in result.expectations}
+    assert raw["JoinGroup sent at 0ms (j)"].passed
+    hb = raw["Heartbeat sent at 1000ms"]
+    assert not hb.passed, "a pending member id is not a member: UNKNOWN_MEMBER_ID"
+    assert hb.checks[0].actual == "UNKNOWN_MEMBER_ID"
