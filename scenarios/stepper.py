@@ -1,14 +1,119 @@
-"""``groupsim step``: replay a scenario one shown event at a time (filled in with the runner)."""
+"""``groupsim step``: replay a scenario's event log one teaching event at a time.
+
+The run happens first (it is deterministic); the stepper then folds the event log into a small
+picture of the world (the group's state-machine position and generation, its members, each
+client's state and owned partitions) and shows it after every event the timeline would show.
+Interactive on a terminal (Enter = next, q = quit); straight through with ``--auto`` or when
+stdin is not a terminal, so it can be piped and tested.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from attrs import define, field
 from rich.console import Console
+from rich.text import Text
 
 from scenarios.model import Scenario
+from scenarios.report import describe_event, member_names, shorten_text
+from scenarios.units import format_ms
+
+
+@define
+class World:
+    """What the log says so far, for one group."""
+
+    group: str
+    state: str = "Empty"
+    generation: int = 0
+    leader: str | None = None
+    members: list[str] = field(factory=list)
+    clients: dict[str, str] = field(factory=dict)
+    owned: dict[str, list[str]] = field(factory=dict)
+
+    def apply(self, e: Mapping[str, Any], names: Mapping[str, str], consumers: set[str]) -> None:
+        name = e.get("event")
+        node = str(e.get("node", ""))
+        if e.get("group_id") == self.group and node.startswith("broker-"):
+            if "state_to" in e:
+                self.state = str(e["state_to"])
+                if e.get("generation_id") is not None:
+                    self.generation = int(e["generation_id"])
+            mid = shorten_text(str(e.get("member_id", "")), names) if e.get("member_id") else None
+            if name == "member_added" and mid and mid not in self.members:
+                self.members.append(mid)
+            elif name == "member_removed" and mid in self.members:
+                self.members.remove(mid)
+            elif name == "leader_elected":
+                self.leader = mid
+        if node in consumers:
+            if "state_to" in e and name != "group_state_changed":
+                self.clients[node] = str(e["state_to"])
+            if name in ("consumer_crashed", "consumer_closed", "consumer_fatal"):
+                self.clients[node] = {
+                    "consumer_crashed": "CRASHED",
+                    "consumer_closed": "CLOSED",
+                }.get(str(name), "FAILED")
+            if "callback" in e:
+                parts = [str(p) for p in e.get("partitions") or []]
+                mine = self.owned.setdefault(node, [])
+                if e["callback"] == "assigned":
+                    mine.extend(p for p in parts if p not in mine)
+                else:
+                    self.owned[node] = [p for p in mine if p not in parts]
+
+    def render(self) -> str:
+        clients = "  ".join(
+            f"{c}:{s}[{', '.join(self.owned.get(c, []))}]" for c, s in sorted(self.clients.items())
+        )
+        members = ", ".join(self.members) or "-"
+        return (
+            f"   [{self.group}: {self.state}, generation {self.generation}, leader {self.leader or '-'}, "
+            f"members {members}]  {clients}"
+        )
 
 
 def step_through(
-    console: Console, scenario: Scenario, *, group: str | None, interactive: bool, limit: int
+    console: Console,
+    scenario: Scenario,
+    *,
+    group: str | None,
+    interactive: bool,
+    limit: int,
+    ask: Callable[[], str] = input,
 ) -> int:
-    console.print("step: not available yet", markup=False)
-    return 1
+    from scenarios.runner import run_scenario
+
+    result = run_scenario(scenario)
+    gid = group or (scenario.groups[0] if scenario.groups else None)
+    consumers = {c.id for c in scenario.consumers}
+    names = member_names(result.events, consumers)
+    world = World(gid or "-")
+    partitions = frozenset(g.offsets_partition for g in result.groups)
+    shown = 0
+    console.print(Text(f"stepping through {scenario.name} (group {gid})", style="bold"))
+    for e in result.events:
+        world.apply(e, names, consumers)
+        line = describe_event(e, names, verbose=False, partitions=partitions)
+        if line is None:
+            continue
+        shown += 1
+        text = Text(f"{format_ms(int(e.get('t_ms', 0) or 0)):>10}  ")
+        text.append(line[0], style=line[1] or None)
+        console.print(text)
+        console.print(world.render(), markup=False, style="dim")
+        if shown >= limit:
+            break
+        if interactive:
+            try:
+                answer = ask()
+            except EOFError:
+                interactive = False
+                continue
+            if answer.strip().lower() in ("q", "quit"):
+                break
+    verdict = "passed" if result.passed else "FAILED"
+    console.print(f"{shown} events shown; expectations {verdict}", markup=False)
+    return 0 if result.passed else 1
