@@ -192,6 +192,9 @@ def _register_plugins() -> None:
     try:
         from pipeline.cli import register  # type: ignore[import-not-found]
     except ImportError:
+        return  # pyspark (or the pipeline package) is not installed: the core CLI still works
+    except Exception as exc:  # a broken plugin must not take the whole CLI down
+        console(stderr=True).print(f"warning: pipeline commands unavailable: {exc}", markup=False)
         return
     register(app)
 

@@ -157,8 +157,12 @@ def coordinator(
         from coordinator.cluster import KafkaCluster
         from coordinator.config import CoordinatorConfig
 
+        from scenarios.eventlog import EventLog, make_logger
+
         cluster = KafkaCluster(
-            num_brokers=brokers, config=CoordinatorConfig(offsets_topic_num_partitions=partitions)
+            num_brokers=brokers,
+            config=CoordinatorConfig(offsets_topic_num_partitions=partitions),
+            logger=make_logger(EventLog()),  # a private log: nothing printed
         )
     except Exception:  # the cluster model is optional for this arithmetic
         cluster = None
@@ -221,7 +225,7 @@ def diagram(
 
       groupsim diagram --machine client --format dot | dot -Tpng > client.png
 
-      groupsim diagram --scenario scenarios/library/protocol-join-sync-walkthrough.yaml
+      groupsim diagram --scenario seed001-protocol-by-hand
     """
     if fmt not in ("mermaid", "dot"):
         raise _fail("--format must be mermaid or dot")
@@ -270,7 +274,7 @@ def step(
     Press Enter for the next event, q then Enter to stop. With --auto, or when stdin is not a
     terminal, it runs straight through (so it can be piped or tested).
 
-    Example: groupsim step scenarios/library/protocol-join-sync-walkthrough.yaml
+    Example: groupsim step seed001-protocol-by-hand
     """
     from scenarios.loader import load_scenario
     from scenarios.stepper import step_through
