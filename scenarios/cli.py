@@ -116,6 +116,10 @@ def run(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Every event, heartbeats included.")
     ] = False,
+    brief: Annotated[
+        bool,
+        typer.Option("--brief", "-b", help="The story only: steps, state changes, assignments."),
+    ] = False,
 ) -> None:
     """Run scenarios: the timeline, assignment tables, expectation results.
 
@@ -159,7 +163,7 @@ def run(
         if not json_out:
             if i:
                 out.print()
-            render_run(out, s, result, quiet=quiet, verbose=verbose)
+            render_run(out, s, result, quiet=quiet, verbose=verbose, brief=brief)
     if json_out:
         docs = [r.to_dict() for r in results]
         sys.stdout.write(

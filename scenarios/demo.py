@@ -41,26 +41,40 @@ def run_demo(console: Console, lessons: list[str] | None = None) -> int:
             code = 2
             continue
         result = run_scenario(scenario)
-        render_run(console, scenario, result)
+        render_run(console, scenario, result, brief=True)
         console.print()
         if not result.passed:
             code = max(code, 1)
     console.print(
-        "More lessons: `groupsim lessons`, then `groupsim run <name>` or `groupsim step <name>`.",
+        "The whole protocol of a lesson (JoinGroup/SyncGroup, errors, rebalance callbacks): "
+        "`groupsim run <name>`; one event at a time: `groupsim step <name>`; every lesson: "
+        "`groupsim lessons`.",
         markup=False,
     )
     report = _pipeline_report()
     if report is not None:
         console.print(
-            f"The Spark pipeline's example report (many scenarios swept at once): {report}",
+            f"The Spark pipeline's example report (many scenario variants swept at once): {report}",
             markup=False,
         )
+    else:
+        sweeps = sorted((_ROOT / "pipeline" / "examples").glob("*.yaml"))
+        if sweeps:
+            console.print(
+                "The Spark pipeline sweeps many variants of a scenario at once: "
+                f"`groupsim sweep {sweeps[0].relative_to(_ROOT)} --out /tmp/sweep`, then "
+                "`groupsim sweep-report /tmp/sweep -o /tmp/report`.",
+                markup=False,
+            )
     return code
+
+
+_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _pipeline_report() -> Path | None:
     """The pipeline's example sweep report, if one was generated (pipeline/examples/...)."""
-    root = Path(__file__).resolve().parent.parent
+    root = _ROOT
     for candidate in (
         root / "pipeline" / "examples" / "report" / "report.md",
         root / "pipeline" / "examples" / "report.md",

@@ -277,6 +277,50 @@ def timeline_lines(
     return out
 
 
+def brief_lines(
+    events: Sequence[Mapping[str, Any]], consumer_ids: Iterable[str]
+) -> list[tuple[int, str, str]]:
+    """The story only: steps and notes, group state changes, and each new assignment.
+
+    Used by ``groupsim demo`` (and ``run --brief``): a rebalance reads as a handful of lines.
+    """
+    names = member_names(events, consumer_ids)
+    out: list[tuple[int, str, str]] = []
+    pending: dict[str, Mapping[str, Any]] = {}  # group -> the leader's latest computed assignment
+    for e in events:
+        name = e.get("event")
+        t = int(e.get("t_ms", 0) or 0)
+        if name in ACTION_EVENTS:
+            out.append((t, _action_line(str(name), e), "bold"))
+        elif name == "scenario_note":
+            out.append((t, f"# {e.get('note')}", "italic cyan"))
+        elif name == "assignment_computed" and isinstance(e.get("assignment"), Mapping):
+            pending[str(e.get("group_id"))] = e["assignment"]
+        elif "state_to" in e and str(e.get("node", "")).startswith("broker-") and e.get("group_id"):
+            gid = str(e["group_id"])
+            why = f" ({shorten_text(str(e['reason']), names)})" if e.get("reason") else ""
+            out.append(
+                (t, f"group {gid}: {e['state_from']} -> {e['state_to']}{why}", "bold yellow")
+            )
+            if e["state_to"] == "Stable" and gid in pending:
+                parts = "   ".join(
+                    f"{short(m, names)}: [{', '.join(sorted(map(str, tps), key=_tp_sort))}]"
+                    for m, tps in sorted(
+                        pending.pop(gid).items(), key=lambda kv: short(kv[0], names)
+                    )
+                )
+                gen = e.get("generation_id")
+                out.append((t, f"   generation {gen} assignment -> {parts}", "green"))
+        elif name == "consumer_fatal":
+            out.append((t, f"{e.get('node')}: fatal {e.get('error')}", "red"))
+    return out
+
+
+def _tp_sort(text: str) -> tuple[str, int]:
+    topic, _, p = text.rpartition("-")
+    return (topic, int(p)) if p.isdigit() else (text, -1)
+
+
 def assignment_table(
     assignment: Mapping[str, Sequence[str]],
     *,
@@ -307,6 +351,7 @@ def render_run(
     *,
     quiet: bool = False,
     verbose: bool = False,
+    brief: bool = False,
 ) -> None:
     """The whole human report of one run."""
     console.rule(Text(f"{scenario.name}", style="bold"))
@@ -314,12 +359,16 @@ def render_run(
         console.print(scenario.description, markup=False)
         console.print()
     if not quiet:
-        lines = timeline_lines(
-            result.events,
-            [c.id for c in scenario.consumers],
-            verbose=verbose,
-            partitions=frozenset(g.offsets_partition for g in result.groups),
-        )
+        ids = [c.id for c in scenario.consumers]
+        if brief:
+            lines = brief_lines(result.events, ids)
+        else:
+            lines = timeline_lines(
+                result.events,
+                ids,
+                verbose=verbose,
+                partitions=frozenset(g.offsets_partition for g in result.groups),
+            )
         console.print(Text("timeline", style="bold underline"))
         for t, text, style in lines:
             line = Text(f"{format_ms(t):>10}  ")
