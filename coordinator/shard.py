@@ -1300,10 +1300,10 @@ class GroupShard:
                     )
             append_error = self._append(entries, req.group_id) if entries else Errors.NONE
             if append_error != Errors.NONE:
+                # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
                 mapped = append_error_to_response_error(append_error)
-                for key, value in per_partition.items():
-                    if value == Errors.NONE:
-                        per_partition[key] = mapped
+                for key in per_partition:
+                    per_partition[key] = mapped
                 if created:
                     self._drop_group(group, "offset commit could not be written")
             else:
