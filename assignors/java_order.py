@@ -19,6 +19,7 @@ into their results:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from coordinator.placement import java_string_hashcode
 
@@ -58,6 +59,7 @@ def java_sorted(strings: Iterable[str]) -> list[str]:
     return sorted(items)
 
 
+@lru_cache(maxsize=1 << 16)
 def java_spread_hash(key: str) -> int:
     """``HashMap.hash(key)``: ``h ^ (h >>> 16)`` of ``String.hashCode``, as an unsigned int32."""
     h = java_string_hashcode(key) & 0xFFFFFFFF

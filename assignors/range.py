@@ -29,7 +29,7 @@ consumer and replica racks intersect, and not every partition lives on every rac
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 from operator import itemgetter
 from typing import Literal
@@ -45,6 +45,7 @@ from assignors.api import (
     partitions_of,
 )
 from assignors.common import (
+    GroupTopics,
     check_inputs,
     existing_partition_counts,
     member_info_order,
@@ -70,9 +71,10 @@ class RangeAssignor(PartitionAssignor):
 
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         meta = as_cluster(cluster)
-        counts = existing_partition_counts(meta, check_inputs(meta, subscriptions))
-        topics = self._topic_iteration_order(subscriptions, counts)
-        subscribers = subscribers_per_topic(subscriptions, member_info_order(subscriptions), counts)
+        group = check_inputs(meta, subscriptions)
+        counts = existing_partition_counts(meta, group.topics)
+        topics = self._topic_iteration_order(group, counts)
+        subscribers = subscribers_per_topic(group, member_info_order(subscriptions), counts)
         assignment: Assignment = {m: [] for m in subscriptions}
 
         racks = _consumer_racks(subscriptions)
@@ -90,18 +92,28 @@ class RangeAssignor(PartitionAssignor):
         _assign_plain(topics, counts, subscribers, assignment)
         return assignment
 
-    def _topic_iteration_order(
-        self, subscriptions: Mapping[str, Subscription], counts: Mapping[str, int]
-    ) -> list[str]:
+    def _topic_iteration_order(self, group: GroupTopics, counts: Mapping[str, int]) -> list[str]:
         if self.topic_order == "sorted":
             names = list(counts)
             return sorted(names, key=java_string_key) if needs_utf16_order(names) else sorted(names)
         # Kafka: subscriptions is a HashMap of member ids; their topics fill a HashSet; the
         # existing ones are put into the HashMap partitionsPerTopic that the topic loop iterates.
-        member_order = java_hashmap_order(list(subscriptions))
-        topic_set = java_hashmap_order(
-            chain.from_iterable(dict.fromkeys(subscriptions[m].topics for m in member_order))
-        )
+        # Insertion order only matters inside a bucket; with several distinct topic lists, a
+        # list's topics are inserted when the first of its members (in HashMap order) is visited.
+        if len(group.lists) == 1:
+            inserted: Iterable[str] = next(iter(group.lists))
+        else:
+            position = {
+                m: i
+                for i, m in enumerate(
+                    java_hashmap_order([m for ms in group.lists.values() for m in ms])
+                )
+            }
+            visited = sorted(
+                group.lists, key=lambda tl: min(map(position.__getitem__, group.lists[tl]))
+            )
+            inserted = chain.from_iterable(visited)
+        topic_set = java_hashmap_order(inserted)
         return java_hashmap_order([t for t in topic_set if t in counts])
 
 

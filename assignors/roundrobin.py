@@ -43,7 +43,8 @@ class RoundRobinAssignor(PartitionAssignor):
 
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         meta = as_cluster(cluster)
-        counts = existing_partition_counts(meta, check_inputs(meta, subscriptions))
+        group = check_inputs(meta, subscriptions)
+        counts = existing_partition_counts(meta, group.topics)
         topics = java_sorted(counts)
         members = member_info_order(subscriptions)
         assignment: Assignment = {m: [] for m in subscriptions}
@@ -51,8 +52,7 @@ class RoundRobinAssignor(PartitionAssignor):
             return assignment
 
         all_topics = frozenset(topics)
-        distinct_lists = dict.fromkeys(s.topics for s in subscriptions.values())
-        if all(all_topics.issubset(topic_list) for topic_list in distinct_lists):
+        if all(all_topics.issubset(topic_list) for topic_list in group.lists):
             # Everybody subscribes to everything: partition i goes to member i mod M.
             layout = list(chain.from_iterable(partitions_of(t, counts[t]) for t in topics))
             n = len(members)
@@ -61,7 +61,7 @@ class RoundRobinAssignor(PartitionAssignor):
             return assignment
 
         index_of = {m: i for i, m in enumerate(members)}
-        subscriber_lists = subscribers_per_topic(subscriptions, members, topics)
+        subscriber_lists = subscribers_per_topic(group, members, topics)
         as_indexes: dict[int, list[int]] = {}  # id(shared subscriber list) -> member indexes
         subscriber_indexes: dict[str, list[int]] = {}
         for t, subs in subscriber_lists.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from assignors import metrics
+from assignors.java_order import java_hashmap_order
 from assignors.range import RangeAssignor
 from assignors.roundrobin import RoundRobinAssignor
 from tests.assignors.literal_ports import literal_range, literal_roundrobin
@@ -20,9 +21,12 @@ def test_range_equals_literal_port_list_order_included(group):
     counts, subs = group
     assignor = RangeAssignor(topic_order="sorted")
     assert assignor.assign(counts, subs) == literal_range(counts, subs, sorted(counts))
-    java = RangeAssignor()
-    order = java._topic_iteration_order(subs, {t: n for t, n in counts.items() if n > 0})
-    assert java.assign(counts, subs) == literal_range(counts, subs, order)
+    # Kafka's topic loop order, spelled out: members in HashMap order, their topics into a HashSet,
+    # the existing ones into the HashMap partitionsPerTopic.
+    members = java_hashmap_order(list(subs))
+    topic_set = java_hashmap_order([t for m in members for t in subs[m].topics])
+    order = java_hashmap_order([t for t in topic_set if counts.get(t, 0) > 0])
+    assert RangeAssignor().assign(counts, subs) == literal_range(counts, subs, order)
 
 
 @SETTINGS
