@@ -150,8 +150,15 @@ def run(
         raise typer.Exit(EXIT_INVALID)
     out = console()
     results = []
+    err = console(stderr=True)
     for i, s in enumerate(scenarios):
-        result = run_scenario(s, until_ms=until_ms, seed=seed)
+        # a spinner on a terminal only (stderr), never in piped or --json output
+        with (
+            err.status(f"running {s.name} ({i + 1}/{len(scenarios)})", spinner="dots")
+            if err.is_terminal
+            else _nothing()
+        ):
+            result = run_scenario(s, until_ms=until_ms, seed=seed)
         results.append(result)
         if log is not None:
             from scenarios.eventlog import write_jsonl
@@ -171,6 +178,14 @@ def run(
             + "\n"
         )
     raise typer.Exit(EXIT_OK if all(r.passed for r in results) else EXIT_FAILED)
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 # --- demo --------------------------------------------------------------------------------------
