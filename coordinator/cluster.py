@@ -124,7 +124,10 @@ class KafkaCluster:
         )
         self.replication_factor = min(replication_factor, num_brokers)
         self.rng = random.Random(seed)
-        self.log = logger if logger is not None else structlog.get_logger("groupsim")
+        logger = logger if logger is not None else structlog.get_logger("groupsim")
+        # A lazy proxy (wrap_logger/get_logger) re-binds on every call; bind it once.
+        self.log = logger.bind() if hasattr(logger, "bind") else logger
+        self._partition_cache: dict[str, int] = {}
         self.offsets_log = OffsetsLog(config.offsets_topic_num_partitions)
         self._alive: dict[str, bool] = {node: True for node in self.broker_nodes}
         self._topics: dict[str, int] = {}
@@ -163,7 +166,12 @@ class KafkaCluster:
         return self._offsets_leader[partition]
 
     def partition_for(self, group_id: str) -> int:
-        return partition_for(group_id, self.config.offsets_topic_num_partitions)
+        p = self._partition_cache.get(group_id)
+        if p is None:
+            p = partition_for(group_id, self.config.offsets_topic_num_partitions)
+            if len(self._partition_cache) < 1_000_000:
+                self._partition_cache[group_id] = p
+        return p
 
     def coordinator_for(self, group_id: str) -> str | None:
         """The broker currently leading (and done loading) the group's offsets partition."""
