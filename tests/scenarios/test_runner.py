@@ -92,3 +92,52 @@ timeline:
     hb = raw["Heartbeat sent at 1000ms"]
     assert not hb.passed, "a pending member id is not a member: UNKNOWN_MEMBER_ID"
     assert hb.checks[0].actual == "UNKNOWN_MEMBER_ID"
+
+
+EVERY_ACTION = """\
+version: 1
+name: every-action
+cluster: {brokers: 3, topics: {T1: 4, T2: 2}}
+defaults: {session.timeout.ms: 10s, partition.assignment.strategy: [range], metadata.max.age.ms: 5s}
+consumers:
+  - {count: 3, first: 1, id: "C{i}", group: g1, topics: [T1]}
+timeline:
+  - {at: 0s, start: all}
+  - {at: 10s, commit: C1}
+  - {at: 11s, subscribe: {C1: [T1, T2]}}
+  - {at: 20s, network: {isolate: C3, for: 20s}}
+  - {at: 45s, create_topic: {T3: 2}}
+  - {at: 46s, subscribe: {C2: [T3]}}
+  - {at: 50s, delete_topic: T2}
+  - {at: 55s, crash_broker: broker-1}
+  - {at: 60s, restart_broker: broker-1}
+  - {at: 65s, stall: {C1: 2s}}
+  - {at: 70s, crash: C2}
+  - {at: 72s, restart: C2}
+expect:
+  - {at: 15s, owns: {C1: [T2-0, T2-1]}, label: "the new subscription was picked up"}
+  - {at: 35s, members: [C1, C2], label: "C3 cut off by the network: its session expired"}
+  - {at: 49s, assignment: {C2: [T3-0, T3-1]}}
+  - {state: Stable, members: 3, invariants: true, sizes: {C2: 2}}
+"""
+
+
+def test_every_timeline_action_runs():
+    result = run_scenario(load_scenario(EVERY_ACTION))
+    assert result.error is None
+    assert result.passed, [e.to_dict() for e in result.expectations if not e.passed]
+    kinds = {e["event"] for e in result.events}
+    for event in (
+        "sim_consumer_commit",
+        "sim_consumer_subscribe",
+        "sim_network_partitioned",
+        "sim_network_healed",
+        "sim_topic_created",
+        "sim_topic_deleted",
+        "sim_broker_failed",
+        "sim_broker_restarted",
+        "sim_consumer_stall",
+        "sim_consumer_crashed",
+        "sim_consumer_restarted",
+    ):
+        assert event in kinds, event
