@@ -156,7 +156,6 @@ def coordinator(
     try:
         from coordinator.cluster import KafkaCluster
         from coordinator.config import CoordinatorConfig
-
         from scenarios.eventlog import EventLog, make_logger
 
         cluster = KafkaCluster(
