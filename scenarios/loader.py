@@ -89,7 +89,19 @@ def load_scenario_dict(
     data: Mapping[str, Any], source: str = "<dict>", *, name: str | None = None
 ) -> Scenario:
     """Validate a scenario given as plain data (errors name ``source`` and the field path)."""
-    return _build(dict(data) if isinstance(data, Mapping) else data, Positions(source), name)
+    return _build(_string_keys(data), Positions(source), name)
+
+
+def _string_keys(value: Any) -> Any:
+    """Mapping keys as YAML files have them (strings), whatever the caller built."""
+    if isinstance(value, Mapping):
+        return {
+            (str(k).lower() if isinstance(k, bool) else str(k)): _string_keys(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_string_keys(v) for v in value]
+    return value
 
 
 def _override(data: Any, overrides: Mapping[str, Any], source: str) -> Any:
