@@ -826,8 +826,13 @@ class GroupShard:
                 )
         elif group.is_in(COMPLETING_REBALANCE):
             self._prepare_rebalance(group, f"static member {instance_id} replaced")
-        else:
+        elif group.is_in(PREPARING_REBALANCE):
             self._maybe_complete_join_phase(group)
+        else:
+            # Empty with static members cannot happen; Kafka throws IllegalStateException, which
+            # its runtime answers UNKNOWN_SERVER_ERROR.
+            new.join_waiter = None
+            self._join_error(waiter, req, Errors.UNKNOWN_SERVER_ERROR, new_id)
 
     # --- rebalance machinery (§2.4, §3.3, §3.8, §3.9) ---------------------------------------------
 
