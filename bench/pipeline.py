@@ -124,13 +124,20 @@ def _worker_placement(ids_path: str, methods: list[str]) -> dict[str, Any]:
 
 
 def _child(kind: str, *args: str) -> dict[str, Any]:
+    """Run a worker in a fresh process (its own JVM); adds the CPU-seconds it and its children used."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     cmd = [sys.executable, "-m", "bench.pipeline", "--worker", kind, *args]
     env = {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{kind} worker failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out
 
 
 # --- the benchmark ----------------------------------------------------------------------------
@@ -144,10 +151,11 @@ def _plain_loop(sweep_path: Path) -> dict[str, Any]:
     rows = [r.as_dict() for r in sweep.rows()]
     task = RowTask(sweep.base_text, sweep.base_source, sweep.until_ms)
     run_rows(task, rows[:8])  # imports and caches, as the Spark workers' warm-up does
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     runs, _ = run_rows(task, rows)
     return {
         "sweep_s": time.perf_counter() - t,
+        "cpu_s": time.process_time() - cpu,
         "rows": len(runs),
         "failed": sum(1 for r in runs if r["error"]),
     }
@@ -168,6 +176,14 @@ def _plain_placement(ids_path: Path, limit: int) -> dict[str, float]:
     return {"ids": len(ids), "loop_ids_s": len(ids) / loop, "numpy_ids_s": len(ids) / vec}
 
 
+def _int_flag(argv: list[str], name: str, default: int) -> int:
+    """``--rows=500`` style overrides (the bench runner passes only flags through)."""
+    for arg in argv:
+        if arg.startswith(f"{name}="):
+            return int(arg.split("=", 1)[1])
+    return default
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--worker"]:
         kind, args = argv[1], argv[2:]
@@ -176,8 +192,8 @@ def main(argv: list[str]) -> int:
         print(json.dumps(result))
         return 0
     quick = "--quick" in argv
-    rows = 1_000 if quick else 10_000
-    n_ids = 1_000_000 if quick else 10_000_000
+    rows = _int_flag(argv, "--rows", 1_000 if quick else 10_000)
+    n_ids = _int_flag(argv, "--ids", 1_000_000 if quick else 10_000_000)
     with tempfile.TemporaryDirectory(prefix="groupsim-bench-") as tmp:
         root = Path(tmp)
         sweep_path = _write_sweep(root / "sweep", rows)
@@ -199,7 +215,9 @@ def main(argv: list[str]) -> int:
         plain_place = _plain_placement(ids_path, min(n_ids, 1_000_000))
 
     base = rows / plain["sweep_s"]
-    print()
+    print(
+        f"\nload average at the end: {os.getloadavg()[0]:.1f} (2 cores; other work slows every row)"
+    )
     print(
         f"| sweep ({rows:,} scenarios) | session start s | first job (16 rows) s | sweep s | scenarios/s | vs plain |"
     )

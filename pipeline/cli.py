@@ -75,10 +75,14 @@ def sweep(
     master: MasterOpt = None,
     conf: ConfOpt = None,
     tasks: Annotated[int | None, typer.Option(help="Spark tasks to split the rows into.")] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option("--report", help="Also write the sweep-report here (same Spark session)."),
+    ] = None,
 ) -> None:
     """Run every scenario of a sweep on Spark; write Parquet datasets runs/ and rebalances/.
 
-    Example: groupsim sweep pipeline/examples/rolling-restart-cost.yaml --out /tmp/rr
+    Example: groupsim sweep pipeline/examples/rolling-restart-cost.yaml --out /tmp/rr --report /tmp/rr-report
     """
     from pipeline.spec import SweepError, load_sweep
 
@@ -108,6 +112,10 @@ def sweep(
             f"(groupsim sweep-report {summary.out} lists them)",
             file=sys.stderr,
         )
+    if report is not None:
+        from pipeline.report import write_sweep_report
+
+        print(f"report: {write_sweep_report(spark, summary.out, report)}")
 
 
 class _progress_reporter:

@@ -160,7 +160,9 @@ def build_session(
         builder = builder.master(master)
     settings = dict(LOCAL_CONF if local else COMMON_CONF)
     if local:
-        java_opts = [f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"]
+        java_opts = (
+            [f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"] if LOG4J_CONF.is_file() else []
+        )
         if test_profile:
             java_opts.append(TEST_JVM_OPTIONS)
             settings["spark.sql.shuffle.partitions"] = "2"
