@@ -454,3 +454,61 @@ def test_last_rejoining_members_are_kicked_out_when_the_limit_shrank():
     last = order[-1]
     assert d.response(last, corrs[last]).error_code == Errors.GROUP_MAX_SIZE_REACHED
     assert ids[last] not in d.cluster.group("g").member_ids
+
+
+# --- leader re-election in Java HashMap order (§3.4) ------------------------------------------
+
+
+def hashmap_first(keys_in_insertion_order, candidates):
+    """Independent reference: bucket (h ^ h>>>16) & 15, then insertion order (< 13 keys)."""
+
+    def java_hash(s: str) -> int:
+        data = s.encode("utf-16-be")
+        h = 0
+        for i in range(0, len(data), 2):
+            h = (31 * h + int.from_bytes(data[i : i + 2], "big")) & 0xFFFFFFFF
+        return h
+
+    order = sorted(
+        range(len(keys_in_insertion_order)),
+        key=lambda i: (
+            (java_hash(keys_in_insertion_order[i]) ^ (java_hash(keys_in_insertion_order[i]) >> 16))
+            & 15,
+            i,
+        ),
+    )
+    for i in order:
+        if keys_in_insertion_order[i] in candidates:
+            return keys_in_insertion_order[i]
+    return None
+
+
+def test_removed_leader_is_replaced_by_the_first_member_in_hashmap_order():
+    d = Driver()
+    ids, gen = d.stable_group(("A", "B", "C", "D", "E"))
+    view = d.cluster.group("g")
+    added = [e["member_id"] for e in d.named("member_added")]
+    leader = view.leader_id
+    assert leader == added[0]  # the first member added leads
+    leader_client = next(c for c in ids if ids[c] == leader)
+    d.leave(leader_client, MemberIdentity(leader))
+    remaining = [m for m in added if m != leader]
+    assert d.cluster.group("g").leader_id == hashmap_first(remaining, set(remaining))
+    elected = d.named("leader_elected")[-1]
+    assert elected["previous_leader"] == leader and elected["reason"] == "leader removed"
+
+
+def test_leader_not_rejoining_is_replaced_by_first_joined_member_in_hashmap_order():
+    d = Driver()
+    ids, gen = d.stable_group(("A", "B", "C", "D"), session=120000)
+    leader = d.cluster.group("g").leader_id
+    added = [e["member_id"] for e in d.named("member_added")]
+    followers = [c for c in ids if ids[c] != leader]
+    d.now = 1000
+    # a follower changes its metadata; the others (not the leader) rejoin
+    for c in followers:
+        d.join(c, member_id=ids[c], names=("range", "sticky"), session=120000)
+    d.heartbeat("L", leader, gen)
+    d.advance(1000 + 60000)
+    joined = {ids[c] for c in followers}
+    assert d.cluster.group("g").leader_id == hashmap_first(added, joined)
