@@ -485,7 +485,7 @@ def hashmap_first(keys_in_insertion_order, candidates):
 
 def test_removed_leader_is_replaced_by_the_first_member_in_hashmap_order():
     d = Driver()
-    ids, gen = d.stable_group(("A", "B", "C", "D", "E"))
+    ids, _gen = d.stable_group(("A", "B", "C", "D", "E"))
     view = d.cluster.group("g")
     added = [e["member_id"] for e in d.named("member_added")]
     leader = view.leader_id
