@@ -77,6 +77,16 @@ TEACHING_EVENTS = frozenset(
         "scenario_raw_failed",
     }
 )
+#: failures a client retries on its backoff: the timeline shows a run of identical ones once
+RETRIED_EVENTS = frozenset(
+    {
+        "commit_failed",
+        "sim_message_lost",
+        "coordinator_lookup_failed",
+        "request_failed",
+        "sim_disconnected",
+    }
+)
 CALLBACK_NAMES = {
     "revoked": "onPartitionsRevoked",
     "assigned": "onPartitionsAssigned",
@@ -148,7 +158,7 @@ def describe_event(
             f"{e.get('src')} -> {e.get('dst')}  {e.get('api')}  {e.get('error')}  {e.get('summary', '')}".rstrip(),
             "magenta",
         )
-    if name in ("invariant_violation", "sim_invariant_violation"):
+    if name in ("invariant_violated", "invariant_violation"):
         return (
             f"INVARIANT VIOLATED: {e.get('invariant', '')} {e.get('detail', e.get('reason', ''))}",
             "bold red",
@@ -270,10 +280,21 @@ def timeline_lines(
         str(e.get("src")) for e in events if e.get("event") == "scenario_raw_sent"
     )
     out = []
+    last_retry: dict[str, tuple[Any, ...]] = {}  # node -> the retried failure shown last
     for e in events:
         line = describe_event(e, names, verbose=verbose, raw_nodes=raw_nodes, partitions=partitions)
-        if line is not None:
-            out.append((int(e.get("t_ms", 0) or 0), line[0], line[1]))
+        if line is None:
+            continue
+        node = str(e.get("node", ""))
+        if not verbose:
+            if e.get("event") in RETRIED_EVENTS:
+                key = (e.get("event"), e.get("error"), e.get("reason"), e.get("api"))
+                if last_retry.get(node) == key:
+                    continue  # the same failure again on the next retry: shown once
+                last_retry[node] = key
+            else:
+                last_retry.pop(node, None)
+        out.append((int(e.get("t_ms", 0) or 0), line[0], line[1]))
     return out
 
 
