@@ -96,8 +96,11 @@ def _transferring_by_diff(ctx: StickyContext, result: BuildResult) -> dict[int, 
     kept_by_owner = np.zeros(n, dtype=bool)
     revoked = np.zeros(n, dtype=bool)
     for m, sub in enumerate(ctx.subs):
-        pids = np.asarray(
-            [p for p in ctx.index.pids(sub.owned_partitions) if p >= 0], dtype=np.int64
+        # member_data's partitions are exactly Subscription.owned_partitions for this assignor
+        pids = (
+            result.claims[m].pids
+            if result.claims is not None
+            else ctx.index.pids(sub.owned_partitions)
         )
         if pids.size:
             mine = final_owner[pids] == m

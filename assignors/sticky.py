@@ -13,9 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from assignors.api import RebalanceProtocol, Subscription, TopicPartition
-from assignors.sticky_common import DEFAULT_GENERATION, AbstractStickyAssignor, MemberData
-from assignors.sticky_user_data import decode_sticky_user_data, encode_sticky_user_data
+from assignors.sticky_common import DEFAULT_GENERATION, AbstractStickyAssignor, Claims, MemberData
+from assignors.sticky_common_index import PartitionIndex
+from assignors.sticky_user_data import (
+    decode_sticky_user_data,
+    encode_sticky_user_data,
+    scan_sticky_user_data,
+)
+
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 __all__ = ["StickyAssignor"]
 
@@ -43,3 +52,45 @@ class StickyAssignor(AbstractStickyAssignor):
     def member_data(self, subscription: Subscription) -> MemberData:
         partitions, generation = decode_sticky_user_data(subscription.user_data)
         return MemberData(partitions, generation)
+
+    def member_claims(self, subscription: Subscription, index: PartitionIndex) -> Claims:
+        """Decode the user data straight into partition ids: the leader's hot path.
+
+        Same result as ``member_data`` followed by ``index.pids``; the partition numbers of all
+        topics are read from the bytes in one numpy step instead of one tuple per partition.
+        Malformed data takes the exact (slow) decoder.
+        """
+        data = subscription.user_data
+        if not data:
+            return Claims(_EMPTY, None)
+        raw = bytes(data)
+        scanned = scan_sticky_user_data(raw)
+        if scanned is None:
+            return super().member_claims(subscription, index)
+        names, counts, offsets, generation = scanned
+        lookup = index.topic_pos_bytes
+        pos = []
+        for name in names:
+            p = lookup.get(name)
+            if p is None:
+                try:
+                    name.decode("utf-8")
+                except UnicodeDecodeError:
+                    return super().member_claims(subscription, index)
+                p = -1
+            pos.append(p)
+        total = sum(counts)
+        if total == 0:
+            return Claims(_EMPTY, generation)
+        cnt = np.asarray(counts, dtype=np.int64)
+        topic = np.repeat(np.asarray(pos, dtype=np.int64), cnt)
+        starts = np.repeat(np.asarray(offsets, dtype=np.int64) - 4 * (np.cumsum(cnt) - cnt), cnt)
+        at = starts + 4 * np.arange(total, dtype=np.int64)
+        b = np.frombuffer(raw, dtype=np.uint8).astype(np.int64)
+        value = (b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]
+        value -= (value >= 2**31) * 2**32
+        known = topic >= 0
+        safe = np.where(known, topic, 0)
+        ok = known & (value >= 0) & (value < index.counts[safe]) if index.topics else known
+        pids = index.offsets[safe] + value if index.topics else value
+        return Claims(pids if ok.all() else pids[ok], generation)

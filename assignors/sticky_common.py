@@ -125,6 +125,14 @@ class RackInfo:
 
 
 @define(slots=True)
+class Claims:
+    """A member's claimed partitions as ids (in its own order) and its generation (None: absent)."""
+
+    pids: np.ndarray
+    generation: int | None
+
+
+@define(slots=True)
 class StickyContext:
     """Everything the builders share; members are referred to by their index in ``members``."""
 
@@ -145,6 +153,7 @@ class BuildResult:
 
     lists: list[np.ndarray | list[int]]
     transferring: dict[int, int] | None
+    claims: list[Claims] | None = None
 
 
 def _member_ranks(members: list[str]) -> np.ndarray:
@@ -174,6 +183,11 @@ class AbstractStickyAssignor(PartitionAssignor):
     # -- subclass hooks ---------------------------------------------------------------------
     def member_data(self, subscription: Subscription) -> MemberData:
         raise NotImplementedError
+
+    def member_claims(self, subscription: Subscription, index: PartitionIndex) -> Claims:
+        """``member_data`` as partition ids (claims outside the index dropped) and generation."""
+        data = self.member_data(subscription)
+        return Claims(index.pids(data.partitions), data.generation)
 
     # -- Kafka's test helpers -----------------------------------------------------------------
     def is_sticky(self) -> bool:
@@ -226,20 +240,21 @@ class AbstractStickyAssignor(PartitionAssignor):
             rank=_member_ranks(members),
             racks=RackInfo(index, meta, subs, self.prefer_rack_aware_logic),
         )
-        datas = [self.member_data(s) for s in subs]
-        uniform, owned, multi = self._sanitise(ctx, datas)
+        claims = [self.member_claims(s, index) for s in subs]
+        uniform, owned, multi = self._sanitise(ctx, claims)
         if uniform:
             result = build_constrained(ctx, owned, multi)
             self.partitions_transferring_ownership = {
                 index.flat[p]: members[m] for p, m in (result.transferring or {}).items()
             }
         else:
-            result, self._movements = build_general(ctx, owned, datas, self.max_generation)
+            result, self._movements = build_general(ctx, owned, claims, self.max_generation)
             self.partitions_transferring_ownership = None
+        result.claims = claims
         return ctx, result
 
     def _sanitise(
-        self, ctx: StickyContext, datas: list[MemberData]
+        self, ctx: StickyContext, claims: list[Claims]
     ) -> tuple[bool, list[np.ndarray], set[int]]:
         """``allSubscriptionsEqual``: builder choice, owned lists (pids) and doubly-claimed pids."""
         uniform = True
@@ -249,25 +264,16 @@ class AbstractStickyAssignor(PartitionAssignor):
                 common.update(sub.topics)
             elif uniform and not (len(sub.topics) == len(common) and common.issuperset(sub.topics)):
                 uniform = False
-        claims: list[list[int]] = []
-        gens: list[int] = []
-        for data in datas:
-            gen = DEFAULT_GENERATION if data.generation is None else data.generation
-            gens.append(gen)
-            self.max_generation = max(self.max_generation, gen)
-            claims.append([p for p in ctx.index.pids(data.partitions) if p >= 0])
-        total = sum(len(c) for c in claims)
-        if total == 0:
-            empty = np.zeros(0, dtype=np.int64)
-            return uniform, [empty] * len(claims), set()
-        flat = (
-            np.fromiter((p for c in claims for p in c), dtype=np.int64, count=total)
-            if total < 4096
-            else np.concatenate([np.asarray(c, dtype=np.int64) for c in claims])
-        )
+        gens = [DEFAULT_GENERATION if c.generation is None else c.generation for c in claims]
+        self.max_generation = max([self.max_generation, *gens])
+        arrays = [c.pids for c in claims]
+        nonempty = [a for a in arrays if a.size]
+        if not nonempty:
+            return uniform, arrays, set()
+        flat = np.concatenate(nonempty)
         if np.bincount(flat, minlength=ctx.index.n).max() <= 1:
-            return uniform, [np.asarray(c, dtype=np.int64) for c in claims], set()
-        return (uniform, *self._sanitise_conflicts(ctx, claims, gens))
+            return uniform, arrays, set()
+        return (uniform, *self._sanitise_conflicts(ctx, [a.tolist() for a in arrays], gens))
 
     @staticmethod
     def _sanitise_conflicts(

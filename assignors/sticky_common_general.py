@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from assignors.java_order import java_string_hashcode
-from assignors.sticky_common import DEFAULT_GENERATION, BuildResult, MemberData, StickyContext
+from assignors.sticky_common import DEFAULT_GENERATION, BuildResult, Claims, StickyContext
 
 
 class _JavaHashSet:
@@ -172,7 +172,7 @@ class _GeneralBuilder:
         self,
         ctx: StickyContext,
         owned: list[np.ndarray],
-        datas: Sequence[MemberData],
+        claims: Sequence[Claims],
         max_generation: int,
     ) -> None:
         self.ctx = ctx
@@ -229,26 +229,24 @@ class _GeneralBuilder:
             if n_topics
             else np.zeros(0, dtype=np.int64)
         )
-        self.prev = self._prev_assignment(datas, max_generation)
+        self.prev = self._prev_assignment(claims, max_generation)
         self.active = np.ones(n_members, dtype=bool)
         self.revocation_required = False
 
     # -- setup ------------------------------------------------------------------------------------
     def _prev_assignment(
-        self, datas: Sequence[MemberData], max_generation: int
+        self, claims: Sequence[Claims], max_generation: int
     ) -> dict[int, tuple[int, int]]:
         """``prepopulateCurrentAssignments``: claims of members below the max generation."""
         prev: dict[int, tuple[int, int]] = {}
-        for m, data in enumerate(datas):
+        for m, data in enumerate(claims):
             if data.generation is not None and data.generation < max_generation:
                 gen = data.generation
             elif data.generation is None and max_generation > DEFAULT_GENERATION:
                 gen = DEFAULT_GENERATION
             else:
                 continue
-            for p in self.index.pids(data.partitions):
-                if p < 0:
-                    continue
+            for p in data.pids.tolist():
                 old = prev.get(p)
                 if old is None or gen > old[1]:
                     prev[p] = (m, gen)
@@ -457,8 +455,8 @@ class _GeneralBuilder:
 def build_general(
     ctx: StickyContext,
     owned: list[np.ndarray],
-    datas: Sequence[MemberData],
+    claims: Sequence[Claims],
     max_generation: int,
 ) -> tuple[BuildResult, PartitionMovements]:
-    builder = _GeneralBuilder(ctx, owned, datas, max_generation)
+    builder = _GeneralBuilder(ctx, owned, claims, max_generation)
     return builder.build(), builder.movements

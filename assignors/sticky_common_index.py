@@ -22,6 +22,9 @@ import numpy as np
 from assignors.api import TopicPartition, partitions_of
 from assignors.java_order import java_sorted
 
+_EMPTY = np.zeros(0, dtype=np.int64)
+_EMPTY.flags.writeable = False
+
 
 class PartitionIndex:
     """Topics (Java-sorted), their partition counts and offsets, and pid <-> TopicPartition."""
@@ -29,12 +32,14 @@ class PartitionIndex:
     def __init__(self, counts: tuple[tuple[str, int], ...]) -> None:
         self.topics: list[str] = [t for t, _ in counts]
         self.topic_pos: dict[str, int] = {t: i for i, t in enumerate(self.topics)}
+        self.topic_pos_bytes: dict[bytes, int] = {
+            t.encode("utf-8"): i for i, t in enumerate(self.topics)
+        }
         self.counts = np.array([c for _, c in counts], dtype=np.int64)
         self.offsets = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(self.counts, out=self.offsets[1:])
         self.n = int(self.offsets[-1])
         self._flat: np.ndarray | None = None
-        self._pid_of: dict[TopicPartition, int] | None = None
         self._topic_of: np.ndarray | None = None
         self._part_of: np.ndarray | None = None
 
@@ -47,12 +52,6 @@ class PartitionIndex:
             )
             self._flat = np.fromiter(chain, dtype=object, count=self.n)
         return self._flat
-
-    @property
-    def pid_of(self) -> dict[TopicPartition, int]:
-        if self._pid_of is None:
-            self._pid_of = dict(zip(self.flat.tolist(), range(self.n), strict=True))
-        return self._pid_of
 
     @property
     def topic_of(self) -> np.ndarray:
@@ -68,11 +67,24 @@ class PartitionIndex:
             self._part_of = np.arange(self.n, dtype=np.int64) - self.offsets[self.topic_of]
         return self._part_of
 
-    def pids(self, partitions: Sequence[TopicPartition]) -> list[int]:
-        """Ids of ``partitions``, in order; partitions outside the index become ``-1``."""
-        if not partitions:
-            return []
-        return list(map(self.pid_of.get, partitions, repeat(-1)))
+    def pids(self, partitions: Sequence[TopicPartition]) -> np.ndarray:
+        """Ids of ``partitions``, in order, dropping any outside the index (vanished topics,
+        partition numbers beyond the topic's count).
+
+        Transposing the tuples (``zip``) and looking topics up in the small per-topic dict is
+        several times faster than hashing a million partition tuples into a million-entry dict.
+        """
+        if not partitions or not self.topics:
+            return _EMPTY
+        topics, numbers = zip(*partitions, strict=True)
+        n = len(topics)
+        pos = np.fromiter(map(self.topic_pos.get, topics, repeat(-1)), dtype=np.int64, count=n)
+        part = np.fromiter(numbers, dtype=np.int64, count=n)
+        known = pos >= 0
+        safe = np.where(known, pos, 0)
+        ok = known & (part >= 0) & (part < self.counts[safe])
+        pids = self.offsets[safe] + part
+        return pids if ok.all() else pids[ok]
 
     def to_partitions(self, pids: Iterable[int] | np.ndarray) -> list[TopicPartition]:
         arr = np.asarray(pids, dtype=np.int64) if not isinstance(pids, np.ndarray) else pids
