@@ -1100,6 +1100,17 @@ class GroupShard:
             return fail(Errors.REBALANCE_IN_PROGRESS)
         member = group.members[req.member_id]
         if group.is_in(COMPLETING_REBALANCE):
+            if member.sync_waiter is not None:
+                # ClassicGroupMember.setAwaitingSyncFuture overwrites: the first is never answered.
+                self.log.info(
+                    "sync_dropped",
+                    t_ms=self._now,
+                    node=self.node,
+                    group_id=group.group_id,
+                    member_id=member.member_id,
+                    correlation_id=member.sync_waiter.correlation_id,
+                    reason="superseded by a newer SyncGroup",
+                )
             member.sync_waiter = waiter
             self._remove_pending_sync(group, req.member_id)
             if group.is_leader(req.member_id):

@@ -303,3 +303,15 @@ def test_nobody_syncs_goes_empty():
     view = d.cluster.group("g")
     # removed, prepare rebalance (no members, not initial): completes at once -> Empty
     assert view.state == "Empty" and view.generation_id == gen + 1
+
+
+def test_second_parked_sync_drops_the_first():
+    d = Driver()
+    ids, gen, leader = completing(d)
+    follower = next(c for c in ids if c != leader)
+    first = d.sync(follower, ids[follower], gen)
+    second = d.sync(follower, ids[follower], gen)
+    d.sync(leader, ids[leader], gen, assignments={ids[follower]: b"f"})
+    assert d.response(follower, first) is None
+    assert d.response(follower, second).assignment == b"f"
+    assert d.named("sync_dropped")[-1]["correlation_id"] == first
