@@ -66,6 +66,11 @@ def malformed_reason(request: object) -> str | None:
             isinstance(p.name, str) and isinstance(p.metadata, bytes) for p in request.protocols
         ):
             return "protocols"
+        names = [p.name for p in request.protocols]
+        if len(set(names)) != len(names):
+            # Kafka would count a duplicated name twice and could never elect it (an internal
+            # error at join completion); the simulator refuses the request up front.
+            return "duplicate protocol names"
         if not isinstance(request.client_id, str) or not isinstance(request.client_host, str):
             return "client_id"
         if not _is_int(request.api_version) or request.api_version < 0:

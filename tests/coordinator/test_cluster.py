@@ -146,6 +146,7 @@ def test_offset_apis_accept_the_empty_group_id():
         JoinGroupRequest("g", 10000, 60000, "", "consumer", (("range", b""),)),
         JoinGroupRequest("g", 10000, 60000, "", "consumer", (JoinGroupRequestProtocol("r", "s"),)),
         JoinGroupRequest("g", 10000, 60000, "", "consumer", protocols("r"), group_instance_id=""),
+        JoinGroupRequest("g", 10000, 60000, "", "consumer", protocols("range", "range")),
         HeartbeatRequest("g", "1", "m"),
         SyncGroupRequest("g", 1, "m", protocol_type="c", protocol_name="r", assignments=(1,)),
         LeaveGroupRequest("g", ("m",)),
