@@ -42,7 +42,11 @@ EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 def console(stderr: bool = False) -> Console:
     """A rich console: colour on a terminal, plain text (no escape codes) when piped."""
     stream = sys.stderr if stderr else sys.stdout
-    return Console(file=stream, highlight=False, soft_wrap=True, emoji=False)
+    piped = not (hasattr(stream, "isatty") and stream.isatty())
+    # piped output is read in files and pagers: wide enough for the tables, never wrapped
+    return Console(
+        file=stream, highlight=False, soft_wrap=True, emoji=False, width=120 if piped else None
+    )
 
 
 def _duration_option(value: str | None) -> int | None:

@@ -705,17 +705,15 @@ def client_state(sim: Any, cid: str | None) -> str | None:
 
 
 def completed_rebalances(sim: Any, group: str | None) -> list[Any]:
-    """Rebalances of ``group`` that reached a new generation (history records with an end)."""
-    out = []
-    for r in sim.rebalances(group):
-        end = getattr(r, "end_ms", None)
-        if end is None:
-            continue
-        out.append(r)
-    return out
+    """Rebalances of ``group`` that ended (Stable, Empty or Dead); not one still under way."""
+    return [r for r in sim.rebalances(group) if getattr(r, "outcome", None) != "unfinished"]
 
 
 def _record(r: Any) -> dict[str, Any]:
+    if hasattr(r, "to_dict"):
+        out = dict(r.to_dict())
+        out.setdefault("duration_ms", getattr(r, "duration_ms", None))
+        return out
     if attrs.has(type(r)):
         return attrs.asdict(r, recurse=True)
     return dict(r) if isinstance(r, Mapping) else {"record": str(r)}

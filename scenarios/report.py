@@ -397,6 +397,11 @@ def render_run(
             console.print(line)
         console.print()
         for g in result.groups:
+            if g.state is None:
+                console.print(
+                    f"group {g.group_id}: no live coordinator holds it at the end", markup=False
+                )
+                continue
             head = (
                 f"group {g.group_id}: {g.state}, generation {g.generation}, leader {g.leader or g.leader_member_id or '-'}, "
                 f"protocol {g.protocol or '-'}, coordinator {g.coordinator or '-'} (__consumer_offsets-{g.offsets_partition})"
@@ -410,13 +415,45 @@ def render_run(
                     )
                 )
         if result.rebalances:
-            console.print(f"rebalances: {len(result.rebalances)}", markup=False)
+            console.print(rebalance_table(result.rebalances))
         if scenario.seed_note:
             console.print()
             console.print(Text("where the seed article differs from Kafka", style="bold underline"))
             console.print(scenario.seed_note, markup=False)
         console.print()
     render_expectations(console, scenario, result)
+
+
+def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
+    """One row per rebalance (scenarios.history): when, how long, why, what it cost."""
+    table = Table(title="rebalances", box=box.ASCII, title_justify="left")
+    for col in (
+        "group",
+        "generation",
+        "start",
+        "took",
+        "rounds",
+        "trigger",
+        "moved",
+        "paused",
+        "outcome",
+    ):
+        table.add_column(col)
+    for r in records:
+        gens = r.get("generations") or [r.get("generation_id")]
+        start, end = int(r.get("start_ms", 0)), int(r.get("end_ms", 0))
+        table.add_row(
+            str(r.get("group_id")),
+            "->".join(str(g) for g in gens),
+            format_ms(start),
+            format_ms(end - start),
+            str(r.get("rounds")),
+            str(r.get("trigger")),
+            str(r.get("partitions_moved")),
+            f"{int(r.get('paused_partition_ms') or 0) / 1000:.1f}",
+            str(r.get("outcome")),
+        )
+    return table
 
 
 def render_expectations(console: Console, scenario: Scenario, result: RunResult) -> None:
