@@ -24,6 +24,9 @@ def _is_tuple_of(value: object, kind: type) -> bool:
 
 
 def malformed_reason(request: object) -> str | None:
+    version = getattr(request, "api_version", 0)
+    if not _is_int(version) or version < 0:
+        return "api_version"
     if isinstance(request, P.FindCoordinatorRequest):
         if not isinstance(request.key, str) or not _is_int(request.key_type):
             return "key"
@@ -73,8 +76,6 @@ def malformed_reason(request: object) -> str | None:
             return "duplicate protocol names"
         if not isinstance(request.client_id, str) or not isinstance(request.client_host, str):
             return "client_id"
-        if not _is_int(request.api_version) or request.api_version < 0:
-            return "api_version"
         return None
     if isinstance(request, P.SyncGroupRequest):
         if not _is_int(request.generation_id) or not isinstance(request.member_id, str):

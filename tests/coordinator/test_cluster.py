@@ -148,6 +148,8 @@ def test_offset_apis_accept_the_empty_group_id():
         JoinGroupRequest("g", 10000, 60000, "", "consumer", protocols("r"), group_instance_id=""),
         JoinGroupRequest("g", 10000, 60000, "", "consumer", protocols("range", "range")),
         HeartbeatRequest("g", "1", "m"),
+        SyncGroupRequest("g", 1, "m", api_version="5"),
+        LeaveGroupRequest("g", (MemberIdentity("m"),), api_version=-1),
         SyncGroupRequest("g", 1, "m", protocol_type="c", protocol_name="r", assignments=(1,)),
         LeaveGroupRequest("g", ("m",)),
         OffsetCommitRequest("g", -1, "", (OffsetCommitRequestTopic("t", ("p",)),)),
