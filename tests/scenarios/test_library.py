@@ -33,6 +33,13 @@ def test_the_library_covers_every_seed_and_incident():
         assert incident in names
 
 
+@pytest.mark.parametrize(
+    "path", [p for p in LESSONS if p.stem.startswith("seed")], ids=lambda p: p.stem
+)
+def test_seed_lessons_say_where_the_article_differs_or_agrees(path):
+    assert load_scenario(path).seed_note, "a seed lesson states how the article compares with Kafka"
+
+
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
 def test_lesson_passes(path):
     scenario = load_scenario(path)
