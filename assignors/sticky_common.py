@@ -45,9 +45,15 @@ from assignors.api import (
     as_cluster,
 )
 from assignors.common import check_inputs, existing_partition_counts, subscribed_topics
-from assignors.java_order import java_hashmap_order, java_string_key, needs_utf16_order
+from assignors.java_order import (
+    java_hashmap_capacity,
+    java_hashmap_order,
+    java_string_key,
+    needs_utf16_order,
+)
 from assignors.sticky_common_index import PartitionIndex, partition_index
 from assignors.sticky_user_data import DEFAULT_GENERATION
+from coordinator.placement import java_string_hashcodes
 
 __all__ = [
     "DEFAULT_GENERATION",
@@ -156,6 +162,21 @@ class BuildResult:
     claims: list[Claims] | None = None
 
 
+def hashmap_order(keys: list[str]) -> list[str]:
+    """Java ``HashMap`` iteration order of distinct ``keys`` put in this order.
+
+    Same rule as :func:`assignors.java_order.java_hashmap_order` (bucket of the spread hash under
+    the final capacity, insertion order within a bucket), with the hash codes computed vectorised
+    for large groups.
+    """
+    if len(keys) < 64:
+        return java_hashmap_order(keys)
+    h = java_string_hashcodes(keys).astype(np.int64) & 0xFFFFFFFF
+    spread = h ^ (h >> 16)
+    bucket = spread & (java_hashmap_capacity(len(keys)) - 1)
+    return [keys[i] for i in np.argsort(bucket, kind="stable").tolist()]
+
+
 def _member_ranks(members: list[str]) -> np.ndarray:
     key = java_string_key if needs_utf16_order(members) else None
     order = sorted(
@@ -231,7 +252,7 @@ class AbstractStickyAssignor(PartitionAssignor):
             return None, BuildResult([], {})
         counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
         index = partition_index(counts)
-        members = java_hashmap_order(list(subscriptions))
+        members = hashmap_order(list(subscriptions))
         subs = [subscriptions[m] for m in members]
         ctx = StickyContext(
             index=index,

@@ -143,17 +143,47 @@ def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[in
             transferring = dict(
                 zip(placed[moving].tolist(), placed_to[moving].tolist(), strict=True)
             )
-        order = np.argsort(placed_to, kind="stable")
-        grouped = placed[order]
-        bounds = np.zeros(n_members + 1, dtype=np.int64)
-        np.cumsum(np.bincount(placed_to, minlength=n_members), out=bounds[1:])
+        grouped_new = _group_by_member(placed, placed_to, n_members, new_pids, new_members)
         lists: list[np.ndarray | list[int]] = []
         for m in range(n_members):
-            extra = grouped[bounds[m] : bounds[m + 1]]
-            lists.append(np.concatenate((kept[m], extra)) if extra.size else kept[m])
+            extra = grouped_new.get(m)
+            lists.append(np.concatenate((kept[m], extra)) if extra is not None else kept[m])
     else:
         lists = list(kept)
     return BuildResult(lists=lists, transferring=transferring)
+
+
+def _group_by_member(
+    placed: np.ndarray,
+    placed_to: np.ndarray,
+    n_members: int,
+    new_pids: list[np.ndarray],
+    new_members: list[np.ndarray],
+) -> dict[int, np.ndarray]:
+    """Each member's newly placed partitions, in placement order.
+
+    Fast path: a single dealing round where every member took the same number of partitions in
+    strict rotation (a fresh group, or everyone equally short) is a reshape; otherwise a stable
+    sort by member.
+    """
+    if len(new_members) == 1:
+        who = new_members[0]
+        first = np.unique(who[: min(who.size, n_members)]) if who.size else who
+        k = first.size
+        if (
+            k
+            and who.size % k == 0
+            and np.array_equal(who, np.tile(who[:k], who.size // k))
+            and np.unique(who[:k]).size == k
+        ):
+            table = new_pids[0].reshape(who.size // k, k).T
+            return {int(m): table[i] for i, m in enumerate(who[:k].tolist())}
+    order = np.argsort(placed_to, kind="stable")
+    grouped = placed[order]
+    counts = np.bincount(placed_to, minlength=n_members)
+    bounds = np.zeros(n_members + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    return {m: grouped[bounds[m] : bounds[m + 1]] for m in np.flatnonzero(counts).tolist()}
 
 
 def _round_robin(
