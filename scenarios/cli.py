@@ -230,3 +230,7 @@ _register_plugins()
 
 def main() -> None:  # pragma: no cover - console entry point alternative
     app()
+
+
+if __name__ == "__main__":  # python -m scenarios.cli
+    app()

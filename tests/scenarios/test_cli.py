@@ -186,3 +186,36 @@ def test_demo_explains_and_runs_lessons(runner):
     assert result.exit_code == 0, result.output[-2000:]
     assert "REBALANCES" in result.output
     assert result.output.count("expectations hold: passed") >= 3
+
+
+def test_output_does_not_depend_on_the_string_hash_seed(tmp_path):
+    """Same scenario + seed = the same JSON and log, whatever PYTHONHASHSEED is."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for hash_seed in ("1", "4242"):
+        log = tmp_path / f"log{hash_seed}.jsonl"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "scenarios.cli",
+                "run",
+                "--json",
+                "--log",
+                str(log),
+                "static-member-fenced",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append((done.stdout, log.read_text()))
+    assert outputs[0] == outputs[1]
