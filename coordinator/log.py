@@ -64,3 +64,18 @@ class OffsetsLog:
             out.pop(record.key, None)
             out[record.key] = record.value
         return out
+
+
+def append_error_to_response_error(error: Errors) -> Errors:
+    """GroupMetadataManager.appendGroupMetadataErrorToResponseError (§0.3)."""
+    if error in (
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_ENOUGH_REPLICAS,
+        Errors.REQUEST_TIMED_OUT,
+    ):
+        return Errors.COORDINATOR_NOT_AVAILABLE
+    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
+        return Errors.NOT_COORDINATOR
+    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
+        return Errors.UNKNOWN_SERVER_ERROR
+    return error

@@ -74,7 +74,9 @@ def java_string_hashcodes(ids: Iterable[str]) -> np.ndarray:
     return np.where(out >= (1 << 31), out - (1 << 32), out).astype(np.int32)
 
 
-def partitions_for(ids: Iterable[str], num_partitions: int = DEFAULT_OFFSETS_PARTITIONS) -> np.ndarray:
+def partitions_for(
+    ids: Iterable[str], num_partitions: int = DEFAULT_OFFSETS_PARTITIONS
+) -> np.ndarray:
     """Vectorised ``partition_for`` (int32 array), with Kafka's ``Utils.abs``."""
     if num_partitions <= 0:
         raise ValueError(f"num_partitions must be positive, got {num_partitions}")

@@ -5,6 +5,8 @@ This is Kafka's GroupMetadataManager + OffsetMetadataManager for the classic pro
 every entry point takes the simulated time and returns effects. Section numbers (§) refer to
 docs/coordinator.md and the protocol reference it summarises.
 
+Loading/unloading (loading.py) and offsets (offsets.py) are mixins sharing this class's state.
+
 Log appends are synchronous: an append either succeeds at once (the responses that wait for it go
 out in the same call) or raises the injected failure, mapped to the client error Kafka returns
 (``append_error_to_response_error``).
@@ -13,9 +15,7 @@ out in the same call) or raises the injected failure, mapped to the client error
 from __future__ import annotations
 
 import random
-import struct
 import uuid
-from collections.abc import Iterable
 
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
@@ -30,7 +30,9 @@ from coordinator.group import (
     Member,
     Parked,
 )
-from coordinator.log import AppendFailed, OffsetsLog
+from coordinator.loading import LoadingMixin
+from coordinator.log import AppendFailed, OffsetsLog, append_error_to_response_error
+from coordinator.offsets import OffsetsMixin, parse_subscribed_topics
 from coordinator.protocol import (
     DescribedGroup,
     DescribedGroupMember,
@@ -44,13 +46,7 @@ from coordinator.protocol import (
     LeaveGroupResponseMember,
     ListedGroup,
     OffsetCommitRequest,
-    OffsetCommitResponse,
-    OffsetCommitResponsePartition,
-    OffsetCommitResponseTopic,
     OffsetFetchRequest,
-    OffsetFetchResponse,
-    OffsetFetchResponsePartition,
-    OffsetFetchResponseTopic,
     SyncGroupRequest,
     SyncGroupResponse,
     api_name,
@@ -59,7 +55,6 @@ from coordinator.records import (
     GroupMetadataKey,
     GroupMetadataValue,
     MemberMetadataValue,
-    OffsetCommitKey,
     OffsetCommitValue,
 )
 from coordinator.state_machine import detach
@@ -68,49 +63,7 @@ from coordinator.views import GroupView
 CONSUMER_PROTOCOL_TYPE = "consumer"
 
 
-def append_error_to_response_error(error: Errors) -> Errors:
-    """GroupMetadataManager.appendGroupMetadataErrorToResponseError (§0.3)."""
-    if error in (
-        Errors.UNKNOWN_TOPIC_OR_PARTITION,
-        Errors.NOT_ENOUGH_REPLICAS,
-        Errors.REQUEST_TIMED_OUT,
-    ):
-        return Errors.COORDINATOR_NOT_AVAILABLE
-    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
-        return Errors.NOT_COORDINATOR
-    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
-        return Errors.UNKNOWN_SERVER_ERROR
-    return error
-
-
-def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
-    """Topics of a ConsumerProtocolSubscription (the version-0 prefix: int16 version, topics).
-
-    Kafka parses this only to know which offsets of a Stable consumer group may expire; a parse
-    failure just disables that (None).
-    """
-    try:
-        (version,) = struct.unpack_from(">h", metadata, 0)
-        if version < 0:
-            return None
-        (count,) = struct.unpack_from(">i", metadata, 2)
-        if count < 0 or count > len(metadata):
-            return None
-        pos = 6
-        topics = []
-        for _ in range(count):
-            (n,) = struct.unpack_from(">h", metadata, pos)
-            pos += 2
-            if n < 0 or pos + n > len(metadata):
-                return None
-            topics.append(metadata[pos : pos + n].decode("utf-8"))
-            pos += n
-        return frozenset(topics)
-    except (struct.error, UnicodeDecodeError):
-        return None
-
-
-class GroupShard:
+class GroupShard(LoadingMixin, OffsetsMixin):
     """The coordinator of the groups of one offsets partition, on the broker leading it."""
 
     def __init__(
@@ -327,131 +280,6 @@ class GroupShard:
         """ClassicGroup.generateMemberId: ``<instance id or client id>-<UUID>``, seeded."""
         u = uuid.UUID(int=self.rng.getrandbits(128), version=4)
         return f"{instance_id if instance_id is not None else client_id}-{u}"
-
-    # ============================================================================================
-    # loading / unloading (§7.4)
-    # ============================================================================================
-
-    def begin_load(self, now_ms: int) -> list[Effect]:
-        """This broker just became leader: replay the partition for ``load_time_ms``."""
-        self._begin(now_ms)
-        self.log.info("partition_loading", t_ms=now_ms, node=self.node, partition=self.partition)
-        if self.config.load_time_ms == 0:
-            self._load()
-        else:
-            self._set_timer(
-                self._key("load", str(self.partition)), self.config.load_time_ms, ("load",)
-            )
-        return self._end()
-
-    def finish_load(self, now_ms: int, *, quiet: bool = False) -> list[Effect]:
-        """Load at once (``quiet``: the cluster's start, where there is nothing to replay)."""
-        self._begin(now_ms)
-        self._load(quiet=quiet)
-        return self._end()
-
-    def _load(self, *, quiet: bool = False) -> None:
-        latest = self.offsets_log.latest(self.partition)
-        for key, value in latest.items():
-            if isinstance(key, GroupMetadataKey) and value is not None:
-                self._replay_group(key.group, value)
-        for key, value in latest.items():
-            if isinstance(key, OffsetCommitKey) and value is not None:
-                if key.group not in self.groups:
-                    # Offsets without group metadata: an Empty "simple" group.
-                    self.groups[key.group] = ClassicGroup(group_id=key.group, created_ms=self._now)
-                self.offsets.setdefault(key.group, {})[(key.topic, key.partition)] = value
-        self.loading = False
-        if not quiet:
-            self.log.info(
-                "partition_loaded",
-                t_ms=self._now,
-                node=self.node,
-                partition=self.partition,
-                groups=len(self.groups),
-                records=len(self.offsets_log.partition(self.partition)),
-            )
-        # onLoaded: fresh session timers for every member; over-capacity groups rebalance.
-        for group_id in sorted(self.groups):
-            group = self.groups[group_id]
-            for member in group.iter_members():
-                self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
-            if len(group.members) > self.config.group_max_size:
-                self._prepare_rebalance(group, "loaded group is over group.max.size")
-        self._ensure_expiry_timer()
-
-    def _replay_group(self, group_id: str, value: GroupMetadataValue) -> None:
-        state = STABLE if value.members else EMPTY
-        group = ClassicGroup(
-            group_id=group_id,
-            created_ms=value.current_state_timestamp,
-            initial_state=state,
-            generation_id=value.generation,
-            protocol_type=value.protocol_type or None,
-            protocol_name=value.protocol,
-        )
-        for m in value.members:
-            group.add(
-                Member(
-                    member_id=m.member_id,
-                    group_instance_id=m.group_instance_id,
-                    client_id=m.client_id,
-                    client_host=m.client_host,
-                    rebalance_timeout_ms=m.rebalance_timeout
-                    if m.rebalance_timeout >= 0
-                    else m.session_timeout,
-                    session_timeout_ms=m.session_timeout,
-                    protocol_type=value.protocol_type,
-                    protocols=((value.protocol or "", m.subscription),),
-                    assignment=m.assignment,
-                )
-            )
-        group.protocol_type = value.protocol_type or None
-        group.leader_id = value.leader
-        group.state_timestamp_ms = value.current_state_timestamp
-        group.subscribed_topics = self._subscribed_topics(group)
-        old = self.groups.get(group_id)
-        if old is not None:
-            detach(old.model)
-        self.groups[group_id] = group
-
-    def unload(self, now_ms: int) -> list[Effect]:
-        """Leadership moved away: every group goes Dead, parked requests get NOT_COORDINATOR.
-
-        When this broker is dead it cannot answer anyone: its parked requests are dropped (the
-        clients see their connection fail) and only the timers are cancelled.
-        """
-        self._begin(now_ms)
-        for key in list(self.timers):
-            self._cancel_timer(key)
-        for group_id in sorted(self.groups):
-            group = self.groups[group_id]
-            before = group.state
-            self._transition(group, DEAD, "partition unloaded")
-            for member in group.iter_members():
-                if before == PREPARING_REBALANCE and member.join_waiter is not None:
-                    waiter, member.join_waiter = member.join_waiter, None
-                    self._reply(
-                        waiter,
-                        JoinGroupResponse(Errors.NOT_COORDINATOR, member_id=member.member_id),
-                        group_id,
-                        member.member_id,
-                    )
-                if before in (COMPLETING_REBALANCE, STABLE) and member.sync_waiter is not None:
-                    waiter, member.sync_waiter = member.sync_waiter, None
-                    self._reply(
-                        waiter,
-                        SyncGroupResponse(Errors.NOT_COORDINATOR),
-                        group_id,
-                        member.member_id,
-                    )
-            detach(group.model)
-        self.log.info("partition_unloaded", t_ms=now_ms, node=self.node, partition=self.partition)
-        self.loading = True
-        return self._end()
-
-    def drop_replies_from_dead_broker(self, effects: Iterable[Effect]) -> list[Effect]:
-        return [e for e in effects if not isinstance(e, Send)]
 
     # ============================================================================================
     # timers
@@ -1253,198 +1081,6 @@ class GroupShard:
             results = ()
         member_id = req.members[0].member_id if len(req.members) == 1 else None
         self._reply(waiter, LeaveGroupResponse(error, results), req.group_id, member_id)
-
-    # --- OffsetCommit / OffsetFetch (§7.1, §7.2) --------------------------------------------------
-
-    def _commit_error(self, req: OffsetCommitRequest) -> Errors | None:
-        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit."""
-        group = self.groups.get(req.group_id)
-        if group is None:
-            if req.generation_id < 0:
-                return None
-            return Errors.GROUP_ID_NOT_FOUND if req.api_version >= 9 else Errors.ILLEGAL_GENERATION
-        if group.is_in(DEAD):
-            return Errors.COORDINATOR_NOT_AVAILABLE
-        if req.generation_id < 0 and group.is_in(EMPTY):
-            return None
-        if req.generation_id >= 0 or req.member_id != "" or req.group_instance_id is not None:
-            error = self._validate_member(group, req.member_id, req.group_instance_id)
-            if error != Errors.NONE:
-                return error
-            if req.generation_id != group.generation_id:
-                return Errors.ILLEGAL_GENERATION
-        elif not group.is_in(EMPTY):
-            return Errors.UNKNOWN_MEMBER_ID
-        if group.is_in(COMPLETING_REBALANCE):
-            return Errors.REBALANCE_IN_PROGRESS
-        return None
-
-    def _commit(self, waiter: Parked, req: OffsetCommitRequest) -> None:
-        error = self._commit_error(req)
-        per_partition: dict[tuple[str, int], Errors] = {}
-        if error is not None:
-            for topic in req.topics:
-                for part in topic.partitions:
-                    per_partition[(topic.name, part.partition_index)] = error
-        else:
-            group = self.groups.get(req.group_id)
-            created = group is None
-            if group is None:
-                group = self._create_group(req.group_id, "OffsetCommit to an unknown group")
-            elif group.is_in(STABLE, PREPARING_REBALANCE):
-                member = group.members[req.member_id]
-                self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
-            entries = []
-            for topic in req.topics:
-                for part in topic.partitions:
-                    metadata = part.committed_metadata or ""
-                    key = (topic.name, part.partition_index)
-                    if len(metadata.encode("utf-8")) > self.config.offset_metadata_max_bytes:
-                        per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
-                        continue
-                    per_partition[key] = Errors.NONE
-                    entries.append(
-                        (
-                            OffsetCommitKey(req.group_id, topic.name, part.partition_index),
-                            OffsetCommitValue(
-                                offset=part.committed_offset,
-                                leader_epoch=part.committed_leader_epoch,
-                                metadata=metadata,
-                                commit_timestamp=self._now,
-                            ),
-                        )
-                    )
-            append_error = self._append(entries, req.group_id) if entries else Errors.NONE
-            if append_error != Errors.NONE:
-                # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
-                mapped = append_error_to_response_error(append_error)
-                for key in per_partition:
-                    per_partition[key] = mapped
-                if created:
-                    self._drop_group(group, "offset commit could not be written")
-            else:
-                stored = self.offsets.setdefault(req.group_id, {})
-                for key, value in entries:
-                    stored.pop((key.topic, key.partition), None)
-                    stored[(key.topic, key.partition)] = value
-                if created and not entries:
-                    # Nothing written: Kafka's timeline would not keep the new group either.
-                    self._drop_group(group, "offset commit wrote nothing")
-        topics = tuple(
-            OffsetCommitResponseTopic(
-                topic.name,
-                tuple(
-                    OffsetCommitResponsePartition(
-                        p.partition_index, per_partition[(topic.name, p.partition_index)]
-                    )
-                    for p in topic.partitions
-                ),
-            )
-            for topic in req.topics
-        )
-        self._reply(
-            waiter, OffsetCommitResponse(topics), req.group_id, req.member_id, req.generation_id
-        )
-
-    def _fetch(self, waiter: Parked, req: OffsetFetchRequest) -> None:
-        stored = self.offsets.get(req.group_id, {})
-        if req.topics is None:
-            by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
-            for (topic, partition), value in sorted(stored.items()):
-                by_topic.setdefault(topic, []).append(
-                    OffsetFetchResponsePartition(
-                        partition, value.offset, value.leader_epoch, value.metadata
-                    )
-                )
-            topics = tuple(OffsetFetchResponseTopic(t, tuple(ps)) for t, ps in by_topic.items())
-        else:
-            topics = tuple(
-                OffsetFetchResponseTopic(
-                    t.name,
-                    tuple(
-                        OffsetFetchResponsePartition(
-                            i,
-                            stored[(t.name, i)].offset,
-                            stored[(t.name, i)].leader_epoch,
-                            stored[(t.name, i)].metadata,
-                        )
-                        if (t.name, i) in stored
-                        else OffsetFetchResponsePartition(i)
-                        for i in t.partition_indexes
-                    ),
-                )
-                for t in req.topics
-            )
-        self._reply(waiter, OffsetFetchResponse(Errors.NONE, topics), req.group_id)
-
-    def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
-        return {k: v.offset for k, v in self.offsets.get(group_id, {}).items()}
-
-    # --- expiry and deletion (§7.5) ---------------------------------------------------------------
-
-    def _ensure_expiry_timer(self) -> None:
-        key = self._key("expire-offsets", str(self.partition))
-        if key not in self.timers and self.groups and not self.loading:
-            self._set_timer(
-                key, self.config.offsets_retention_check_interval_ms, ("expire-offsets",)
-            )
-
-    def _expire_offsets(self) -> None:
-        retention = self.config.offsets_retention_ms
-        for group_id in sorted(self.groups):
-            group = self.groups[group_id]
-            stored = self.offsets.get(group_id, {})
-            expired = []
-            for (topic, partition), value in stored.items():
-                if group.is_in(EMPTY) and group.protocol_type:
-                    base = group.state_timestamp_ms
-                elif group.is_in(EMPTY):
-                    base = value.commit_timestamp
-                elif group.is_in(STABLE) and group.subscribed_topics is not None:
-                    if topic in group.subscribed_topics:
-                        continue
-                    base = value.commit_timestamp
-                else:
-                    continue
-                if self._now - base >= retention:
-                    expired.append((topic, partition))
-            if expired:
-                entries = [(OffsetCommitKey(group_id, t, p), None) for t, p in expired]
-                if self._append(entries, group_id) == Errors.NONE:
-                    for tp in expired:
-                        del stored[tp]
-                    self.log.info(
-                        "offsets_expired",
-                        t_ms=self._now,
-                        node=self.node,
-                        group_id=group_id,
-                        count=len(expired),
-                    )
-            if (
-                group.is_in(EMPTY)
-                and not stored
-                and self._append([(GroupMetadataKey(group_id), None)], group_id) == Errors.NONE
-            ):
-                self._drop_group(group, "empty group with no offsets left")
-        self._ensure_expiry_timer()
-
-    def delete_group(self, group_id: str, now_ms: int) -> tuple[Errors, list[Effect]]:
-        """DeleteGroups for one group (ClassicGroup.validateDeleteGroup, then tombstones)."""
-        self._begin(now_ms)
-        group = self.groups.get(group_id)
-        if group is None or group.is_in(DEAD):
-            return Errors.GROUP_ID_NOT_FOUND, self._end()
-        if not group.is_in(EMPTY):
-            return Errors.NON_EMPTY_GROUP, self._end()
-        entries: list[tuple] = [
-            (OffsetCommitKey(group_id, t, p), None) for (t, p) in self.offsets.get(group_id, {})
-        ]
-        entries.append((GroupMetadataKey(group_id), None))
-        error = self._append(entries, group_id)
-        if error != Errors.NONE:
-            return append_error_to_response_error(error), self._end()
-        self._drop_group(group, "DeleteGroups")
-        return Errors.NONE, self._end()
 
     # --- queries ----------------------------------------------------------------------------------
 

@@ -1,0 +1,244 @@
+"""OffsetCommit / OffsetFetch, offset expiry and DeleteGroups (§7.1, §7.2, §7.5), mixed into GroupShard."""
+
+from __future__ import annotations
+
+import struct
+
+from coordinator.effects import Effect
+from coordinator.errors import Errors
+from coordinator.group import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, Parked
+from coordinator.log import append_error_to_response_error
+from coordinator.protocol import (
+    OffsetCommitRequest,
+    OffsetCommitResponse,
+    OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic,
+    OffsetFetchRequest,
+    OffsetFetchResponse,
+    OffsetFetchResponsePartition,
+    OffsetFetchResponseTopic,
+)
+from coordinator.records import GroupMetadataKey, OffsetCommitKey, OffsetCommitValue
+
+
+def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
+    """Topics of a ConsumerProtocolSubscription (the version-0 prefix: int16 version, topics).
+
+    Kafka parses this only to know which offsets of a Stable consumer group may expire; a parse
+    failure just disables that (None).
+    """
+    try:
+        (version,) = struct.unpack_from(">h", metadata, 0)
+        if version < 0:
+            return None
+        (count,) = struct.unpack_from(">i", metadata, 2)
+        if count < 0 or count > len(metadata):
+            return None
+        pos = 6
+        topics = []
+        for _ in range(count):
+            (n,) = struct.unpack_from(">h", metadata, pos)
+            pos += 2
+            if n < 0 or pos + n > len(metadata):
+                return None
+            topics.append(metadata[pos : pos + n].decode("utf-8"))
+            pos += n
+        return frozenset(topics)
+    except (struct.error, UnicodeDecodeError):
+        return None
+
+
+class OffsetsMixin:
+    """OffsetMetadataManager for classic groups, plus the expiry job and DeleteGroups."""
+
+    # --- OffsetCommit / OffsetFetch (§7.1, §7.2) --------------------------------------------------
+
+    def _commit_error(self, req: OffsetCommitRequest) -> Errors | None:
+        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit."""
+        group = self.groups.get(req.group_id)
+        if group is None:
+            if req.generation_id < 0:
+                return None
+            return Errors.GROUP_ID_NOT_FOUND if req.api_version >= 9 else Errors.ILLEGAL_GENERATION
+        if group.is_in(DEAD):
+            return Errors.COORDINATOR_NOT_AVAILABLE
+        if req.generation_id < 0 and group.is_in(EMPTY):
+            return None
+        if req.generation_id >= 0 or req.member_id != "" or req.group_instance_id is not None:
+            error = self._validate_member(group, req.member_id, req.group_instance_id)
+            if error != Errors.NONE:
+                return error
+            if req.generation_id != group.generation_id:
+                return Errors.ILLEGAL_GENERATION
+        elif not group.is_in(EMPTY):
+            return Errors.UNKNOWN_MEMBER_ID
+        if group.is_in(COMPLETING_REBALANCE):
+            return Errors.REBALANCE_IN_PROGRESS
+        return None
+
+    def _commit(self, waiter: Parked, req: OffsetCommitRequest) -> None:
+        error = self._commit_error(req)
+        per_partition: dict[tuple[str, int], Errors] = {}
+        if error is not None:
+            for topic in req.topics:
+                for part in topic.partitions:
+                    per_partition[(topic.name, part.partition_index)] = error
+        else:
+            group = self.groups.get(req.group_id)
+            created = group is None
+            if group is None:
+                group = self._create_group(req.group_id, "OffsetCommit to an unknown group")
+            elif group.is_in(STABLE, PREPARING_REBALANCE):
+                member = group.members[req.member_id]
+                self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+            entries = []
+            for topic in req.topics:
+                for part in topic.partitions:
+                    metadata = part.committed_metadata or ""
+                    key = (topic.name, part.partition_index)
+                    if len(metadata.encode("utf-8")) > self.config.offset_metadata_max_bytes:
+                        per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
+                        continue
+                    per_partition[key] = Errors.NONE
+                    entries.append(
+                        (
+                            OffsetCommitKey(req.group_id, topic.name, part.partition_index),
+                            OffsetCommitValue(
+                                offset=part.committed_offset,
+                                leader_epoch=part.committed_leader_epoch,
+                                metadata=metadata,
+                                commit_timestamp=self._now,
+                            ),
+                        )
+                    )
+            append_error = self._append(entries, req.group_id) if entries else Errors.NONE
+            if append_error != Errors.NONE:
+                # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
+                mapped = append_error_to_response_error(append_error)
+                for key in per_partition:
+                    per_partition[key] = mapped
+                if created:
+                    self._drop_group(group, "offset commit could not be written")
+            else:
+                stored = self.offsets.setdefault(req.group_id, {})
+                for key, value in entries:
+                    stored.pop((key.topic, key.partition), None)
+                    stored[(key.topic, key.partition)] = value
+                if created and not entries:
+                    # Nothing written: Kafka's timeline would not keep the new group either.
+                    self._drop_group(group, "offset commit wrote nothing")
+        topics = tuple(
+            OffsetCommitResponseTopic(
+                topic.name,
+                tuple(
+                    OffsetCommitResponsePartition(
+                        p.partition_index, per_partition[(topic.name, p.partition_index)]
+                    )
+                    for p in topic.partitions
+                ),
+            )
+            for topic in req.topics
+        )
+        self._reply(
+            waiter, OffsetCommitResponse(topics), req.group_id, req.member_id, req.generation_id
+        )
+
+    def _fetch(self, waiter: Parked, req: OffsetFetchRequest) -> None:
+        stored = self.offsets.get(req.group_id, {})
+        if req.topics is None:
+            by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
+            for (topic, partition), value in sorted(stored.items()):
+                by_topic.setdefault(topic, []).append(
+                    OffsetFetchResponsePartition(
+                        partition, value.offset, value.leader_epoch, value.metadata
+                    )
+                )
+            topics = tuple(OffsetFetchResponseTopic(t, tuple(ps)) for t, ps in by_topic.items())
+        else:
+            topics = tuple(
+                OffsetFetchResponseTopic(
+                    t.name,
+                    tuple(
+                        OffsetFetchResponsePartition(
+                            i,
+                            stored[(t.name, i)].offset,
+                            stored[(t.name, i)].leader_epoch,
+                            stored[(t.name, i)].metadata,
+                        )
+                        if (t.name, i) in stored
+                        else OffsetFetchResponsePartition(i)
+                        for i in t.partition_indexes
+                    ),
+                )
+                for t in req.topics
+            )
+        self._reply(waiter, OffsetFetchResponse(Errors.NONE, topics), req.group_id)
+
+    def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
+        return {k: v.offset for k, v in self.offsets.get(group_id, {}).items()}
+
+    # --- expiry and deletion (§7.5) ---------------------------------------------------------------
+
+    def _ensure_expiry_timer(self) -> None:
+        key = self._key("expire-offsets", str(self.partition))
+        if key not in self.timers and self.groups and not self.loading:
+            self._set_timer(
+                key, self.config.offsets_retention_check_interval_ms, ("expire-offsets",)
+            )
+
+    def _expire_offsets(self) -> None:
+        retention = self.config.offsets_retention_ms
+        for group_id in sorted(self.groups):
+            group = self.groups[group_id]
+            stored = self.offsets.get(group_id, {})
+            expired = []
+            for (topic, partition), value in stored.items():
+                if group.is_in(EMPTY) and group.protocol_type:
+                    base = group.state_timestamp_ms
+                elif group.is_in(EMPTY):
+                    base = value.commit_timestamp
+                elif group.is_in(STABLE) and group.subscribed_topics is not None:
+                    if topic in group.subscribed_topics:
+                        continue
+                    base = value.commit_timestamp
+                else:
+                    continue
+                if self._now - base >= retention:
+                    expired.append((topic, partition))
+            if expired:
+                entries = [(OffsetCommitKey(group_id, t, p), None) for t, p in expired]
+                if self._append(entries, group_id) == Errors.NONE:
+                    for tp in expired:
+                        del stored[tp]
+                    self.log.info(
+                        "offsets_expired",
+                        t_ms=self._now,
+                        node=self.node,
+                        group_id=group_id,
+                        count=len(expired),
+                    )
+            if (
+                group.is_in(EMPTY)
+                and not stored
+                and self._append([(GroupMetadataKey(group_id), None)], group_id) == Errors.NONE
+            ):
+                self._drop_group(group, "empty group with no offsets left")
+        self._ensure_expiry_timer()
+
+    def delete_group(self, group_id: str, now_ms: int) -> tuple[Errors, list[Effect]]:
+        """DeleteGroups for one group (ClassicGroup.validateDeleteGroup, then tombstones)."""
+        self._begin(now_ms)
+        group = self.groups.get(group_id)
+        if group is None or group.is_in(DEAD):
+            return Errors.GROUP_ID_NOT_FOUND, self._end()
+        if not group.is_in(EMPTY):
+            return Errors.NON_EMPTY_GROUP, self._end()
+        entries: list[tuple] = [
+            (OffsetCommitKey(group_id, t, p), None) for (t, p) in self.offsets.get(group_id, {})
+        ]
+        entries.append((GroupMetadataKey(group_id), None))
+        error = self._append(entries, group_id)
+        if error != Errors.NONE:
+            return append_error_to_response_error(error), self._end()
+        self._drop_group(group, "DeleteGroups")
+        return Errors.NONE, self._end()
