@@ -64,6 +64,13 @@ class World:
                 else:
                     self.owned[node] = [p for p in mine if p not in parts]
 
+    def position(self) -> str:
+        """The group's place in the state machine: ``Empty > [PreparingRebalance] > ...``."""
+        cycle = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable")
+        if self.state not in cycle:
+            return f"[{self.state}]"
+        return " > ".join(f"[{s}]" if s == self.state else s for s in cycle)
+
     def render(self) -> str:
         clients = "  ".join(
             f"{c}:{s}[{', '.join(self.owned.get(c, []))}]" for c, s in sorted(self.clients.items())
@@ -71,7 +78,7 @@ class World:
         members = ", ".join(self.members) or "-"
         return (
             f"   [{self.group}: {self.state}, generation {self.generation}, leader {self.leader or '-'}, "
-            f"members {members}]  {clients}"
+            f"members {members}]  {clients}\n   {self.position()}"
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -1402,6 +1402,3 @@ def _listing(what: str, known: Iterable[str]) -> str | None:
         return f"no {what} is declared"
     shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
     return f"known: {shown}"
-
-
-Check = Callable[[Any, PathT], Any]

@@ -57,6 +57,15 @@ def test_run_shows_timeline_tables_and_results(runner, good):
     assert "PASS" in out and "2/2 expectations hold: passed" in out
 
 
+def test_brief_tells_only_the_story(runner, good):
+    result = runner.invoke(app, ["run", "--brief", str(good)])
+    assert result.exit_code == 0
+    out = result.output
+    assert "generation 1 assignment -> C1: [T1-0, T1-1]   C2: [T1-2, T1-3]" in out
+    assert "generation 2 assignment -> C1: [T1-0, T1-1, T1-2, T1-3]" in out
+    assert "JoinGroup request" not in out
+
+
 def test_failed_expectation_exits_1_and_says_why(runner, tmp_path):
     p = tmp_path / "bad.yaml"
     p.write_text(GOOD.replace("generation: 2,", "generation: 9,"), encoding="utf-8")

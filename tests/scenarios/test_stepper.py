@@ -49,3 +49,4 @@ def test_the_world_follows_the_log():
     assert "[g1: PreparingRebalance, generation 0, leader C1, members C1" in out
     assert "[g1: Stable, generation 1, leader C1, members C1, C2]" in out
     assert "C1:STABLE[T1-0]  C2:STABLE[T1-1]" in out
+    assert "Empty > PreparingRebalance > [CompletingRebalance] > Stable" in out
