@@ -298,7 +298,9 @@ class _GeneralBuilder:
         c = self.counts[act]
         if int(c.min()) >= int(c.max()) - 1:
             return True
-        cand = act[c < self.max_size[act]]
+        # Kafka skips only members holding exactly their maximum (a member can hold more, e.g.
+        # after a prevAssignment move to a member no longer subscribed)
+        cand = act[c != self.max_size[act]]
         if cand.size == 0:
             return True
         owner_counts = np.append(self.counts, -1)[self.owner]
