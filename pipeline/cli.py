@@ -100,8 +100,8 @@ def sweep(
     spark = _session(master, conf, f"groupsim-sweep-{spec.name}")
     from pipeline.sweep import run_sweep
 
-    with _progress_reporter() as report:
-        summary = run_sweep(spark, spec, out, tasks=tasks, progress=report)
+    with _progress_reporter() as show_progress:
+        summary = run_sweep(spark, spec, out, tasks=tasks, progress=show_progress)
     print(
         f"{summary.runs} runs ({summary.failed} failed), {summary.rebalances} rebalances "
         f"in {summary.seconds:.1f} s -> {summary.out}/runs, {summary.out}/rebalances"

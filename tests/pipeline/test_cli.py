@@ -92,3 +92,23 @@ def test_bad_inputs_exit_2_without_a_traceback(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no such log file" in result.output
     result = runner.invoke(app, ["sweep-report", str(tmp_path), "-o", str(tmp_path / "r")])
     assert result.exit_code == 2 and "no runs/ dataset" in result.output
+
+
+def test_sweep_command_with_report(spark: Any, tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(
+        "version: 1\nname: two\ncluster: {brokers: 1, topics: {T: 4}}\n"
+        'consumers:\n  - {id: "C{i}", count: 2, group: g, topics: [T]}\n'
+        "timeline:\n  - {at: 0s, start: all}\nuntil: 10s\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "sweep.yaml").write_text(
+        "sweep: two\nbase: base.yaml\nseeds: [1, 2]\n", encoding="utf-8"
+    )
+    out, report = tmp_path / "out", tmp_path / "report"
+    result = CliRunner().invoke(
+        app, ["sweep", str(tmp_path / "sweep.yaml"), "--out", str(out), "--report", str(report)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 runs (0 failed)" in result.output
+    assert (out / "runs").is_dir() and (out / "rebalances").is_dir()
+    assert "# Sweep report: two" in (report / "report.md").read_text(encoding="utf-8")
