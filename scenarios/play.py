@@ -58,7 +58,13 @@ class Player:
         self.scenario = scenario
         self.seed = scenario.seed if seed is None else seed
         c = scenario.cluster
+        from functools import partial
+
+        from coordinator.cluster import KafkaCluster
+
         self.sim = Simulation(
+            # Simulation has no replication-factor parameter; the cluster does
+            cluster_factory=partial(KafkaCluster, replication_factor=c.replication_factor),
             brokers=c.brokers,
             topics={t.name: t.partitions for t in c.topics},
             coordinator_config=CoordinatorConfig(**dict(c.config)),
