@@ -117,3 +117,17 @@ def test_empty_and_non_mapping_documents():
 def test_library_lessons_are_found_by_name():
     assert len(library_scenarios()) >= 20
     assert load_scenario("seed004-roundrobin").name == "seed004-roundrobin"
+
+
+def test_every_kafka_setting_reaches_a_real_config_field():
+    """No setting a scenario accepts is silently dropped, and none of the configs is unreachable."""
+    import attrs
+
+    from coordinator.config import CoordinatorConfig
+    from members.config import ConsumerConfig
+    from scenarios.configkeys import BROKER_KEYS, CONSUMER_KEYS
+
+    consumer_fields = {f.name for f in attrs.fields(ConsumerConfig)}
+    broker_fields = {f.name for f in attrs.fields(CoordinatorConfig)}
+    assert {f for f, _ in CONSUMER_KEYS.values()} == consumer_fields - {"group_id"}
+    assert {f for f, _ in BROKER_KEYS.values()} == broker_fields
