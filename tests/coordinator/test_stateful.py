@@ -66,6 +66,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
         self.last_coordinator: str | None = None
         self.persisted_generation = -1
         self.seen_records = 0
+        self.lost: set[int] = set()
 
     # --- client bookkeeping ------------------------------------------------------------------
 
@@ -190,6 +191,16 @@ class CoordinatorMachine(RuleBasedStateMachine):
             client.member_id, client.generation = "", -1
             self.absorb()
 
+    @rule()
+    def leave_while_parked(self):
+        """The first client with a parked Join/Sync leaves (its parked request must be settled)."""
+        for client in self.clients.values():
+            if client.outstanding is not None and client.member_id and self.coordinator_alive():
+                self.d.leave(client.name, MemberIdentity(client.member_id, client.instance_id))
+                client.member_id, client.generation = "", -1
+                self.absorb()
+                return
+
     @rule(c=st.sampled_from(CLIENTS), offset=st.integers(0, 100))
     def commit(self, c, offset):
         client = self.clients[c]
@@ -219,7 +230,10 @@ class CoordinatorMachine(RuleBasedStateMachine):
         kind, _, which = action.partition("-")
         cluster = self.d.cluster
         if kind == "crash":
-            self.d.apply(cluster.fail_broker(cluster.broker_nodes[int(which)], self.d.now))
+            node = cluster.broker_nodes[int(which)]
+            # requests parked on a broker that dies are never answered (connections break)
+            self.lost |= self.parked_now(node)
+            self.d.apply(cluster.fail_broker(node, self.d.now))
         elif kind == "restart":
             self.d.apply(cluster.restart_broker(cluster.broker_nodes[int(which)], self.d.now))
         elif kind == "elect":
@@ -283,6 +297,40 @@ class CoordinatorMachine(RuleBasedStateMachine):
                     assert e["state_to"] == "Dead"
         self.seen_events = len(self.d.events)
 
+    def parked_now(self, node: str | None = None) -> set[int]:
+        """Correlation ids of the Join/Sync requests parked in the coordinator right now."""
+        parked = set()
+        for shard in self.d.cluster._shards.values():
+            if node is not None and shard.node != node:
+                continue
+            for group in shard.groups.values():
+                for m in group.members.values():
+                    for waiter in (m.join_waiter, m.sync_waiter):
+                        if waiter is not None:
+                            parked.add(waiter.correlation_id)
+        return parked
+
+    @invariant()
+    def every_join_and_sync_is_accounted_for(self):
+        """Answered once, parked, dropped the way Kafka drops it, or lost with its broker."""
+        asked = {
+            e["correlation_id"]
+            for e in self.d.events
+            if e["event"] == "request_received" and e["api"] in ("JoinGroup", "SyncGroup")
+        }
+        answered = {send.correlation_id for send in self.d.sent}
+        dropped = {
+            e["correlation_id"]
+            for e in self.d.events
+            if e["event"] in ("join_dropped", "sync_dropped")
+        }
+        parked = self.parked_now()
+        assert not (parked & answered)
+        assert not (parked & dropped)
+        assert asked <= answered | dropped | parked | self.lost, sorted(
+            asked - answered - dropped - parked - self.lost
+        )
+
     @invariant()
     def parked_requests(self):
         for client in self.d.inbox.values():
@@ -320,6 +368,7 @@ def test_seeded_random_walks_keep_every_invariant():
         "protocol_supported_by_everyone",
         "transitions_are_legal_and_dead_is_absorbing",
         "parked_requests",
+        "every_join_and_sync_is_accounted_for",
     )
     reached: set[str] = set()
     for _ in range(25):
@@ -327,7 +376,18 @@ def test_seeded_random_walks_keep_every_invariant():
         for _ in range(50):
             c = rng.choice(CLIENTS)
             rule_name = rng.choice(
-                ["join", "sync", "heartbeat", "leave", "commit", "time", "well", "well", "chaos"]
+                [
+                    "join",
+                    "sync",
+                    "heartbeat",
+                    "leave",
+                    "parked_leave",
+                    "commit",
+                    "time",
+                    "well",
+                    "well",
+                    "chaos",
+                ]
             )
             if rule_name == "join":
                 m.join(c, rng.choice(PROTOCOL_LISTS), rng.choice([500, 2000]), 3000)
@@ -337,6 +397,8 @@ def test_seeded_random_walks_keep_every_invariant():
                 m.heartbeat(c)
             elif rule_name == "leave":
                 m.leave(c)
+            elif rule_name == "parked_leave":
+                m.leave_while_parked()
             elif rule_name == "commit":
                 m.commit(c, rng.randrange(100))
             elif rule_name == "time":
