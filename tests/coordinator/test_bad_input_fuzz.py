@@ -1,5 +1,7 @@
 """Bad input never escapes as an exception: random field values for every request type."""
 
+import json
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -106,3 +108,4 @@ def test_random_requests_never_raise(requests):
         assert len([s for s in sends if s.correlation_id == i]) <= 1
         d.apply(effects)
     d.advance(10**6)  # and every timer they set fires cleanly
+    json.dumps(d.events, sort_keys=True)  # the event log stays JSON-serialisable
