@@ -64,6 +64,9 @@ class StickyAssignor(AbstractStickyAssignor):
         if not data:
             return Claims(_EMPTY, None)
         raw = bytes(data)
+        regular = _regular_claims(raw, index)
+        if regular is not None:
+            return regular
         scanned = scan_sticky_user_data(raw)
         if scanned is None:
             return super().member_claims(subscription, index)
@@ -94,3 +97,45 @@ class StickyAssignor(AbstractStickyAssignor):
         ok = known & (value >= 0) & (value < index.counts[safe]) if index.topics else known
         pids = index.offsets[safe] + value if index.topics else value
         return Claims(pids if ok.all() else pids[ok], generation)
+
+
+def _regular_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
+    """Fully vectorised decoding when every topic entry has the same layout.
+
+    A member's user data is usually regular: topic names of one length, the same number of
+    partitions per topic (a member of a uniform group owns one or two partitions of each topic).
+    Then the entries form a byte matrix, checked and read with numpy. Anything else (or any
+    unknown topic name) returns ``None`` and takes the entry-by-entry path.
+    """
+    n = len(raw)
+    if n < 10:
+        return None
+    entries = int.from_bytes(raw[0:4], "big", signed=True)
+    name_len = int.from_bytes(raw[4:6], "big", signed=True)
+    if entries <= 0 or name_len <= 0 or 10 + name_len > n:
+        return None
+    per_topic = int.from_bytes(raw[6 + name_len : 10 + name_len], "big", signed=True)
+    size = 6 + name_len + 4 * per_topic
+    body = 4 + entries * size
+    if per_topic < 0 or body > n:
+        return None
+    table = index.names_of_length(name_len)
+    if table is None:
+        return None
+    names_sorted, positions = table
+    rows = np.frombuffer(raw, dtype=np.uint8, count=entries * size, offset=4).reshape(entries, size)
+    lengths = (rows[:, 0].astype(np.int64) << 8) | rows[:, 1]
+    counts = np.ascontiguousarray(rows[:, 2 + name_len : 6 + name_len]).view(">i4").ravel()
+    if not ((lengths == name_len).all() and (counts == per_topic).all()):
+        return None
+    names = np.ascontiguousarray(rows[:, 2 : 2 + name_len]).view(f"S{name_len}").ravel()
+    at = np.searchsorted(names_sorted, names)
+    at_safe = np.minimum(at, names_sorted.size - 1)
+    if not (names_sorted[at_safe] == names).all():
+        return None
+    topic = np.repeat(positions[at_safe], per_topic)
+    value = np.ascontiguousarray(rows[:, 6 + name_len :]).view(">i4").ravel().astype(np.int64)
+    generation = int.from_bytes(raw[body : body + 4], "big", signed=True) if n - body >= 4 else None
+    ok = (value >= 0) & (value < index.counts[topic])
+    pids = index.offsets[topic] + value
+    return Claims(pids if ok.all() else pids[ok], generation)

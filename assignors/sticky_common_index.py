@@ -41,6 +41,7 @@ class PartitionIndex:
         self.n = int(self.offsets[-1])
         self._flat: np.ndarray | None = None
         self._topic_of: np.ndarray | None = None
+        self._names_by_length: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
         self._part_of: np.ndarray | None = None
 
     @property
@@ -52,6 +53,25 @@ class PartitionIndex:
             )
             self._flat = np.fromiter(chain, dtype=object, count=self.n)
         return self._flat
+
+    def names_of_length(self, length: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Topic names of ``length`` UTF-8 bytes as a sorted ``S`` array, with their positions.
+
+        ``None`` if there are none, or if a name contains a NUL byte (numpy's ``S`` type would
+        strip it, so such names take the general path).
+        """
+        cache = self._names_by_length
+        if length not in cache:
+            names = [(t.encode("utf-8"), i) for i, t in enumerate(self.topics)]
+            chosen = sorted((b, i) for b, i in names if len(b) == length)
+            if not chosen or any(b"\x00" in b for b, _ in chosen):
+                cache[length] = None
+            else:
+                cache[length] = (
+                    np.array([b for b, _ in chosen], dtype=f"S{length}"),
+                    np.array([i for _, i in chosen], dtype=np.int64),
+                )
+        return cache[length]
 
     @property
     def topic_of(self) -> np.ndarray:

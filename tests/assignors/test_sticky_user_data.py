@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import struct
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assignors.api import Subscription
+from assignors.sticky import StickyAssignor, _regular_claims
+from assignors.sticky_common_index import partition_index
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
     decode_cooperative_user_data,
@@ -66,3 +72,35 @@ def test_cooperative_generation() -> None:
     assert decode_cooperative_user_data(None) is None
     assert decode_cooperative_user_data(b"") == DEFAULT_GENERATION
     assert decode_cooperative_user_data(b"\x00\x00\x01\x00extra") == 256
+
+
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["t0", "t1", "t2", "tx", "zz", "long-topic"]), st.integers(-2, 9)
+        ),
+        max_size=12,
+    ),
+    st.one_of(st.none(), st.integers(-1, 5)),
+    st.sampled_from([b"", b"\x00", b"\x00\x00\x00\x07\x01"]),
+)
+def test_fast_claims_decoding_equals_reference_decoding(parts, generation, trailer) -> None:
+    """StickyAssignor decodes user data straight to partition ids (vectorised when the layout is
+    regular); it must agree with the reference decoder followed by the id lookup."""
+    index = partition_index({"t0": 4, "t1": 6, "t2": 1, "zz": 3})
+    data = encode_sticky_user_data([tp(t, p) for t, p in parts], generation) + trailer
+    sub = Subscription(["t0"], data)
+    fast = StickyAssignor().member_claims(sub, index)
+    decoded, gen = decode_sticky_user_data(data)
+    assert fast.generation == gen
+    assert fast.pids.tolist() == index.pids(decoded).tolist()
+
+
+def test_regular_layout_fast_path_is_taken_and_exact() -> None:
+    index = partition_index({f"t{i:03d}": 10 for i in range(50)})
+    parts = [tp(f"t{i:03d}", (i * 3) % 10) for i in range(50)]
+    data = encode_sticky_user_data(parts, 4)
+    claims = _regular_claims(data, index)
+    assert claims is not None and claims.generation == 4
+    assert sorted(claims.pids.tolist()) == sorted(index.pids(parts).tolist())
