@@ -124,9 +124,6 @@ class OffsetsMixin:
                 for key, value in entries:
                     stored.pop((key.topic, key.partition), None)
                     stored[(key.topic, key.partition)] = value
-                if created and not entries:
-                    # Nothing written: Kafka's timeline would not keep the new group either.
-                    self._drop_group(group, "offset commit wrote nothing")
         topics = tuple(
             OffsetCommitResponseTopic(
                 topic.name,
