@@ -371,7 +371,7 @@ def test_seeded_random_walks_keep_every_invariant():
         "every_join_and_sync_is_accounted_for",
     )
     reached: set[str] = set()
-    for _ in range(25):
+    for _ in range(60):
         m = CoordinatorMachine()
         for _ in range(50):
             c = rng.choice(CLIENTS)
