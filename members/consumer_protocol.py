@@ -61,8 +61,7 @@ def _topic_partitions(groups: Iterable[tuple[str, list[int]]]) -> bytes:
     out = [_int32(len(groups))]
     for topic, partitions in groups:
         out.append(_string(topic))
-        out.append(_int32(len(partitions)))
-        out.extend(_int32(p) for p in partitions)
+        out.append(struct.pack(f">i{len(partitions)}i", len(partitions), *partitions))
     return b"".join(out)
 
 
@@ -161,8 +160,9 @@ class _Reader:
         result: list[TopicPartition] = []
         for _ in range(self.array_len()):
             topic = self.string()
-            for _ in range(self.array_len()):
-                result.append(TopicPartition(topic, self.int32()))
+            n = self.array_len()
+            numbers = struct.unpack(f">{n}i", self.take(4 * n))
+            result.extend([TopicPartition(topic, p) for p in numbers])
         return result
 
 
