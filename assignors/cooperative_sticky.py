@@ -19,6 +19,7 @@ are withheld:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,8 +47,8 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
     supported_protocols = (RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER)
     version = 0
 
-    def __init__(self, prefer_rack_aware_logic: bool = False) -> None:
-        super().__init__(prefer_rack_aware_logic=prefer_rack_aware_logic)
+    def __init__(self, prefer_rack_aware_logic: bool = False, logger: Any = None) -> None:
+        super().__init__(prefer_rack_aware_logic=prefer_rack_aware_logic, logger=logger)
         self.generation: int = DEFAULT_GENERATION
 
     def on_assignment(self, assignment: Sequence[TopicPartition], generation_id: int) -> None:

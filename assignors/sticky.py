@@ -12,6 +12,7 @@ The assignment itself is :class:`~assignors.sticky_common.AbstractStickyAssignor
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +35,8 @@ class StickyAssignor(AbstractStickyAssignor):
     supported_protocols = (RebalanceProtocol.EAGER,)
     version = 0
 
-    def __init__(self, prefer_rack_aware_logic: bool = False) -> None:
-        super().__init__(prefer_rack_aware_logic=prefer_rack_aware_logic)
+    def __init__(self, prefer_rack_aware_logic: bool = False, logger: Any = None) -> None:
+        super().__init__(prefer_rack_aware_logic=prefer_rack_aware_logic, logger=logger)
         self.member_assignment: list[TopicPartition] | None = None
         self.generation: int = DEFAULT_GENERATION
 

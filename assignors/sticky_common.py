@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from attrs import define
@@ -59,6 +60,7 @@ __all__ = [
     "DEFAULT_GENERATION",
     "AbstractStickyAssignor",
     "BuildResult",
+    "ClaimConflict",
     "MemberData",
     "RackInfo",
     "StickyContext",
@@ -130,6 +132,20 @@ class RackInfo:
         return rack is not None and rack not in self.partition_racks[pid]
 
 
+@define(slots=True, frozen=True)
+class ClaimConflict:
+    """Two members claimed one partition (KIP-341). ``resolution`` is ``revoked_from_both`` (same
+    generation: a zombie is suspected), ``higher_generation_wins`` (the new claim replaced the
+    old) or ``kept_by_other`` (the new claim, from a lower generation, was ignored)."""
+
+    member_id: str
+    other_member_id: str
+    partition: TopicPartition
+    generation_id: int
+    other_generation_id: int
+    resolution: str
+
+
 @define(slots=True)
 class Claims:
     """A member's claimed partitions as ids (in its own order) and its generation (None: absent)."""
@@ -195,10 +211,15 @@ class AbstractStickyAssignor(PartitionAssignor):
     :meth:`is_sticky` answers Kafka's test helper ``isSticky()`` for the last general-builder run.
     """
 
-    def __init__(self, prefer_rack_aware_logic: bool = False) -> None:
+    def __init__(self, prefer_rack_aware_logic: bool = False, logger: Any = None) -> None:
         self.max_generation: int = DEFAULT_GENERATION
         self.prefer_rack_aware_logic = prefer_rack_aware_logic
+        self.logger = logger
         self.partitions_transferring_ownership: dict[TopicPartition, str] | None = {}
+        #: "constrained" or "general": the builder of the last call (Kafka logs this at debug)
+        self.last_builder: str | None = None
+        #: claims of the last call that collided (Kafka logs these as errors/warnings)
+        self.last_conflicts: list[ClaimConflict] = []
         self._movements = None  # PartitionMovements of the last general-builder run
 
     # -- subclass hooks ---------------------------------------------------------------------
@@ -262,7 +283,9 @@ class AbstractStickyAssignor(PartitionAssignor):
             racks=RackInfo(index, meta, subs, self.prefer_rack_aware_logic),
         )
         claims = [self.member_claims(s, index) for s in subs]
+        self.last_conflicts = []
         uniform, owned, multi = self._sanitise(ctx, claims)
+        self.last_builder = "constrained" if uniform else "general"
         if uniform:
             result = build_constrained(ctx, owned, multi)
             self.partitions_transferring_ownership = {
@@ -272,7 +295,35 @@ class AbstractStickyAssignor(PartitionAssignor):
             result, self._movements = build_general(ctx, owned, claims, self.max_generation)
             self.partitions_transferring_ownership = None
         result.claims = claims
+        if self.logger is not None:
+            self._log(ctx)
         return ctx, result
+
+    def _log(self, ctx: StickyContext) -> None:
+        """Events for the log (docs/events.md); the caller's bound logger adds ``t_ms``/``node``."""
+        for c in self.last_conflicts:
+            self.logger.warning(
+                "sticky_claim_conflict",
+                assignor=self.name,
+                member_id=c.member_id,
+                other_member_id=c.other_member_id,
+                topic=c.partition.topic,
+                partition=c.partition.partition,
+                generation_id=c.generation_id,
+                other_generation_id=c.other_generation_id,
+                resolution=c.resolution,
+            )
+        moving = self.partitions_transferring_ownership
+        self.logger.info(
+            "sticky_assignment_built",
+            assignor=self.name,
+            builder=self.last_builder,
+            members=len(ctx.members),
+            partitions=ctx.index.n,
+            max_generation=self.max_generation,
+            claim_conflicts=len(self.last_conflicts),
+            transferring=None if moving is None else len(moving),
+        )
 
     def _sanitise(
         self, ctx: StickyContext, claims: list[Claims]
@@ -294,12 +345,14 @@ class AbstractStickyAssignor(PartitionAssignor):
         flat = np.concatenate(nonempty)
         if np.bincount(flat, minlength=ctx.index.n).max() <= 1:
             return uniform, arrays, set()
-        return (uniform, *self._sanitise_conflicts(ctx, [a.tolist() for a in arrays], gens))
+        owned, multi, conflicts = self._sanitise_conflicts(ctx, [a.tolist() for a in arrays], gens)
+        self.last_conflicts = conflicts
+        return uniform, owned, multi
 
     @staticmethod
     def _sanitise_conflicts(
         ctx: StickyContext, claims: list[list[int]], gens: list[int]
-    ) -> tuple[list[np.ndarray], set[int]]:
+    ) -> tuple[list[np.ndarray], set[int], list[ClaimConflict]]:
         """The exact claim-by-claim pass, used only when some partition is claimed twice."""
         other_gen = [
             s.generation_id if s.generation_id >= 0 else DEFAULT_GENERATION for s in ctx.subs
@@ -307,6 +360,7 @@ class AbstractStickyAssignor(PartitionAssignor):
         owner_of: dict[int, int] = {}
         owned: list[list[int]] = [[] for _ in claims]
         multi: set[int] = set()
+        conflicts: list[ClaimConflict] = []
         for m, (claim, gen) in enumerate(zip(claims, gens, strict=True)):
             mine = owned[m]
             for p in claim:
@@ -320,11 +374,20 @@ class AbstractStickyAssignor(PartitionAssignor):
                     multi.add(p)
                     _remove_first(owned[other], p)
                     owner_of[p] = m
+                    resolution = "revoked_from_both"
                 elif gen > og:
                     mine.append(p)
                     _remove_first(owned[other], p)
                     owner_of[p] = m
-        return [np.asarray(o, dtype=np.int64) for o in owned], multi
+                    resolution = "higher_generation_wins"
+                else:
+                    resolution = "kept_by_other"
+                conflicts.append(
+                    ClaimConflict(
+                        ctx.members[m], ctx.members[other], ctx.index.flat[p], gen, og, resolution
+                    )
+                )
+        return [np.asarray(o, dtype=np.int64) for o in owned], multi, conflicts
 
 
 def _remove_first(items: list[int], value: int) -> None:

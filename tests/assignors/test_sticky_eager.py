@@ -209,3 +209,29 @@ def test_max_generation_persists_across_calls() -> None:
     assert a.max_generation == 9
     a.assign({"t": 2}, {"x": Subscription(["t"])})
     assert a.max_generation == 9
+
+
+def test_claim_conflicts_are_reported_and_logged() -> None:
+    events: list[tuple[str, dict]] = []
+
+    class _Log:
+        def info(self, event: str, **fields) -> None:
+            events.append((event, fields))
+
+        warning = info
+
+    a = StickyAssignor(logger=_Log())
+    subs = {
+        "a": Subscription(["t"], encode_sticky_user_data([tp("t", 0)], 2), generation_id=2),
+        "b": Subscription(
+            ["t"], encode_sticky_user_data([tp("t", 0), tp("t", 1)], 2), generation_id=2
+        ),
+    }
+    a.assign({"t": 2}, subs)
+    assert a.last_builder == "constrained"
+    assert [(c.partition, c.resolution) for c in a.last_conflicts] == [
+        (tp("t", 0), "revoked_from_both")
+    ]
+    names = [e for e, _ in events]
+    assert names == ["sticky_claim_conflict", "sticky_assignment_built"]
+    assert events[1][1]["claim_conflicts"] == 1 and events[1][1]["builder"] == "constrained"
