@@ -45,7 +45,12 @@ from assignors.api import (
     TopicPartition,
     as_cluster,
 )
-from assignors.common import check_inputs, existing_partition_counts, subscribed_topics
+from assignors.common import (
+    AssignmentInputError,
+    check_inputs,
+    existing_partition_counts,
+    subscribed_topics,
+)
 from assignors.java_order import (
     java_hashmap_capacity,
     java_hashmap_order,
@@ -282,7 +287,7 @@ class AbstractStickyAssignor(PartitionAssignor):
             rank=_member_ranks(members),
             racks=RackInfo(index, meta, subs, self.prefer_rack_aware_logic),
         )
-        claims = [self.member_claims(s, index) for s in subs]
+        claims = [self._claims_checked(m, s, index) for m, s in zip(members, subs, strict=True)]
         self.last_conflicts = []
         uniform, owned, multi = self._sanitise(ctx, claims)
         self.last_builder = "constrained" if uniform else "general"
@@ -298,6 +303,16 @@ class AbstractStickyAssignor(PartitionAssignor):
         if self.logger is not None:
             self._log(ctx)
         return ctx, result
+
+    def _claims_checked(self, member: str, sub: Subscription, index: PartitionIndex) -> Claims:
+        """``member_claims``, turning malformed ownership input into a clear error."""
+        try:
+            return self.member_claims(sub, index)
+        except (TypeError, ValueError) as exc:
+            raise AssignmentInputError(
+                f"member {member!r}: owned partitions / user data are malformed "
+                f"(expected TopicPartition(topic, partition) items and bytes): {exc}"
+            ) from exc
 
     def _log(self, ctx: StickyContext) -> None:
         """Events for the log (docs/events.md); the caller's bound logger adds ``t_ms``/``node``."""

@@ -166,3 +166,15 @@ def test_rack_metadata_object_accepted() -> None:
     subs = {"x": Subscription(["t"], rack_id="b"), "y": Subscription(["t"], rack_id="a")}
     r = CooperativeStickyAssignor().assign(cluster, subs)
     assert r == {"x": [tp("t", 1)], "y": [tp("t", 0)]}
+
+
+def test_malformed_ownership_is_a_clear_error() -> None:
+    from assignors.common import AssignmentInputError
+
+    bad = {"x": Subscription(["t"], owned_partitions=[("t", "zero")], generation_id=1)}
+    with pytest.raises(AssignmentInputError, match="'x'"):
+        CooperativeStickyAssignor().assign({"t": 2}, bad)
+
+
+def test_empty_group_gets_empty_assignment() -> None:
+    assert CooperativeStickyAssignor().assign({"t": 3}, {}) == {}
