@@ -77,3 +77,22 @@ def test_reinsert_moves_to_end_of_bucket_and_put_existing_keeps_place():
     assert m.order() == ["BB", "Aa"]
     assert m.first() == "BB"
     assert m.first(lambda k: k != "BB") == "Aa"
+
+
+def test_matches_real_java_hashmaps():
+    """60 recorded runs of java.util.HashMap (OpenJDK 17): puts, removals, resizes, collisions."""
+    import json
+    from pathlib import Path
+
+    data = json.loads(
+        (Path(__file__).parent / "data" / "java_hashmap_orders.json").read_text(encoding="utf-8")
+    )
+    assert len(data["cases"]) == 60
+    for case in data["cases"]:
+        m = JavaHashMapOrder()
+        for op, key in case["ops"]:
+            if op == "put":
+                m.put(key)
+            else:
+                m.remove(key)
+        assert m.order() == case["java_order"]
