@@ -96,3 +96,18 @@ def test_matches_real_java_hashmaps():
             else:
                 m.remove(key)
         assert m.order() == case["java_order"]
+
+
+def test_vote_tie_break_matches_java():
+    """80 recorded votes counted the way ClassicGroup.selectProtocol does, on OpenJDK 17."""
+    import json
+    from pathlib import Path
+
+    data = json.loads(
+        (Path(__file__).parent / "data" / "java_hashmap_orders.json").read_text(encoding="utf-8")
+    )
+    for case in data["votes"]:
+        counts: dict[str, int] = {}
+        for name in case["votes_in_member_order"]:
+            counts[name] = counts.get(name, 0) + 1
+        assert first_max_by_count(counts.items()) == case["java_winner"]
