@@ -4,8 +4,10 @@ Kafka's classic coordinator keeps members in a HashMap and picks "the first memb
 re-election, ClassicGroup.remove / maybeElectNewJoinedLeader) and the winning protocol of a tied
 vote (ClassicGroup.selectProtocol: ``Stream.max`` keeps the first of equal entries) by that map's
 iteration order. Java iterates bucket by bucket, bucket ``(h ^ (h >>> 16)) & (capacity - 1)`` with
-``h = String.hashCode``; within a bucket, entries keep insertion order (resizes split a bucket
-without reordering it). The capacity starts at 16 and doubles whenever the size exceeds 0.75 x
+``h = String.hashCode``; within a bucket, entries keep insertion order (``put`` appends to the
+bucket's tail and resizes split a bucket without reordering it; ``merge``/``compute`` would
+prepend, but Kafka's member map and vote counts use ``put``). Checked against OpenJDK 17 in
+tests/coordinator/data. The capacity starts at 16 and doubles whenever the size exceeds 0.75 x
 capacity; removals never shrink it. Not emulated: treeification of a bucket holding 8+ colliding
 keys (needs 8 member ids in one bucket of a >= 64-bucket table; the order inside such a bucket
 is then by hash, and this module keeps insertion order).
