@@ -215,6 +215,7 @@ class _GeneralBuilder:
                 self.group_members.append(np.flatnonzero(col))
             self.group_of_topic[t] = g
         self.group_cache: dict[int, tuple[int, int, int]] = {}
+        self._rack_eligible: dict[tuple[int, frozenset[str]], np.ndarray] = {}
         self.version = 0
         self.balanced_cache: tuple[int, bool] = (-1, False)
 
@@ -337,19 +338,24 @@ class _GeneralBuilder:
         self.version += 1
 
     def _place_one(self, pid: int, rack_match: bool) -> bool:
+        """One partition to the first subscriber in load order (rack-matching ones if asked)."""
         t = int(self.index.topic_of[pid])
-        members = self.group_members[int(self.group_of_topic[t])]
-        best = -1
-        best_key = None
-        racks = self.ctx.racks
-        for m in members.tolist():
-            if rack_match and racks.racks_mismatch(m, pid):
-                continue
-            key = (int(self.counts[m]), int(self.rank[m]))
-            if best_key is None or key < best_key:
-                best, best_key = m, key
-        if best < 0:
+        g = int(self.group_of_topic[t])
+        members = self.group_members[g]
+        if rack_match:
+            racks = self.ctx.racks
+            prs = racks.partition_racks[pid]
+            key = (g, prs)
+            eligible = self._rack_eligible.get(key)
+            if eligible is None:
+                keep = [not racks.racks_mismatch(m, pid) for m in members.tolist()]
+                eligible = self._rack_eligible[key] = members[np.asarray(keep, dtype=bool)]
+            members = eligible
+        if members.size == 0:
             return False
+        best = int(
+            members[int(np.argmin(self.counts[members] * self.n_members + self.rank[members]))]
+        )
         self.lists[best].append(pid)
         self.owner[pid] = best
         self.counts[best] += 1
