@@ -27,6 +27,7 @@ timers of a crashed incarnation are ignored after ``restart``.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -81,6 +82,7 @@ from members.listener import CallbackRecord, RebalanceListener, invoke
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 
 PROTOCOL_TYPE = "consumer"
+COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
@@ -204,7 +206,8 @@ class Consumer:
         self._set_subscription(topics, pattern)
         # History kept across incarnations (queries).
         self.callbacks: list[CallbackRecord] = []
-        self.commits: list[CommitResult] = []
+        # The most recent commits (bounded: a long simulation commits every 5 s per member).
+        self.commits: deque[CommitResult] = deque(maxlen=COMMIT_HISTORY)
         self.committed: dict[TopicPartition, int] = {}
         self.incarnation = 0
         self.status = ConsumerStatus.NEW
@@ -1625,6 +1628,8 @@ class Consumer:
     def _maybe_auto_commit(self, now: int) -> None:
         if not self.config.enable_auto_commit or now < self._next_auto_commit:
             return
+        if self._coordinator is None:
+            return  # Kafka queues the async commit until the coordinator is found: stay due
         self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._commit(self._all_consumed(), "auto", now)
 

@@ -219,3 +219,43 @@ def test_same_seed_same_event_log() -> None:
 
     first, second = run(), run()
     assert first == second
+
+
+def test_default_strategy_runs_eager_range_and_cooperative_sticky_runs_cooperative() -> None:
+    loop, cluster, cs = build(2, strategy=("range", "cooperative-sticky"))
+    assert all(c.rebalance_protocol.name == "EAGER" for c in cs)
+    for c in cs:
+        loop.start(c.node)
+    loop.run_until(10_000)
+    assert cluster.group("g").protocol_name == "range"
+    assert all_stable(cluster, cs) and covered(cs)
+
+    loop, cluster, cs = build(3, strategy=("cooperative-sticky",))
+    assert all(c.rebalance_protocol.name == "COOPERATIVE" for c in cs)
+    loop.start("C0")
+    loop.start("C1")
+    loop.run_until(10_000)
+    loop.start("C2")
+    loop.run_until(25_000)
+    assert cluster.group("g").protocol_name == "cooperative-sticky"
+    assert all_stable(cluster, cs) and covered(cs)
+    assert sorted(len(c.assignment) for c in cs) == [2, 2, 2]
+    # sticky: the first two members kept what they did not give up, and nobody was ever
+    # revoked everything at once
+    for c in cs[:2]:
+        revoked = [p for kind, p in c.callback_history() if kind == "revoked"]
+        assert revoked and all(len(p) == 1 for p in revoked)
+
+
+def test_offsets_survive_a_rebalance_through_commits() -> None:
+    loop, cluster, cs = build(2, auto_commit_interval_ms=1000)
+    loop.start("C0")
+    loop.run_until(10_000)
+    position = cs[0].positions[TopicPartition("t", 5)]
+    assert position > 0
+    loop.start("C1")
+    loop.run_until(20_000)
+    owner = next(c for c in cs if TopicPartition("t", 5) in c.assignment)
+    committed = cluster.committed_offsets("g")[("t", 5)]
+    assert committed >= position  # the onJoinPrepare commit carried C0's position
+    assert owner.positions[TopicPartition("t", 5)] >= committed

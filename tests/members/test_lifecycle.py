@@ -73,15 +73,32 @@ def test_static_member_never_sends_leave_group() -> None:
 
 
 def test_close_during_a_rebalance_loses_partitions() -> None:
-    h = Harness()
+    from tests.members.harness import CooperativeRange
+
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=(CooperativeRange(),), enable_auto_commit=False
+    )
+    h = Harness(cfg)
     stable(h, "t-0")
     h.advance(h.now + 3000)
     h.respond(h.pending(HeartbeatRequest)[-1], HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
-    # EAGER already revoked before the JoinGroup; a cooperative-like case: nothing left to lose
+    # COOPERATIVE keeps t-0 through the JoinGroup; closing now is "mid-rebalance": lost.
     assert h.consumer.state == "PREPARING_REBALANCE"
+    assert h.consumer.assignment == tps("t-0")
     h.call("close")
-    assert h.listener.calls[-1] == ("revoked", ["t-0"])  # from onJoinPrepare, not repeated
+    assert h.listener.calls[-1] == ("lost", ["t-0"])
     assert h.count(LeaveGroupRequest) == 1
+
+
+def test_close_while_stable_after_a_reset_loses_partitions() -> None:
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 3000)
+    h.respond(h.pending(HeartbeatRequest)[-1], HeartbeatResponse(Errors.UNKNOWN_MEMBER_ID))
+    # onJoinPrepare ran at once (the application was in poll) and lost t-0 already
+    assert h.listener.calls[-1] == ("lost", ["t-0"])
+    h.call("close")
+    assert h.listener.calls.count(("lost", ["t-0"])) == 1
 
 
 def test_close_with_auto_commit_commits_first_then_leaves() -> None:
