@@ -344,6 +344,7 @@ class KafkaCluster:
             group_id=_loggable(getattr(request, "group_id", None)),
             member_id=_loggable(getattr(request, "member_id", None)),
             generation_id=_loggable(getattr(request, "generation_id", None)),
+            group_instance_id=_loggable(getattr(request, "group_instance_id", None)),
         )
         reason = malformed_reason(request)
         if reason is not None:

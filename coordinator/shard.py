@@ -559,6 +559,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             group_instance_id=req.group_instance_id,
             generation_id=group.generation_id,
             reason="JoinGroup",
+            client_reason=req.reason,
         )
         self._note_leader(group, before, "first member added")
         self._schedule_heartbeat(group, member_id, self.config.new_member_join_timeout_ms)
