@@ -255,6 +255,7 @@ class Consumer:
         self._metadata_wanted: set[str] = set()
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
+        self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
 
     @property
     def state(self) -> str:
@@ -838,6 +839,8 @@ class Consumer:
         try:
             if self._hb.failed is not None:
                 raise self._hb.failed
+            if self._poll_fatal is not None:
+                raise self._poll_fatal
             self._drive(now)
             if self.status is not ConsumerStatus.RUNNING:
                 return
@@ -872,6 +875,8 @@ class Consumer:
         try:
             if self._hb.failed is not None:
                 raise self._hb.failed
+            if self._poll_fatal is not None:
+                raise self._poll_fatal
             self._join_group_if_needed(now)
         except _Fatal as fatal:
             self._fail(fatal, now)
@@ -1751,8 +1756,10 @@ class Consumer:
         elif error == Errors.FENCED_INSTANCE_ID:
             if self._generation_unchanged(entry):
                 self._finish_commit(op, error.name, now, False)
-                if op.purpose == "manual":
-                    raise _Fatal(error.name, "OffsetCommit: group.instance.id fenced")
+                # commitSync throws; an async (auto) commit sets asyncCommitFenced and the
+                # next poll() throws: either way FencedInstanceIdException reaches the app.
+                self._poll_fatal = _Fatal(error.name, "OffsetCommit: group.instance.id fenced")
+                self._maybe_drive(now)
             else:
                 rebalancing = self._member_state is MemberState.PREPARING_REBALANCE
                 self._finish_commit(

@@ -316,3 +316,14 @@ def test_auto_commit_every_interval_and_before_rejoining() -> None:
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
     assert len(h.pending(JoinGroupRequest)) == 1
     assert h.consumer.commits[-1].purpose == "join-prepare"
+
+
+def test_fenced_auto_commit_fails_the_consumer_at_the_next_poll() -> None:
+    h = Harness(static_config(enable_auto_commit=True))
+    stable(h, "t-0")
+    h.advance(5_000)
+    commit = h.last(OffsetCommitRequest)
+    assert commit.message.group_instance_id == "i-1"
+    h.respond(commit, commit_response(commit, Errors.FENCED_INSTANCE_ID))
+    h.advance(h.now + 100)
+    assert h.consumer.fatal_error == "FENCED_INSTANCE_ID"
