@@ -45,11 +45,12 @@ QUERIES: dict[str, str] = {
                avg(partitions_revoked) AS mean_revoked
         FROM rebalances WHERE assignor IS NOT NULL GROUP BY assignor ORDER BY assignor""",
     "stop_the_world": """
-        SELECT protocol, count(*) AS rebalances, avg(duration_ms) AS mean_ms,
+        SELECT protocol, membership, count(*) AS rebalances, avg(duration_ms) AS mean_ms,
                percentile(duration_ms, 0.5) AS p50_ms, percentile(duration_ms, 0.99) AS p99_ms,
                avg(paused_partition_seconds) AS mean_paused_partition_s,
                percentile(paused_partition_seconds, 0.99) AS p99_paused_partition_s
-        FROM rebalances WHERE protocol IS NOT NULL GROUP BY protocol ORDER BY protocol""",
+        FROM rebalances WHERE protocol IS NOT NULL
+        GROUP BY protocol, membership ORDER BY protocol, membership""",
     "rebalances_by_membership": """
         SELECT membership, protocol, count(*) AS runs, avg(rebalances) AS mean_rebalances,
                percentile(rebalances, 0.5) AS p50_rebalances, max(rebalances) AS max_rebalances
@@ -148,12 +149,13 @@ def _plots(aggs: dict[str, pd.DataFrame], out: Path) -> dict[str, str]:
     df = aggs["stop_the_world"]
     if not df.empty:
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-        axes[0].bar(df["protocol"], df["mean_ms"], yerr=None, color="#dd8452", label="mean")
-        axes[0].plot(df["protocol"], df["p99_ms"], "kv", label="p99")
+        labels = [f"{p}\n{m}" for p, m in zip(df["protocol"], df["membership"], strict=True)]
+        axes[0].bar(labels, df["p50_ms"], color="#dd8452", label="median")
+        axes[0].plot(labels, df["p99_ms"], "kv", label="p99")
         axes[0].set_ylabel("rebalance duration (ms)")
         axes[0].legend()
-        axes[1].bar(df["protocol"], df["mean_paused_partition_s"], color="#c44e52")
-        axes[1].set_ylabel("paused partition-seconds per rebalance")
+        axes[1].bar(labels, df["mean_paused_partition_s"], color="#c44e52")
+        axes[1].set_ylabel("paused partition-seconds per rebalance (mean)")
         save(fig, "stop_the_world.png")
     df = aggs["rebalances_by_membership"]
     if not df.empty:
