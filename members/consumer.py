@@ -248,11 +248,8 @@ class Consumer:
         self._next_auto_commit = 0
         self._metadata: dict[str, int] = {}
         self._metadata_racks: dict[str, list[list[str]]] = {}
-        self._metadata_answered: set[str] = set()
-        self._metadata_all = False
         self._metadata_version = 0
         self._metadata_inflight: int | None = None
-        self._metadata_wanted: set[str] = set()
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
@@ -744,7 +741,6 @@ class Consumer:
         topics = set(self._explicit_topics)
         if self._group_subscription:
             topics.update(self._group_subscription)
-        topics.update(self._metadata_wanted)
         return topics
 
     def _request_metadata(self, now: int) -> None:
@@ -773,11 +769,7 @@ class Consumer:
         if entry.topics is None:
             self._metadata = {}
             self._metadata_racks = {}
-            self._metadata_all = True
-        answered = []
         for topic in resp.topics:
-            answered.append(topic.name)
-            self._metadata_answered.add(topic.name)
             if topic.error_code != Errors.NONE or not topic.partitions:
                 self._metadata.pop(topic.name, None)
                 self._metadata_racks.pop(topic.name, None)
@@ -785,7 +777,6 @@ class Consumer:
             count, racks = _topic_racks(topic, broker_racks)
             self._metadata[topic.name] = count
             self._metadata_racks[topic.name] = racks
-        self._metadata_wanted.difference_update(answered)
         self._metadata_version += 1
         self._emit(
             "metadata_updated",
@@ -801,10 +792,11 @@ class Consumer:
         self._refresh_metadata_snapshot()
         self._out.append(SetTimer(self._key("metadata"), now + self.config.metadata_max_age_ms))
         if self._pending_leader is not None:
-            if self._leader_needs_metadata():
-                self._request_metadata(now)
-            else:
+            group = set(self._group_subscription or ())
+            if entry.topics is None or group.issubset(entry.topics):
                 self._continue_leader_assignment(now)
+            else:
+                self._request_metadata(now)  # an older request without the group's topics
         self._maybe_drive(now)
 
     def _metadata_snapshot(self) -> tuple:
@@ -1306,11 +1298,10 @@ class Consumer:
         self._continue_leader_assignment(now)
 
     def _leader_needs_metadata(self) -> bool:
-        if self._metadata_all:
-            return False
-        missing = {t for t in self._group_subscription or () if t not in self._metadata_answered}
-        self._metadata_wanted.update(missing)
-        return bool(missing)
+        """SubscriptionState.groupSubscribe: topics beyond the leader's own subscription make it
+        fetch fresh metadata (ensureFreshMetadata) before it assigns."""
+        extra = set(self._group_subscription or ()) - set(self._subscription)
+        return bool(extra)
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None
