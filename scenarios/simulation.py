@@ -139,6 +139,7 @@ class Simulation:
         )
         self._brokers: frozenset[str] = frozenset(self.cluster.broker_nodes)
         self._consumers: dict[str, _ConsumerSlot] = {}
+        self._by_group: dict[str, list[_ConsumerSlot]] = {}  # group id -> its consumers
         self._raw: dict[str, _RawClient] = {}
         # (client, correlation_id) -> (broker, incarnation): requests awaiting an answer
         self._outstanding: dict[tuple[str, int], tuple[str, int]] = {}
@@ -205,7 +206,9 @@ class Simulation:
             seed=derive_seed(self.seed, f"consumer/{consumer_id}"),
             logger=self.logger,
         )
-        self._consumers[consumer_id] = _ConsumerSlot(consumer)
+        slot = _ConsumerSlot(consumer)
+        self._consumers[consumer_id] = slot
+        self._by_group.setdefault(getattr(config, "group_id", None), []).append(slot)
         if start:
             self.start([consumer_id])
         return consumer
@@ -488,24 +491,34 @@ class Simulation:
 
     def is_stable(self, group_id: str, exact_members: bool = True) -> bool:
         """See ``run_until_stable``."""
+        # the consumers first: cheap attribute reads that fail fast mid-rebalance, before the
+        # coordinator's view (a snapshot of every member) is built
+        candidates = []
+        generations = set()
+        for slot in self._by_group.get(group_id, ()):
+            if not slot.running or slot.closed:
+                continue
+            consumer = slot.consumer
+            if getattr(consumer, "failed", False):
+                continue
+            stable = str(_client_state(consumer)) == STABLE and not _rejoin_pending(consumer)
+            if exact_members and not stable:
+                return False
+            candidates.append((consumer, stable))
+            generations.add(consumer.generation_id)
+        if exact_members and len(generations) > 1:
+            return False
         view = self.cluster.group(group_id)
         if view is None or view.state != "Stable":
             return False
         generation = view.generation_id
         member_ids = set(view.member_ids)
         live = 0
-        for slot in self._consumers.values():
-            if not slot.running or slot.closed:
-                continue
-            consumer = slot.consumer
-            if consumer.config.group_id != group_id or getattr(consumer, "failed", False):
-                continue
+        for consumer, stable in candidates:
             in_group = consumer.member_id in member_ids
             if not exact_members and not in_group:
                 continue
-            if not in_group or consumer.generation_id != generation:
-                return False
-            if str(_client_state(consumer)) != STABLE or _rejoin_pending(consumer):
+            if not in_group or not stable or consumer.generation_id != generation:
                 return False
             live += 1
         return not exact_members or live == len(member_ids)
