@@ -36,7 +36,6 @@ from attrs import define
 
 from assignors.api import (
     ClusterMetadata,
-    PartitionAssignor,
     RebalanceProtocol,
     Subscription,
     TopicPartition,
@@ -95,10 +94,6 @@ _IMMEDIATE_RETRY = frozenset(
         Errors.MEMBER_ID_REQUIRED,
     }
 )
-
-
-class CommitFailedError(Exception):
-    """Kafka's CommitFailedException: the generation moved on; the offsets were not committed."""
 
 
 @define
@@ -1827,4 +1822,4 @@ _HANDLERS: dict[type, Any] = {
     LeaveGroupResponse: Consumer._on_leave_group,
 }
 
-__all__ = ["CommitFailedError", "CommitResult", "Consumer", "PartitionAssignor"]
+__all__ = ["CommitResult", "Consumer"]

@@ -1,0 +1,116 @@
+"""Coordinator discovery failures, request timeouts, assignment checks."""
+
+from __future__ import annotations
+
+from assignors.api import PartitionAssignor, RebalanceProtocol, TopicPartition
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    JoinGroupRequest,
+    SyncGroupRequest,
+)
+from members.config import ConsumerConfig
+from tests.members.harness import Harness, tps
+
+
+def test_find_coordinator_error_backs_off_exponentially_then_finds_it() -> None:
+    h = Harness(seed=3)
+    h.start()
+    h.answer_metadata()
+    times = []
+    for _ in range(3):
+        (find,) = h.pending(FindCoordinatorRequest)
+        times.append(h.now)
+        h.respond(find, FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+        while not h.pending(FindCoordinatorRequest):
+            h.advance(h.now + 1)
+    gaps = [b - a for a, b in zip(times, [*times[1:], h.now], strict=True)]
+    assert 80 <= gaps[0] <= 120 and 160 <= gaps[1] <= 240 and 320 <= gaps[2] <= 480
+    h.answer_find_coordinator()
+    assert h.last(JoinGroupRequest).dst == "broker-1"
+
+
+def test_find_coordinator_authorization_failure_is_fatal() -> None:
+    h = Harness()
+    h.start()
+    (find,) = h.pending(FindCoordinatorRequest)
+    h.respond(find, FindCoordinatorResponse(Errors.GROUP_AUTHORIZATION_FAILED))
+    assert h.consumer.fatal_error == "GROUP_AUTHORIZATION_FAILED"
+
+
+def test_unreachable_bootstrap_broker_moves_to_the_next_one() -> None:
+    h = Harness()
+    h.consumer.bootstrap = ("broker-0", "broker-2")
+    h.consumer._known_nodes = ["broker-0", "broker-2"]
+    h.start()
+    (find,) = h.pending(FindCoordinatorRequest)
+    assert find.dst == "broker-0"
+    h.disconnect(find)
+    h.advance(h.now + 200)
+    assert h.pending(FindCoordinatorRequest)[0].dst == "broker-2"
+
+
+def test_join_group_request_timeout_rediscovers_and_rejoins() -> None:
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        max_poll_interval_ms=10_000,
+    )
+    h = Harness(cfg)
+    h.connect()
+    join = h.last(JoinGroupRequest)
+    h.advance(h.now + 30_000 - 1)  # max(request.timeout.ms 30 s, 10 s + 5 s)
+    assert h.count(FindCoordinatorRequest) == 1
+    h.advance(h.now + 1)
+    assert h.consumer.coordinator is None
+    assert h.log.named("request_timeout")[0]["correlation_id"] == join.correlation_id
+    h.answer_find_coordinator()
+    h.advance(h.now + 100)
+    assert h.count(JoinGroupRequest) == 2
+
+
+class Thief(PartitionAssignor):
+    """Breaks KIP-429: hands a partition that someone still owns straight to someone else."""
+
+    name = "thief"
+    supported_protocols = (RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE)
+
+    def assign(self, cluster, subscriptions):
+        members = sorted(subscriptions)
+        return {m: [TopicPartition("t", 0)] if m == members[0] else [] for m in members}
+
+
+def test_cooperative_assignment_that_moves_owned_partitions_is_rejected() -> None:
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=(Thief(),), enable_auto_commit=False
+    )
+    h = Harness(cfg)
+    h.connect()
+    (join,) = h.pending(JoinGroupRequest)
+    h.respond(join, h.join_response(member_id="a", others=[("b", ["t"], tps("t-0"))]))
+    assert h.count(SyncGroupRequest) == 0
+    assert h.consumer.fatal_error == "UNKNOWN_SERVER_ERROR"
+    assert "violates" in h.log.named("consumer_fatal")[0]["reason"]
+
+
+def test_assignment_for_an_unsubscribed_topic_triggers_a_rejoin() -> None:
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    h.join_and_sync(tps("u-0"), member_id="m1")  # the leader still thought we wanted "u"
+    assert h.consumer.assignment == []
+    assert h.log.named("rejoin_requested")[-1]["reason"] == (
+        "received assignment does not match the current subscription"
+    )
+    assert len(h.pending(JoinGroupRequest)) == 1
+
+
+def test_unknown_protocol_in_join_response_is_fatal() -> None:
+    h = Harness()
+    h.connect()
+    (join,) = h.pending(JoinGroupRequest)
+    h.respond(join, h.join_response(member_id="m2", leader="m1", protocol="roundrobin"))
+    (sync,) = h.pending(SyncGroupRequest)
+    h.respond(sync, h.sync_response(tps("t-0")))
+    assert h.consumer.fatal_error == "ILLEGAL_STATE"
