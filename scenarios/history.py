@@ -93,6 +93,7 @@ def classify_trigger(reason: str | None) -> str:
     text = reason.lower()
     rules = (
         ("follow-up", "cooperative_follow_up"),
+        ("syncgroup", "member_sync_timeout"),
         ("session", "member_session_expired"),
         ("expir", "member_session_expired"),
         ("timed out", "member_session_expired"),

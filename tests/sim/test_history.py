@@ -154,6 +154,7 @@ def test_trigger_classification() -> None:
     assert classify_trigger(None) == "unknown"
     assert classify_trigger("Adding new member C1 with group instance id null") == "member_joined"
     assert classify_trigger("Removing member x on LeaveGroup") == "member_left"
+    assert classify_trigger("members expired waiting for SyncGroup") == "member_sync_timeout"
     assert classify_trigger("something else entirely") == "other"
 
 
