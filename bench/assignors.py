@@ -112,7 +112,12 @@ def main(argv: list[str]) -> int:
         f"{'assignor':<19}{'round':<7}{'ours min/3':>11}{'ours 1st':>10}{'kafka-python':>32}"
         f"{'speed-up':>10}{'Java':>8}{'our peak':>10}{'kp RSS':>9}"
     )
-    print(f"kafka-python cap {cap:g} s per run{' (quick sizes)' if quick else ''}", flush=True)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"kafka-python cap {cap:g} s per run{' (quick sizes)' if quick else ''}; "
+        f"load average {load} on {os.cpu_count()} CPUs (timings scale with load)",
+        flush=True,
+    )
     for workload in WORKLOADS:
         if only and only not in workload.key:
             continue
