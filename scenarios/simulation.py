@@ -693,6 +693,11 @@ class Simulation:
         """UNJOINED, PREPARING_REBALANCE, COMPLETING_REBALANCE or STABLE (Kafka's MemberState)."""
         return str(_client_state(self._slot(consumer_id).consumer))
 
+    def status(self, consumer_id: str) -> str:
+        """The simulated process: NEW, RUNNING, CLOSING, CLOSED, CRASHED or FAILED (fatal error)."""
+        status = getattr(self._slot(consumer_id).consumer, "status", None)
+        return str(getattr(status, "value", status))
+
     def is_running(self, consumer_id: str) -> bool:
         slot = self._slot(consumer_id)
         return slot.running and not slot.closed

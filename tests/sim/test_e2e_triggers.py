@@ -78,6 +78,8 @@ def test_a_crashed_member_is_noticed_only_by_its_session_timeout(
     sim = stable_group(3)
     crashed_at = sim.now
     sim.crash("C2")
+    assert sim.status("C2") == "CRASHED" and not sim.is_running("C2")
+    assert sim.assignment("C2") == []  # a dead process consumes nothing
     sim.run(until=crashed_at + 9_000)  # session.timeout.ms is 10 s
     assert sim.generation("g") == 1 and sim.group_state("g") == "Stable"
     assert sim.run_until_stable("g")
