@@ -11,6 +11,7 @@ The assignment itself is :class:`~assignors.sticky_common.AbstractStickyAssignor
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -65,9 +66,10 @@ class StickyAssignor(AbstractStickyAssignor):
         if not data:
             return Claims(_EMPTY, None)
         raw = bytes(data)
-        regular = _regular_claims(raw, index)
-        if regular is not None:
-            return regular
+        if len(raw) > 512:
+            regular = _regular_claims(raw, index)
+            if regular is not None:
+                return regular
         scanned = scan_sticky_user_data(raw)
         if scanned is None:
             return super().member_claims(subscription, index)
@@ -83,6 +85,8 @@ class StickyAssignor(AbstractStickyAssignor):
                     return super().member_claims(subscription, index)
                 p = -1
             pos.append(p)
+        if len(raw) <= 512:
+            return Claims(_small_pids(raw, index, pos, counts, offsets), generation)
         total = sum(counts)
         if total == 0:
             return Claims(_EMPTY, generation)
@@ -140,3 +144,19 @@ def _regular_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
     ok = (value >= 0) & (value < index.counts[topic])
     pids = index.offsets[topic] + value
     return Claims(pids if ok.all() else pids[ok], generation)
+
+
+def _small_pids(
+    raw: bytes, index: PartitionIndex, pos: list[int], counts: list[int], offsets: list[int]
+) -> np.ndarray:
+    """Plain-Python id conversion for short user data, where numpy's per-call cost dominates."""
+    out: list[int] = []
+    sizes = index.counts
+    starts = index.offsets
+    for p, k, off in zip(pos, counts, offsets, strict=True):
+        if p < 0 or k == 0:
+            continue
+        limit = int(sizes[p])
+        base = int(starts[p])
+        out.extend(base + v for v in struct.unpack_from(f">{k}i", raw, off) if 0 <= v < limit)
+    return np.array(out, dtype=np.int64) if out else _EMPTY

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import struct
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,3 +106,22 @@ def test_regular_layout_fast_path_is_taken_and_exact() -> None:
     claims = _regular_claims(data, index)
     assert claims is not None and claims.generation == 4
     assert sorted(claims.pids.tolist()) == sorted(index.pids(parts).tolist())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_large_user_data_paths_equal_reference_decoding(seed: int) -> None:
+    """Over 512 bytes the decoder goes vectorised: regular layouts as a byte matrix, irregular
+    ones entry by entry; both must match the reference decoder."""
+    rnd = random.Random(seed)
+    index = partition_index({f"topic{i:02d}": 40 for i in range(30)} | {"x": 5})
+    if seed % 2:  # regular: one partition of each topic
+        parts = [tp(f"topic{i:02d}", rnd.randrange(40)) for i in range(30)]
+    else:  # irregular: varying counts, unknown topics, out-of-range numbers
+        names = [f"topic{i:02d}" for i in range(30)] + ["x", "unknown-topic"]
+        parts = [tp(rnd.choice(names), rnd.randrange(-1, 45)) for _ in range(150)]
+    data = encode_sticky_user_data(parts, rnd.choice([None, 3]))
+    assert len(data) > 512
+    fast = StickyAssignor().member_claims(Subscription(["x"], data), index)
+    decoded, gen = decode_sticky_user_data(data)
+    assert fast.generation == gen
+    assert fast.pids.tolist() == index.pids(decoded).tolist()
