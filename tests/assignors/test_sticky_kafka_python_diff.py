@@ -156,3 +156,21 @@ def test_uniform_groups_fully_balanced_and_keep_quota_of_ownership(scenario) -> 
         owned = set(r1.get(m, ()))
         # a member keeps min(owned, minQuota) of what it had: balance never costs more than that
         assert len(owned & set(parts)) >= min(len(owned), floor)
+
+
+@SETTINGS
+@given(st.data())
+def test_cooperative_withholds_even_with_conflicting_claims(data) -> None:
+    """Overlapping ownership claims from zombies and stale generations (KIP-341): whatever the
+    builder, no partition is revoked from one member and added to another in the same round."""
+    n_topics = data.draw(st.integers(1, 4))
+    counts = {f"t{i}": data.draw(st.integers(1, 6)) for i in range(n_topics)}
+    parts = [TopicPartition(t, p) for t, n in counts.items() for p in range(n)]
+    subs = {}
+    for i in range(data.draw(st.integers(1, 6))):
+        topics = data.draw(st.lists(st.sampled_from(sorted(counts)), min_size=1, unique=True))
+        owned = data.draw(st.lists(st.sampled_from(parts), max_size=5, unique=True))
+        generation = data.draw(st.sampled_from([-1, 1, 2, 3]))
+        subs[f"m{i}"] = Subscription(topics, owned_partitions=owned, generation_id=generation)
+    result = CooperativeStickyAssignor().assign(counts, subs)
+    cooperative_revocations(subs, result)
