@@ -237,6 +237,8 @@ class Consumer:
         self._hb = _Heartbeat()
         self._owned: list[TopicPartition] = []
         self._positions: dict[TopicPartition, int] = {}
+        self._ready: list[TopicPartition] | None = None  # fetchable partitions (cache)
+        self._pending_polls = 0  # polls whose records are not yet added to _positions
         self._offset_fetch_inflight: int | None = None
         self._busy_until = 0
         self._drive_timer_at: int | None = None
@@ -311,6 +313,7 @@ class Consumer:
 
     @property
     def positions(self) -> dict[TopicPartition, int]:
+        self._materialize()
         return dict(self._positions)
 
     @property
@@ -981,6 +984,8 @@ class Consumer:
 
     def _set_owned(self, partitions: Sequence[TopicPartition]) -> None:
         """SubscriptionState.assignFromSubscribed: keep positions of partitions still owned."""
+        self._materialize()
+        self._ready = None
         keep = set(partitions)
         self._owned = sorted(keep)
         self._positions = {tp: off for tp, off in self._positions.items() if tp in keep}
@@ -1564,28 +1569,43 @@ class Consumer:
     # ------------------------------------------------------------------ offsets
 
     def _all_consumed(self) -> dict[TopicPartition, int]:
+        self._materialize()
         return {tp: self._positions[tp] for tp in self._owned if tp in self._positions}
 
+    def _ready_list(self) -> list[TopicPartition]:
+        """Owned partitions with a position (fetchable), cached until ownership or positions change."""
+        if self._ready is None:
+            self._ready = [tp for tp in self._owned if tp in self._positions]
+        return self._ready
+
     def _consume(self) -> int:
-        """Fetch a batch: up to max.poll.records, spread over owned partitions with positions."""
-        ready = [tp for tp in self._owned if tp in self._positions]
-        if not ready:
+        """Fetch a batch: max.poll.records spread evenly over the fetchable partitions (the first
+        ones in partition order get the remainder). Positions advance lazily: polls are counted
+        and applied when positions are read or the fetchable set changes, which gives the same
+        numbers as advancing them on every poll at O(1) per poll."""
+        if not self._ready_list():
             return 0
-        share, extra = divmod(self.config.max_poll_records, len(ready))
-        total = 0
-        for i, tp in enumerate(ready):
-            n = share + (1 if i < extra else 0)
-            self._positions[tp] += n
-            total += n
-        return total
+        self._pending_polls += 1
+        return self.config.max_poll_records
+
+    def _materialize(self) -> None:
+        if not self._pending_polls:
+            return
+        ready = self._ready_list()
+        if ready:
+            share, extra = divmod(self.config.max_poll_records, len(ready))
+            polls = self._pending_polls
+            for i, tp in enumerate(ready):
+                self._positions[tp] += polls * (share + (1 if i < extra else 0))
+        self._pending_polls = 0
 
     def _maybe_fetch_offsets(self, now: int) -> None:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
         if self._offset_fetch_inflight is not None or self._coordinator is None:
             return
-        missing = [tp for tp in self._owned if tp not in self._positions]
-        if not missing:
+        if len(self._ready_list()) == len(self._owned):
             return
+        missing = [tp for tp in self._owned if tp not in self._positions]
         by_topic: dict[str, list[int]] = {}
         for tp in missing:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
@@ -1607,6 +1627,8 @@ class Consumer:
             if resp.error_code in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
                 self._mark_coordinator_unknown(f"error response {resp.error_code.name}", now)
             return  # retried on a later poll
+        self._materialize()
+        self._ready = None
         owned = set(self._owned)
         for topic in resp.topics:
             for p in topic.partitions:

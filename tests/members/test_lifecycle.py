@@ -285,8 +285,9 @@ def test_commit_outside_stable_fails_locally() -> None:
     h.consumer._request_rejoin("test", h.now)
     h.advance(h.now + 100)
     assert h.consumer.state == "PREPARING_REBALANCE"
+    h.consumer._set_owned(tps("t-0"))
     h.consumer._positions[tps("t-0")[0]] = 5  # something to commit
-    h.consumer._owned = tps("t-0")
+    h.consumer._ready = None
     n = h.count(OffsetCommitRequest)
     h.call("commit")
     assert h.count(OffsetCommitRequest) == n
@@ -327,3 +328,23 @@ def test_fenced_auto_commit_fails_the_consumer_at_the_next_poll() -> None:
     h.respond(commit, commit_response(commit, Errors.FENCED_INSTANCE_ID))
     h.advance(h.now + 100)
     assert h.consumer.fatal_error == "FENCED_INSTANCE_ID"
+
+
+def test_positions_advance_by_max_poll_records_spread_over_fetchable_partitions() -> None:
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        max_poll_records=10,
+        poll_interval_ms=100,
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0", "t-1", "t-2"), member_id="m1")
+    h.advance(100)  # poll: OffsetFetch goes out, nothing fetchable yet
+    h.answer_offset_fetch({"t-1": 40})
+    h.advance(600)  # polls at 200..600: 5 batches of 10 over three partitions (4, 3, 3)
+    p = h.consumer.positions
+    assert [p[tp] for tp in tps("t-0", "t-1", "t-2")] == [20, 55, 15]
+    h.call("subscribe", ["u"])  # no effect on positions until the rebalance
+    assert h.consumer.positions == p
