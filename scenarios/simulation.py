@@ -182,8 +182,17 @@ class Simulation:
         (``group_id="g", partition_assignment_strategy=["cooperative-sticky"]``, ...).
         """
         if config is None:
+            import attrs
+
             from members.config import ConsumerConfig
 
+            known = {f.name for f in attrs.fields(ConsumerConfig)}
+            unknown = sorted(set(config_fields) - known)
+            if unknown:
+                raise SimulationError(
+                    f"unknown consumer setting(s) {', '.join(unknown)}; "
+                    f"ConsumerConfig has: {', '.join(sorted(known))}"
+                )
             config = ConsumerConfig(**config_fields)
         elif config_fields:
             raise SimulationError("pass either a ConsumerConfig or its fields, not both")
@@ -226,7 +235,7 @@ class Simulation:
     ) -> list[str]:
         """Add ``count`` alike consumers named ``C1``, ``C2``, ...; returns their ids.
 
-        A ``group_instance_id`` ending in ``{}`` is formatted with each consumer's number, so
+        A ``group_instance_id`` containing ``{}`` is formatted with each consumer's number, so
         ``group_instance_id="inst-{}"`` gives every member its own static identity.
         """
         topic_list = list(topics) if topics is not None else None

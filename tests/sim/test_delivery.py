@@ -219,3 +219,23 @@ def test_jittered_runs_are_reproducible_from_the_seed() -> None:
 
     assert received(1) == received(1)
     assert received(1) != received(2)
+
+
+def test_misuse_gets_clear_errors() -> None:
+    import pytest
+
+    from scenarios.simulation import SimulationError
+
+    sim = Simulation(topics={"t": 1})
+    with pytest.raises(SimulationError, match="unknown consumer setting.*sesion_timeout_ms"):
+        sim.add_consumer("C1", group_id="g", sesion_timeout_ms=10)
+    sim.add_consumer("C1", group_id="g", topics=["t"])
+    with pytest.raises(SimulationError, match="already exists"):
+        sim.add_consumer("C1", group_id="g")
+    with pytest.raises(SimulationError, match="unknown consumer 'C9'"):
+        sim.crash("C9")
+    with pytest.raises(SimulationError, match="unknown broker"):
+        sim.send_raw(Ping("x"), "broker-7")
+    sim.run(until=10)
+    with pytest.raises(SimulationError, match="clock is at 10"):
+        sim.run(until=5)
