@@ -227,7 +227,7 @@ def test_misuse_gets_clear_errors() -> None:
     from scenarios.simulation import SimulationError
 
     sim = Simulation(topics={"t": 1})
-    with pytest.raises(SimulationError, match="unknown consumer setting.*sesion_timeout_ms"):
+    with pytest.raises(SimulationError, match=r"unknown consumer setting.*sesion_timeout_ms"):
         sim.add_consumer("C1", group_id="g", sesion_timeout_ms=10)
     sim.add_consumer("C1", group_id="g", topics=["t"])
     with pytest.raises(SimulationError, match="already exists"):
