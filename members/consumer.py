@@ -1683,7 +1683,7 @@ class Consumer:
             commit=op,
             purpose=purpose,
             generation_id=self.generation.generation_id,
-            offsets={str(tp): off for tp, off in sorted(offsets.items())},
+            partitions=len(offsets),  # the offsets themselves are in commit_completed
         )
         return op
 
