@@ -1,7 +1,8 @@
 """Random member lifecycles with the invariants checked after every step (Hypothesis, bounded).
 
 Each example starts a group of four consumers, then plays a random sequence of starts, closes,
-crashes, restarts, stalls, commits, partition additions, broker failures and pauses, for eager and
+crashes, restarts, stalls, commits, partition additions, broker failures, network partitions
+isolating one consumer, and pauses, for eager and
 for cooperative rebalancing and for dynamic and static members. Safety: no invariant violation
 ever (a partition owned twice, a leader outside the group, a generation going back). Liveness:
 once the faults stop, the group settles with every running consumer in it.
@@ -27,6 +28,7 @@ operations = st.one_of(
     st.tuples(st.just("add_partitions")),
     st.tuples(st.just("fail_broker"), st.integers(0, 2)),
     st.tuples(st.just("wait"), st.sampled_from([10, 300, 1_500, 6_000, 12_000])),
+    st.tuples(st.just("isolate"), st.sampled_from(IDS), st.sampled_from([2_000, 15_000])),
 )
 
 
@@ -88,6 +90,10 @@ def test_random_lifecycles_keep_the_invariants(
                 sim.fail_broker(broker)
         elif kind == "wait":
             sim.run_for(op[1])
+        elif kind == "isolate" and not sim.network.partitioned:
+            sim.partition_network([[op[1]]], duration_ms=op[2])
+    if sim.network.partitioned:
+        sim.heal_network()
     for broker in sim.cluster.broker_nodes:
         if not sim.cluster.is_alive(broker):
             sim.restart_broker(broker)
