@@ -364,22 +364,22 @@ class Consumer:
         )
 
     def _set_subscription(self, topics: Sequence[str] | None, pattern: str | None) -> None:
+        """Validate first, then replace: a bad argument leaves the subscription as it was."""
         if isinstance(topics, str):
             topics = [topics]
         if topics and pattern:
             raise ValueError("subscribe to a topic list or a pattern, not both")
+        compiled: re.Pattern[str] | None = None
         if pattern is not None:
             try:
-                self._pattern = re.compile(pattern)
+                compiled = re.compile(pattern)
             except re.error as exc:
                 raise ValueError(f"invalid subscription pattern {pattern!r}: {exc}") from exc
-            self._explicit_topics = ()
-        else:
-            self._pattern = None
-            for t in topics or ():
-                if not isinstance(t, str) or not t.strip():
-                    raise ValueError(f"topic names must be non-blank strings, got {t!r}")
-            self._explicit_topics = tuple(sorted(set(topics or ())))
+        for t in topics or ():
+            if not isinstance(t, str) or not t.strip():
+                raise ValueError(f"topic names must be non-blank strings, got {t!r}")
+        self._pattern = compiled
+        self._explicit_topics = () if compiled is not None else tuple(sorted(set(topics or ())))
         self._subscription = self._explicit_topics
 
     def _subscribed(self) -> bool:
