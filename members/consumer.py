@@ -1585,6 +1585,8 @@ class Consumer:
         numbers as advancing them on every poll at O(1) per poll."""
         if not self._ready_list():
             return 0
+        if self._prepare_commit is not None and self.rebalance_protocol is RebalanceProtocol.EAGER:
+            return 0  # maybeMarkPartitionsPendingRevocation: no fetching while the commit runs
         self._pending_polls += 1
         return self.config.max_poll_records
 

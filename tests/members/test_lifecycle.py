@@ -348,3 +348,19 @@ def test_positions_advance_by_max_poll_records_spread_over_fetchable_partitions(
     assert [p[tp] for tp in tps("t-0", "t-1", "t-2")] == [20, 55, 15]
     h.call("subscribe", ["u"])  # no effect on positions until the rebalance
     assert h.consumer.positions == p
+
+
+def test_eager_member_stops_fetching_while_its_join_prepare_commit_runs() -> None:
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + 3000)
+    for hb in h.pending(HeartbeatRequest):
+        h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    h.advance(h.now + 100)
+    prepare = h.last(OffsetCommitRequest)
+    sent = prepare.message.topics[0].partitions[0].committed_offset
+    h.advance(h.now + 1000)  # ten polls while the commit is outstanding
+    assert h.consumer.positions[tps("t-0")[0]] == sent  # pending revocation: nothing fetched
+    h.respond(prepare, commit_response(prepare))
+    assert h.listener.calls[-1] == ("revoked", ["t-0"])
