@@ -17,6 +17,11 @@ from members.consumer_protocol import (
 
 TP = TopicPartition
 
+# kafka-python loads its schemas with a deprecated importlib.resources call; not our concern.
+pytestmark = pytest.mark.filterwarnings(
+    r"ignore:.*is deprecated. Use files\(\) instead:DeprecationWarning"
+)
+
 
 def test_subscription_v3_known_vector_computed_from_the_schema() -> None:
     sub = Subscription(
