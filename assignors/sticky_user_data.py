@@ -9,8 +9,8 @@ Kafka's protocol ``Struct`` encoding (big-endian):
 * V1 ``previous_assignment: [...]`` then ``generation: INT32``
 
 ``STRING`` is an int16 length plus UTF-8 bytes, ``[X]`` an int32 element count plus the elements.
-Kafka groups the partitions by topic in a ``HashMap``, so the topics appear in Java ``HashMap``
-iteration order, and a topic's partitions in the order they were given.
+Kafka groups the partitions by topic in a ``HashMap`` (with ``computeIfAbsent``), so the topics
+appear in that map's iteration order, and a topic's partitions in the order they were given.
 
 ``CooperativeStickyAssignor`` only needs its generation (V0: a single ``INT32``); ownership comes
 from ``Subscription.owned_partitions``.
@@ -25,7 +25,7 @@ import struct
 from collections.abc import Iterable
 
 from assignors.api import TopicPartition
-from assignors.java_order import java_hashmap_order
+from assignors.java_order import java_hashmap_capacity, java_spread_hash
 
 __all__ = [
     "DEFAULT_GENERATION",
@@ -58,7 +58,7 @@ def encode_sticky_user_data(
     for tp in partitions:
         by_topic.setdefault(tp.topic, []).append(int(tp.partition))
     out = bytearray(_I32.pack(len(by_topic)))
-    for topic in java_hashmap_order(by_topic):
+    for topic in _compute_if_absent_order(list(by_topic)):
         name = topic.encode("utf-8")
         if len(name) > 0x7FFF:
             raise UserDataError(f"topic name too long for a protocol STRING: {topic[:40]!r}...")
@@ -69,6 +69,21 @@ def encode_sticky_user_data(
     if generation is not None:
         out += _I32.pack(generation)
     return bytes(out)
+
+
+def _compute_if_absent_order(keys: list[str]) -> list[str]:
+    """Iteration order of a ``HashMap`` filled with ``computeIfAbsent`` (``groupPartitionsByTopic``).
+
+    Unlike ``put``, which appends to a bucket's list, ``computeIfAbsent`` links a new key at the
+    *head* of its bucket, and resizing keeps each bucket's relative order. So keys iterate by
+    bucket, and within a bucket newest first (checked against Kafka: "t10" then "t6", both in
+    bucket 2, serialise as t6, t10).
+    """
+    mask = java_hashmap_capacity(len(keys)) - 1
+    return [
+        keys[i]
+        for i in sorted(range(len(keys)), key=lambda i: (java_spread_hash(keys[i]) & mask, -i))
+    ]
 
 
 class _Reader:

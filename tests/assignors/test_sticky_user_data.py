@@ -125,3 +125,16 @@ def test_large_user_data_paths_equal_reference_decoding(seed: int) -> None:
     decoded, gen = decode_sticky_user_data(data)
     assert fast.generation == gen
     assert fast.pids.tolist() == index.pids(decoded).tolist()
+
+
+def test_bytes_equal_kafkas_for_colliding_topics() -> None:
+    """Bytes produced by Kafka's own StickyAssignor.serializeTopicPartitionAssignment (Java 17).
+    "t10" and "t6" share a HashMap bucket; computeIfAbsent puts the later one first."""
+    owned = (
+        "t8:8,t7:11,t5:0,t3:22,t9:3,t3:56,t4:3,t10:13,t4:1,t10:27,t6:14,t2:3,t5:16,t1:24,t6:6,t0:17"
+    )
+    parts = [tp(s.rsplit(":", 1)[0], int(s.rsplit(":", 1)[1])) for s in owned.split(",")]
+    kafka = bytes.fromhex(
+        "0000000b000274340000000200000003000000010002743500000002000000000000001000027436000000020000000e000000060003743130000000020000000d0000001b00027437000000010000000b0002743800000001000000080002743900000001000000030002743000000001000000110002743100000001000000180002743200000001000000030002743300000002000000160000003800000001"
+    )
+    assert encode_sticky_user_data(parts, 1) == kafka
