@@ -1,0 +1,83 @@
+package org.apache.kafka.clients.consumer;
+
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.util.*;
+
+/**
+ * Reads cases on stdin, one per block:
+ *   case <kind sticky|coop>
+ *   topic <name> <count>
+ *   member <id> <gen or -> <topics comma list or -> <owned "t:p,t:p" or ->
+ *   end
+ * Prints for each case: "result" then "m <id> t-p,t-p,..." lines, "transfer <t-p>=<m>..." or "transfer null", "done".
+ * Subscriptions are put into a HashMap in input order (like Kafka's ConsumerCoordinator).
+ */
+public class StickyDriver {
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        String line;
+        String kind = null;
+        Map<String, List<PartitionInfo>> ppt = new HashMap<>();
+        Map<String, Subscription> subs = new HashMap<>();
+        List<String> order = new ArrayList<>();
+        Node[] none = new Node[]{Node.noNode()};
+        while ((line = in.readLine()) != null) {
+            String[] f = line.trim().split(" ");
+            if (f[0].equals("case")) {
+                kind = f[1]; ppt = new HashMap<>(); subs = new HashMap<>(); order = new ArrayList<>();
+            } else if (f[0].equals("topic")) {
+                int n = Integer.parseInt(f[2]);
+                List<PartitionInfo> ps = new ArrayList<>();
+                for (int i = 0; i < n; i++) ps.add(new PartitionInfo(f[1], i, Node.noNode(), none, none));
+                if (n > 0) ppt.put(f[1], ps);
+            } else if (f[0].equals("member")) {
+                String id = f[1];
+                Optional<Integer> gen = f[2].equals("-") ? Optional.empty() : Optional.of(Integer.parseInt(f[2]));
+                List<String> topics = f[3].equals("-") ? new ArrayList<>() : new ArrayList<>(Arrays.asList(f[3].split(",")));
+                List<TopicPartition> owned = new ArrayList<>();
+                if (!f[4].equals("-"))
+                    for (String s : f[4].split(",")) {
+                        int c = s.lastIndexOf(':');
+                        owned.add(new TopicPartition(s.substring(0, c), Integer.parseInt(s.substring(c + 1))));
+                    }
+                Subscription sub;
+                if (kind.equals("sticky")) {
+                    ByteBuffer ud = (owned.isEmpty() && !gen.isPresent()) ? null :
+                        StickyAssignor.serializeTopicPartitionAssignment(new AbstractStickyAssignor.MemberData(owned, gen));
+                    sub = new Subscription(topics, ud, Collections.emptyList(), gen.orElse(-1), Optional.empty());
+                } else {
+                    sub = new Subscription(topics, null, owned, gen.orElse(-1), Optional.empty());
+                }
+                subs.put(id, sub);
+                order.add(id);
+            } else if (f[0].equals("end")) {
+                AbstractStickyAssignor a = kind.equals("sticky") ? new StickyAssignor() : new CooperativeStickyAssignor();
+                Map<String, List<TopicPartition>> r;
+                try {
+                    r = a.assignPartitions(ppt, subs);
+                } catch (Throwable t) {
+                    System.out.println("result");
+                    System.out.println("error " + t.getClass().getSimpleName());
+                    System.out.println("done");
+                    continue;
+                }
+                System.out.println("result");
+                for (String m : order) {
+                    StringBuilder sb = new StringBuilder("m " + m + " ");
+                    List<TopicPartition> l = r.get(m);
+                    for (int i = 0; i < l.size(); i++) { if (i > 0) sb.append(','); sb.append(l.get(i).topic()).append(':').append(l.get(i).partition()); }
+                    System.out.println(sb);
+                }
+                System.out.println("done");
+            }
+        }
+    }
+}
