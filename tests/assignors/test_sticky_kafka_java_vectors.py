@@ -10,7 +10,9 @@ differing subscriptions, topics with no partitions or no existence ("ghost"), ra
 ownership and generations (absent, -1, 1-3). Eager members carry ownership in user data
 serialised by Kafka itself; cooperative members in ``owned_partitions``. Cases where Kafka throws
 (a ``NullPointerException`` when a lower-generation previous owner has become "fixed", see
-docs/sticky-assignors.md) are not included. Lists are compared in order.
+docs/sticky-assignors.md) are not included. Lists are compared in order. A second file holds 100
+rack-aware groups (random replica racks a-d, member racks or none, ``preferRackAwareLogic`` on or
+off).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from assignors.api import Subscription, TopicPartition
+from assignors.api import ClusterMetadata, Subscription, TopicPartition
 from assignors.cooperative_sticky import CooperativeStickyAssignor
 from assignors.sticky import StickyAssignor
 from assignors.sticky_user_data import encode_sticky_user_data
@@ -58,3 +60,29 @@ def test_vector_file_covers_both_assignors_and_builders() -> None:
 def test_same_lists_as_kafka(index: int) -> None:
     vector = VECTORS[index]
     assert _ours(vector["case"]) == vector["expected"]
+
+
+def _ours_racks(case: dict) -> dict[str, list[str]]:
+    subs = {}
+    for name, generation, topics, owned, rack in case["members"]:
+        parts = [TopicPartition(t, p) for t, p in owned]
+        gen_id = -1 if generation is None else generation
+        if case["kind"] == "sticky":
+            data = (
+                None
+                if not parts and generation is None
+                else encode_sticky_user_data(parts, generation)
+            )
+            subs[name] = Subscription(topics, data, (), gen_id, rack_id=rack)
+        else:
+            subs[name] = Subscription(topics, None, parts, gen_id, rack_id=rack)
+    cls = StickyAssignor if case["kind"] == "sticky" else CooperativeStickyAssignor
+    assignor = cls(prefer_rack_aware_logic=case["prefer"])
+    result = assignor.assign(ClusterMetadata(case["counts"], case["racks"]), subs)
+    return {m: [f"{p.topic}:{p.partition}" for p in parts] for m, parts in result.items()}
+
+
+@pytest.mark.parametrize("index", range(len(RACK_VECTORS)))
+def test_same_lists_as_kafka_with_racks(index: int) -> None:
+    vector = RACK_VECTORS[index]
+    assert _ours_racks(vector["case"]) == vector["expected"]

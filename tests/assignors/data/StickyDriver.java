@@ -25,6 +25,7 @@ public class StickyDriver {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         String line;
         String kind = null;
+        boolean prefer = false;
         Map<String, List<PartitionInfo>> ppt = new HashMap<>();
         Map<String, Subscription> subs = new HashMap<>();
         List<String> order = new ArrayList<>();
@@ -33,10 +34,20 @@ public class StickyDriver {
             String[] f = line.trim().split(" ");
             if (f[0].equals("case")) {
                 kind = f[1]; ppt = new HashMap<>(); subs = new HashMap<>(); order = new ArrayList<>();
+                prefer = f.length > 2 && f[2].equals("prefer");
             } else if (f[0].equals("topic")) {
                 int n = Integer.parseInt(f[2]);
                 List<PartitionInfo> ps = new ArrayList<>();
-                for (int i = 0; i < n; i++) ps.add(new PartitionInfo(f[1], i, Node.noNode(), none, none));
+                String[] racks = f.length > 3 ? f[3].split(";") : null;
+                for (int i = 0; i < n; i++) {
+                    Node[] reps = none;
+                    if (racks != null) {
+                        String[] rs = racks[i].split("[|]");
+                        reps = new Node[rs.length];
+                        for (int j = 0; j < rs.length; j++) reps[j] = new Node(j, "h", 1, rs[j].equals("-") ? null : rs[j]);
+                    }
+                    ps.add(new PartitionInfo(f[1], i, reps[0], reps, reps));
+                }
                 if (n > 0) ppt.put(f[1], ps);
             } else if (f[0].equals("member")) {
                 String id = f[1];
@@ -48,18 +59,24 @@ public class StickyDriver {
                         int c = s.lastIndexOf(':');
                         owned.add(new TopicPartition(s.substring(0, c), Integer.parseInt(s.substring(c + 1))));
                     }
+                Optional<String> rack = (f.length > 5 && !f[5].equals("-")) ? Optional.of(f[5]) : Optional.empty();
                 Subscription sub;
                 if (kind.equals("sticky")) {
                     ByteBuffer ud = (owned.isEmpty() && !gen.isPresent()) ? null :
                         StickyAssignor.serializeTopicPartitionAssignment(new AbstractStickyAssignor.MemberData(owned, gen));
-                    sub = new Subscription(topics, ud, Collections.emptyList(), gen.orElse(-1), Optional.empty());
+                    sub = new Subscription(topics, ud, Collections.emptyList(), gen.orElse(-1), rack);
                 } else {
-                    sub = new Subscription(topics, null, owned, gen.orElse(-1), Optional.empty());
+                    sub = new Subscription(topics, null, owned, gen.orElse(-1), rack);
                 }
                 subs.put(id, sub);
                 order.add(id);
             } else if (f[0].equals("end")) {
                 AbstractStickyAssignor a = kind.equals("sticky") ? new StickyAssignor() : new CooperativeStickyAssignor();
+                if (prefer) {
+                    java.lang.reflect.Field fl = org.apache.kafka.clients.consumer.internals.AbstractPartitionAssignor.class.getDeclaredField("preferRackAwareLogic");
+                    fl.setAccessible(true);
+                    fl.setBoolean(a, true);
+                }
                 Map<String, List<TopicPartition>> r;
                 try {
                     r = a.assignPartitions(ppt, subs);
