@@ -27,9 +27,10 @@ from assignors.cooperative_sticky import CooperativeStickyAssignor
 from assignors.sticky import StickyAssignor
 from assignors.sticky_user_data import encode_sticky_user_data
 
-VECTORS = json.loads(
-    (Path(__file__).parent / "data" / "sticky_kafka_java_vectors.json").read_text()
-)
+DATA = Path(__file__).parent / "data"
+VECTORS = json.loads((DATA / "sticky_kafka_java_vectors.json").read_text())
+# KIP-881: partition replica racks, member racks, preferRackAwareLogic on or off
+RACK_VECTORS = json.loads((DATA / "sticky_kafka_java_rack_vectors.json").read_text())
 
 
 def _ours(case: dict) -> dict[str, list[str]]:
