@@ -238,9 +238,14 @@ class Consumer:
         self._owned: list[TopicPartition] = []
         self._positions: dict[TopicPartition, int] = {}
         self._ready: list[TopicPartition] | None = None  # fetchable partitions (cache)
-        self._pending_polls = 0  # polls whose records are not yet added to _positions
+        # Continuous poll model: records accrue from this time at max_poll_records per
+        # poll_interval_ms while the application is in poll() and something is fetchable.
+        self._accrue_from = 0
+        self._poll_timer_at: int | None = None
+        self._fetch_retry_at: int | None = None
         self._offset_fetch_inflight: int | None = None
         self._busy_until = 0
+        self._last_now = 0
         self._drive_timer_at: int | None = None
         self._next_auto_commit = 0
         self._metadata: dict[str, int] = {}
@@ -313,8 +318,14 @@ class Consumer:
 
     @property
     def positions(self) -> dict[TopicPartition, int]:
-        self._materialize()
+        self._materialize(self._last_now)
         return dict(self._positions)
+
+    def positions_at(self, now_ms: int) -> dict[TopicPartition, int]:
+        """Positions as of ``now_ms`` (``positions`` is as of the consumer's last event: records
+        consumed since then are accounted when the consumer next runs or is asked here)."""
+        self._last_now = max(self._last_now, now_ms)
+        return self.positions
 
     @property
     def coordinator(self) -> str | None:
@@ -416,15 +427,16 @@ class Consumer:
         self._emit("request_sent", now, api=api, dst=dst, correlation_id=corr, **extra)
         return corr
 
-    def _begin(self) -> list[Effect]:
+    def _begin(self, now: int) -> list[Effect]:
         self._out: list[Effect] = []
+        self._last_now = max(self._last_now, now)
         return self._out
 
     # ------------------------------------------------------------------ lifecycle (public)
 
     def start(self, now_ms: int) -> list[Effect]:
         """Construct + subscribe + first poll(): discover the coordinator and join."""
-        out = self._begin()
+        out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.NEW, ConsumerStatus.CLOSED):
             return out
         if self.status is ConsumerStatus.CLOSED:
@@ -473,7 +485,7 @@ class Consumer:
 
     def close(self, now_ms: int) -> list[Effect]:
         """KafkaConsumer.close(): auto-commit synchronously, then onLeavePrepare + LeaveGroup."""
-        out = self._begin()
+        out = self._begin(now_ms)
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.status = ConsumerStatus.CLOSING
@@ -494,7 +506,7 @@ class Consumer:
         An empty subscription is ``unsubscribe()``: partitions are revoked (or lost) and a
         dynamic member leaves the group.
         """
-        out = self._begin()
+        out = self._begin(now_ms)
         old = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
         self._set_subscription(topics, pattern)
         new = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
@@ -508,31 +520,38 @@ class Consumer:
         if self._pattern is not None:
             self._subscription = self._pattern_matches()
         self._request_metadata(now_ms)
+        self._maybe_drive(now_ms)  # the next poll() rejoins with the new subscription
         return out
 
     def commit(self, now_ms: int) -> list[Effect]:
         """commitSync() of the consumed positions (the outcome lands in ``commits``)."""
-        out = self._begin()
+        out = self._begin(now_ms)
         if self.status is ConsumerStatus.RUNNING:
             self._commit(self._all_consumed(), "manual", now_ms)
         return out
 
     def stall(self, duration_ms: int, now_ms: int) -> list[Effect]:
         """The application blocks (slow processing) for ``duration_ms`` before its next poll()."""
-        out = self._begin()
+        out = self._begin(now_ms)
         if duration_ms < 0:
             raise ValueError(f"stall duration must be >= 0, got {duration_ms}")
         if self.status is not ConsumerStatus.RUNNING:
             return out
+        self._materialize(now_ms)
+        if now_ms >= self._busy_until:
+            # heartbeat.poll(): the application was in poll() until now
+            self._hb.poll_deadline_ms = now_ms + self.config.max_poll_interval_ms
         self._busy_until = max(self._busy_until, now_ms + duration_ms)
+        self._accrue_from = self._busy_until
         self._emit("app_stalled", now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
-        out.append(SetTimer(self._key("poll"), self._busy_until))
+        self._set_poll_timer(self._busy_until)
+        self._schedule_heartbeat(now_ms)  # the poll timer now counts
         return out
 
     # ------------------------------------------------------------------ inputs (public)
 
     def handle_timer(self, key: str, now_ms: int) -> list[Effect]:
-        out = self._begin()
+        out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
         if key.startswith("request-"):
@@ -568,7 +587,7 @@ class Consumer:
         return out
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
-        out = self._begin()
+        out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
         entry = self._inflight.pop(correlation_id, None)
@@ -589,7 +608,7 @@ class Consumer:
     def handle_response(
         self, src: str, correlation_id: int, message: object, now_ms: int
     ) -> list[Effect]:
-        out = self._begin()
+        out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
         entry = self._inflight.pop(correlation_id, None)
@@ -697,7 +716,7 @@ class Consumer:
             self._hb.session_deadline_ms = now + self.config.session_timeout_ms
             self._emit("coordinator_discovered", now, coordinator=self._coordinator)
             self._schedule_heartbeat(now)
-            self._maybe_drive(now)
+            self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
             raise _Fatal(resp.error_code.name, "FindCoordinator: not authorized for the group")
         else:
@@ -821,10 +840,30 @@ class Consumer:
 
     # ------------------------------------------------------------------ the application thread
 
+    @property
+    def _continuous(self) -> bool:
+        """No processing time: the application is always inside poll() unless stalled, so the
+        simulator needs no poll tick per batch (records accrue with time, see _materialize)."""
+        return (
+            self.config.processing_time_ms == 0 and self.config.processing_time_per_record_ms == 0
+        )
+
+    def _set_poll_timer(self, at: int) -> None:
+        if self._poll_timer_at != at:
+            self._poll_timer_at = at
+            self._out.append(SetTimer(self._key("poll"), at))
+
     def _poll(self, now: int) -> None:
-        """One KafkaConsumer.poll() call, then the application's processing of its batch."""
-        if self.status is not ConsumerStatus.RUNNING:
+        """The application calls KafkaConsumer.poll() at ``now``.
+
+        Continuous model (no processing time, the default): this runs when the application
+        enters poll() (start, end of a stall), when an auto-commit falls due, and when the
+        coordinator is found; the batches in between are accounted lazily. Processing model: one
+        batch per call, processed for ``processing_time_ms (+ per record)``, then the next poll.
+        """
+        if self.status is not ConsumerStatus.RUNNING or now < self._busy_until:
             return
+        self._poll_timer_at = None
         self._hb.poll_deadline_ms = now + self.config.max_poll_interval_ms
         try:
             if self._hb.failed is not None:
@@ -836,17 +875,43 @@ class Consumer:
                 return
             self._maybe_auto_commit(now)
             self._maybe_fetch_offsets(now)
-            records = self._consume()
         except _Fatal as fatal:
             self._fail(fatal, now)
             return
+        if self._continuous:
+            self._materialize(now)
+            self._schedule_continuous_poll(now)
+            return
+        records = self._consume_batch()
         processing = self.config.processing_time_ms + int(
             self.config.processing_time_per_record_ms * records
         )
         self._busy_until = now + processing
-        self._out.append(
-            SetTimer(self._key("poll"), now + max(processing, self.config.poll_interval_ms))
-        )
+        self._set_poll_timer(now + max(processing, self.config.poll_interval_ms))
+
+    def _schedule_continuous_poll(self, now: int) -> None:
+        """The next time the always-polling application has something to do on its own."""
+        if not self._continuous or self.status is not ConsumerStatus.RUNNING:
+            return
+        if now < self._busy_until:
+            self._set_poll_timer(self._busy_until)
+            return
+        wakeups = []
+        if self.config.enable_auto_commit and self._coordinator is not None:
+            wakeups.append(max(self._next_auto_commit, now + 1))
+        if self._fetch_retry_at is not None:
+            wakeups.append(max(self._fetch_retry_at, now + 1))
+        if wakeups:
+            at = min(wakeups)
+            if self._poll_timer_at is None or self._poll_timer_at < now or at < self._poll_timer_at:
+                self._set_poll_timer(at)
+
+    def _app_poll_now(self, now: int) -> None:
+        """Something the application's poll() was waiting for happened (coordinator found)."""
+        if self._continuous and now >= self._busy_until:
+            self._poll(now)
+        else:
+            self._maybe_drive(now)
 
     def _maybe_drive(self, now: int) -> None:
         """Run application-thread work now if the application is inside poll(), else when it is."""
@@ -982,13 +1047,14 @@ class Consumer:
         except Exception as exc:  # a user's listener must not break the simulation
             self._emit("listener_error", now, callback=callback, error=repr(exc))
 
-    def _set_owned(self, partitions: Sequence[TopicPartition]) -> None:
+    def _set_owned(self, partitions: Sequence[TopicPartition], now: int) -> None:
         """SubscriptionState.assignFromSubscribed: keep positions of partitions still owned."""
-        self._materialize()
+        self._materialize(now)
         self._ready = None
         keep = set(partitions)
         self._owned = sorted(keep)
         self._positions = {tp: off for tp, off in self._positions.items() if tp in keep}
+        self._restart_accrual(now)
 
     def _on_join_prepare(self, now: int) -> bool:
         """ConsumerCoordinator.onJoinPrepare (§8.4): commit, then revoke or lose partitions."""
@@ -996,14 +1062,18 @@ class Consumer:
             if self._prepare_commit is None:
                 if self._prepare_deadline is None:
                     self._prepare_deadline = now + self.config.rebalance_timeout_ms
+                self._materialize(now)
                 self._prepare_commit = self._commit(self._all_consumed(), "join-prepare", now)
+                self._restart_accrual(now)
             op = self._prepare_commit
             if now >= (self._prepare_deadline or now):
                 self._emit("join_prepare_commit_timeout", now)
             elif not op.done:
                 return False
             elif op.error is not None and op.retriable:
+                self._materialize(now)
                 self._prepare_commit = None
+                self._restart_accrual(now)
                 self._join_retry_at = now + self.config.retry_backoff_ms
                 self._out.append(SetTimer(self._key("join-retry"), self._join_retry_at))
                 return False
@@ -1012,20 +1082,22 @@ class Consumer:
             if self._owned:
                 lost = list(self._owned)
                 self._invoke("lost", lost, now)
-                self._set_owned([])
+                self._set_owned([], now)
         elif self.rebalance_protocol is RebalanceProtocol.EAGER:
             revoked = list(self._owned)
             self._invoke("revoked", revoked, now)  # called even when nothing is owned
-            self._set_owned([])
+            self._set_owned([], now)
         else:
             subscribed = set(self._subscription)
             revoked = [tp for tp in self._owned if tp.topic not in subscribed]
             if revoked:
                 self._invoke("revoked", revoked, now)
-                self._set_owned([tp for tp in self._owned if tp.topic in subscribed])
+                self._set_owned([tp for tp in self._owned if tp.topic in subscribed], now)
         self.is_leader = False
         self._group_subscription = None
+        self._materialize(now)
         self._prepare_commit = None
+        self._restart_accrual(now)
         self._prepare_deadline = None
         return True
 
@@ -1078,8 +1150,11 @@ class Consumer:
                 self._emit("assignor_error", now, error=repr(exc), phase="on_assignment")
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
-        self._set_owned(assigned)
+        self._set_owned(assigned, now)
         self._invoke("assigned", added, now)  # always called, possibly empty
+        # Still inside poll(): updateFetchPositions looks up the new partitions' offsets.
+        self._maybe_fetch_offsets(now)
+        self._schedule_continuous_poll(now)
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
@@ -1094,7 +1169,7 @@ class Consumer:
             "lost" if gen.generation_id == -1 or gen.member_id == "" or rebalancing else "revoked"
         )
         self._invoke(callback, list(self._owned), now)
-        self._set_owned([])
+        self._set_owned([], now)
 
     def _maybe_leave_group(self, reason: str, now: int) -> None:
         """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
@@ -1467,7 +1542,9 @@ class Consumer:
         if self._coordinator is None:
             at = now + self.config.retry_backoff_ms
         else:
-            at = min(hb.next_heartbeat_ms, hb.session_deadline_ms, hb.poll_deadline_ms)
+            at = min(hb.next_heartbeat_ms, hb.session_deadline_ms)
+            if self._poll_timeout_possible(now):
+                at = min(at, hb.poll_deadline_ms)
         at = max(at, now)
         if hb.timer_at is not None and hb.timer_at <= at and hb.timer_at >= now:
             return  # an earlier wake-up is already set; it will re-plan
@@ -1492,7 +1569,7 @@ class Consumer:
             )
             self._schedule_heartbeat(now)
             return
-        if now >= hb.poll_deadline_ms:
+        if self._poll_timeout_possible(now) and now >= hb.poll_deadline_ms:
             self._emit(
                 "poll_timeout",
                 now,
@@ -1516,6 +1593,11 @@ class Consumer:
                 generation_id=self.generation.generation_id,
             )
         self._schedule_heartbeat(now)
+
+    def _poll_timeout_possible(self, now: int) -> bool:
+        """Only an application outside poll() (stalled or processing past the deadline) can
+        overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
+        return now < self._busy_until and self._hb.poll_deadline_ms < self._busy_until
 
     def _receive_heartbeat(self, now: int) -> None:
         self._hb.attempts = 0
@@ -1569,7 +1651,7 @@ class Consumer:
     # ------------------------------------------------------------------ offsets
 
     def _all_consumed(self) -> dict[TopicPartition, int]:
-        self._materialize()
+        self._materialize(self._last_now)
         return {tp: self._positions[tp] for tp in self._owned if tp in self._positions}
 
     def _ready_list(self) -> list[TopicPartition]:
@@ -1578,28 +1660,46 @@ class Consumer:
             self._ready = [tp for tp in self._owned if tp in self._positions]
         return self._ready
 
-    def _consume(self) -> int:
-        """Fetch a batch: max.poll.records spread evenly over the fetchable partitions (the first
-        ones in partition order get the remainder). Positions advance lazily: polls are counted
-        and applied when positions are read or the fetchable set changes, which gives the same
-        numbers as advancing them on every poll at O(1) per poll."""
+    def _fetching(self) -> bool:
+        """Something to fetch, and not EAGER partitions pending revocation during the
+        onJoinPrepare commit (maybeMarkPartitionsPendingRevocation stops their fetching)."""
         if not self._ready_list():
+            return False
+        return not (
+            self._prepare_commit is not None and self.rebalance_protocol is RebalanceProtocol.EAGER
+        )
+
+    def _advance(self, batches: int) -> None:
+        """``batches`` polls' worth of records: max.poll.records each, spread evenly over the
+        fetchable partitions (the first ones in partition order take the remainder)."""
+        ready = self._ready_list()
+        share, extra = divmod(self.config.max_poll_records, len(ready))
+        for i, tp in enumerate(ready):
+            self._positions[tp] += batches * (share + (1 if i < extra else 0))
+
+    def _consume_batch(self) -> int:
+        if not self._fetching():
             return 0
-        if self._prepare_commit is not None and self.rebalance_protocol is RebalanceProtocol.EAGER:
-            return 0  # maybeMarkPartitionsPendingRevocation: no fetching while the commit runs
-        self._pending_polls += 1
+        self._advance(1)
         return self.config.max_poll_records
 
-    def _materialize(self) -> None:
-        if not self._pending_polls:
+    def _materialize(self, now: int) -> None:
+        """Continuous model: add the batches polled since ``_accrue_from`` (one per
+        poll_interval_ms). Every change of what is fetchable, or of whether the application is
+        in poll(), calls this first and ``_restart_accrual`` after, so the conditions are
+        constant over the interval being accounted."""
+        if not self._continuous or now <= self._accrue_from:
             return
-        ready = self._ready_list()
-        if ready:
-            share, extra = divmod(self.config.max_poll_records, len(ready))
-            polls = self._pending_polls
-            for i, tp in enumerate(ready):
-                self._positions[tp] += polls * (share + (1 if i < extra else 0))
-        self._pending_polls = 0
+        if not self._fetching():
+            self._accrue_from = now
+            return
+        batches = (now - self._accrue_from) // self.config.poll_interval_ms
+        if batches > 0:
+            self._advance(batches)
+            self._accrue_from += batches * self.config.poll_interval_ms
+
+    def _restart_accrual(self, now: int) -> None:
+        self._accrue_from = max(self._accrue_from, now)
 
     def _maybe_fetch_offsets(self, now: int) -> None:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
@@ -1628,9 +1728,12 @@ class Consumer:
         if resp.error_code != Errors.NONE:
             if resp.error_code in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
                 self._mark_coordinator_unknown(f"error response {resp.error_code.name}", now)
-            return  # retried on a later poll
-        self._materialize()
+            self._fetch_retry_at = now + self.config.retry_backoff_ms  # a later poll retries
+            self._schedule_continuous_poll(now)
+            return
+        self._materialize(now)
         self._ready = None
+        self._fetch_retry_at = None
         owned = set(self._owned)
         for topic in resp.topics:
             for p in topic.partitions:
@@ -1639,6 +1742,7 @@ class Consumer:
                     continue
                 # No committed offset: the model's auto.offset.reset is "earliest" (offset 0).
                 self._positions[tp] = max(p.committed_offset, 0)
+        self._restart_accrual(now)
 
     def _maybe_auto_commit(self, now: int) -> None:
         if not self.config.enable_auto_commit or now < self._next_auto_commit:
@@ -1715,6 +1819,7 @@ class Consumer:
             )
             if op.purpose == "auto" and retriable:
                 self._next_auto_commit = now + self.config.retry_backoff_ms
+                self._schedule_continuous_poll(now)
         if op is self._prepare_commit:
             self._maybe_drive(now)
         if op is self._close_commit:

@@ -175,6 +175,11 @@ class Harness:
             self.consumer.handle_disconnect(request.dst, request.correlation_id, self.now)
         )
 
+    def rejoin(self, reason: str = "test") -> None:
+        """Something asks for a rejoin (as the heartbeat thread would); the app is in poll()."""
+        self.consumer._request_rejoin(reason, self.now)
+        self._take(self.consumer.handle_timer(f"drive:{self.consumer.incarnation}", self.now))
+
     def advance(self, to_ms: int) -> None:
         """Fire every timer due up to ``to_ms`` in deadline order (ties: key order)."""
         while True:

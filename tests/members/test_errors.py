@@ -34,7 +34,7 @@ def stable(h: Harness, partitions=("t-0",), member_id: str = "m1", generation_id
 def test_join_unknown_member_id_resets_member_id_and_retries_at_once() -> None:
     h = Harness()
     stable(h)
-    h.consumer._request_rejoin("test", h.now)
+    h.rejoin()
     h.advance(h.now + 100)
     join = h.last(JoinGroupRequest)
     assert join.message.member_id == "m1"
@@ -229,7 +229,7 @@ def test_heartbeat_error_for_an_old_generation_is_ignored() -> None:
     h = Harness()
     stable(h)
     hb = heartbeat(h)
-    h.consumer._request_rejoin("test", h.now)
+    h.rejoin()
     h.advance(h.now + 100)
     h.join_and_sync(tps("t-0"), member_id="m1", generation_id=4)
     h.respond(hb, HeartbeatResponse(Errors.ILLEGAL_GENERATION))  # answer to generation 3

@@ -258,7 +258,7 @@ def test_commit_unknown_member_after_generation_moved_on_is_rebalance_in_progres
     h.advance(h.now + 100)
     h.call("commit")
     commit = h.last(OffsetCommitRequest)
-    h.consumer._request_rejoin("test", h.now)
+    h.rejoin()
     h.advance(h.now + 100)  # rejoining: PREPARING_REBALANCE, generation unchanged so far
     (join,) = h.pending(JoinGroupRequest)
     h.respond(join, h.join_response(member_id="m1", error=Errors.MEMBER_ID_REQUIRED))
@@ -282,10 +282,10 @@ def test_commit_outside_stable_fails_locally() -> None:
     h = Harness()
     stable(h, "t-0")
     h.advance(h.now + 100)
-    h.consumer._request_rejoin("test", h.now)
+    h.rejoin()
     h.advance(h.now + 100)
     assert h.consumer.state == "PREPARING_REBALANCE"
-    h.consumer._set_owned(tps("t-0"))
+    h.consumer._set_owned(tps("t-0"), h.now)
     h.consumer._positions[tps("t-0")[0]] = 5  # something to commit
     h.consumer._ready = None
     n = h.count(OffsetCommitRequest)
@@ -344,10 +344,11 @@ def test_positions_advance_by_max_poll_records_spread_over_fetchable_partitions(
     h.advance(100)  # poll: OffsetFetch goes out, nothing fetchable yet
     h.answer_offset_fetch({"t-1": 40})
     h.advance(600)  # polls at 200..600: 5 batches of 10 over three partitions (4, 3, 3)
-    p = h.consumer.positions
+    p = h.consumer.positions_at(h.now)
     assert [p[tp] for tp in tps("t-0", "t-1", "t-2")] == [20, 55, 15]
-    h.call("subscribe", ["u"])  # no effect on positions until the rebalance
-    assert h.consumer.positions == p
+    h.call("subscribe", ["u"])  # the application is in poll(): it rejoins at once
+    assert h.listener.calls[-1] == ("revoked", ["t-0", "t-1", "t-2"])
+    assert h.consumer.positions == {}
 
 
 def test_eager_member_stops_fetching_while_its_join_prepare_commit_runs() -> None:
@@ -361,6 +362,8 @@ def test_eager_member_stops_fetching_while_its_join_prepare_commit_runs() -> Non
     prepare = h.last(OffsetCommitRequest)
     sent = prepare.message.topics[0].partitions[0].committed_offset
     h.advance(h.now + 1000)  # ten polls while the commit is outstanding
-    assert h.consumer.positions[tps("t-0")[0]] == sent  # pending revocation: nothing fetched
+    assert (
+        h.consumer.positions_at(h.now)[tps("t-0")[0]] == sent
+    )  # pending revocation: nothing fetched
     h.respond(prepare, commit_response(prepare))
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
