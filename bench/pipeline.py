@@ -253,7 +253,7 @@ def _bench_sweep(root: Path, rows: int) -> int:
     base = rows / plain["sweep_s"]
     print()
     print(
-        ff"| sweep ({rows:,} scenarios) | session start s | warm-up ({WARMUP_ROWS} rows) s | sweep s "
+        f"| sweep ({rows:,} scenarios) | session start s | warm-up ({WARMUP_ROWS} rows) s | sweep s "
         "| scenarios/s | vs plain | sweep CPU-s (driver+JVM+workers) |"
     )
     print("|---|---|---|---|---|---|---|")
