@@ -1743,6 +1743,7 @@ class Consumer:
                 # No committed offset: the model's auto.offset.reset is "earliest" (offset 0).
                 self._positions[tp] = max(p.committed_offset, 0)
         self._restart_accrual(now)
+        self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
 
     def _maybe_auto_commit(self, now: int) -> None:
         if not self.config.enable_auto_commit or now < self._next_auto_commit:

@@ -367,3 +367,25 @@ def test_eager_member_stops_fetching_while_its_join_prepare_commit_runs() -> Non
     )  # pending revocation: nothing fetched
     h.respond(prepare, commit_response(prepare))
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
+
+
+def test_offsets_of_partitions_gained_during_an_offset_fetch_are_fetched_next() -> None:
+    from coordinator.protocol import OffsetFetchRequest
+
+    h = Harness(
+        ConsumerConfig(
+            group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
+        )
+    )
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    first = h.last(OffsetFetchRequest)
+    h.rejoin()
+    h.join_and_sync(tps("t-0", "t-1"), member_id="m1", generation_id=2)
+    assert h.count(OffsetFetchRequest) == 1  # one lookup at a time
+    h.answer_offset_fetch({"t-0": 7})
+    second = h.last(OffsetFetchRequest)
+    assert second.correlation_id != first.correlation_id
+    assert [p for t in second.message.topics for p in t.partition_indexes] == [1]
+    h.answer_offset_fetch({"t-1": 9})
+    assert h.consumer.positions_at(h.now) == {tps("t-0")[0]: 7, tps("t-1")[0]: 9}
