@@ -389,3 +389,31 @@ def test_offsets_of_partitions_gained_during_an_offset_fetch_are_fetched_next() 
     assert [p for t in second.message.topics for p in t.partition_indexes] == [1]
     h.answer_offset_fetch({"t-1": 9})
     assert h.consumer.positions_at(h.now) == {tps("t-0")[0]: 7, tps("t-1")[0]: 9}
+
+
+def test_processing_model_slow_batches_overrun_max_poll_interval() -> None:
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        max_poll_interval_ms=10_000,
+        session_timeout_ms=10_000,
+        max_poll_records=100,
+        processing_time_per_record_ms=120.0,  # a full batch takes 12 s
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    t_sync = h.now
+    h.advance(t_sync + 100)  # a poll: the committed offset is looked up, nothing to fetch yet
+    h.answer_offset_fetch()
+    t_batch = h.now + 100
+    h.advance(t_batch)  # this poll returns 100 records: busy for 12 s
+    for _ in range(4):
+        h.advance(h.now + 3000)
+        for hb in h.pending(HeartbeatRequest):
+            h.respond(hb, HeartbeatResponse(Errors.NONE))
+    assert (
+        h.last(LeaveGroupRequest).message.members[0].reason == "consumer poll timeout has expired."
+    )
+    assert h.log.named("poll_timeout")[0]["t_ms"] == t_batch + 10_000
