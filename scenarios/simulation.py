@@ -482,7 +482,10 @@ class Simulation:
             if nxt is None or nxt > deadline:
                 self.run(until=deadline)
                 return predicate()
-            self.step()
+            if self._invariants is None:
+                engine.run(until=nxt)  # everything due at that instant, in one go
+            else:
+                self.step()
 
     def run_until_stable(
         self, group_id: str, timeout_ms: int = 600_000, *, exact_members: bool = True
