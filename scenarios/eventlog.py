@@ -56,6 +56,20 @@ class _Sink:
     debug = info = warning = error = critical = exception = log = msg
 
 
+def _level_method(method: str) -> Any:
+    def log(self: SimBoundLogger, event: str | None = None, **kw: Any) -> None:
+        context = self._context
+        if context:
+            kw = {**context, **kw}
+        kw["event"] = event
+        logger = self._logger
+        for processor in self._processors:
+            kw = processor(logger, method, kw)
+
+    log.__name__ = method
+    return log
+
+
 class SimBoundLogger(structlog.BoundLoggerBase):
     """A structlog bound logger (``bind``/``new``/``unbind`` as usual) with a lean hot path.
 
@@ -65,33 +79,11 @@ class SimBoundLogger(structlog.BoundLoggerBase):
     this halves the cost of each. Levels below the simulation's ``log_level`` are no-ops.
     """
 
-    def _emit(self, method: str, event: str | None, kw: dict[str, Any]) -> None:
-        context = self._context
-        event_dict = {**context, **kw} if context else kw
-        event_dict["event"] = event
-        logger = self._logger
-        for processor in self._processors:
-            event_dict = processor(logger, method, event_dict)
-
-    def debug(self, event: str | None = None, **kw: Any) -> None:
-        self._emit("debug", event, kw)
-
-    def info(self, event: str | None = None, **kw: Any) -> None:
-        self._emit("info", event, kw)
-
-    def warning(self, event: str | None = None, **kw: Any) -> None:
-        self._emit("warning", event, kw)
-
-    def error(self, event: str | None = None, **kw: Any) -> None:
-        self._emit("error", event, kw)
-
-    def critical(self, event: str | None = None, **kw: Any) -> None:
-        self._emit("critical", event, kw)
-
-    warn = warning
-    msg = info
-    exception = error
-    fatal = critical
+    debug = _level_method("debug")
+    info = msg = _level_method("info")
+    warning = warn = _level_method("warning")
+    error = exception = _level_method("error")
+    critical = fatal = _level_method("critical")
 
 
 def _ignore(self: Any, event: str | None = None, **kw: Any) -> None:
