@@ -8,6 +8,7 @@ from coordinator.protocol import (
     FindCoordinatorRequest,
     FindCoordinatorResponse,
     JoinGroupRequest,
+    MetadataRequest,
     SyncGroupRequest,
 )
 from members.config import ConsumerConfig
@@ -114,3 +115,103 @@ def test_unknown_protocol_in_join_response_is_fatal() -> None:
     (sync,) = h.pending(SyncGroupRequest)
     h.respond(sync, h.sync_response(tps("t-0")))
     assert h.consumer.fatal_error == "ILLEGAL_STATE"
+
+
+class Recorder(PartitionAssignor):
+    """Remembers what the leader handed it; assigns nothing."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.calls: list = []
+
+    def assign(self, cluster, subscriptions):
+        self.calls.append((cluster, dict(subscriptions)))
+        return {m: [] for m in subscriptions}
+
+
+def test_rack_aware_leader_passes_client_racks_and_replica_racks_to_the_assignor() -> None:
+    from coordinator.protocol import (
+        MetadataResponse,
+        MetadataResponseBroker,
+        MetadataResponsePartition,
+        MetadataResponseTopic,
+    )
+    from members.consumer_protocol import decode_subscription
+
+    recorder = Recorder()
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=(recorder,),
+        enable_auto_commit=False,
+        client_rack="rack-a",
+    )
+    h = Harness(cfg)
+    h.start()
+    (meta,) = h.pending(MetadataRequest)
+    h.respond(
+        meta,
+        MetadataResponse(
+            brokers=(
+                MetadataResponseBroker(0, "broker-0", 9092, "rack-a"),
+                MetadataResponseBroker(1, "broker-1", 9092, "rack-b"),
+            ),
+            topics=(
+                MetadataResponseTopic(
+                    "t",
+                    Errors.NONE,
+                    (
+                        MetadataResponsePartition(0, 0, (0, 1)),
+                        MetadataResponsePartition(1, 1, (1,)),
+                    ),
+                ),
+            ),
+        ),
+    )
+    h.answer_find_coordinator()
+    join = h.last(JoinGroupRequest).message
+    assert decode_subscription(join.protocols[0].metadata).rack_id == "rack-a"
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["t"], [])]))
+    ((cluster, subs),) = recorder.calls
+    assert cluster.partitions_per_topic == {"t": 2}
+    assert cluster.racks_of("t", 0) == frozenset({"rack-a", "rack-b"})
+    assert cluster.racks_of("t", 1) == frozenset({"rack-b"})
+    assert subs["m1"].rack_id == "rack-a" and subs["m2"].rack_id is None
+
+
+def test_returning_static_leader_skips_the_assignment() -> None:
+    recorder = Recorder()
+    cfg = ConsumerConfig(
+        group_id="g",
+        group_instance_id="i-1",
+        partition_assignment_strategy=(recorder,),
+        enable_auto_commit=False,
+    )
+    h = Harness(cfg)
+    h.connect()
+    import attrs
+
+    resp = h.join_response(member_id="m1", generation_id=5, others=[("m2", ["t"], [])])
+    h.respond(h.last(JoinGroupRequest), attrs.evolve(resp, skip_assignment=True))
+    assert recorder.calls == []
+    assert h.last(SyncGroupRequest).message.assignments == ()
+    assert h.consumer.is_leader
+    assert h.log.named("assignment_skipped")
+
+
+def test_no_leave_group_on_close_when_disabled() -> None:
+    from coordinator.protocol import LeaveGroupRequest
+
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        internal_leave_group_on_close=False,
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    h.call("close")
+    assert h.count(LeaveGroupRequest) == 0
+    assert h.listener.calls == [("assigned", ["t-0"])]  # no onLeavePrepare either
+    assert h.consumer.status == "CLOSED"
