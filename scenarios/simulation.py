@@ -288,6 +288,8 @@ class Simulation:
                 continue
             if slot.running and not slot.closed:
                 raise SimulationError(f"consumer {cid!r} is already running")
+            if slot.closed:
+                slot.incarnation += 1  # a reopened consumer has new connections
             slot.running = True
             slot.ever_started = True
             slot.closed = False
