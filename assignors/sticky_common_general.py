@@ -186,22 +186,22 @@ class _GeneralBuilder:
         # potential topics per member (duplicates kept, as Kafka's lists do)
         self.pot_topics: list[list[int]] = []
         self.pot = np.zeros((n_members, n_topics), dtype=bool)
-        pot_count = np.zeros(n_topics, dtype=np.int64)
-        for m, sub in enumerate(ctx.subs):
-            ts = [index.topic_pos[t] for t in sub.topics if t in index.topic_pos]
-            self.pot_topics.append(ts)
-            if ts:
-                self.pot[m, ts] = True
-                np.add.at(pot_count, ts, 1)
-        self.pot_count = pot_count
-        counts = index.counts
-        self.max_size = np.array(
-            [
-                index.n if len(ts) == n_topics else int(counts[ts].sum()) if ts else 0
-                for ts in self.pot_topics
-            ],
-            dtype=np.int64,
+        topic_pos = index.topic_pos
+        for sub in ctx.subs:
+            self.pot_topics.append([topic_pos[t] for t in sub.topics if t in topic_pos])
+        sizes = [len(ts) for ts in self.pot_topics]
+        cols = np.fromiter(
+            (t for ts in self.pot_topics for t in ts), dtype=np.int64, count=sum(sizes)
         )
+        rows = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
+        self.pot[rows, cols] = True
+        self.pot_count = np.bincount(cols, minlength=n_topics).astype(np.int64)
+        # a member's maximum: all partitions if it lists as many topics as exist (Kafka's
+        # shortcut, duplicates included), else the sum over its listed topics
+        per_entry = index.counts[cols]
+        sums = np.zeros(n_members, dtype=np.int64)
+        np.add.at(sums, rows, per_entry)
+        self.max_size = np.where(np.asarray(sizes) == n_topics, index.n, sums).astype(np.int64)
         # subscriber groups: topics with the same set of potential members share one group
         groups: dict[bytes, int] = {}
         self.group_of_topic = np.zeros(n_topics, dtype=np.int64)
@@ -224,7 +224,7 @@ class _GeneralBuilder:
         for m, lst in enumerate(self.lists):
             if lst:
                 self.owner[np.asarray(lst, dtype=np.int64)] = m
-        topic_order = np.lexsort((np.arange(n_topics), pot_count))
+        topic_order = np.lexsort((np.arange(n_topics), self.pot_count))
         self.sorted_all = (
             np.concatenate([np.arange(index.offsets[t], index.offsets[t + 1]) for t in topic_order])
             if n_topics

@@ -107,6 +107,9 @@ class PartitionIndex:
         return pids if ok.all() else pids[ok]
 
     def to_partitions(self, pids: Iterable[int] | np.ndarray) -> list[TopicPartition]:
+        if isinstance(pids, list) and len(pids) < 64:
+            flat = self.flat
+            return [flat[p] for p in pids]  # numpy's per-call cost dominates short lists
         arr = np.asarray(pids, dtype=np.int64) if not isinstance(pids, np.ndarray) else pids
         if arr.size == 0:
             return []
