@@ -84,17 +84,21 @@ class Network:
 
     def arrival(self, src: str, dst: str, now: int) -> int | None:
         """When a message sent now from src to dst arrives, or None if it is lost."""
-        self.stats["sent"] += 1
+        stats = self.stats
+        stats["sent"] += 1
         if self._island and not self.can_reach(src, dst):
-            self.stats["partitioned"] += 1
+            stats["partitioned"] += 1
             return None
         config = self.config
         if config.drop_probability and self.rng.random() < config.drop_probability:
-            self.stats["dropped"] += 1
+            stats["dropped"] += 1
             return None
         at = now + config.latency_ms
-        if config.jitter_ms:
-            at += self.rng.randint(0, config.jitter_ms)
+        if not config.jitter_ms:
+            # a constant delay keeps every link FIFO by itself (the engine breaks ties by
+            # insertion order), so there is nothing to remember
+            return at
+        at += self.rng.randint(0, config.jitter_ms)
         link = (src, dst)
         last = self._last_arrival.get(link)
         if last is not None and last > at:
