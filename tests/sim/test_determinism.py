@@ -90,3 +90,15 @@ def test_log_does_not_depend_on_the_hash_seed() -> None:
     )
     here = hashlib.sha256(log_bytes(noisy_scenario(11))).hexdigest()
     assert result.stdout.strip() == here
+
+
+def test_history_from_a_written_log_equals_the_live_one(tmp_path: Path) -> None:
+    """The Spark pipeline and the CLI read logs back from files: same records as in memory."""
+    from scenarios.history import rebalances_from_events
+
+    sim = noisy_scenario(5)
+    path = tmp_path / "events.jsonl"
+    sim.write_log(path)
+    live = rebalances_from_events(sim.events)
+    assert len(live) >= 4
+    assert rebalances_from_events(read_jsonl(path)) == live
