@@ -567,8 +567,8 @@ class Simulation:
             self._outstanding[(src, cid)] = (dst, slot.incarnation if slot else 0)
         at = self.network.arrival(src, dst, now)
         if at is None:
-            if to_broker:
-                self._outstanding.pop((src, cid), None)
+            # a lost request, or a lost answer: either way nothing is outstanding any more
+            self._outstanding.pop((src, cid) if to_broker else (dst, cid), None)
             reachable = self.network.can_reach(src, dst)
             self._emit(
                 "sim_message_lost",
