@@ -70,6 +70,10 @@ class StickyAssignor(AbstractStickyAssignor):
             regular = _regular_claims(raw, index)
             if regular is not None:
                 return regular
+        else:
+            small = _small_claims(raw, index)
+            if small is not None:
+                return small
         scanned = scan_sticky_user_data(raw)
         if scanned is None:
             return super().member_claims(subscription, index)
@@ -160,3 +164,50 @@ def _small_pids(
         base = int(starts[p])
         out.extend(base + v for v in struct.unpack_from(f">{k}i", raw, off) if 0 <= v < limit)
     return np.array(out, dtype=np.int64) if out else _EMPTY
+
+
+_I32 = struct.Struct(">i")
+_I16 = struct.Struct(">h")
+
+
+def _small_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
+    """One pass over short, well-formed user data with known topics; ``None`` otherwise."""
+    n = len(raw)
+    if n < 4:
+        return None
+    unpack_i = _I32.unpack_from
+    unpack_h = _I16.unpack_from
+    (entries,) = unpack_i(raw, 0)
+    if entries < 0 or entries > n - 4:
+        return None
+    lookup = index.topic_pos_bytes
+    sizes = index.count_list
+    starts = index.offset_list
+    out: list[int] = []
+    pos = 4
+    for _ in range(entries):
+        if pos + 2 > n:
+            return None
+        (length,) = unpack_h(raw, pos)
+        pos += 2
+        if length < 0 or pos + length + 4 > n:
+            return None
+        t = lookup.get(raw[pos : pos + length])
+        pos += length
+        (count,) = unpack_i(raw, pos)
+        pos += 4
+        if t is None or count < 0 or 4 * count > n - pos:
+            return None  # unknown topic (validity of its name is checked on the exact path)
+        limit = sizes[t]
+        base = starts[t]
+        if count == 1:
+            (v,) = unpack_i(raw, pos)
+            if 0 <= v < limit:
+                out.append(base + v)
+        elif count:
+            out.extend(
+                base + v for v in struct.unpack_from(f">{count}i", raw, pos) if 0 <= v < limit
+            )
+        pos += 4 * count
+    generation = unpack_i(raw, pos)[0] if pos + 4 <= n else None
+    return Claims(np.array(out, dtype=np.int64) if out else _EMPTY, generation)

@@ -38,6 +38,8 @@ class PartitionIndex:
         self.counts = np.array([c for _, c in counts], dtype=np.int64)
         self.offsets = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(self.counts, out=self.offsets[1:])
+        self.count_list: list[int] = self.counts.tolist()
+        self.offset_list: list[int] = self.offsets.tolist()
         self.n = int(self.offsets[-1])
         self._flat: np.ndarray | None = None
         self._topic_of: np.ndarray | None = None
