@@ -111,7 +111,7 @@ def _worker_sweep(master: str, sweep_path: str, out: str) -> dict[str, Any]:
     from pipeline.sweep import run_sweep
 
     t0 = time.perf_counter()
-    spark = build_session(master, app_name="bench-sweep")
+    spark = build_session(master, app_name="bench-sweep", light_jvm=True)  # as `groupsim sweep`
     start_s = time.perf_counter() - t0
     sweep = load_sweep(sweep_path)
     warm = _write_sweep(Path(out) / "warm", WARMUP_ROWS)

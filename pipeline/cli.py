@@ -56,11 +56,16 @@ def _default_master(master: str | None) -> str | None:
     return None if _under_spark_submit() else DEFAULT_MASTER
 
 
-def _session(master: str | None, conf: list[str] | None, app_name: str) -> Any:
+def _session(
+    master: str | None, conf: list[str] | None, app_name: str, *, light_jvm: bool = True
+) -> Any:
+    """The session; light_jvm (C1 JIT, serial GC) unless the job's work is in the JVM."""
     from pipeline.session import SparkUnavailableError, build_session
 
     try:
-        return build_session(_default_master(master), app_name=app_name, conf=_confs(conf))
+        return build_session(
+            _default_master(master), app_name=app_name, conf=_confs(conf), light_jvm=light_jvm
+        )
     except SparkUnavailableError as exc:
         _err(f"groupsim: {exc}")
         raise typer.Exit(EXIT_FAILED) from None
@@ -213,7 +218,7 @@ def placement(
     if "://" not in ids_file and not Path(ids_file).exists():
         _err(f"groupsim: no such file: {ids_file}")
         raise typer.Exit(EXIT_INVALID)
-    spark = _session(master, conf, "groupsim-placement")
+    spark = _session(master, conf, "groupsim-placement", light_jvm=method != "reflect")
     try:
         report = place(
             spark,

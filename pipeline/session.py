@@ -45,7 +45,8 @@ COMMON_CONF: dict[str, str] = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.session.timeZone": "UTC",
 }
-# C1-only JIT and the serial GC halve the JVM's start-up CPU; good for tests, bad for heavy jobs.
+# C1-only JIT and the serial GC halve the JVM's CPU when the work is in Python (tests, sweeps);
+# JVM-heavy jobs (placement through reflect) are faster with the full JIT.
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 # Errors only, and no "Using Spark's default log4j profile" banner.
 LOG4J_CONF = Path(__file__).resolve().parent / "log4j2.properties"
@@ -130,13 +131,17 @@ def build_session(
     app_name: str = "groupsim",
     conf: Mapping[str, str] | None = None,
     test_profile: bool = False,
+    light_jvm: bool = False,
     ship_code: bool | None = None,
 ) -> SparkSession:
     """Build (or reuse) the SparkSession for ``master``.
 
     ``master=None`` sets no master at all, which is what ``spark-submit --master ...`` needs.
     ``sc://host:port`` uses Spark Connect. ``ship_code`` (default: when not local) sends a zip of
-    the packages to the executors.
+    the packages to the executors. ``light_jvm`` (local only) starts the JVM with the C1-only JIT
+    and the serial GC: for jobs whose work is in Python (sweeps, reports) it halves the JVM's CPU;
+    JVM-heavy jobs (placement with ``reflect``) should leave it off. Like every JVM option it
+    only takes effect for the first session of a process.
     """
     try:
         from pyspark.sql import SparkSession
@@ -163,8 +168,9 @@ def build_session(
         java_opts = (
             [f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"] if LOG4J_CONF.is_file() else []
         )
-        if test_profile:
+        if test_profile or light_jvm:
             java_opts.append(TEST_JVM_OPTIONS)
+        if test_profile:
             settings["spark.sql.shuffle.partitions"] = "2"
             settings["spark.default.parallelism"] = "2"
         settings["spark.driver.extraJavaOptions"] = " ".join(java_opts)

@@ -91,9 +91,23 @@ def run_batches(task: RowTask, batches: Iterator[pd.DataFrame]) -> Iterator[pd.D
         yield pd.DataFrame(out, columns=[*RUN_COLUMNS, "rebalance_json"])
 
 
+def run_partition(task: RowTask, rows: Iterator[dict[str, Any]]) -> Iterator[tuple[Any, ...]]:
+    """The executor side on the RDD path: rows in, output tuples (OUTPUT_SCHEMA's order) out."""
+    for row in rows:
+        run, rebalances = run_row(task, row)
+        run["rebalance_json"] = json.dumps(
+            [{c: r[c] for c in _REB_ONLY} for r in rebalances], separators=(",", ":")
+        )
+        yield tuple(run[c] for c in (*RUN_COLUMNS, "rebalance_json"))
+
+
 def task_count(rows: int, parallelism: int) -> int:
-    """Enough tasks to balance uneven rows and show progress, few enough to keep overhead low."""
-    return max(1, min(rows, max(2 * parallelism, min(16 * parallelism, rows // 50))))
+    """Enough tasks to balance uneven rows and show progress, few enough to keep overhead low.
+
+    Each task costs the JVM about 0.1 CPU-second (measured on local[2]), so a task gets at least
+    ~500 rows once there are more than two tasks per core.
+    """
+    return max(1, min(rows, max(2 * parallelism, min(8 * parallelism, rows // 500))))
 
 
 def sweep_frame(spark: SparkSession, sweep: Sweep, *, tasks: int | None = None) -> DataFrame:
@@ -124,10 +138,7 @@ def run_sweep(
 
     started = time.perf_counter()
     task = RowTask(sweep.base_text, sweep.base_source, sweep.until_ms)
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "64")
-    frame = sweep_frame(spark, sweep, tasks=tasks)
-    results = frame.mapInPandas(functools.partial(run_batches, task), OUTPUT_SCHEMA)
-    results = results.persist(StorageLevel.MEMORY_AND_DISK)
+    results = _results(spark, sweep, task, tasks).persist(StorageLevel.MEMORY_AND_DISK)
     base = out.rstrip("/")
     try:
         with _Progress(spark, progress):
@@ -175,6 +186,31 @@ def run_sweep(
         seconds=time.perf_counter() - started,
         out=base,
     )
+
+
+def _results(spark: SparkSession, sweep: Sweep, task: RowTask, tasks: int | None) -> DataFrame:
+    """Run the rows: RDD mapPartitions where there is a SparkContext, mapInPandas on Connect.
+
+    Both call ``run_row`` on the executors. mapPartitions costs the JVM far less CPU per row
+    (plain pickled tuples, no Arrow round trip), measured in bench/pipeline.py.
+    """
+    try:
+        sc = spark.sparkContext
+    except Exception:  # Spark Connect: DataFrame API only
+        sc = None
+    if sc is None:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "64")
+        frame = sweep_frame(spark, sweep, tasks=tasks)
+        return frame.mapInPandas(functools.partial(run_batches, task), OUTPUT_SCHEMA)
+    from pipeline.session import default_parallelism
+
+    rows = [r.as_dict() for r in sweep.rows()]
+    n = tasks or task_count(len(rows), default_parallelism(spark))
+    # parallelize() cuts the list into n contiguous slices: deal the rows round-robin first so
+    # that each slice mixes variants and grid points (cheap and expensive rows) evenly.
+    dealt = [row for i in range(n) for row in rows[i::n]]
+    rdd = sc.parallelize(dealt, n).mapPartitions(functools.partial(run_partition, task))
+    return spark.createDataFrame(rdd, OUTPUT_SCHEMA, verifySchema=False)
 
 
 def read_manifest(spark: SparkSession, out: str) -> dict[str, Any]:
