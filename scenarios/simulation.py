@@ -20,9 +20,11 @@ Delivery rules the simulation adds to the network's (docs/runner.md):
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from attrs import define, field
@@ -115,6 +117,7 @@ class Simulation:
         raise_on_violation: bool = False,
         cluster_factory: Callable[..., Any] | None = None,
         consumer_factory: Callable[..., Any] | None = None,
+        pause_gc: bool = True,
     ) -> None:
         self.seed = seed
         self.log = EventLog()
@@ -125,6 +128,7 @@ class Simulation:
             network or NetworkConfig(), random.Random(derive_seed(seed, "network"))
         )
         self._consumer_factory = consumer_factory
+        self.pause_gc = pause_gc
         if cluster_factory is None:
             from coordinator.cluster import KafkaCluster
 
@@ -453,10 +457,32 @@ class Simulation:
         """When the next event is due (simulated ms), or None."""
         return self.engine.peek()
 
+    @contextmanager
+    def _gc_paused(self) -> Iterator[None]:
+        """Pause Python's cyclic garbage collector while the clock runs (``pause_gc``).
+
+        A simulation keeps millions of live event dicts, and the collector's periodic
+        traversals of them cost about two thirds of a large run (the 1,000-group benchmark).
+        Running the simulation creates no reference cycles per event, so nothing is lost; any
+        cyclic garbage is collected once the collector is back on. Nested runs are no-ops.
+        """
+        if not self.pause_gc or not gc.isenabled():
+            yield
+            return
+        gc.disable()
+        try:
+            yield
+        finally:
+            gc.enable()
+
     def run(self, until: int | None = None, *, max_events: int | None = None) -> int:
         """Run events up to ``until`` ms (the clock then reads ``until``); returns events run."""
         if until is not None and until < self.engine.now:
             raise SimulationError(f"cannot run until {until} ms: the clock is at {self.now} ms")
+        with self._gc_paused():
+            return self._run(until, max_events)
+
+    def _run(self, until: int | None, max_events: int | None) -> int:
         if self._invariants is None:
             return self.engine.run(until=until, max_events=max_events)
         ran = 0
@@ -475,6 +501,10 @@ class Simulation:
 
     def run_until(self, predicate: Callable[[], bool], timeout_ms: int = 600_000) -> bool:
         """Step until ``predicate()`` holds (checked whenever the clock is about to move on)."""
+        with self._gc_paused():
+            return self._run_until(predicate, timeout_ms)
+
+    def _run_until(self, predicate: Callable[[], bool], timeout_ms: int) -> bool:
         deadline = self.engine.now + timeout_ms
         engine = self.engine
         while True:
@@ -490,9 +520,13 @@ class Simulation:
                 self.step()
 
     def run_until_stable(
-        self, group_id: str, timeout_ms: int = 600_000, *, exact_members: bool = True
+        self,
+        group_id: str | Iterable[str],
+        timeout_ms: int = 600_000,
+        *,
+        exact_members: bool = True,
     ) -> bool:
-        """Run until ``group_id`` is settled; False if it is not within ``timeout_ms``.
+        """Run until ``group_id`` (or every group of a list) is settled; False on timeout.
 
         Settled (``is_stable``): the group is Stable and every running consumer of the group is
         STABLE at the group's generation with no rejoin pending (so a cooperative follow-up round
@@ -500,8 +534,33 @@ class Simulation:
         waited out until its session expires). With ``exact_members=False`` only the consumers
         that are members now are looked at (a member that left and is still rejoining, or a dead
         one not yet expired, is ignored).
+
+        For many groups, a group is re-examined only when an event naming it was logged since
+        the last look: whatever changes a group's or a member's state logs an event with its
+        ``group_id``, so this is exact, and linear in the events rather than groups x instants.
         """
-        return self.run_until(lambda: self.is_stable(group_id, exact_members), timeout_ms)
+        if isinstance(group_id, str):
+            return self.run_until(lambda: self.is_stable(group_id, exact_members), timeout_ms)
+        groups = list(dict.fromkeys(group_id))
+        unsettled = {g for g in groups if not self.is_stable(g, exact_members)}
+        events = self.events
+        seen = len(events)
+
+        def all_settled() -> bool:
+            nonlocal seen
+            end = len(events)
+            if end != seen:
+                touched = {events[i].get("group_id") for i in range(seen, end)}
+                seen = end
+                for g in groups:
+                    if g in touched:
+                        if self.is_stable(g, exact_members):
+                            unsettled.discard(g)
+                        else:
+                            unsettled.add(g)
+            return not unsettled
+
+        return self.run_until(all_settled, timeout_ms)
 
     def is_stable(self, group_id: str, exact_members: bool = True) -> bool:
         """See ``run_until_stable``."""

@@ -239,3 +239,16 @@ def test_misuse_gets_clear_errors() -> None:
     sim.run(until=10)
     with pytest.raises(SimulationError, match="clock is at 10"):
         sim.run(until=5)
+
+
+def test_the_garbage_collector_is_paused_only_while_the_clock_runs() -> None:
+    import gc
+
+    assert gc.isenabled()
+    for pause, expected in ((True, [False]), (False, [True])):
+        sim = make_sim(pause_gc=pause)
+        seen: list[bool] = []
+        sim.at(5, lambda seen=seen: seen.append(gc.isenabled()))
+        sim.run(until=10)
+        assert seen == expected
+        assert gc.isenabled()
