@@ -131,6 +131,7 @@ def run_sweep(
     *,
     tasks: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    engine: str = "auto",
 ) -> SweepSummary:
     """Run every row on the executors and write ``runs``, ``rebalances`` and ``sweep`` under ``out``."""
     from pyspark import StorageLevel
@@ -138,7 +139,7 @@ def run_sweep(
 
     started = time.perf_counter()
     task = RowTask(sweep.base_text, sweep.base_source, sweep.until_ms)
-    results = _results(spark, sweep, task, tasks).persist(StorageLevel.MEMORY_AND_DISK)
+    results = _results(spark, sweep, task, tasks, engine).persist(StorageLevel.MEMORY_AND_DISK)
     base = out.rstrip("/")
     try:
         with _Progress(spark, progress):
@@ -188,16 +189,24 @@ def run_sweep(
     )
 
 
-def _results(spark: SparkSession, sweep: Sweep, task: RowTask, tasks: int | None) -> DataFrame:
+ENGINES = ("auto", "rdd", "arrow")
+
+
+def _results(
+    spark: SparkSession, sweep: Sweep, task: RowTask, tasks: int | None, engine: str = "auto"
+) -> DataFrame:
     """Run the rows: RDD mapPartitions where there is a SparkContext, mapInPandas on Connect.
 
-    Both call ``run_row`` on the executors. mapPartitions costs the JVM far less CPU per row
-    (plain pickled tuples, no Arrow round trip), measured in bench/pipeline.py.
+    Both call ``run_row`` on the executors. ``engine`` forces one: ``rdd`` or ``arrow``.
     """
-    try:
-        sc = spark.sparkContext
-    except Exception:  # Spark Connect: DataFrame API only
-        sc = None
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    sc = None
+    if engine != "arrow":
+        try:
+            sc = spark.sparkContext
+        except Exception:  # Spark Connect: DataFrame API only
+            sc = None
     if sc is None:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "64")
         frame = sweep_frame(spark, sweep, tasks=tasks)
