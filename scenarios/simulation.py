@@ -57,6 +57,19 @@ def derive_seed(seed: int, name: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def _gc_paused_call(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a Simulation method with the cyclic GC paused (see ``Simulation._gc_paused``)."""
+
+    def wrapper(self: Simulation, *args: Any, **kwargs: Any) -> Any:
+        with self._gc_paused():
+            return method(self, *args, **kwargs)
+
+    wrapper.__name__ = method.__name__
+    wrapper.__qualname__ = method.__qualname__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
 @define
 class RawCall:
     """A request sent by hand with ``send_raw``; ``response`` is filled in when it arrives."""
@@ -169,6 +182,7 @@ class Simulation:
 
     # --- consumers ----------------------------------------------------------------------------
 
+    @_gc_paused_call
     def add_consumer(
         self,
         consumer_id: str,
@@ -278,6 +292,7 @@ class Simulation:
             return [ids]
         return list(ids)
 
+    @_gc_paused_call
     def start(self, ids: str | Iterable[str] | None = None) -> None:
         """Start consumers (all not yet started when ``ids`` is None): their first poll().
 
@@ -301,6 +316,7 @@ class Simulation:
             self._apply(cid, slot.consumer.start(self.engine.now))
         self._after_action()
 
+    @_gc_paused_call
     def close(self, consumer_id: str) -> None:
         """A clean shutdown: callbacks, a final commit, LeaveGroup (dynamic members only)."""
         slot = self._slot(consumer_id)
@@ -310,6 +326,7 @@ class Simulation:
         self._apply(consumer_id, effects)
         self._after_action()
 
+    @_gc_paused_call
     def crash(self, consumer_id: str) -> None:
         """The process dies: silence, only the session timeout will notice."""
         slot = self._slot(consumer_id)
@@ -320,6 +337,7 @@ class Simulation:
         self.engine.cancel_owner_timers(consumer_id)
         self._after_action()
 
+    @_gc_paused_call
     def restart(self, consumer_id: str) -> None:
         """A new incarnation of the process (a running one is killed first, as by kill -9).
 
@@ -336,6 +354,7 @@ class Simulation:
         self._apply(consumer_id, slot.consumer.restart(self.engine.now))
         self._after_action()
 
+    @_gc_paused_call
     def subscribe(
         self, consumer_id: str, topics: Iterable[str] | None, pattern: str | None = None
     ) -> None:
@@ -347,6 +366,7 @@ class Simulation:
         )
         self._after_action()
 
+    @_gc_paused_call
     def commit(self, consumer_id: str) -> None:
         """A manual commitAsync of the consumed positions."""
         slot = self._slot(consumer_id)
@@ -354,6 +374,7 @@ class Simulation:
         self._apply(consumer_id, slot.consumer.commit(self.engine.now))
         self._after_action()
 
+    @_gc_paused_call
     def stall(self, consumer_id: str, duration_ms: int) -> None:
         """The application blocks for ``duration_ms`` (no poll(): max.poll.interval.ms may expire)."""
         slot = self._slot(consumer_id)
@@ -376,6 +397,7 @@ class Simulation:
         self.cluster.delete_topic(name)
         self._emit("sim_topic_deleted", node=CLUSTER, topic=name)
 
+    @_gc_paused_call
     def fail_broker(self, node: str) -> None:
         """Kill a broker: its coordinators move; requests outstanding on it fail (disconnect)."""
         self._emit("sim_broker_failed", node=node)
@@ -388,6 +410,7 @@ class Simulation:
                 )
         self._after_action()
 
+    @_gc_paused_call
     def restart_broker(self, node: str) -> None:
         self._emit("sim_broker_restarted", node=node)
         self._apply(CLUSTER, self.cluster.restart_broker(node, self.engine.now))
