@@ -83,16 +83,8 @@ def rolling_restart(groups: int = 1_000, members: int = 10) -> Measurement:
         sim.add_consumers(
             members, prefix=f"{group_id}-c", group_id=group_id, topics=[f"topic-{g % 10}"]
         )
-    pending: list[str] = []
-
-    def all_settled() -> bool:
-        # a group settled in this round stays settled until the next round touches it
-        pending[:] = [g for g in pending if not sim.is_stable(g)]
-        return not pending
-
     sim.start()
-    pending[:] = group_ids
-    settled = sim.run_until(all_settled, timeout_ms=300_000)
+    settled = sim.run_until_stable(group_ids, timeout_ms=300_000)
     built = time.perf_counter()
     first_events, first_log = sim.engine.events_run, len(sim.events)
     first_ms, first_rebalances = sim.now, len(sim.rebalances())
@@ -102,8 +94,7 @@ def rolling_restart(groups: int = 1_000, members: int = 10) -> Measurement:
             sim.close(cid)
         sim.run_for(2_000)
         sim.start(restarted)
-        pending[:] = group_ids
-        settled = sim.run_until(all_settled, timeout_ms=300_000) and settled
+        settled = sim.run_until_stable(group_ids, timeout_ms=300_000) and settled
     done = time.perf_counter()
     return Measurement(
         f"rolling restart: {groups} groups x {members} members, 3 brokers",
