@@ -146,3 +146,25 @@ def test_rolling_restart_rebalance_counts(
         assert [r.rounds for r in records] == [1, 2] * n
         assert sim.generation("g") == 1 + 3 * n
     assert set(owners(sim)) == ALL
+
+
+def test_run_until_stable_waits_for_every_group_of_a_list(groupsim: Any, protocol: str) -> None:
+    from tests.sim.helpers import FAST_BROKER
+
+    sim = groupsim(topics={"orders": 4, "payments": 4}, seed=4, coordinator_config=FAST_BROKER)
+    for group_id, topic in (("g1", "orders"), ("g2", "payments")):
+        sim.add_consumers(
+            2,
+            prefix=f"{group_id}-c",
+            group_id=group_id,
+            topics=[topic],
+            **consumer_settings(protocol),
+        )
+    sim.start()
+    assert sim.run_until_stable(["g1", "g2"], timeout_ms=30_000)
+    assert sim.is_stable("g1") and sim.is_stable("g2")
+    sim.crash("g2-c1")  # g2 cannot settle before the session timeout (10 s) removes it
+    assert not sim.run_until_stable(["g1", "g2"], timeout_ms=5_000)
+    assert sim.is_stable("g1") and not sim.is_stable("g2")
+    assert sim.run_until_stable(["g1", "g2"], timeout_ms=30_000)
+    assert sim.members("g2") == ["g2-c2"]
