@@ -25,7 +25,7 @@ import struct
 from collections.abc import Iterable
 
 from assignors.api import TopicPartition
-from assignors.java_order import java_hashmap_capacity, java_spread_hash
+from assignors.java_order import java_spread_hash
 
 __all__ = [
     "DEFAULT_GENERATION",
@@ -54,11 +54,12 @@ def encode_sticky_user_data(
 
     Kafka itself always writes V1; ``generation=None`` produces what a pre-2.3 (V0) client sent.
     """
+    partitions = list(partitions)
     by_topic: dict[str, list[int]] = {}
     for tp in partitions:
         by_topic.setdefault(tp.topic, []).append(int(tp.partition))
     out = bytearray(_I32.pack(len(by_topic)))
-    for topic in _compute_if_absent_order(list(by_topic)):
+    for topic in _compute_if_absent_order([tp.topic for tp in partitions]):
         name = topic.encode("utf-8")
         if len(name) > 0x7FFF:
             raise UserDataError(f"topic name too long for a protocol STRING: {topic[:40]!r}...")
@@ -71,15 +72,28 @@ def encode_sticky_user_data(
     return bytes(out)
 
 
-def _compute_if_absent_order(keys: list[str]) -> list[str]:
-    """Iteration order of a ``HashMap`` filled with ``computeIfAbsent`` (``groupPartitionsByTopic``).
+def _compute_if_absent_order(calls: list[str]) -> list[str]:
+    """Iteration order of a ``HashMap`` filled by ``computeIfAbsent`` calls on ``calls`` (keys,
+    one call each, as ``groupPartitionsByTopic`` makes one call per partition).
 
-    Unlike ``put``, which appends to a bucket's list, ``computeIfAbsent`` links a new key at the
-    *head* of its bucket, and resizing keeps each bucket's relative order. So keys iterate by
-    bucket, and within a bucket newest first (checked against Kafka: "t10" then "t6", both in
-    bucket 2, serialise as t6, t10).
+    Two things differ from ``put``:
+
+    * a new key is linked at the *head* of its bucket, so within a bucket the newest key comes
+      first (resizing keeps each bucket's relative order);
+    * the table grows at the *start* of a call once the size exceeds the threshold, not right
+      after an insertion: a 13th topic added by the very last call leaves the table at 16 buckets.
+
+    Both were checked against the bytes Kafka writes.
     """
-    mask = java_hashmap_capacity(len(keys)) - 1
+    capacity = 16
+    first_seen: dict[str, int] = {}
+    for key in calls:
+        if len(first_seen) > 0.75 * capacity:
+            capacity <<= 1
+        if key not in first_seen:
+            first_seen[key] = len(first_seen)
+    keys = list(first_seen)
+    mask = capacity - 1
     return [
         keys[i]
         for i in sorted(range(len(keys)), key=lambda i: (java_spread_hash(keys[i]) & mask, -i))
