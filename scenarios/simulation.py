@@ -564,7 +564,7 @@ class Simulation:
         """
         if isinstance(group_id, str):
             return self.run_until(lambda: self.is_stable(group_id, exact_members), timeout_ms)
-        groups = list(dict.fromkeys(group_id))
+        groups = set(group_id)
         unsettled = {g for g in groups if not self.is_stable(g, exact_members)}
         events = self.events
         seen = len(events)
@@ -575,12 +575,12 @@ class Simulation:
             if end != seen:
                 touched = {events[i].get("group_id") for i in range(seen, end)}
                 seen = end
-                for g in groups:
-                    if g in touched:
-                        if self.is_stable(g, exact_members):
-                            unsettled.discard(g)
-                        else:
-                            unsettled.add(g)
+                # is_stable only reads state, so the (hash-dependent) set order is harmless
+                for g in touched & groups:
+                    if self.is_stable(g, exact_members):
+                        unsettled.discard(g)
+                    else:
+                        unsettled.add(g)
             return not unsettled
 
         return self.run_until(all_settled, timeout_ms)
