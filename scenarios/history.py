@@ -277,6 +277,7 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                     current.follow_up = False
                     current.resuming = False
                     current.join_done = False
+                    current.assigned_nodes.clear()
                     current.outcome = "unfinished"
                 else:
                     finish(state, group_id)
@@ -354,7 +355,13 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                     if since is not None and current is not None:
                         current.paused += paused_until(state, since, t)
                     state.owner[partition] = node
-                if current is not None and current.join_done:
+                if (
+                    current is not None
+                    and current.join_done
+                    and node not in current.assigned_nodes
+                ):
+                    # the SyncGroup answers that end this round; a later assignment of the same
+                    # generation (a static member restarted within its session) is no rebalance
                     current.assigned_nodes[node] = None
                     current.end_ms = max(current.end_ms, t)
             continue

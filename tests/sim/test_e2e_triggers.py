@@ -120,6 +120,24 @@ def test_static_member_restarted_within_its_session_timeout_causes_no_rebalance(
     assert sim.events_named("member_replaced", group_id="g")
 
 
+def test_static_member_closed_and_started_again_extends_no_rebalance(
+    stable_group: Any, protocol: str
+) -> None:
+    sim = stable_group(3, group_instance_id="instance-{}")
+    [first] = sim.rebalances("g")
+    sim.close("C2")  # a static member sends no LeaveGroup
+    sim.run_for(2_000)
+    sim.start("C2")
+    assert sim.run_until_stable("g")
+    sim.run_for(5_000)
+    assert sim.generation("g") == 1
+    # C2 is handed generation 1's assignment again; that delivery is not part of the first
+    # rebalance, whose record must end where it ended
+    [record] = sim.rebalances("g")
+    assert record.end_ms == first.end_ms
+    assert record.start_ms == first.start_ms
+
+
 @pytest.mark.parametrize("membership", ["dynamic", "static"])
 def test_rolling_restart_rebalance_counts(
     stable_group: Any, protocol: str, membership: str
