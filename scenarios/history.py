@@ -355,11 +355,7 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                     if since is not None and current is not None:
                         current.paused += paused_until(state, since, t)
                     state.owner[partition] = node
-                if (
-                    current is not None
-                    and current.join_done
-                    and node not in current.assigned_nodes
-                ):
+                if current is not None and current.join_done and node not in current.assigned_nodes:
                     # the SyncGroup answers that end this round; a later assignment of the same
                     # generation (a static member restarted within its session) is no rebalance
                     current.assigned_nodes[node] = None
