@@ -80,7 +80,9 @@ class ClusterMetadata:
         if not self.partition_racks or topic not in self.partition_racks:
             return frozenset()
         racks = self.partition_racks[topic]
-        return frozenset(r for r in racks[partition] if r) if partition < len(racks) else frozenset()
+        return (
+            frozenset(r for r in racks[partition] if r) if partition < len(racks) else frozenset()
+        )
 
 
 ClusterLike = Mapping[str, int] | ClusterMetadata
