@@ -137,8 +137,8 @@ def build_session(
     """Build (or reuse) the SparkSession for ``master``.
 
     ``master=None`` sets no master at all, which is what ``spark-submit --master ...`` needs.
-    ``sc://host:port`` uses Spark Connect. ``ship_code`` (default: when not local) sends a zip of
-    the packages to the executors. ``light_jvm`` (local only) starts the JVM with the C1-only JIT
+    ``sc://host:port`` uses Spark Connect. ``ship_code`` (default: when not local and not under
+    spark-submit, whose ``--py-files`` does it) sends a zip of the packages to the executors. ``light_jvm`` (local only) starts the JVM with the C1-only JIT
     and the serial GC: for jobs whose work is in Python (sweeps, reports) it halves the JVM's CPU;
     JVM-heavy jobs (placement with ``reflect``) should leave it off. Like every JVM option it
     only takes effect for the first session of a process.
@@ -164,15 +164,19 @@ def build_session(
     if master is not None:
         builder = builder.master(master)
     settings = dict(LOCAL_CONF if local else COMMON_CONF)
-    if local:
-        java_opts = (
-            [f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"] if LOG4J_CONF.is_file() else []
-        )
-        if test_profile or light_jvm:
-            java_opts.append(TEST_JVM_OPTIONS)
-        if test_profile:
-            settings["spark.sql.shuffle.partitions"] = "2"
-            settings["spark.default.parallelism"] = "2"
+    java_opts: list[str] = []
+    if not _under_spark_submit():
+        # We launch the driver JVM ourselves (local, or client mode against a cluster): quiet
+        # console; under spark-submit the JVM already runs and these would be ignored.
+        settings["spark.ui.showConsoleProgress"] = "false"
+        if LOG4J_CONF.is_file():
+            java_opts.append(f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}")
+    if local and (test_profile or light_jvm):
+        java_opts.append(TEST_JVM_OPTIONS)
+    if local and test_profile:
+        settings["spark.sql.shuffle.partitions"] = "2"
+        settings["spark.default.parallelism"] = "2"
+    if java_opts:
         settings["spark.driver.extraJavaOptions"] = " ".join(java_opts)
     settings.update(conf or {})
     for key, value in settings.items():
@@ -184,7 +188,9 @@ def build_session(
             f"Spark did not start ({master or 'default master'}): {exc}"
         ) from exc
     spark.sparkContext.setLogLevel("ERROR")
-    if ship_code if ship_code is not None else not local:
+    # Under spark-submit the user ships the code (--py-files / --archives); adding our own zip
+    # there would clash with theirs, so only a driver we launched ships it by default.
+    if ship_code if ship_code is not None else not (local or _under_spark_submit()):
         spark.sparkContext.addPyFile(str(package_zip()))
     return spark
 

@@ -145,4 +145,10 @@ def test_the_arrow_engine_gives_the_same_rows(swept: dict[str, Any]) -> None:
         return _clean([r.asDict() for r in df.collect()], cols)
 
     for name, order in (("runs", ["scenario_id"]), ("rebalances", ["scenario_id", "start_ms"])):
-        assert rows("arrow", name, order) == rows("out", name, order)
+        got, want = rows("arrow", name, order), rows("out", name, order)
+        diffs = [
+            {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+            for a, b in zip(got, want, strict=True)
+            if a != b
+        ]
+        assert diffs == [], f"{name}: {diffs[:2]}"
