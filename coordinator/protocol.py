@@ -337,7 +337,18 @@ class DeleteGroupsResponse:
 
 def api_name(message: object) -> str:
     """Kafka's API key name for a request or response ("JoinGroup", "Heartbeat", ...)."""
-    name = type(message).__name__
+    kind = type(message)
+    name = _API_NAMES.get(kind)
+    if name is None:
+        # memoised per type: every message sent and received is logged with its API name
+        name = _API_NAMES[kind] = _strip_api_suffix(kind.__name__)
+    return name
+
+
+_API_NAMES: dict[type, str] = {}
+
+
+def _strip_api_suffix(name: str) -> str:
     for suffix in ("Request", "Response"):
         if name.endswith(suffix):
             return name[: -len(suffix)]

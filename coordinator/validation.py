@@ -8,6 +8,9 @@ Kafka answers INVALID_GROUP_ID).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from coordinator import protocol as P
 
 
@@ -27,107 +30,150 @@ def malformed_reason(request: object) -> str | None:
     version = getattr(request, "api_version", 0)
     if not _is_int(version) or version < 0:
         return "api_version"
-    if isinstance(request, P.FindCoordinatorRequest):
-        if not isinstance(request.key, str) or not _is_int(request.key_type):
-            return "key"
-        return None
-    if isinstance(request, P.MetadataRequest):
-        if request.topics is not None and not _is_tuple_of(request.topics, str):
-            return "topics"
-        return None
-    if isinstance(request, P.ListGroupsRequest):
-        return None if _is_tuple_of(request.states_filter, str) else "states_filter"
-    if isinstance(request, P.DescribeGroupsRequest):
-        return None if _is_tuple_of(request.groups, str) else "groups"
-    if isinstance(request, P.DeleteGroupsRequest):
-        return None if _is_tuple_of(request.groups_names, str) else "groups_names"
-    group_id = getattr(request, "group_id", None)
-    if isinstance(
-        request,
-        (
-            P.JoinGroupRequest,
-            P.SyncGroupRequest,
-            P.HeartbeatRequest,
-            P.LeaveGroupRequest,
-            P.OffsetCommitRequest,
-            P.OffsetFetchRequest,
-        ),
-    ) and not isinstance(group_id, str):
+    check = _CHECKS.get(type(request))
+    if check is None:
+        # a subclass of a request type is checked as that type; anything else is unknown
+        check = next((_CHECKS[c] for c in type(request).__mro__ if c in _CHECKS), None)
+        if check is None:
+            return "unknown api"
+    return check(request)
+
+
+def _find_coordinator(request: P.FindCoordinatorRequest) -> str | None:
+    if not isinstance(request.key, str) or not _is_int(request.key_type):
+        return "key"
+    return None
+
+
+def _metadata(request: P.MetadataRequest) -> str | None:
+    if request.topics is not None and not _is_tuple_of(request.topics, str):
+        return "topics"
+    return None
+
+
+def _list_groups(request: P.ListGroupsRequest) -> str | None:
+    return None if _is_tuple_of(request.states_filter, str) else "states_filter"
+
+
+def _describe_groups(request: P.DescribeGroupsRequest) -> str | None:
+    return None if _is_tuple_of(request.groups, str) else "groups"
+
+
+def _delete_groups(request: P.DeleteGroupsRequest) -> str | None:
+    return None if _is_tuple_of(request.groups_names, str) else "groups_names"
+
+
+def _join_group(request: P.JoinGroupRequest) -> str | None:
+    if not isinstance(request.group_id, str):
         return "group_id"
-    if isinstance(request, P.JoinGroupRequest):
-        if not (_is_int(request.session_timeout_ms) and _is_int(request.rebalance_timeout_ms)):
-            return "timeouts"
-        if request.rebalance_timeout_ms < 0 and request.api_version != 0:
-            return "rebalance_timeout_ms"
-        if not isinstance(request.member_id, str) or not _opt_str(request.group_instance_id):
-            return "member_id"
-        if request.group_instance_id == "":
-            return "group_instance_id"
-        if not isinstance(request.protocol_type, str):
-            return "protocol_type"
-        if not _is_tuple_of(request.protocols, P.JoinGroupRequestProtocol) or not all(
-            isinstance(p.name, str) and isinstance(p.metadata, bytes) for p in request.protocols
+    if not (_is_int(request.session_timeout_ms) and _is_int(request.rebalance_timeout_ms)):
+        return "timeouts"
+    if request.rebalance_timeout_ms < 0 and request.api_version != 0:
+        return "rebalance_timeout_ms"
+    if not isinstance(request.member_id, str) or not _opt_str(request.group_instance_id):
+        return "member_id"
+    if request.group_instance_id == "":
+        return "group_instance_id"
+    if not isinstance(request.protocol_type, str):
+        return "protocol_type"
+    if not _is_tuple_of(request.protocols, P.JoinGroupRequestProtocol) or not all(
+        isinstance(p.name, str) and isinstance(p.metadata, bytes) for p in request.protocols
+    ):
+        return "protocols"
+    names = [p.name for p in request.protocols]
+    if len(set(names)) != len(names):
+        # Kafka would count a duplicated name twice and could never elect it (an internal
+        # error at join completion); the simulator refuses the request up front.
+        return "duplicate protocol names"
+    if not isinstance(request.client_id, str) or not isinstance(request.client_host, str):
+        return "client_id"
+    return None
+
+
+def _sync_group(request: P.SyncGroupRequest) -> str | None:
+    if not isinstance(request.group_id, str):
+        return "group_id"
+    if not _is_int(request.generation_id) or not isinstance(request.member_id, str):
+        return "member_id"
+    if not (_opt_str(request.group_instance_id) and _opt_str(request.protocol_type)):
+        return "group_instance_id"
+    if not _opt_str(request.protocol_name):
+        return "protocol_name"
+    if not _is_tuple_of(request.assignments, P.SyncGroupRequestAssignment) or not all(
+        isinstance(a.member_id, str) and isinstance(a.assignment, bytes)
+        for a in request.assignments
+    ):
+        return "assignments"
+    return None
+
+
+def _heartbeat(request: P.HeartbeatRequest) -> str | None:
+    if not isinstance(request.group_id, str):
+        return "group_id"
+    if not _is_int(request.generation_id) or not isinstance(request.member_id, str):
+        return "member_id"
+    return None if _opt_str(request.group_instance_id) else "group_instance_id"
+
+
+def _leave_group(request: P.LeaveGroupRequest) -> str | None:
+    if not isinstance(request.group_id, str):
+        return "group_id"
+    if not _is_tuple_of(request.members, P.MemberIdentity) or not all(
+        isinstance(m.member_id, str) and _opt_str(m.group_instance_id) for m in request.members
+    ):
+        return "members"
+    return None
+
+
+def _offset_commit(request: P.OffsetCommitRequest) -> str | None:
+    if not isinstance(request.group_id, str):
+        return "group_id"
+    if not _is_int(request.generation_id) or not isinstance(request.member_id, str):
+        return "member_id"
+    if not _opt_str(request.group_instance_id):
+        return "group_instance_id"
+    if not _is_tuple_of(request.topics, P.OffsetCommitRequestTopic):
+        return "topics"
+    for topic in request.topics:
+        if not isinstance(topic.name, str) or not _is_tuple_of(
+            topic.partitions, P.OffsetCommitRequestPartition
         ):
-            return "protocols"
-        names = [p.name for p in request.protocols]
-        if len(set(names)) != len(names):
-            # Kafka would count a duplicated name twice and could never elect it (an internal
-            # error at join completion); the simulator refuses the request up front.
-            return "duplicate protocol names"
-        if not isinstance(request.client_id, str) or not isinstance(request.client_host, str):
-            return "client_id"
-        return None
-    if isinstance(request, P.SyncGroupRequest):
-        if not _is_int(request.generation_id) or not isinstance(request.member_id, str):
-            return "member_id"
-        if not (_opt_str(request.group_instance_id) and _opt_str(request.protocol_type)):
-            return "group_instance_id"
-        if not _opt_str(request.protocol_name):
-            return "protocol_name"
-        if not _is_tuple_of(request.assignments, P.SyncGroupRequestAssignment) or not all(
-            isinstance(a.member_id, str) and isinstance(a.assignment, bytes)
-            for a in request.assignments
-        ):
-            return "assignments"
-        return None
-    if isinstance(request, P.HeartbeatRequest):
-        if not _is_int(request.generation_id) or not isinstance(request.member_id, str):
-            return "member_id"
-        return None if _opt_str(request.group_instance_id) else "group_instance_id"
-    if isinstance(request, P.LeaveGroupRequest):
-        if not _is_tuple_of(request.members, P.MemberIdentity) or not all(
-            isinstance(m.member_id, str) and _opt_str(m.group_instance_id) for m in request.members
-        ):
-            return "members"
-        return None
-    if isinstance(request, P.OffsetCommitRequest):
-        if not _is_int(request.generation_id) or not isinstance(request.member_id, str):
-            return "member_id"
-        if not _opt_str(request.group_instance_id):
-            return "group_instance_id"
-        if not _is_tuple_of(request.topics, P.OffsetCommitRequestTopic):
             return "topics"
-        for topic in request.topics:
-            if not isinstance(topic.name, str) or not _is_tuple_of(
-                topic.partitions, P.OffsetCommitRequestPartition
+        for part in topic.partitions:
+            if not (
+                _is_int(part.partition_index)
+                and _is_int(part.committed_offset)
+                and _is_int(part.committed_leader_epoch)
+                and _opt_str(part.committed_metadata)
             ):
-                return "topics"
-            for part in topic.partitions:
-                if not (
-                    _is_int(part.partition_index)
-                    and _is_int(part.committed_offset)
-                    and _is_int(part.committed_leader_epoch)
-                    and _opt_str(part.committed_metadata)
-                ):
-                    return "partitions"
+                return "partitions"
+    return None
+
+
+def _offset_fetch(request: P.OffsetFetchRequest) -> str | None:
+    if not isinstance(request.group_id, str):
+        return "group_id"
+    if request.topics is None:
         return None
-    if isinstance(request, P.OffsetFetchRequest):
-        if request.topics is None:
-            return None
-        if not _is_tuple_of(request.topics, P.OffsetFetchRequestTopic) or not all(
-            isinstance(t.name, str) and all(_is_int(i) for i in t.partition_indexes)
-            for t in request.topics
-        ):
-            return "topics"
-        return None
-    return "unknown api"
+    if not _is_tuple_of(request.topics, P.OffsetFetchRequestTopic) or not all(
+        isinstance(t.name, str) and all(_is_int(i) for i in t.partition_indexes)
+        for t in request.topics
+    ):
+        return "topics"
+    return None
+
+
+_CHECKS: dict[type, Callable[[Any], str | None]] = {
+    P.FindCoordinatorRequest: _find_coordinator,
+    P.MetadataRequest: _metadata,
+    P.ListGroupsRequest: _list_groups,
+    P.DescribeGroupsRequest: _describe_groups,
+    P.DeleteGroupsRequest: _delete_groups,
+    P.JoinGroupRequest: _join_group,
+    P.SyncGroupRequest: _sync_group,
+    P.HeartbeatRequest: _heartbeat,
+    P.LeaveGroupRequest: _leave_group,
+    P.OffsetCommitRequest: _offset_commit,
+    P.OffsetFetchRequest: _offset_fetch,
+}
+"""One check per request type, found by a dict lookup (the coordinator checks every request)."""
