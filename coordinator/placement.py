@@ -11,6 +11,7 @@ Kafka computes ``Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -19,8 +20,12 @@ INT_MIN = -(1 << 31)
 DEFAULT_OFFSETS_PARTITIONS = 50
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def java_string_hashcode(s: str) -> int:
-    """Java's ``String.hashCode``: ``h = 31*h + unit`` over UTF-16 code units, as a signed int32."""
+    """Java's ``String.hashCode``: ``h = 31*h + unit`` over UTF-16 code units, as a signed int32.
+
+    Memoised: the coordinator re-sorts a group's member ids in HashMap order on every change.
+    """
     data = s.encode("utf-16-be", "surrogatepass")
     h = 0
     for i in range(0, len(data), 2):

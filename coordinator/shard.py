@@ -382,9 +382,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             return True
         if group.is_in(PREPARING_REBALANCE):
             member = group.members.get(member_id)
+            # fewer members than the limit means fewer waiting ones too (no need to count them)
             return (
-                member is not None and member.awaiting_join
-            ) or group.num_awaiting_join() < limit
+                (member is not None and member.awaiting_join)
+                or len(group.members) < limit
+                or group.num_awaiting_join() < limit
+            )
         return member_id in group.members or len(group.members) < limit
 
     def _protocols(self, req: JoinGroupRequest) -> tuple[tuple[str, bytes], ...]:
