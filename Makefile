@@ -24,6 +24,9 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/groupsim demo
+	@echo
+	@echo "groupsim: now the Spark pipeline: 18 variants of a rolling restart, swept on local Spark ..."
+	$(BIN)/groupsim sweep pipeline/examples/rolling-restart-cost.yaml --out build/demo/sweep --report build/demo/report
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

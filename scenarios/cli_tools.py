@@ -26,6 +26,14 @@ def _console():
     return console()
 
 
+def _table(title: str):
+    """A rich table: box drawing on a terminal, plain ASCII rules when piped."""
+    from rich import box
+    from rich.table import Table
+
+    return Table(title=title, box=box.HEAVY_HEAD if _console().is_terminal else box.ASCII)
+
+
 def _fail(message: str) -> typer.Exit:
     from scenarios.cli import console
 
@@ -146,7 +154,6 @@ def coordinator(
 
       groupsim coordinator orders --partitions 3 --brokers 3
     """
-    from rich.table import Table
 
     from coordinator.placement import java_string_hashcode, partition_for
 
@@ -165,7 +172,7 @@ def coordinator(
         )
     except Exception:  # the cluster model is optional for this arithmetic
         cluster = None
-    table = Table(title=f"coordinators ({partitions} offsets partitions, {brokers} brokers)")
+    table = _table(f"coordinators ({partitions} offsets partitions, {brokers} brokers)")
     for col in ("group id", "hashCode", "partition", "broker"):
         table.add_column(col)
     for gid in group_ids:
@@ -300,11 +307,10 @@ def lessons() -> None:
 
     Example: groupsim lessons
     """
-    from rich.table import Table
 
     from scenarios.loader import library_scenarios, load_scenario
 
-    table = Table(title="lessons (groupsim run <name>)")
+    table = _table("lessons (groupsim run <name>)")
     table.add_column("name")
     table.add_column("what it shows")
     for path in library_scenarios():
