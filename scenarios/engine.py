@@ -1,7 +1,8 @@
 """A discrete-event engine on a virtual clock, in integer milliseconds.
 
 Nothing here waits on real time: ``step()`` jumps the clock straight to the next event. Events
-sit in one binary heap as plain tuples ``(time_ms, seq, fn, arg)`` (``fn`` None marks a timer);
+sit in one binary heap as plain tuples ``(time_ms, seq, fn, arg)`` (``fn`` None marks a timer,
+whose ``arg`` is its ``(owner, key)`` slot);
 ``seq`` is a global insertion counter, so two events due at the same millisecond always run in
 the order they were scheduled.
 That tie-break is the whole of the engine's determinism: no priority classes, no hashing.
@@ -30,7 +31,7 @@ class Engine:
     def __init__(self, timer_handler: TimerHandler | None = None, start_ms: int = 0) -> None:
         self.now: int = start_ms
         self.events_run: int = 0
-        self._heap: list[tuple[int, int, Callable[[Any], None], Any]] = []
+        self._heap: list[tuple[int, int, Callable[[Any], None] | None, Any]] = []
         self._seq: int = 0
         # (owner, key) -> seq of the live heap entry for that timer
         self._timers: dict[tuple[str, str], int] = {}
@@ -46,9 +47,11 @@ class Engine:
     def set_timer(self, owner: str, key: str, deadline_ms: int) -> None:
         """Arm (or re-arm, replacing) timer ``key`` of ``owner``."""
         seq = self._seq = self._seq + 1
-        self._timers[(owner, key)] = seq
+        slot = (owner, key)
+        self._timers[slot] = seq
         at = deadline_ms if deadline_ms > self.now else self.now
-        heapq.heappush(self._heap, (at, seq, None, (owner, key, seq)))
+        # the entry's own seq is its token: no per-timer tuple beyond the slot (less GC work)
+        heapq.heappush(self._heap, (at, seq, None, slot))
 
     def cancel_timer(self, owner: str, key: str) -> None:
         """Disarm a timer; unknown keys are a no-op (as in the effects contract)."""
@@ -66,14 +69,12 @@ class Engine:
         """The live timer keys of ``owner``, in the order they were armed."""
         return [key for (o, key), _ in sorted(self._timers.items(), key=_by_seq) if o == owner]
 
-    def _fire(self, arg: tuple[str, str, int]) -> None:
-        owner, key, seq = arg
-        slot = (owner, key)
+    def _fire(self, slot: tuple[str, str], seq: int) -> None:
         if self._timers.get(slot) == seq:
             # forget the token before running the handler, which may re-arm the same key
             del self._timers[slot]
             if self._timer_handler is not None:
-                self._timer_handler(owner, key)
+                self._timer_handler(*slot)
 
     # --- running ----------------------------------------------------------------------------
 
@@ -82,11 +83,9 @@ class Engine:
         timers = self._timers
         while heap:
             entry = heap[0]
-            if entry[2] is None:
-                owner, key, seq = entry[3]
-                if timers.get((owner, key)) != seq:
-                    heapq.heappop(heap)
-                    continue
+            if entry[2] is None and timers.get(entry[3]) != entry[1]:  # a stale timer
+                heapq.heappop(heap)
+                continue
             return
 
     def peek(self) -> int | None:
@@ -99,11 +98,11 @@ class Engine:
         self._drop_stale()
         if not self._heap:
             return False
-        at, _seq, fn, arg = heapq.heappop(self._heap)
+        at, seq, fn, arg = heapq.heappop(self._heap)
         self.now = at
         self.events_run += 1
         if fn is None:
-            self._fire(arg)
+            self._fire(arg, seq)
         else:
             fn(arg)
         return True
@@ -121,20 +120,18 @@ class Engine:
         ran = 0
         limit = max_events if max_events is not None else -1
         while heap and ran != limit:
-            at, _seq, fn, arg = heap[0]
+            at, seq, fn, arg = heap[0]
             if until is not None and at > until:
                 break
             pop(heap)
             if fn is None:  # a timer: live only if its token is still the current one
-                owner, key, token = arg
-                slot = (owner, key)
-                if timers.get(slot) != token:
+                if timers.get(arg) != seq:
                     continue
-                del timers[slot]
+                del timers[arg]
                 self.now = at
                 ran += 1
                 if handler is not None:
-                    handler(owner, key)
+                    handler(*arg)
                 continue
             self.now = at
             ran += 1
