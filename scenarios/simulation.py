@@ -496,6 +496,13 @@ class Simulation:
         try:
             yield
         finally:
+            if gc.get_freeze_count() == 0:  # never unfreeze what someone else froze
+                # What survived the run is long-lived state (groups, offsets, the log): move it
+                # straight to the oldest generation (freeze, then unfreeze), where the next full
+                # collection still examines it, rather than have the young collections that
+                # follow re-enabling trace all of it again (about 15 % of the benchmark).
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
     def run(self, until: int | None = None, *, max_events: int | None = None) -> int:

@@ -252,3 +252,40 @@ def test_the_garbage_collector_is_paused_only_while_the_clock_runs() -> None:
         sim.run(until=10)
         assert seen == expected
         assert gc.isenabled()
+
+
+def test_cycles_made_while_the_collector_is_paused_are_still_collected() -> None:
+    """Survivors of a run go to the oldest generation; a full collection still frees cycles."""
+    import gc
+    import weakref
+
+    class Node:
+        partner: object = None
+
+    refs: list[weakref.ref[Node]] = []
+
+    def make_cycle() -> None:
+        a, b = Node(), Node()
+        a.partner, b.partner = b, a
+        refs.append(weakref.ref(a))
+
+    sim = make_sim()
+    sim.at(5, make_cycle)
+    sim.run(until=10)
+    assert gc.get_freeze_count() == 0  # nothing is left frozen
+    gc.collect()
+    assert refs[0]() is None
+
+
+def test_a_callers_frozen_objects_stay_frozen() -> None:
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        sim = make_sim()
+        sim.at(5, lambda: None)
+        sim.run(until=10)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
