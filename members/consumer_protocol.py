@@ -33,12 +33,10 @@ class SchemaError(ValueError):
 # --- primitive writers ---------------------------------------------------------------------------
 
 
-def _int16(value: int) -> bytes:
-    return struct.pack(">h", value)
-
-
-def _int32(value: int) -> bytes:
-    return struct.pack(">i", value)
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
+_int16 = _INT16.pack
+_int32 = _INT32.pack
 
 
 def _string(value: str) -> bytes:
@@ -123,18 +121,23 @@ class _Reader:
         self.pos = 0
         self.what = what
 
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > len(self.data):
+    def _advance(self, n: int) -> int:
+        """Claim the next ``n`` bytes; returns where they start (numbers are unpacked in place)."""
+        start = self.pos
+        if n < 0 or start + n > len(self.data):
             raise SchemaError(f"buffer underflow while parsing consumer protocol's {self.what}")
-        chunk = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return chunk
+        self.pos = start + n
+        return start
+
+    def take(self, n: int) -> bytes:
+        start = self._advance(n)
+        return self.data[start : start + n]
 
     def int16(self) -> int:
-        return struct.unpack(">h", self.take(2))[0]
+        return _INT16.unpack_from(self.data, self._advance(2))[0]
 
     def int32(self) -> int:
-        return struct.unpack(">i", self.take(4))[0]
+        return _INT32.unpack_from(self.data, self._advance(4))[0]
 
     def string(self) -> str:
         n = self.int16()
@@ -161,7 +164,7 @@ class _Reader:
         for _ in range(self.array_len()):
             topic = self.string()
             n = self.array_len()
-            numbers = struct.unpack(f">{n}i", self.take(4 * n))
+            numbers = struct.unpack_from(f">{n}i", self.data, self._advance(4 * n))
             result.extend([TopicPartition(topic, p) for p in numbers])
         return result
 
