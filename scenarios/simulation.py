@@ -487,7 +487,8 @@ class Simulation:
         A simulation keeps millions of live event dicts, and the collector's periodic
         traversals of them cost about two thirds of a large run (the 1,000-group benchmark).
         Running the simulation creates no reference cycles per event, so nothing is lost; any
-        cyclic garbage is collected once the collector is back on. Nested runs are no-ops.
+        cyclic garbage is found by the next full collection once the collector is back on.
+        Nested runs are no-ops.
         """
         if not self.pause_gc or not gc.isenabled():
             yield
