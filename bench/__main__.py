@@ -12,6 +12,12 @@ SUITES = ("assignors", "coordinator", "simulation", "pipeline")
 
 
 def main(argv: list[str]) -> int:
+    if "-h" in argv or "--help" in argv:
+        print(__doc__.strip())
+        print(
+            "\nSuites: " + ", ".join(SUITES) + ". Flags (--quick, --cap=60, ...) go to every suite."
+        )
+        return 0
     names = [a for a in argv if not a.startswith("-")] or list(SUITES)
     flags = [a for a in argv if a.startswith("-")]
     status = 0
