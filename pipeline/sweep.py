@@ -38,21 +38,18 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
-_REB_ONLY = tuple(
-    c
-    for c in REBALANCE_COLUMNS
-    if c
-    not in (
-        "scenario_id",
-        "point",
-        "variant",
-        "seed",
-        "assignor",
-        "protocol",
-        "membership",
-        "group_size",
-    )
+# the run's identity, repeated on each of its rebalance rows
+_RUN_KEYS = (
+    "scenario_id",
+    "point",
+    "variant",
+    "seed",
+    "assignor",
+    "protocol",
+    "membership",
+    "group_size",
 )
+_REB_ONLY = tuple(c for c in REBALANCE_COLUMNS if c not in _RUN_KEYS)
 _REB_STRUCT = (
     "ARRAY<STRUCT<group_id: STRING, generation: INT, start_ms: BIGINT, end_ms: BIGINT, "
     "duration_ms: BIGINT, rounds: INT, partitions_moved: INT, partitions_revoked: INT, "
@@ -145,14 +142,7 @@ def run_sweep(
         with _Progress(spark, progress):
             results.drop("rebalance_json").write.mode("overwrite").parquet(f"{base}/runs")
         rebalances = results.select(
-            "scenario_id",
-            "point",
-            "variant",
-            "seed",
-            "assignor",
-            "protocol",
-            "membership",
-            "group_size",
+            *_RUN_KEYS,
             F.explode(F.from_json("rebalance_json", _REB_STRUCT)).alias("r"),
         ).select(*[F.col(c) if c not in _REB_ONLY else F.col(f"r.{c}") for c in REBALANCE_COLUMNS])
         rebalances.write.mode("overwrite").parquet(f"{base}/rebalances")
