@@ -62,6 +62,11 @@ def _level_method(method: str) -> Any:
         if context:
             kw = {**context, **kw}
         kw["event"] = event
+        events = self._events
+        if events is not None:  # the chain is only the event log: append in place
+            kw["seq"] = len(events)
+            events.append(kw)
+            return
         logger = self._logger
         for processor in self._processors:
             kw = processor(logger, method, kw)
@@ -75,9 +80,19 @@ class SimBoundLogger(structlog.BoundLoggerBase):
 
     structlog's generic path copies the context, runs the chain and calls the wrapped logger;
     here the chain is only the event log, so each level method merges context and fields into
-    one dict and hands it to the processors directly. A simulation logs millions of events, and
-    this halves the cost of each. Levels below the simulation's ``log_level`` are no-ops.
+    one dict and hands it to the processors directly; when the chain is only the simulation's
+    ``EventLog`` (always, unless a user adds processors) it appends the dict itself. A
+    simulation logs millions of events, and this more than halves the cost of each. Levels
+    below the simulation's ``log_level`` are no-ops.
     """
+
+    def __init__(self, logger: Any, processors: Any, context: Any) -> None:
+        super().__init__(logger, processors, context)
+        chain = list(processors)
+        # the common chain, [EventLog]: its events list, so each call skips the processor loop
+        self._events: list[dict[str, Any]] | None = (
+            chain[0].events if len(chain) == 1 and type(chain[0]) is EventLog else None
+        )
 
     debug = _level_method("debug")
     info = msg = _level_method("info")
