@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Annotated
 
@@ -319,6 +320,16 @@ def lessons() -> None:
         except ScenarioError:
             table.add_row(path.stem, "(invalid!)")
             continue
-        first = (s.description.splitlines() or [""])[0]
-        table.add_row(path.stem, first)
+        table.add_row(path.stem, first_sentence(s.description))
     _console().print(table)
+
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](?=\s|$)")
+
+
+def first_sentence(text: str) -> str:
+    """A description's first sentence, across line breaks (a lesson's first line often stops
+    mid-sentence); the whole text when it has no sentence end."""
+    flat = " ".join(text.split())
+    end = _SENTENCE_END.search(flat)
+    return flat[: end.end()] if end else flat

@@ -677,23 +677,26 @@ class Simulation:
                 )
                 self._outstanding[(src, cid)] = (dst, slot.incarnation if slot else 0)
             return
-        self.engine.schedule(at, self._deliver, send)
+        self.engine.schedule(at, self._deliver_request if to_broker else self._deliver, send)
 
-    def _deliver(self, send: Send) -> None:
+    def _deliver_request(self, send: Send) -> None:
         src, dst, cid = send.src, send.dst, send.correlation_id
         now = self.engine.now
-        if dst in self._brokers:
-            if not self.cluster.is_alive(dst):
-                entry = self._outstanding.get((src, cid))
-                if entry is not None:
-                    self.engine.schedule(
-                        now + self.network.disconnect_delay(),
-                        self._disconnect,
-                        (src, dst, cid, entry[1]),
-                    )
-                return
-            self._apply(CLUSTER, self.cluster.handle_request(dst, src, cid, send.message, now))
+        if not self.cluster.is_alive(dst):
+            entry = self._outstanding.get((src, cid))
+            if entry is not None:
+                self.engine.schedule(
+                    now + self.network.disconnect_delay(),
+                    self._disconnect,
+                    (src, dst, cid, entry[1]),
+                )
             return
+        self._apply(CLUSTER, self.cluster.handle_request(dst, src, cid, send.message, now))
+
+    def _deliver(self, send: Send) -> None:
+        """An answer (or any message to a non-broker) arriving at its destination."""
+        src, dst, cid = send.src, send.dst, send.correlation_id
+        now = self.engine.now
         entry = self._outstanding.pop((dst, cid), None)
         slot = self._consumers.get(dst)
         if slot is not None:

@@ -190,6 +190,19 @@ def test_lessons_and_help(runner):
         assert "Example" in help_text, cmd
 
 
+def test_lessons_show_whole_first_sentences():
+    from scenarios.cli_tools import first_sentence
+
+    assert first_sentence("Two consumers own 3 partitions each;\n  at 20 s C3 joins.\nMore.") == (
+        "Two consumers own 3 partitions each; at 20 s C3 joins."
+    )
+    # dots inside names and abbreviations do not end a sentence
+    assert first_sentence("group.max.size caps a group, e.g. at 3. Then more.") == (
+        "group.max.size caps a group, e.g. at 3."
+    )
+    assert first_sentence("no sentence end") == "no sentence end"
+
+
 def test_demo_explains_and_runs_lessons(runner):
     result = runner.invoke(app, ["demo"])
     assert result.exit_code == 0, result.output[-2000:]
