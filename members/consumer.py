@@ -75,7 +75,7 @@ from members.consumer_protocol import (
     decode_assignment,
     decode_subscription,
     encode_assignment,
-    encode_subscription,
+    encode_subscriptions,
 )
 from members.listener import CallbackRecord, RebalanceListener, invoke
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
@@ -203,6 +203,12 @@ class Consumer:
             config.partition_assignment_strategy
         )
         self.rebalance_protocol: RebalanceProtocol = rebalance_protocol_of(self._assignors)
+        # No processing time: the application is always inside poll() unless stalled, so the
+        # simulator needs no poll tick per batch (records accrue with time, see _materialize).
+        # Fixed by the (frozen) config, and read on every poll, so decided once.
+        self._continuous = (
+            config.processing_time_ms == 0 and config.processing_time_per_record_ms == 0
+        )
         self._backoff = ExponentialBackoff(
             config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
         )
@@ -400,9 +406,8 @@ class Consumer:
         self._pattern = compiled
         self._explicit_topics = () if compiled is not None else tuple(sorted(set(topics or ())))
         self._subscription = self._explicit_topics
-
-    def _subscribed(self) -> bool:
-        return self._pattern is not None or bool(self._explicit_topics)
+        # Subscribed to anything? Read on every drive, so kept with what it derives from.
+        self._subscribed = compiled is not None or bool(self._explicit_topics)
 
     def _pattern_matches(self) -> tuple[str, ...]:
         assert self._pattern is not None
@@ -529,7 +534,7 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING or old == new:
             return out
         self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
-        if not self._subscribed():
+        if not self._subscribed:
             self._on_leave_prepare(now_ms)
             self._maybe_leave_group("the consumer unsubscribed from all topics", now_ms)
             return out
@@ -865,14 +870,6 @@ class Consumer:
 
     # ------------------------------------------------------------------ the application thread
 
-    @property
-    def _continuous(self) -> bool:
-        """No processing time: the application is always inside poll() unless stalled, so the
-        simulator needs no poll tick per batch (records accrue with time, see _materialize)."""
-        return (
-            self.config.processing_time_ms == 0 and self.config.processing_time_per_record_ms == 0
-        )
-
     def _set_poll_timer(self, at: int) -> None:
         if self._poll_timer_at != at:
             self._poll_timer_at = at
@@ -950,7 +947,7 @@ class Consumer:
 
     def _drive(self, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
-        if self.status is not ConsumerStatus.RUNNING or not self._subscribed():
+        if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
             return
         try:
             if self._hb.failed is not None:
@@ -962,11 +959,11 @@ class Consumer:
             self._fail(fatal, now)
 
     def _rejoin_needed_or_pending(self, now: int) -> bool:
-        if not self._subscribed():
+        if not self._subscribed:
             return False
         if (
             self._assignment_snapshot is not None
-            and self._assignment_snapshot != self._metadata_snapshot()
+            and self._assignment_snapshot != self._snapshot_value  # _metadata_snapshot()
         ):
             self._request_rejoin_if_necessary("cached metadata has changed", now)
             return True
@@ -1247,20 +1244,22 @@ class Consumer:
         """ConsumerCoordinator.metadata(): one Subscription per assignor, in vote order."""
         self._joined_subscription = self._subscription
         topics = list(self._subscription)
-        protocols = []
-        for a in self._assignors:
-            user_data = None
-            if a.instance is not None:
-                user_data = a.instance.subscription_user_data(topics)
-            sub = Subscription(
-                topics=topics,
-                user_data=user_data,
-                owned_partitions=self._owned,
-                generation_id=self.generation.generation_id,
-                rack_id=self.config.client_rack,
+        user_data = [
+            a.instance.subscription_user_data(topics) if a.instance is not None else None
+            for a in self._assignors
+        ]
+        sub = Subscription(
+            topics=topics,
+            owned_partitions=self._owned,
+            generation_id=self.generation.generation_id,
+            rack_id=self.config.client_rack,
+        )
+        return tuple(
+            JoinGroupRequestProtocol(a.name, metadata)
+            for a, metadata in zip(
+                self._assignors, encode_subscriptions(sub, user_data), strict=True
             )
-            protocols.append(JoinGroupRequestProtocol(a.name, encode_subscription(sub)))
-        return tuple(protocols)
+        )
 
     def _initiate_join_group(self, now: int) -> None:
         assert self._coordinator is not None
