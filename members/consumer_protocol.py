@@ -138,11 +138,14 @@ class _Reader:
         self.pos = 0
         self.what = what
 
+    def _underflow(self) -> SchemaError:
+        return SchemaError(f"buffer underflow while parsing consumer protocol's {self.what}")
+
     def _advance(self, n: int) -> int:
         """Claim the next ``n`` bytes; returns where they start (numbers are unpacked in place)."""
         start = self.pos
         if n < 0 or start + n > len(self.data):
-            raise SchemaError(f"buffer underflow while parsing consumer protocol's {self.what}")
+            raise self._underflow()
         self.pos = start + n
         return start
 
@@ -150,17 +153,30 @@ class _Reader:
         start = self._advance(n)
         return self.data[start : start + n]
 
+    # The fixed-size numbers let unpack_from do the bounds check (struct.error: too few bytes).
+
     def int16(self) -> int:
-        return _INT16.unpack_from(self.data, self._advance(2))[0]
+        try:
+            (value,) = _INT16.unpack_from(self.data, self.pos)
+        except struct.error:
+            raise self._underflow() from None
+        self.pos += 2
+        return value
 
     def int32(self) -> int:
-        return _INT32.unpack_from(self.data, self._advance(4))[0]
+        try:
+            (value,) = _INT32.unpack_from(self.data, self.pos)
+        except struct.error:
+            raise self._underflow() from None
+        self.pos += 4
+        return value
 
     def string(self) -> str:
         n = self.int16()
         if n < 0:
             raise SchemaError(f"null string in a non-nullable field of the {self.what}")
-        return self.take(n).decode("utf-8")
+        start = self._advance(n)
+        return self.data[start : start + n].decode("utf-8")
 
     def nullable_string(self) -> str | None:
         n = self.int16()
