@@ -75,7 +75,7 @@ from members.consumer_protocol import (
     decode_assignment,
     decode_subscription,
     encode_assignment,
-    encode_subscription,
+    encode_subscriptions,
 )
 from members.listener import CallbackRecord, RebalanceListener, invoke
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
@@ -84,6 +84,12 @@ PROTOCOL_TYPE = "consumer"
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+#: The consumer's own timers; each is set under the key ``<name>:<incarnation>``.
+TIMER_NAMES = ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "metadata")
+
+#: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
+_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
 #: JoinGroup failures after which joinGroupIfNeeded retries at once (no backoff).
 _IMMEDIATE_RETRY = frozenset(
@@ -114,6 +120,7 @@ class _Inflight:
     api: str
     dst: str
     sent_generation: Generation
+    timer_key: str  # the request-timeout timer, cancelled when the request completes
     commit: CommitResult | None = None
     topics: tuple[str, ...] | None = None
 
@@ -186,6 +193,9 @@ class Consumer:
         self.listener = listener
         self.seed = seed
         self.log = logger if logger is not None else structlog.get_logger("groupsim")
+        # Every event names the node and its group: bound once, so logging an event is one call
+        # (``self._emit(event, t_ms=now, **fields)``) that builds one dict.
+        self._emit = self.log.bind(node=node, group_id=config.group_id).info
         import random
 
         self._rng = random.Random(seed)
@@ -193,6 +203,12 @@ class Consumer:
             config.partition_assignment_strategy
         )
         self.rebalance_protocol: RebalanceProtocol = rebalance_protocol_of(self._assignors)
+        # No processing time: the application is always inside poll() unless stalled, so the
+        # simulator needs no poll tick per batch (records accrue with time, see _materialize).
+        # Fixed by the (frozen) config, and read on every poll, so decided once.
+        self._continuous = (
+            config.processing_time_ms == 0 and config.processing_time_per_record_ms == 0
+        )
         self._backoff = ExponentialBackoff(
             config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
         )
@@ -213,6 +229,10 @@ class Consumer:
     # ------------------------------------------------------------------ state & queries
 
     def _reset_incarnation_state(self) -> None:
+        # Timer keys of this incarnation (every incarnation change resets this state), built
+        # once rather than per timer set; handle_timer maps a key back to its timer's name.
+        self._keys = {name: f"{name}:{self.incarnation}" for name in TIMER_NAMES}
+        self._timer_names = {key: name for name, key in self._keys.items()}
         self._member_state = MemberState.UNJOINED
         self.generation: Generation = NO_GENERATION
         self.is_leader = False
@@ -259,7 +279,7 @@ class Consumer:
     @property
     def state(self) -> str:
         """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
-        return self._member_state.value
+        return self._member_state._value_  # .value without the enum property lookup
 
     @property
     def member_state(self) -> MemberState:
@@ -353,12 +373,6 @@ class Consumer:
 
     # ------------------------------------------------------------------ helpers
 
-    def _key(self, name: str) -> str:
-        return f"{name}:{self.incarnation}"
-
-    def _emit(self, event: str, now: int, **fields: Any) -> None:
-        self.log.info(event, t_ms=now, node=self.node, group_id=self.config.group_id, **fields)
-
     def _set_state(self, new: MemberState, now: int, reason: str) -> None:
         if new is self._member_state:
             return
@@ -366,9 +380,9 @@ class Consumer:
         self._member_state = new
         self._emit(
             "client_state",
-            now,
-            state_from=old.value,
-            state_to=new.value,
+            t_ms=now,
+            state_from=old._value_,  # .value without the enum property lookup
+            state_to=new._value_,
             member_id=self.generation.member_id,
             generation_id=self.generation.generation_id,
             reason=reason,
@@ -392,9 +406,8 @@ class Consumer:
         self._pattern = compiled
         self._explicit_topics = () if compiled is not None else tuple(sorted(set(topics or ())))
         self._subscription = self._explicit_topics
-
-    def _subscribed(self) -> bool:
-        return self._pattern is not None or bool(self._explicit_topics)
+        # Subscribed to anything? Read on every drive, so kept with what it derives from.
+        self._subscribed = compiled is not None or bool(self._explicit_topics)
 
     def _pattern_matches(self) -> tuple[str, ...]:
         assert self._pattern is not None
@@ -406,30 +419,38 @@ class Consumer:
             )
         )
 
-    def _send(self, dst: str, message: object, now: int, **extra: Any) -> int:
+    def _send(
+        self,
+        dst: str,
+        message: object,
+        now: int,
+        *,
+        commit: CommitResult | None = None,
+        topics: tuple[str, ...] | None = None,
+        **extra: Any,
+    ) -> int:
+        """Send a request with its timeout; ``extra`` fields go into the request_sent event."""
         self._corr += 1
         corr = self._corr
         api = api_name(message)
-        self._inflight[corr] = _Inflight(
-            api=api,
-            dst=dst,
-            sent_generation=self.generation,
-            commit=extra.pop("commit", None),
-            topics=extra.pop("topics", None),
-        )
+        timer_key = f"request-{corr}"
+        self._inflight[corr] = _Inflight(api, dst, self.generation, timer_key, commit, topics)
         timeout = (
             self.config.join_request_timeout_ms
             if api == "JoinGroup"
             else self.config.request_timeout_ms
         )
-        self._out.append(Send(src=self.node, dst=dst, correlation_id=corr, message=message))
-        self._out.append(SetTimer(f"request-{corr}", now + timeout))
-        self._emit("request_sent", now, api=api, dst=dst, correlation_id=corr, **extra)
+        out = self._out
+        out.append(Send(self.node, dst, corr, message))
+        out.append(SetTimer(timer_key, now + timeout))
+        self._emit("request_sent", t_ms=now, api=api, dst=dst, correlation_id=corr, **extra)
         return corr
 
     def _begin(self, now: int) -> list[Effect]:
+        """A fresh effect list for one input (handed back to the caller); advance the clock."""
+        if now > self._last_now:
+            self._last_now = now
         self._out: list[Effect] = []
-        self._last_now = max(self._last_now, now)
         return self._out
 
     # ------------------------------------------------------------------ lifecycle (public)
@@ -445,7 +466,7 @@ class Consumer:
         self.status = ConsumerStatus.RUNNING
         self._emit(
             "consumer_started",
-            now_ms,
+            t_ms=now_ms,
             incarnation=self.incarnation,
             group_instance_id=self.config.group_instance_id,
             topics=list(self._explicit_topics),
@@ -462,7 +483,7 @@ class Consumer:
         if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             self._emit(
                 "consumer_crashed",
-                now_ms,
+                t_ms=now_ms,
                 member_id=self.generation.member_id,
                 generation_id=self.generation.generation_id,
                 partitions=[str(tp) for tp in self.assignment],
@@ -480,7 +501,7 @@ class Consumer:
         self._reset_incarnation_state()
         self.status = ConsumerStatus.NEW
         self.fatal_error = None
-        self._emit("consumer_restarted", now_ms, incarnation=self.incarnation)
+        self._emit("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
         return self.start(now_ms)
 
     def close(self, now_ms: int) -> list[Effect]:
@@ -489,7 +510,7 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.status = ConsumerStatus.CLOSING
-        self._emit("consumer_closing", now_ms)
+        self._emit("consumer_closing", t_ms=now_ms)
         if self.config.enable_auto_commit:
             op = self._commit(self._all_consumed(), "close", now_ms)
             if not op.done:
@@ -512,8 +533,8 @@ class Consumer:
         new = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
         if self.status is not ConsumerStatus.RUNNING or old == new:
             return out
-        self._emit("subscription_changed", now_ms, topics=list(new[0]), pattern=new[1])
-        if not self._subscribed():
+        self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
+        if not self._subscribed:
             self._on_leave_prepare(now_ms)
             self._maybe_leave_group("the consumer unsubscribed from all topics", now_ms)
             return out
@@ -543,7 +564,7 @@ class Consumer:
             self._hb.poll_deadline_ms = now_ms + self.config.max_poll_interval_ms
         self._busy_until = max(self._busy_until, now_ms + duration_ms)
         self._accrue_from = self._busy_until
-        self._emit("app_stalled", now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
+        self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
         self._set_poll_timer(self._busy_until)
         self._schedule_heartbeat(now_ms)  # the poll timer now counts
         return out
@@ -554,17 +575,20 @@ class Consumer:
         out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
-        if key.startswith("request-"):
-            corr = int(key[len("request-") :])
-            entry = self._inflight.pop(corr, None)
-            if entry is not None:
-                self._emit(
-                    "request_timeout", now_ms, api=entry.api, dst=entry.dst, correlation_id=corr
-                )
-                self._on_failed_request(entry, corr, now_ms, "request timed out")
-            return out
-        name, _, inc = key.rpartition(":")
-        if inc != str(self.incarnation):
+        name = self._timer_names.get(key)
+        if name is None:  # a request timeout, or a timer of an earlier incarnation
+            if key.startswith("request-"):
+                corr = int(key[len("request-") :])
+                entry = self._inflight.pop(corr, None)
+                if entry is not None:
+                    self._emit(
+                        "request_timeout",
+                        t_ms=now_ms,
+                        api=entry.api,
+                        dst=entry.dst,
+                        correlation_id=corr,
+                    )
+                    self._on_failed_request(entry, corr, now_ms, "request timed out")
             return out
         if self.status is ConsumerStatus.CLOSING:
             return out
@@ -593,10 +617,10 @@ class Consumer:
         entry = self._inflight.pop(correlation_id, None)
         if entry is None:
             return out
-        out.append(CancelTimer(f"request-{correlation_id}"))
+        out.append(CancelTimer(entry.timer_key))
         self._emit(
             "request_failed",
-            now_ms,
+            t_ms=now_ms,
             api=entry.api,
             dst=dst,
             correlation_id=correlation_id,
@@ -614,20 +638,19 @@ class Consumer:
         entry = self._inflight.pop(correlation_id, None)
         if entry is None:
             return out  # a late answer to a request that timed out or an earlier incarnation
-        out.append(CancelTimer(f"request-{correlation_id}"))
-        error = _error_of(message)
+        out.append(CancelTimer(entry.timer_key))
         self._emit(
             "response_received",
-            now_ms,
+            t_ms=now_ms,
             api=entry.api,
             src=src,
             correlation_id=correlation_id,
-            error=error.name if error is not None else None,
+            error=_error_name(message),
         )
+        handler = _HANDLERS.get(type(message))
         try:
-            handler = _HANDLERS.get(type(message))
             if handler is None:
-                self._emit("response_ignored", now_ms, api=entry.api, reason="unexpected type")
+                self._emit("response_ignored", t_ms=now_ms, api=entry.api, reason="unexpected type")
             else:
                 handler(self, entry, message, now_ms)
         except _Fatal as fatal:
@@ -644,15 +667,15 @@ class Consumer:
         self._hb.enabled = False
         self._emit(
             "consumer_fatal",
-            now,
+            t_ms=now,
             error=fatal.error,
             reason=fatal.reason,
             member_id=self.generation.member_id,
             generation_id=self.generation.generation_id,
         )
         self.status = ConsumerStatus.FAILED
-        for name in ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "metadata"):
-            self._out.append(CancelTimer(self._key(name)))
+        for name in TIMER_NAMES:
+            self._out.append(CancelTimer(self._keys[name]))
 
     def _on_failed_request(self, entry: _Inflight, corr: int, now: int, reason: str) -> None:
         """Disconnect or request timeout: Kafka's DisconnectException (retriable)."""
@@ -665,7 +688,7 @@ class Consumer:
                 self._metadata_inflight = None
                 self._rotate_node()
                 self._out.append(
-                    SetTimer(self._key("metadata"), now + self.config.retry_backoff_ms)
+                    SetTimer(self._keys["metadata"], now + self.config.retry_backoff_ms)
                 )
             elif entry.api == "OffsetFetch":
                 self._offset_fetch_inflight = None
@@ -702,8 +725,8 @@ class Consumer:
         delay = self._backoff.backoff(self._find_attempts)
         self._find_attempts += 1
         self._find_retry_at = now + delay
-        self._out.append(SetTimer(self._key("find-coordinator"), self._find_retry_at))
-        self._emit("coordinator_lookup_failed", now, reason=reason, retry_in_ms=delay)
+        self._out.append(SetTimer(self._keys["find-coordinator"], self._find_retry_at))
+        self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
     def _on_find_coordinator(
         self, entry: _Inflight, resp: FindCoordinatorResponse, now: int
@@ -714,7 +737,7 @@ class Consumer:
             self._find_attempts = 0
             self._find_retry_at = None
             self._hb.session_deadline_ms = now + self.config.session_timeout_ms
-            self._emit("coordinator_discovered", now, coordinator=self._coordinator)
+            self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
             self._schedule_heartbeat(now)
             self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
@@ -728,7 +751,7 @@ class Consumer:
             return
         self._emit(
             "coordinator_unknown",
-            now,
+            t_ms=now,
             coordinator=self._coordinator,
             reason=cause,
             disconnected=disconnected,
@@ -742,9 +765,14 @@ class Consumer:
             if e.dst == old and e.api not in ("FindCoordinator", "Metadata")
         ]:
             entry = self._inflight.pop(corr)
-            self._out.append(CancelTimer(f"request-{corr}"))
+            self._out.append(CancelTimer(entry.timer_key))
             self._emit(
-                "request_failed", now, api=entry.api, dst=old, correlation_id=corr, reason=cause
+                "request_failed",
+                t_ms=now,
+                api=entry.api,
+                dst=old,
+                correlation_id=corr,
+                reason=cause,
             )
             self._on_failed_request(entry, corr, now, "coordinator disconnected")
         self._lookup_coordinator(now)
@@ -765,7 +793,9 @@ class Consumer:
             return
         topics = self._metadata_topics()
         if topics is not None and not topics:
-            self._out.append(SetTimer(self._key("metadata"), now + self.config.metadata_max_age_ms))
+            self._out.append(
+                SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
+            )
             return
         request = MetadataRequest(topics=None if topics is None else tuple(sorted(topics)))
         self._metadata_inflight = self._send(
@@ -797,17 +827,17 @@ class Consumer:
         self._metadata_version += 1
         self._emit(
             "metadata_updated",
-            now,
+            t_ms=now,
             topics={t: self._metadata[t] for t in sorted(self._metadata)},
             version=self._metadata_version,
         )
         if self._pattern is not None:
             matched = self._pattern_matches()
             if matched != self._subscription:
-                self._emit("pattern_matched", now, topics=list(matched))
+                self._emit("pattern_matched", t_ms=now, topics=list(matched))
                 self._subscription = matched
         self._refresh_metadata_snapshot()
-        self._out.append(SetTimer(self._key("metadata"), now + self.config.metadata_max_age_ms))
+        self._out.append(SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms))
         if self._pending_leader is not None:
             group = set(self._group_subscription or ())
             if entry.topics is None or group.issubset(entry.topics):
@@ -840,18 +870,10 @@ class Consumer:
 
     # ------------------------------------------------------------------ the application thread
 
-    @property
-    def _continuous(self) -> bool:
-        """No processing time: the application is always inside poll() unless stalled, so the
-        simulator needs no poll tick per batch (records accrue with time, see _materialize)."""
-        return (
-            self.config.processing_time_ms == 0 and self.config.processing_time_per_record_ms == 0
-        )
-
     def _set_poll_timer(self, at: int) -> None:
         if self._poll_timer_at != at:
             self._poll_timer_at = at
-            self._out.append(SetTimer(self._key("poll"), at))
+            self._out.append(SetTimer(self._keys["poll"], at))
 
     def _poll(self, now: int) -> None:
         """The application calls KafkaConsumer.poll() at ``now``.
@@ -921,11 +943,11 @@ class Consumer:
             self._drive(now)
         elif self._drive_timer_at != self._busy_until:
             self._drive_timer_at = self._busy_until
-            self._out.append(SetTimer(self._key("drive"), self._busy_until))
+            self._out.append(SetTimer(self._keys["drive"], self._busy_until))
 
     def _drive(self, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
-        if self.status is not ConsumerStatus.RUNNING or not self._subscribed():
+        if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
             return
         try:
             if self._hb.failed is not None:
@@ -937,11 +959,11 @@ class Consumer:
             self._fail(fatal, now)
 
     def _rejoin_needed_or_pending(self, now: int) -> bool:
-        if not self._subscribed():
+        if not self._subscribed:
             return False
         if (
             self._assignment_snapshot is not None
-            and self._assignment_snapshot != self._metadata_snapshot()
+            and self._assignment_snapshot != self._snapshot_value  # _metadata_snapshot()
         ):
             self._request_rejoin_if_necessary("cached metadata has changed", now)
             return True
@@ -996,12 +1018,12 @@ class Consumer:
             if result.error in _IMMEDIATE_RETRY:
                 continue
             self._join_retry_at = now + self.config.retry_backoff_ms
-            self._out.append(SetTimer(self._key("join-retry"), self._join_retry_at))
+            self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
             return
 
     def _request_rejoin(self, reason: str, now: int) -> None:
         if not self._rejoin_needed:
-            self._emit("rejoin_requested", now, reason=reason)
+            self._emit("rejoin_requested", t_ms=now, reason=reason)
         self._rejoin_reason = reason
         self._rejoin_needed = True
 
@@ -1012,7 +1034,7 @@ class Consumer:
     def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
         self._emit(
             "generation_reset",
-            now,
+            t_ms=now,
             reason=reason,
             reset_member_id=reset_member_id,
             member_id=self.generation.member_id,
@@ -1036,7 +1058,7 @@ class Consumer:
         self.callbacks.append(record)
         self._emit(
             "rebalance_callback",
-            now,
+            t_ms=now,
             callback=callback,
             partitions=record.partition_names(),
             generation_id=self.generation.generation_id,
@@ -1045,7 +1067,7 @@ class Consumer:
         try:
             invoke(self.listener, callback, record.partitions)
         except Exception as exc:  # a user's listener must not break the simulation
-            self._emit("listener_error", now, callback=callback, error=repr(exc))
+            self._emit("listener_error", t_ms=now, callback=callback, error=repr(exc))
 
     def _set_owned(self, partitions: Sequence[TopicPartition], now: int) -> None:
         """SubscriptionState.assignFromSubscribed: keep positions of partitions still owned."""
@@ -1067,7 +1089,7 @@ class Consumer:
                 self._restart_accrual(now)
             op = self._prepare_commit
             if now >= (self._prepare_deadline or now):
-                self._emit("join_prepare_commit_timeout", now)
+                self._emit("join_prepare_commit_timeout", t_ms=now)
             elif not op.done:
                 return False
             elif op.error is not None and op.retriable:
@@ -1075,7 +1097,7 @@ class Consumer:
                 self._prepare_commit = None
                 self._restart_accrual(now)
                 self._join_retry_at = now + self.config.retry_backoff_ms
-                self._out.append(SetTimer(self._key("join-retry"), self._join_retry_at))
+                self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
                 return False
         gen = self.generation
         if gen.generation_id == -1 or gen.member_id == "":
@@ -1124,7 +1146,7 @@ class Consumer:
         assigned = sorted(set(partitions))
         self._emit(
             "assignment_received",
-            now,
+            t_ms=now,
             partitions=[str(tp) for tp in assigned],
             generation_id=self.generation.generation_id,
             member_id=self.generation.member_id,
@@ -1147,7 +1169,7 @@ class Consumer:
             try:
                 assignor.instance.on_assignment(assigned, self.generation.generation_id)
             except Exception as exc:
-                self._emit("assignor_error", now, error=repr(exc), phase="on_assignment")
+                self._emit("assignor_error", t_ms=now, error=repr(exc), phase="on_assignment")
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._set_owned(assigned, now)
@@ -1192,7 +1214,7 @@ class Consumer:
             sent = True
         self._emit(
             "leave_group",
-            now,
+            t_ms=now,
             reason=reason,
             sent=sent,
             member_id=self.generation.member_id,
@@ -1206,9 +1228,9 @@ class Consumer:
             self._on_leave_prepare(now)
             self._maybe_leave_group("the consumer is being closed", now)
         self.status = ConsumerStatus.CLOSED
-        self._emit("consumer_closed", now)
-        for name in ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "metadata"):
-            self._out.append(CancelTimer(self._key(name)))
+        self._emit("consumer_closed", t_ms=now)
+        for name in TIMER_NAMES:
+            self._out.append(CancelTimer(self._keys[name]))
 
     # ------------------------------------------------------------------ JoinGroup / SyncGroup
 
@@ -1222,20 +1244,22 @@ class Consumer:
         """ConsumerCoordinator.metadata(): one Subscription per assignor, in vote order."""
         self._joined_subscription = self._subscription
         topics = list(self._subscription)
-        protocols = []
-        for a in self._assignors:
-            user_data = None
-            if a.instance is not None:
-                user_data = a.instance.subscription_user_data(topics)
-            sub = Subscription(
-                topics=topics,
-                user_data=user_data,
-                owned_partitions=self._owned,
-                generation_id=self.generation.generation_id,
-                rack_id=self.config.client_rack,
+        user_data = [
+            a.instance.subscription_user_data(topics) if a.instance is not None else None
+            for a in self._assignors
+        ]
+        sub = Subscription(
+            topics=topics,
+            owned_partitions=self._owned,
+            generation_id=self.generation.generation_id,
+            rack_id=self.config.client_rack,
+        )
+        return tuple(
+            JoinGroupRequestProtocol(a.name, metadata)
+            for a, metadata in zip(
+                self._assignors, encode_subscriptions(sub, user_data), strict=True
             )
-            protocols.append(JoinGroupRequestProtocol(a.name, encode_subscription(sub)))
-        return tuple(protocols)
+        )
 
     def _initiate_join_group(self, now: int) -> None:
         assert self._coordinator is not None
@@ -1299,7 +1323,7 @@ class Consumer:
             self._enable_heartbeat(now)
             self._emit(
                 "joined",
-                now,
+                t_ms=now,
                 member_id=resp.member_id,
                 generation_id=resp.generation_id,
                 protocol_name=resp.protocol_name,
@@ -1389,7 +1413,7 @@ class Consumer:
             return  # the join was reset meanwhile
         self._refresh_metadata_snapshot()
         if pending.skip_assignment:
-            self._emit("assignment_skipped", now, generation_id=self.generation.generation_id)
+            self._emit("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
             self._assignment_snapshot = self._metadata_snapshot()
             self._send_sync_group((), now)
             return
@@ -1434,7 +1458,7 @@ class Consumer:
         )
         self._emit(
             "assignment_computed",
-            now,
+            t_ms=now,
             generation_id=self.generation.generation_id,
             protocol_name=name,
             members=len(pending.members),
@@ -1549,7 +1573,7 @@ class Consumer:
         if hb.timer_at is not None and hb.timer_at <= at and hb.timer_at >= now:
             return  # an earlier wake-up is already set; it will re-plan
         hb.timer_at = at
-        self._out.append(SetTimer(self._key("heartbeat"), at))
+        self._out.append(SetTimer(self._keys["heartbeat"], at))
 
     def _heartbeat_tick(self, now: int) -> None:
         """One pass of HeartbeatThread.run's loop."""
@@ -1572,7 +1596,7 @@ class Consumer:
         if self._poll_timeout_possible(now) and now >= hb.poll_deadline_ms:
             self._emit(
                 "poll_timeout",
-                now,
+                t_ms=now,
                 member_id=self.generation.member_id,
                 max_poll_interval_ms=self.config.max_poll_interval_ms,
             )
@@ -1804,7 +1828,7 @@ class Consumer:
             self.committed.update(op.offsets)
             self._emit(
                 "commit_completed",
-                now,
+                t_ms=now,
                 purpose=op.purpose,
                 generation_id=op.generation_id,
                 offsets={str(tp): off for tp, off in sorted(op.offsets.items())},
@@ -1812,7 +1836,7 @@ class Consumer:
         else:
             self._emit(
                 "commit_failed",
-                now,
+                t_ms=now,
                 purpose=op.purpose,
                 error=error,
                 retriable=retriable,
@@ -1912,17 +1936,23 @@ def _topic_racks(topic: Any, broker_racks: dict[int, str | None]) -> tuple[int, 
     return len(parts), racks
 
 
-def _error_of(message: object) -> Errors | None:
+def _error_name(message: object) -> str | None:
+    """The error a response reports, as logged: its error code's name; for an OffsetCommit
+    response the first failed partition's (else NONE); None when the message has no code."""
     code = getattr(message, "error_code", None)
-    if code is not None:
-        return Errors(code)
-    if isinstance(message, OffsetCommitResponse):
+    if code is None:
+        if not isinstance(message, OffsetCommitResponse):
+            return None
+        code = Errors.NONE
         for topic in message.topics:
             for p in topic.partitions:
                 if p.error_code != Errors.NONE:
-                    return Errors(p.error_code)
-        return Errors.NONE
-    return None
+                    code = p.error_code
+                    break
+            if code != Errors.NONE:
+                break
+    name = _ERROR_NAMES.get(code)
+    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
 
 
 def _cooperative_violations(

@@ -18,7 +18,7 @@ id of ``""`` decodes as no rack, as in Kafka.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from assignors.api import Subscription, TopicPartition
 
@@ -79,24 +79,41 @@ def encode_subscription(
 
     The prefix carries the requested version (clamped to 3), exactly as Kafka writes it.
     """
+    before, after = _subscription_fields(subscription, version)
+    return before + _nullable_bytes(subscription.user_data) + after
+
+
+def encode_subscriptions(
+    subscription: Subscription,
+    user_data: Sequence[bytes | None],
+    version: int = SUBSCRIPTION_HIGHEST_VERSION,
+) -> list[bytes]:
+    """``encode_subscription`` of ``subscription`` with each of ``user_data`` in turn (its own
+    user data is ignored). A JoinGroup carries one subscription per assignor, differing only in
+    user data, so the other fields are encoded once."""
+    before, after = _subscription_fields(subscription, version)
+    return [before + _nullable_bytes(data) + after for data in user_data]
+
+
+def _subscription_fields(subscription: Subscription, version: int) -> tuple[bytes, bytes]:
+    """The encoded fields before the user data (version, topics) and after it (the rest)."""
     version = _check_version(version, SUBSCRIPTION_HIGHEST_VERSION, "subscription")
-    out = [_int16(version)]
     topics = sorted(subscription.topics)
-    out.append(_int32(len(topics)))
-    out.extend(_string(t) for t in topics)
-    out.append(_nullable_bytes(subscription.user_data))
+    before = [_int16(version), _int32(len(topics))]
+    before.extend(_string(t) for t in topics)
+    after = []
     if version >= 1:
         grouped: list[tuple[str, list[int]]] = []
         for tp in sorted(subscription.owned_partitions):
             if not grouped or grouped[-1][0] != tp.topic:
                 grouped.append((tp.topic, []))
             grouped[-1][1].append(tp.partition)
-        out.append(_topic_partitions(grouped))
+        after.append(_topic_partitions(grouped))
     if version >= 2:
-        out.append(_int32(subscription.generation_id))
+        after.append(_int32(subscription.generation_id))
     if version >= 3:
-        out.append(_nullable_string(subscription.rack_id))
-    return b"".join(out)
+        after.append(_nullable_string(subscription.rack_id))
+    return b"".join(before), b"".join(after)
 
 
 def encode_assignment(
@@ -121,11 +138,14 @@ class _Reader:
         self.pos = 0
         self.what = what
 
+    def _underflow(self) -> SchemaError:
+        return SchemaError(f"buffer underflow while parsing consumer protocol's {self.what}")
+
     def _advance(self, n: int) -> int:
         """Claim the next ``n`` bytes; returns where they start (numbers are unpacked in place)."""
         start = self.pos
         if n < 0 or start + n > len(self.data):
-            raise SchemaError(f"buffer underflow while parsing consumer protocol's {self.what}")
+            raise self._underflow()
         self.pos = start + n
         return start
 
@@ -133,17 +153,30 @@ class _Reader:
         start = self._advance(n)
         return self.data[start : start + n]
 
+    # The fixed-size numbers let unpack_from do the bounds check (struct.error: too few bytes).
+
     def int16(self) -> int:
-        return _INT16.unpack_from(self.data, self._advance(2))[0]
+        try:
+            (value,) = _INT16.unpack_from(self.data, self.pos)
+        except struct.error:
+            raise self._underflow() from None
+        self.pos += 2
+        return value
 
     def int32(self) -> int:
-        return _INT32.unpack_from(self.data, self._advance(4))[0]
+        try:
+            (value,) = _INT32.unpack_from(self.data, self.pos)
+        except struct.error:
+            raise self._underflow() from None
+        self.pos += 4
+        return value
 
     def string(self) -> str:
         n = self.int16()
         if n < 0:
             raise SchemaError(f"null string in a non-nullable field of the {self.what}")
-        return self.take(n).decode("utf-8")
+        start = self._advance(n)
+        return self.data[start : start + n].decode("utf-8")
 
     def nullable_string(self) -> str | None:
         n = self.int16()

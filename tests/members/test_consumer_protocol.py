@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from attrs import evolve
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,7 @@ from members.consumer_protocol import (
     decode_subscription,
     encode_assignment,
     encode_subscription,
+    encode_subscriptions,
 )
 
 TP = TopicPartition
@@ -67,6 +69,17 @@ def test_subscription_versions_drop_newer_fields() -> None:
     assert encode_subscription(sub, version=3) == bytes.fromhex("0003") + v2[2:] + bytes.fromhex(
         "ffff"
     )
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
+def test_encode_subscriptions_equals_one_encoding_per_user_data(version: int) -> None:
+    sub = Subscription(
+        topics=("b", "a"), owned_partitions=(TP("b", 3), TP("a", 1)), generation_id=4, rack_id="r"
+    )
+    user_data = [None, b"", b"\x00\x01\x02"]
+    assert encode_subscriptions(sub, user_data, version) == [
+        encode_subscription(evolve(sub, user_data=u), version) for u in user_data
+    ]
 
 
 def test_assignment_known_vector_keeps_first_appearance_order() -> None:
