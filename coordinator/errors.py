@@ -69,3 +69,7 @@ _RETRIABLE = frozenset(
         Errors.UNSTABLE_OFFSET_COMMIT,
     }
 )
+
+
+# Each member's name, for the logs: ``Errors.X.name`` goes through enum's property machinery.
+ERROR_NAMES: dict[Errors, str] = {error: error.name for error in Errors}
