@@ -79,6 +79,15 @@ _GROUP_APIS = (
     OffsetFetchRequest,
 )
 
+GroupRequest = (
+    JoinGroupRequest
+    | SyncGroupRequest
+    | HeartbeatRequest
+    | LeaveGroupRequest
+    | OffsetCommitRequest
+    | OffsetFetchRequest
+)
+
 # Every request type (exactly; subclasses are checked and routed as the type they extend).
 _REQUEST_TYPES = frozenset(
     (
@@ -481,7 +490,7 @@ class KafkaCluster:
         return ListGroupsResponse(error, tuple(sorted(listed, key=lambda g: g.group_id)))
 
     def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupShard | None, Errors]:
-        p = self._partition_cache.get(group_id)  # partition_for's cache, read first: every request
+        p = self._partition_cache.get(group_id)  # partition_for's cache: no call when it hits
         shard = self._shards.get(p if p is not None else self.partition_for(group_id))
         if shard is None or shard.node != dst:
             return None, Errors.NOT_COORDINATOR
@@ -516,7 +525,13 @@ class KafkaCluster:
         return [*effects, self._reply(dst, src, correlation_id, response, now_ms, request)]
 
     def _group_request(
-        self, dst: str, src: str, correlation_id: int, request, kind: type, now_ms: int
+        self,
+        dst: str,
+        src: str,
+        correlation_id: int,
+        request: GroupRequest,
+        kind: type[GroupRequest],
+        now_ms: int,
     ) -> list[Effect]:
         """The up-front checks of GroupCoordinatorService (§1.3), then the shard.
 
@@ -533,7 +548,7 @@ class KafkaCluster:
             return [self._reply(dst, src, correlation_id, response, now_ms, request)]
         return shard.handle(src, correlation_id, request, now_ms)
 
-    def _up_front_error(self, request, kind: type) -> Errors | None:
+    def _up_front_error(self, request: GroupRequest, kind: type[GroupRequest]) -> Errors | None:
         """Checks made before routing: KafkaApis's SyncGroup v5+ rule, group id, session timeout."""
         if (
             kind is SyncGroupRequest

@@ -71,5 +71,6 @@ _RETRIABLE = frozenset(
 )
 
 
-# Each member's name, for the logs: ``Errors.X.name`` goes through enum's property machinery.
+# Each error's name, for the logs (every response is logged with it): ``error.name`` goes
+# through enum's property machinery on each access.
 ERROR_NAMES: dict[Errors, str] = {error: error.name for error in Errors}

@@ -133,7 +133,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
 
     def _schedule_heartbeat(self, group: ClassicGroup, member_id: str, timeout_ms: int) -> None:
         group_id = group.group_id
-        key = f"{self.node}/heartbeat-{group_id}-{member_id}"  # _heartbeat_key, inlined
+        key = self._heartbeat_key(group_id, member_id)
         self._set_timer(key, timeout_ms, ("heartbeat", group_id, member_id))
 
     def _reply(
@@ -224,17 +224,19 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         members = ()
         if assignment is not None:
             members = tuple(
-                MemberMetadataValue(
-                    member_id=m.member_id,
-                    group_instance_id=m.group_instance_id,
-                    client_id=m.client_id,
-                    client_host=m.client_host,
-                    rebalance_timeout=m.rebalance_timeout_ms,
-                    session_timeout=m.session_timeout_ms,
-                    subscription=m.metadata_for(group.protocol_name),
-                    assignment=assignment.get(m.member_id, b""),
-                )
-                for m in group.iter_members()
+                [
+                    MemberMetadataValue(
+                        member_id=m.member_id,
+                        group_instance_id=m.group_instance_id,
+                        client_id=m.client_id,
+                        client_host=m.client_host,
+                        rebalance_timeout=m.rebalance_timeout_ms,
+                        session_timeout=m.session_timeout_ms,
+                        subscription=m.metadata_for(group.protocol_name),
+                        assignment=assignment.get(m.member_id, b""),
+                    )
+                    for m in group.iter_members()
+                ]
             )
         value = GroupMetadataValue(
             protocol_type=group.protocol_type or "",
@@ -491,11 +493,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
 
     def _members_list(self, group: ClassicGroup) -> tuple[JoinGroupResponseMember, ...]:
         """ClassicGroup.currentClassicGroupMembers, in HashMap order."""
+        protocol = group.protocol_name
         return tuple(
-            JoinGroupResponseMember(
-                m.member_id, m.group_instance_id, m.metadata_for(group.protocol_name)
-            )
-            for m in group.iter_members()
+            [
+                JoinGroupResponseMember(m.member_id, m.group_instance_id, m.metadata_for(protocol))
+                for m in group.iter_members()
+            ]
         )
 
     def _validate_member(
