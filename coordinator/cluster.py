@@ -79,8 +79,31 @@ _GROUP_APIS = (
     OffsetFetchRequest,
 )
 
+GroupRequest = (
+    JoinGroupRequest
+    | SyncGroupRequest
+    | HeartbeatRequest
+    | LeaveGroupRequest
+    | OffsetCommitRequest
+    | OffsetFetchRequest
+)
+
+# Every request type (exactly; subclasses are checked and routed as the type they extend).
+_REQUEST_TYPES = frozenset(
+    (
+        *_GROUP_APIS,
+        FindCoordinatorRequest,
+        MetadataRequest,
+        ListGroupsRequest,
+        DescribeGroupsRequest,
+        DeleteGroupsRequest,
+    )
+)
+
 # OffsetCommit/OffsetFetch accept "" as a group id; these four reject it (INVALID_GROUP_ID).
-_ID_CHECKED_APIS = (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
+_ID_CHECKED_APIS = frozenset(
+    (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
+)
 
 
 def broker_name(node_id: int) -> str:
@@ -332,6 +355,20 @@ class KafkaCluster:
     ) -> list[Effect]:
         if not self._alive.get(dst, False):
             return []
+        # The shape check is pure, so it may run before the request is logged: once it passed on
+        # an instance of a request type itself (slotted, so no extra attributes), the logged
+        # fields hold str/int/None only, which _loggable would return unchanged.
+        reason = malformed_reason(request)
+        if reason is None and type(request) in _REQUEST_TYPES:
+            group_id = getattr(request, "group_id", None)
+            member_id = getattr(request, "member_id", None)
+            generation_id = getattr(request, "generation_id", None)
+            group_instance_id = getattr(request, "group_instance_id", None)
+        else:
+            group_id = _loggable(getattr(request, "group_id", None))
+            member_id = _loggable(getattr(request, "member_id", None))
+            generation_id = _loggable(getattr(request, "generation_id", None))
+            group_instance_id = _loggable(getattr(request, "group_instance_id", None))
         api = api_name(request)
         self.log.info(
             "request_received",
@@ -341,30 +378,34 @@ class KafkaCluster:
             src=src,
             dst=dst,
             correlation_id=correlation_id,
-            group_id=_loggable(getattr(request, "group_id", None)),
-            member_id=_loggable(getattr(request, "member_id", None)),
-            generation_id=_loggable(getattr(request, "generation_id", None)),
-            group_instance_id=_loggable(getattr(request, "group_instance_id", None)),
+            group_id=group_id,
+            member_id=member_id,
+            generation_id=generation_id,
+            group_instance_id=group_instance_id,
         )
-        reason = malformed_reason(request)
         if reason is not None:
             response = _malformed_response(request, reason)
             if response is None:
                 self.log.info("request_dropped", t_ms=now_ms, node=dst, api=api, reason=reason)
                 return []
             return [self._reply(dst, src, correlation_id, response, now_ms, request)]
-        if isinstance(request, FindCoordinatorRequest):
+        kind = type(request)
+        if kind not in _REQUEST_TYPES:
+            # A subclass passed the check of the request type it extends (only one can be: the
+            # types are slotted, so none can extend two); it is routed as that type.
+            kind = next(c for c in kind.__mro__ if c in _REQUEST_TYPES)
+        if kind in _GROUP_APIS:
+            return self._group_request(dst, src, correlation_id, request, kind, now_ms)
+        if kind is FindCoordinatorRequest:
             response = self._find_coordinator(request)
-        elif isinstance(request, MetadataRequest):
+        elif kind is MetadataRequest:
             response = self._metadata(request)
-        elif isinstance(request, ListGroupsRequest):
+        elif kind is ListGroupsRequest:
             response = self._list_groups(dst, request)
-        elif isinstance(request, DescribeGroupsRequest):
+        elif kind is DescribeGroupsRequest:
             response = self._describe_groups(dst, request)
-        elif isinstance(request, DeleteGroupsRequest):
+        else:  # DeleteGroupsRequest
             return self._delete_groups(dst, src, correlation_id, request, now_ms)
-        else:
-            return self._group_request(dst, src, correlation_id, request, now_ms)
         return [self._reply(dst, src, correlation_id, response, now_ms, request)]
 
     def _reply(
@@ -449,7 +490,8 @@ class KafkaCluster:
         return ListGroupsResponse(error, tuple(sorted(listed, key=lambda g: g.group_id)))
 
     def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupShard | None, Errors]:
-        shard = self._shards.get(self.partition_for(group_id))
+        p = self._partition_cache.get(group_id)  # partition_for's cache: no call when it hits
+        shard = self._shards.get(p if p is not None else self.partition_for(group_id))
         if shard is None or shard.node != dst:
             return None, Errors.NOT_COORDINATOR
         if shard.loading:
@@ -483,44 +525,40 @@ class KafkaCluster:
         return [*effects, self._reply(dst, src, correlation_id, response, now_ms, request)]
 
     def _group_request(
-        self, dst: str, src: str, correlation_id: int, request: object, now_ms: int
+        self,
+        dst: str,
+        src: str,
+        correlation_id: int,
+        request: GroupRequest,
+        kind: type[GroupRequest],
+        now_ms: int,
     ) -> list[Effect]:
-        """The up-front checks of GroupCoordinatorService (§1.3), then the shard."""
-        if not isinstance(request, _GROUP_APIS):
-            self.log.info(
-                "request_dropped",
-                t_ms=now_ms,
-                node=dst,
-                api=api_name(request),
-                reason="unknown api",
-            )
-            return []
-        group_id = request.group_id
-        error = self._up_front_error(request)
+        """The up-front checks of GroupCoordinatorService (§1.3), then the shard.
+
+        ``kind`` is the group API's request type (``request`` is one, or extends it).
+        """
+        error = self._up_front_error(request, kind)
         shard = None
         if error is None:
-            shard, error = self._routed_shard(dst, group_id)
-            if (
-                isinstance(request, HeartbeatRequest)
-                and error == Errors.COORDINATOR_LOAD_IN_PROGRESS
-            ):
+            shard, error = self._routed_shard(dst, request.group_id)
+            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
                 error = Errors.NONE  # "respond blindly" while loading (GroupCoordinatorService)
         if shard is None:
             response = _error_response(request, error)
             return [self._reply(dst, src, correlation_id, response, now_ms, request)]
         return shard.handle(src, correlation_id, request, now_ms)
 
-    def _up_front_error(self, request: object) -> Errors | None:
+    def _up_front_error(self, request: GroupRequest, kind: type[GroupRequest]) -> Errors | None:
         """Checks made before routing: KafkaApis's SyncGroup v5+ rule, group id, session timeout."""
         if (
-            isinstance(request, SyncGroupRequest)
+            kind is SyncGroupRequest
             and request.api_version >= 5
             and (request.protocol_type is None or request.protocol_name is None)
         ):
             return Errors.INCONSISTENT_GROUP_PROTOCOL
-        if isinstance(request, _ID_CHECKED_APIS) and request.group_id == "":
+        if kind in _ID_CHECKED_APIS and request.group_id == "":
             return Errors.INVALID_GROUP_ID
-        if isinstance(request, JoinGroupRequest) and not (
+        if kind is JoinGroupRequest and not (
             self.config.group_min_session_timeout_ms
             <= request.session_timeout_ms
             <= self.config.group_max_session_timeout_ms

@@ -69,3 +69,8 @@ _RETRIABLE = frozenset(
         Errors.UNSTABLE_OFFSET_COMMIT,
     }
 )
+
+
+# Each error's name, for the logs (every response is logged with it): ``error.name`` goes
+# through enum's property machinery on each access.
+ERROR_NAMES: dict[Errors, str] = {error: error.name for error in Errors}

@@ -122,10 +122,10 @@ class ClassicGroup:
         return self.model.previous_state
 
     def is_in(self, *states: str) -> bool:
-        return self.state in states
+        return self.model.state in states  # not self.state: one property call less, per check
 
     def can_rebalance(self) -> bool:
-        return self.state in (STABLE, COMPLETING_REBALANCE, EMPTY)
+        return self.model.state in (STABLE, COMPLETING_REBALANCE, EMPTY)
 
     # --- members -------------------------------------------------------------------------------
 
@@ -139,7 +139,7 @@ class ClassicGroup:
             self.protocol_type = member.protocol_type
         self.members[member.member_id] = member
         self.order.put(member.member_id)
-        for name in member.protocol_names():
+        for name, _ in member.protocols:
             self.protocol_counts[name] = self.protocol_counts.get(name, 0) + 1
         if member.group_instance_id is not None:
             self.static_members[member.group_instance_id] = member.member_id
@@ -153,7 +153,7 @@ class ClassicGroup:
         if member is None:
             return None
         self.order.remove(member_id)
-        for name in member.protocol_names():
+        for name, _ in member.protocols:
             self.protocol_counts[name] -= 1
             if self.protocol_counts[name] == 0:
                 del self.protocol_counts[name]
@@ -169,12 +169,12 @@ class ClassicGroup:
         return self.pending_members.pop(member_id, 0) is None
 
     def update_protocols(self, member: Member, protocols: tuple[tuple[str, bytes], ...]) -> None:
-        for name in member.protocol_names():
+        for name, _ in member.protocols:
             self.protocol_counts[name] -= 1
             if self.protocol_counts[name] == 0:
                 del self.protocol_counts[name]
         member.protocols = protocols
-        for name in member.protocol_names():
+        for name, _ in member.protocols:
             self.protocol_counts[name] = self.protocol_counts.get(name, 0) + 1
 
     def replace_static_member(self, instance_id: str, old_id: str, new_id: str) -> Member:

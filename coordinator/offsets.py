@@ -60,9 +60,10 @@ class OffsetsMixin:
             if req.generation_id < 0:
                 return None
             return Errors.GROUP_ID_NOT_FOUND if req.api_version >= 9 else Errors.ILLEGAL_GENERATION
-        if group.is_in(DEAD):
+        state = group.state
+        if state == DEAD:
             return Errors.COORDINATOR_NOT_AVAILABLE
-        if req.generation_id < 0 and group.is_in(EMPTY):
+        if req.generation_id < 0 and state == EMPTY:
             return None
         if req.generation_id >= 0 or req.member_id != "" or req.group_instance_id is not None:
             error = self._validate_member(group, req.member_id, req.group_instance_id)
@@ -70,9 +71,9 @@ class OffsetsMixin:
                 return error
             if req.generation_id != group.generation_id:
                 return Errors.ILLEGAL_GENERATION
-        elif not group.is_in(EMPTY):
+        elif state != EMPTY:
             return Errors.UNKNOWN_MEMBER_ID
-        if group.is_in(COMPLETING_REBALANCE):
+        if state == COMPLETING_REBALANCE:
             return Errors.REBALANCE_IN_PROGRESS
         return None
 
@@ -122,20 +123,22 @@ class OffsetsMixin:
             else:
                 stored = self.offsets.setdefault(req.group_id, {})
                 for key, value in entries:
-                    stored.pop((key.topic, key.partition), None)
-                    stored[(key.topic, key.partition)] = value
-        topics = tuple(
+                    tp = (key.topic, key.partition)
+                    stored.pop(tp, None)  # a re-committed partition moves to the end
+                    stored[tp] = value
+        # Lists, not generators: the response classes convert them to tuples anyway.
+        topics = [
             OffsetCommitResponseTopic(
                 topic.name,
-                tuple(
+                [
                     OffsetCommitResponsePartition(
                         p.partition_index, per_partition[(topic.name, p.partition_index)]
                     )
                     for p in topic.partitions
-                ),
+                ],
             )
             for topic in req.topics
-        )
+        ]
         self._reply(
             waiter, OffsetCommitResponse(topics), req.group_id, req.member_id, req.generation_id
         )
@@ -150,25 +153,21 @@ class OffsetsMixin:
                         partition, value.offset, value.leader_epoch, value.metadata
                     )
                 )
-            topics = tuple(OffsetFetchResponseTopic(t, tuple(ps)) for t, ps in by_topic.items())
+            topics = [OffsetFetchResponseTopic(t, ps) for t, ps in by_topic.items()]
         else:
-            topics = tuple(
-                OffsetFetchResponseTopic(
-                    t.name,
-                    tuple(
-                        OffsetFetchResponsePartition(
-                            i,
-                            stored[(t.name, i)].offset,
-                            stored[(t.name, i)].leader_epoch,
-                            stored[(t.name, i)].metadata,
+            topics = []
+            for t in req.topics:
+                partitions = []
+                for i in t.partition_indexes:
+                    value = stored.get((t.name, i))
+                    partitions.append(
+                        OffsetFetchResponsePartition(i)
+                        if value is None
+                        else OffsetFetchResponsePartition(
+                            i, value.offset, value.leader_epoch, value.metadata
                         )
-                        if (t.name, i) in stored
-                        else OffsetFetchResponsePartition(i)
-                        for i in t.partition_indexes
-                    ),
-                )
-                for t in req.topics
-            )
+                    )
+                topics.append(OffsetFetchResponseTopic(t.name, partitions))
         self._reply(waiter, OffsetFetchResponse(Errors.NONE, topics), req.group_id)
 
     def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:

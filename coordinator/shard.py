@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
-from coordinator.errors import Errors
+from coordinator.errors import ERROR_NAMES, Errors
 from coordinator.group import (
     COMPLETING_REBALANCE,
     DEAD,
@@ -108,7 +110,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         return f"{self.node}/{kind}-" + "-".join(parts)
 
     def _set_timer(self, key: str, delay_ms: int, action: tuple) -> None:
-        deadline = self._now + max(delay_ms, 0)
+        deadline = self._now + (delay_ms if delay_ms > 0 else 0)
         self.timers[key] = action
         self._fx.append(SetTimer(key, deadline))
         self.log.info(
@@ -126,11 +128,13 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             self.log.info("timer_cancelled", t_ms=self._now, node=self.node, key=key)
 
     def _heartbeat_key(self, group_id: str, member_id: str) -> str:
-        return self._key("heartbeat", group_id, member_id)
+        # _key("heartbeat", group_id, member_id), spelled out: it is built on every heartbeat.
+        return f"{self.node}/heartbeat-{group_id}-{member_id}"
 
     def _schedule_heartbeat(self, group: ClassicGroup, member_id: str, timeout_ms: int) -> None:
-        key = self._heartbeat_key(group.group_id, member_id)
-        self._set_timer(key, timeout_ms, ("heartbeat", group.group_id, member_id))
+        group_id = group.group_id
+        key = self._heartbeat_key(group_id, member_id)
+        self._set_timer(key, timeout_ms, ("heartbeat", group_id, member_id))
 
     def _reply(
         self,
@@ -146,7 +150,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             t_ms=self._now,
             node=self.node,
             api=api_name(response),
-            error=error.name if isinstance(error, Errors) else str(error),
+            error=ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
             group_id=group_id,
             member_id=member_id,
             generation_id=generation_id
@@ -220,17 +224,19 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         members = ()
         if assignment is not None:
             members = tuple(
-                MemberMetadataValue(
-                    member_id=m.member_id,
-                    group_instance_id=m.group_instance_id,
-                    client_id=m.client_id,
-                    client_host=m.client_host,
-                    rebalance_timeout=m.rebalance_timeout_ms,
-                    session_timeout=m.session_timeout_ms,
-                    subscription=m.metadata_for(group.protocol_name),
-                    assignment=assignment.get(m.member_id, b""),
-                )
-                for m in group.iter_members()
+                [
+                    MemberMetadataValue(
+                        member_id=m.member_id,
+                        group_instance_id=m.group_instance_id,
+                        client_id=m.client_id,
+                        client_host=m.client_host,
+                        rebalance_timeout=m.rebalance_timeout_ms,
+                        session_timeout=m.session_timeout_ms,
+                        subscription=m.metadata_for(group.protocol_name),
+                        assignment=assignment.get(m.member_id, b""),
+                    )
+                    for m in group.iter_members()
+                ]
             )
         value = GroupMetadataValue(
             protocol_type=group.protocol_type or "",
@@ -320,20 +326,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         self._begin(now_ms)
         version = getattr(request, "api_version", 0)
         waiter = Parked(src, correlation_id, version if isinstance(version, int) else 0)
-        if isinstance(request, JoinGroupRequest):
-            self._join(waiter, request)
-        elif isinstance(request, SyncGroupRequest):
-            self._sync(waiter, request)
-        elif isinstance(request, HeartbeatRequest):
-            self._heartbeat(waiter, request)
-        elif isinstance(request, LeaveGroupRequest):
-            self._leave(waiter, request)
-        elif isinstance(request, OffsetCommitRequest):
-            self._commit(waiter, request)
-        elif isinstance(request, OffsetFetchRequest):
-            self._fetch(waiter, request)
-        else:  # pragma: no cover - the cluster routes only group APIs here
-            raise TypeError(type(request).__name__)
+        handler = _HANDLERS.get(type(request))
+        if handler is None:  # a subclass of a request type is handled as that type
+            handler = next((h for kind, h in _HANDLERS.items() if isinstance(request, kind)), None)
+            if handler is None:  # pragma: no cover - the cluster routes only group APIs here
+                raise TypeError(type(request).__name__)
+        handler(self, waiter, request)
         return self._end()
 
     # --- JoinGroup (§3) ---------------------------------------------------------------------------
@@ -378,9 +376,10 @@ class GroupShard(LoadingMixin, OffsetsMixin):
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
         """GroupMetadataManager.acceptJoiningMember: group.max.size (§3.2 step 4)."""
         limit = self.config.group_max_size
-        if group.is_in(EMPTY, DEAD):
+        state = group.state
+        if state in (EMPTY, DEAD):
             return True
-        if group.is_in(PREPARING_REBALANCE):
+        if state == PREPARING_REBALANCE:
             member = group.members.get(member_id)
             # fewer members than the limit means fewer waiting ones too (no need to count them)
             return (
@@ -391,7 +390,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         return member_id in group.members or len(group.members) < limit
 
     def _protocols(self, req: JoinGroupRequest) -> tuple[tuple[str, bytes], ...]:
-        return tuple((p.name, p.metadata) for p in req.protocols)
+        return tuple([(p.name, p.metadata) for p in req.protocols])  # a list: no generator
 
     def _rebalance_timeout(self, req: JoinGroupRequest) -> int:
         # JoinGroup v0 has no rebalance timeout: the session timeout stands in (KafkaApis).
@@ -432,7 +431,8 @@ class GroupShard(LoadingMixin, OffsetsMixin):
     ) -> None:
         member_id = req.member_id
         protocols = self._protocols(req)
-        if group.is_in(DEAD):
+        state = group.state  # nothing below changes it before the branch on it
+        if state == DEAD:
             self._join_error(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, member_id)
             return
         if not group.supports_protocols(req.protocol_type, [n for n, _ in protocols]):
@@ -450,10 +450,10 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             self._join_error(waiter, req, error, member_id)
             return
         member = group.members[member_id]
-        if group.is_in(PREPARING_REBALANCE):
+        if state == PREPARING_REBALANCE:
             self._update_member(group, member, req, waiter)
             self._maybe_prepare_rebalance_or_complete_join(group, f"member {member_id} rejoined")
-        elif group.is_in(COMPLETING_REBALANCE):
+        elif state == COMPLETING_REBALANCE:
             if member.matches(protocols):
                 self._answer_current_generation(
                     waiter, group, member_id, group.is_leader(member_id)
@@ -463,7 +463,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 self._maybe_prepare_rebalance_or_complete_join(
                     group, f"member {member_id} changed its metadata"
                 )
-        elif group.is_in(STABLE):
+        elif state == STABLE:
             if group.is_leader(member_id) or not member.matches(protocols):
                 why = "the leader rejoined" if group.is_leader(member_id) else "metadata changed"
                 self._update_member(group, member, req, waiter)
@@ -493,11 +493,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
 
     def _members_list(self, group: ClassicGroup) -> tuple[JoinGroupResponseMember, ...]:
         """ClassicGroup.currentClassicGroupMembers, in HashMap order."""
+        protocol = group.protocol_name
         return tuple(
-            JoinGroupResponseMember(
-                m.member_id, m.group_instance_id, m.metadata_for(group.protocol_name)
-            )
-            for m in group.iter_members()
+            [
+                JoinGroupResponseMember(m.member_id, m.group_instance_id, m.metadata_for(protocol))
+                for m in group.iter_members()
+            ]
         )
 
     def _validate_member(
@@ -915,9 +916,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 waiter, SyncGroupResponse(error), req.group_id, req.member_id, req.generation_id
             )
 
-        if group is None or group.is_in(EMPTY):
+        if group is None:
             return fail(Errors.UNKNOWN_MEMBER_ID)
-        if group.is_in(DEAD):
+        state = group.state  # nothing below changes it before the branch on it
+        if state == EMPTY:
+            return fail(Errors.UNKNOWN_MEMBER_ID)
+        if state == DEAD:
             return fail(Errors.COORDINATOR_NOT_AVAILABLE)
         error = self._validate_member(group, req.member_id, req.group_instance_id)
         if error != Errors.NONE:
@@ -928,10 +932,10 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
         if req.protocol_name is not None and req.protocol_name != group.protocol_name:
             return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
-        if group.is_in(PREPARING_REBALANCE):
+        if state == PREPARING_REBALANCE:
             return fail(Errors.REBALANCE_IN_PROGRESS)
         member = group.members[req.member_id]
-        if group.is_in(COMPLETING_REBALANCE):
+        if state == COMPLETING_REBALANCE:
             if member.sync_waiter is not None:
                 # ClassicGroupMember.setAwaitingSyncFuture overwrites: the first is never answered.
                 self.log.info(
@@ -996,19 +1000,19 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         error = Errors.NONE
         if group is None:
             error = Errors.UNKNOWN_MEMBER_ID
-        elif group.is_in(DEAD):
+        elif (state := group.state) == DEAD:
             error = Errors.COORDINATOR_NOT_AVAILABLE
         else:
             error = self._validate_member(group, req.member_id, req.group_instance_id)
             if error == Errors.NONE and req.generation_id != group.generation_id:
                 error = Errors.ILLEGAL_GENERATION
             if error == Errors.NONE:
-                if group.is_in(EMPTY):
+                if state == EMPTY:
                     error = Errors.UNKNOWN_MEMBER_ID
                 else:
                     member = group.members[req.member_id]
                     self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
-                    if group.is_in(PREPARING_REBALANCE):
+                    if state == PREPARING_REBALANCE:
                         error = Errors.REBALANCE_IN_PROGRESS
         self._reply(
             waiter, HeartbeatResponse(error), req.group_id, req.member_id, req.generation_id
@@ -1131,3 +1135,14 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             protocol_data=(group.protocol_name or "") if stable else "",
             members=members,
         )
+
+
+# The group APIs' handlers, by request type (GroupShard.handle).
+_HANDLERS: dict[type, Callable[[GroupShard, Parked, Any], None]] = {
+    JoinGroupRequest: GroupShard._join,
+    SyncGroupRequest: GroupShard._sync,
+    HeartbeatRequest: GroupShard._heartbeat,
+    LeaveGroupRequest: GroupShard._leave,
+    OffsetCommitRequest: OffsetsMixin._commit,
+    OffsetFetchRequest: OffsetsMixin._fetch,
+}
