@@ -58,9 +58,6 @@ class Member:
     def is_static(self) -> bool:
         return self.group_instance_id is not None
 
-    def protocol_names(self) -> list[str]:
-        return [name for name, _ in self.protocols]
-
     def metadata_for(self, protocol: str | None) -> bytes:
         for name, metadata in self.protocols:
             if name == protocol:
