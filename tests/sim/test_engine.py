@@ -99,3 +99,54 @@ def test_max_events_bounds_a_run() -> None:
         engine.schedule(t, lambda _: None)
     assert engine.run(max_events=3) == 3
     assert engine.now == 2
+
+
+def _churn(engine: Engine, fired: list[tuple[str, str, int]], rounds: int) -> None:
+    """Heartbeat-like re-arms and request-like set-then-cancel timers, from inside handlers."""
+    state = {"n": 0}
+
+    def handler(owner: str, key: str) -> None:
+        fired.append((owner, key, engine.now))
+        if key == "tick" and state["n"] < rounds:
+            state["n"] += 1
+            for m in range(20):
+                engine.set_timer(f"M{m}", "session", engine.now + 45_000)  # re-armed each tick
+                engine.set_timer(f"M{m}", f"request-{state['n']}", engine.now + 30_000)
+                engine.cancel_timer(f"M{m}", f"request-{state['n']}")
+            engine.set_timer("M3", "late", engine.now + 7)  # re-armed before it is due
+            engine.schedule(engine.now + 1, lambda _: fired.append(("msg", "", engine.now)))
+            engine.set_timer("clock", "tick", engine.now + 3)
+
+    engine._timer_handler = handler
+    engine.set_timer("clock", "tick", 0)
+
+
+def test_stale_timer_entries_are_dropped_without_changing_the_order() -> None:
+    """Re-armed and cancelled timers leave stale heap entries; once they are most of the heap
+    it is rebuilt. The events, their order and their times are those a heap that never drops
+    anything gives (the reference below never compacts), and the heap stays small."""
+    import scenarios.engine as engine_module
+
+    fired: list[tuple[str, str, int]] = []
+    engine = Engine()
+    _churn(engine, fired, rounds=2_000)
+    peak = 0
+    while engine.step():
+        peak = max(peak, len(engine))
+
+    reference: list[tuple[str, str, int]] = []
+    saved = engine_module._COMPACT_MIN
+    engine_module._COMPACT_MIN = 10**9
+    try:
+        plain = Engine()
+        _churn(plain, reference, rounds=2_000)
+        plain_peak = 0
+        while plain.step():
+            plain_peak = max(plain_peak, len(plain))
+    finally:
+        engine_module._COMPACT_MIN = saved
+
+    assert fired == reference
+    assert len(fired) > 4_000
+    assert plain_peak > 50_000  # without compaction the stale entries pile up...
+    assert peak < 2 * engine_module._COMPACT_MIN + 100  # ...with it they never dominate
