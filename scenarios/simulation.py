@@ -25,6 +25,7 @@ import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Any
 
 from attrs import define, field
@@ -581,7 +582,7 @@ class Simulation:
             nonlocal seen
             end = len(events)
             if end != seen:
-                touched = {events[i].get("group_id") for i in range(seen, end)}
+                touched = set(map(dict.get, events[seen:end], repeat("group_id")))
                 seen = end
                 # is_stable only reads state, so the (hash-dependent) set order is harmless
                 for g in touched & groups:
