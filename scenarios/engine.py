@@ -11,11 +11,6 @@ Timers are owned by a node and named by a key, as the sans-I/O effects want (Kaf
 CoordinatorTimer semantics): setting a key again replaces the earlier timer and cancelling removes
 it. Both are O(1): the heap keeps the stale entry, and a per-(owner, key) token says which entry is
 still live (lazy deletion), so a heartbeat timer re-armed a million times costs no heap surgery.
-Stale entries are counted, and once they are most of the heap it is rebuilt without them: a
-request timeout is set and cancelled for every request and a session timer re-armed on every
-heartbeat, and their stale entries would otherwise sit in the heap for up to the timeout (five
-minutes for a JoinGroup), making it ten times deeper than the live events need. Rebuilding keeps
-every entry's ``(time, seq)`` key, so the order events run in is unchanged.
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ TimerHandler = Callable[[str, str], None]
 class Engine:
     """The clock, the event heap and the per-node timers."""
 
-    __slots__ = ("_heap", "_seq", "_stale", "_timer_handler", "_timers", "events_run", "now")
+    __slots__ = ("_heap", "_seq", "_timer_handler", "_timers", "events_run", "now")
 
     def __init__(self, timer_handler: TimerHandler | None = None, start_ms: int = 0) -> None:
         self.now: int = start_ms
@@ -40,7 +35,6 @@ class Engine:
         self._seq: int = 0
         # (owner, key) -> seq of the live heap entry for that timer
         self._timers: dict[tuple[str, str], int] = {}
-        self._stale: int = 0  # heap entries of timers re-armed or cancelled since
         self._timer_handler = timer_handler
 
     # --- scheduling -------------------------------------------------------------------------
@@ -54,37 +48,19 @@ class Engine:
         """Arm (or re-arm, replacing) timer ``key`` of ``owner``."""
         seq = self._seq = self._seq + 1
         slot = (owner, key)
-        timers = self._timers
-        if slot in timers:
-            self._one_more_stale()
-        timers[slot] = seq
+        self._timers[slot] = seq
         at = deadline_ms if deadline_ms > self.now else self.now
         # the entry's own seq is its token: no per-timer tuple beyond the slot (less GC work)
         heapq.heappush(self._heap, (at, seq, None, slot))
 
     def cancel_timer(self, owner: str, key: str) -> None:
         """Disarm a timer; unknown keys are a no-op (as in the effects contract)."""
-        if self._timers.pop((owner, key), None) is not None:
-            self._one_more_stale()
+        self._timers.pop((owner, key), None)
 
     def cancel_owner_timers(self, owner: str) -> None:
         """Disarm every timer of ``owner`` (a crashed node forgets its timers)."""
         for slot in [slot for slot in self._timers if slot[0] == owner]:
             del self._timers[slot]
-            self._one_more_stale()
-
-    def _one_more_stale(self) -> None:
-        stale = self._stale = self._stale + 1
-        if stale >= _COMPACT_MIN and 2 * stale > len(self._heap):
-            self._compact()
-
-    def _compact(self) -> None:
-        """Drop every stale timer entry, in place (``run`` holds the list), and re-heapify."""
-        timers = self._timers
-        heap = self._heap
-        heap[:] = [e for e in heap if e[2] is not None or timers.get(e[3]) == e[1]]
-        heapq.heapify(heap)
-        self._stale = 0
 
     def has_timer(self, owner: str, key: str) -> bool:
         return (owner, key) in self._timers
@@ -109,7 +85,6 @@ class Engine:
             entry = heap[0]
             if entry[2] is None and timers.get(entry[3]) != entry[1]:  # a stale timer
                 heapq.heappop(heap)
-                self._stale -= 1
                 continue
             return
 
@@ -151,7 +126,6 @@ class Engine:
             pop(heap)
             if fn is None:  # a timer: live only if its token is still the current one
                 if timers.get(arg) != seq:
-                    self._stale -= 1
                     continue
                 del timers[arg]
                 self.now = at
@@ -170,10 +144,6 @@ class Engine:
     def __len__(self) -> int:
         """Heap entries, stale timers included (an upper bound on pending events)."""
         return len(self._heap)
-
-
-_COMPACT_MIN = 4096
-"""Stale entries below this are never worth a rebuild."""
 
 
 def _by_seq(item: tuple[tuple[str, str], int]) -> int:
