@@ -35,7 +35,7 @@ from coordinator.config import CoordinatorConfig
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
 from coordinator.views import GroupView
 from scenarios.engine import Engine
-from scenarios.eventlog import EventLog, make_logger, write_jsonl
+from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
 from scenarios.network import Network, NetworkConfig
 
 CLUSTER = "@cluster"
@@ -137,6 +137,9 @@ class Simulation:
         self.log = EventLog()
         self.events: list[dict[str, Any]] = self.log.events
         self.logger = make_logger(self.log, log_level)
+        # run_until_stable follows groups through their logged (info) events; a muted level
+        # records none, so it must look at every group instead
+        self._logs_group_events = LEVELS[log_level] <= LEVELS["info"]
         self.engine = Engine(self._on_timer)
         self.network = Network(
             network or NetworkConfig(), random.Random(derive_seed(seed, "network"))
@@ -570,9 +573,16 @@ class Simulation:
         For many groups, a group is re-examined only when an event naming it was logged since
         the last look: whatever changes a group's or a member's state logs an event with its
         ``group_id``, so this is exact, and linear in the events rather than groups x instants.
+        With ``log_level="warning"`` those events are not recorded, so every group is examined
+        at every instant instead (correct, only slower).
         """
         if isinstance(group_id, str):
             return self.run_until(lambda: self.is_stable(group_id, exact_members), timeout_ms)
+        if not self._logs_group_events:
+            ordered = list(dict.fromkeys(group_id))
+            return self.run_until(
+                lambda: all(self.is_stable(g, exact_members) for g in ordered), timeout_ms
+            )
         groups = set(group_id)
         unsettled = {g for g in groups if not self.is_stable(g, exact_members)}
         events = self.events
