@@ -367,6 +367,26 @@ class Consumer:
     def rejoin_needed(self) -> bool:
         return self._rejoin_needed
 
+    @property
+    def rejoin_pending(self) -> bool:
+        """Kafka's ``rejoinNeededOrPending()``, read-only: a rejoin is needed, or a join round
+        finished but its assignment awaits the next poll() (the joinFuture is still set), or the
+        subscription or metadata changed since the join. False with nothing subscribed."""
+        if not self._subscribed:
+            return False
+        return (
+            self._rejoin_needed
+            or self._join is not None
+            or (
+                self._assignment_snapshot is not None
+                and self._assignment_snapshot != self._snapshot_value
+            )
+            or (
+                self._joined_subscription is not None
+                and self._joined_subscription != self._subscription
+            )
+        )
+
     def callback_history(self) -> list[tuple[str, list[str]]]:
         """``[("revoked", ["t-0"]), ("assigned", [...]), ...]`` in invocation order."""
         return [(c.callback, c.partition_names()) for c in self.callbacks]

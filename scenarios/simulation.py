@@ -880,7 +880,9 @@ def _owned(consumer: Any) -> Iterable[TopicPartition]:
 
 
 def _rejoin_pending(consumer: Any) -> bool:
-    for name in ("rejoin_needed", "rejoin_pending"):
+    """``rejoin_pending`` (Kafka's rejoinNeededOrPending: it also covers a finished join whose
+    assignment the consumer has not applied yet) first; ``rejoin_needed`` for simpler fakes."""
+    for name in ("rejoin_pending", "rejoin_needed"):
         value = getattr(consumer, name, None)
         if value is not None:
             return bool(value)

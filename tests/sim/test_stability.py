@@ -20,3 +20,21 @@ def test_many_groups_settle_whatever_the_log_level(level: str) -> None:
     assert sim.is_stable("g") and sim.is_stable("h")
     if level == "warning":
         assert sim.events == []
+
+
+@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
+def test_a_finished_join_counts_only_once_the_consumer_applied_it(strategy: str) -> None:
+    """C1 stalls while its SyncGroup answer is on the way: the answer makes it STABLE with no
+    rejoin needed, but the assignment reaches onJoinComplete only at its next poll() (Kafka's
+    joinFuture is still set), 5 s later. The group is not settled before that."""
+    sim = Simulation(topics={"t": 4}, seed=1, coordinator_config=FAST_BROKER)
+    sim.add_consumers(
+        2, group_id="g", topics=["t"], start=True, partition_assignment_strategy=[strategy], **FAST
+    )
+    assert sim.run_until(lambda: sim.group_state("g") == "CompletingRebalance")
+    stalled_at = sim.now
+    sim.stall("C1", 5_000)
+    assert sim.run_until_stable("g", timeout_ms=60_000)
+    assert sim.now >= stalled_at + 5_000
+    assert sorted(len(parts) for parts in sim.assignments("g").values()) == [2, 2]
+    assert not sim.consumer("C1").rejoin_pending
