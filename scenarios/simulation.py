@@ -42,6 +42,7 @@ CLUSTER = "@cluster"
 """The timer owner used for every timer the cluster sets (its keys are namespaced by broker)."""
 
 STABLE = "STABLE"
+UNJOINED = "UNJOINED"
 
 
 class SimulationError(Exception):
@@ -565,8 +566,9 @@ class Simulation:
 
         Settled (``is_stable``): the group is Stable and every running consumer of the group is
         STABLE at the group's generation with no rejoin pending (so a cooperative follow-up round
-        is waited for), and the group's members are exactly those consumers (a crashed member is
-        waited out until its session expires). With ``exact_members=False`` only the consumers
+        is waited for, and a finished join the consumer has not applied yet), and the group's
+        members are exactly those consumers (a crashed member is waited out until its session
+        expires). A consumer subscribed to nothing takes no part. With ``exact_members=False`` only the consumers
         that are members now are looked at (a member that left and is still rejoining, or a dead
         one not yet expired, is ignored).
 
@@ -616,7 +618,11 @@ class Simulation:
             consumer = slot.consumer
             if getattr(consumer, "failed", False):
                 continue
-            stable = str(_client_state(consumer)) == STABLE and not _rejoin_pending(consumer)
+            state = str(_client_state(consumer))
+            pending = _rejoin_pending(consumer)
+            if state == UNJOINED and not pending:
+                continue  # subscribed to nothing: Kafka's consumer joins no group then
+            stable = state == STABLE and not pending
             if exact_members and not stable:
                 return False
             candidates.append((consumer, stable))

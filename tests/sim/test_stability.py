@@ -38,3 +38,19 @@ def test_a_finished_join_counts_only_once_the_consumer_applied_it(strategy: str)
     assert sim.now >= stalled_at + 5_000
     assert sorted(len(parts) for parts in sim.assignments("g").values()) == [2, 2]
     assert not sim.consumer("C1").rejoin_pending
+
+
+def test_a_consumer_subscribed_to_nothing_takes_no_part_in_the_group() -> None:
+    """Kafka's consumer joins no group while it subscribes to nothing (rejoinNeededOrPending is
+    false without auto-assigned partitions): the group settles around it, also when a member
+    unsubscribes (a dynamic member leaves with LeaveGroup)."""
+    sim = Simulation(topics={"t": 4}, seed=1, coordinator_config=FAST_BROKER, check_invariants=True)
+    sim.add_consumers(2, group_id="g", topics=["t"], start=True, **FAST)
+    sim.add_consumer("E", group_id="g", topics=[], start=True, **FAST)
+    assert sim.run_until_stable("g", timeout_ms=30_000)
+    assert sim.run_until_stable(["g"], timeout_ms=1)
+    assert sorted(sim.members("g")) == ["C1", "C2"] and sim.client_state("E") == "UNJOINED"
+    sim.subscribe("C2", [])
+    assert sim.run_until_stable("g", timeout_ms=30_000)
+    assert sim.members("g") == ["C1"] and len(sim.assignment("C1")) == 4
+    assert sim.assignment("C2") == [] and sim.violations == []
