@@ -674,8 +674,8 @@ class Simulation:
             self._outstanding[(src, cid)] = (dst, slot.incarnation if slot else 0)
         at = self.network.arrival(src, dst, now)
         if at is None:
-            # a lost request, or a lost answer: either way nothing is outstanding any more
-            self._outstanding.pop((src, cid) if to_broker else (dst, cid), None)
+            # a lost request, or a lost answer: the request stays in flight on its connection,
+            # so a broker failure (or the partition's disconnect below) still fails it
             reachable = self.network.can_reach(src, dst)
             self._emit(
                 "sim_message_lost",
@@ -687,12 +687,15 @@ class Simulation:
                 reason="dropped" if reachable else "network partition",
             )
             notice = self.network.config.partition_disconnect_ms
-            if not reachable and to_broker and notice is not None:
-                slot = self._consumers.get(src)
-                self.engine.schedule(
-                    now + notice, self._disconnect, (src, dst, cid, slot.incarnation if slot else 0)
-                )
-                self._outstanding[(src, cid)] = (dst, slot.incarnation if slot else 0)
+            if not reachable and notice is not None:
+                # the client of the request (the sender, or the addressee of a lost answer)
+                # learns that its connection timed out
+                client, broker = (src, dst) if to_broker else (dst, src)
+                entry = self._outstanding.get((client, cid))
+                if entry is not None and entry[0] == broker:
+                    self.engine.schedule(
+                        now + notice, self._disconnect, (client, broker, cid, entry[1])
+                    )
             return
         self.engine.schedule(at, self._deliver_request if to_broker else self._deliver, send)
 

@@ -195,6 +195,46 @@ def test_partitioned_messages_are_lost_or_disconnected() -> None:
     assert other.disconnects == [(250, "broker-0", 1)]
 
 
+def test_a_lost_request_still_fails_when_its_broker_dies() -> None:
+    """A lost message is still in flight on its connection: when the broker dies the client is
+    told (Kafka's NetworkClient fails every in-flight request of a closed connection), rather
+    than waiting forever (a raw call has no request timeout)."""
+    sim = make_sim(network=NetworkConfig(latency_ms=2, drop_probability=1.0))
+    call = sim.send_raw(Ping("lost"), "broker-0")
+    sim.run(until=50)
+    assert not call.done and sim.events_named("sim_message_lost", reason="dropped")
+    sim.fail_broker("broker-0")
+    sim.run(until=100)
+    assert call.disconnected and call.response is None
+    assert [e["t_ms"] for e in sim.events_named("sim_disconnected")] == [52]
+
+
+def test_a_lost_answer_still_fails_when_its_broker_dies() -> None:
+    sim = make_sim(network=NetworkConfig(latency_ms=5))
+    call = sim.send_raw(Ping("x"), "broker-0", from_node="tester")
+    sim.at(2, lambda: sim.partition_network([["tester"]]))  # the Pong (sent at 5) is lost
+    sim.run(until=50)
+    assert not call.done
+    sim.fail_broker("broker-0")
+    sim.run(until=100)
+    assert call.disconnected and call.response is None
+
+
+def test_an_answer_lost_to_a_partition_disconnects_the_client_once() -> None:
+    """With partition_disconnect_ms the client of a request whose answer cannot cross the
+    partition learns of a disconnect, as it does when its request cannot cross; one notice only,
+    even if the broker dies meanwhile."""
+    for fail_at, expected in ((None, 255), (100, 105)):
+        sim = make_sim(network=NetworkConfig(latency_ms=5, partition_disconnect_ms=250))
+        call = sim.send_raw(Ping("x"), "broker-0", from_node="tester")
+        sim.at(2, lambda sim=sim: sim.partition_network([["tester"]]))
+        if fail_at is not None:
+            sim.at(fail_at, lambda sim=sim: sim.fail_broker("broker-0"))
+        sim.run(until=1000)
+        assert call.disconnected and call.response is None
+        assert [e["t_ms"] for e in sim.events_named("sim_disconnected")] == [expected]
+
+
 def test_at_schedules_actions_and_refuses_the_past() -> None:
     sim = make_sim()
     seen: list[int] = []
