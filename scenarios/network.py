@@ -8,10 +8,12 @@ order messages are sent, so a run is reproducible from its seed):
   message never overtakes an earlier one on the same link, jitter only delays it.
 * **Loss**: with ``drop_probability`` a message vanishes. Nobody is told; the client's own request
   timeout is what notices (as a lost TCP segment that never gets through would look to Kafka).
+  The request stays in flight on its connection: a broker failure still fails it.
 * **Partitions**: ``partition([{a, b}, {c}], until_ms)`` splits the nodes into islands; nodes not
   named form one more island together. A message between islands, decided at send time, is lost
-  silently by default; with ``partition_disconnect_ms`` set the sender instead learns of a
-  disconnect that many ms later (a connection that times out). Messages already in flight when the
+  silently by default; with ``partition_disconnect_ms`` set the request's client (its sender, or
+  the addressee of a lost answer) instead learns of a disconnect that many ms later (a
+  connection that times out). Messages already in flight when the
   partition starts still arrive.
 * **Dead brokers** are not the network's business: the simulation refuses delivery to a dead
   broker and tells the sender it was disconnected (see ``scenarios.simulation``).
