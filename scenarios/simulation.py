@@ -160,6 +160,9 @@ class Simulation:
             logger=self.logger,
         )
         self._brokers: frozenset[str] = frozenset(self.cluster.broker_nodes)
+        # broker -> failures so far: a request sent before a failure and arriving after it was
+        # on a connection that is gone, whether or not the broker is back by then
+        self._broker_epoch: dict[str, int] = dict.fromkeys(self.cluster.broker_nodes, 0)
         self._consumers: dict[str, _ConsumerSlot] = {}
         self._by_group: dict[str, list[_ConsumerSlot]] = {}  # group id -> its consumers
         self._raw: dict[str, _RawClient] = {}
@@ -407,6 +410,7 @@ class Simulation:
         """Kill a broker: its coordinators move; requests outstanding on it fail (disconnect)."""
         self._emit("sim_broker_failed", node=node)
         self._apply(CLUSTER, self.cluster.fail_broker(node, self.engine.now))
+        self._broker_epoch[node] += 1
         delay = self.network.disconnect_delay()
         for (client, cid), (broker, incarnation) in list(self._outstanding.items()):
             if broker == node:
@@ -697,11 +701,17 @@ class Simulation:
                         now + notice, self._disconnect, (client, broker, cid, entry[1])
                     )
             return
-        self.engine.schedule(at, self._deliver_request if to_broker else self._deliver, send)
+        if to_broker:
+            self.engine.schedule(at, self._deliver_request, (send, self._broker_epoch[dst]))
+        else:
+            self.engine.schedule(at, self._deliver, send)
 
-    def _deliver_request(self, send: Send) -> None:
+    def _deliver_request(self, arg: tuple[Send, int]) -> None:
+        send, epoch = arg
         src, dst, cid = send.src, send.dst, send.correlation_id
         now = self.engine.now
+        if epoch != self._broker_epoch[dst]:
+            return  # cut off by a broker failure, which already failed it (fail_broker)
         if not self.cluster.is_alive(dst):
             entry = self._outstanding.get((src, cid))
             if entry is not None:

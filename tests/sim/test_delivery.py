@@ -141,6 +141,22 @@ def test_a_parked_request_fails_with_a_disconnect_when_its_broker_dies() -> None
     assert sim.events_named("sim_disconnected", node="C1")
 
 
+def test_a_request_cut_off_by_a_broker_failure_never_reaches_the_restarted_broker() -> None:
+    """The request was on the old connection when the broker died: the new broker process must
+    not see it (it would act on it, e.g. commit offsets, for a client told it failed)."""
+    sim = make_sim(network=NetworkConfig(latency_ms=5))
+    consumer = sim.add_consumer("C1", "quiet", start=True)
+    sim._apply("C1", consumer.send("broker-0", Ping("cut")))
+    sim.at(1, lambda: sim.fail_broker("broker-0"))
+    sim.at(2, lambda: sim.restart_broker("broker-0"))
+    sim.run(until=100)
+    assert sim.events_named("fake_request") == []
+    assert consumer.disconnects == [(6, "broker-0", 1)] and consumer.received == []
+    sim._apply("C1", consumer.send("broker-0", Ping("new")))  # a new connection works
+    sim.run(until=200)
+    assert consumer.received == [(110, "broker-0", 2, Pong("NEW"))]
+
+
 def test_a_request_to_a_dead_broker_is_refused() -> None:
     sim = make_sim(network=NetworkConfig(latency_ms=2))
     consumer = sim.add_consumer("C1", "quiet", start=True)
