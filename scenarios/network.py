@@ -43,12 +43,24 @@ class NetworkConfig:
 class Network:
     """Computes when (and whether) each message arrives; holds no messages itself."""
 
-    __slots__ = ("_island", "_last_arrival", "_partition_until", "config", "rng", "stats")
+    __slots__ = (
+        "_island",
+        "_last_arrival",
+        "_partition_until",
+        "_track_constant",
+        "config",
+        "rng",
+        "stats",
+    )
 
     def __init__(self, config: NetworkConfig, rng: random.Random) -> None:
         self.config = config
         self.rng = rng
         self._last_arrival: dict[tuple[str, str], int] = {}
+        # With a constant latency a notice at least one latency later is behind everything sent
+        # before it, so only a quicker notice needs the last arrival of each link remembered.
+        notices = [self.disconnect_delay(), config.partition_disconnect_ms]
+        self._track_constant = any(n is not None and n < config.latency_ms for n in notices)
         self._island: dict[str, int] = {}
         self._partition_until: int | None = None
         self.stats = {"sent": 0, "dropped": 0, "partitioned": 0}
@@ -98,7 +110,9 @@ class Network:
         at = now + config.latency_ms
         if not config.jitter_ms:
             # a constant delay keeps every link FIFO by itself (the engine breaks ties by
-            # insertion order), so there is nothing to remember
+            # insertion order), so there is nothing to remember but for drained_at
+            if self._track_constant:
+                self._last_arrival[(src, dst)] = at
             return at
         at += self.rng.randint(0, config.jitter_ms)
         link = (src, dst)
@@ -107,6 +121,15 @@ class Network:
             at = last
         self._last_arrival[link] = at
         return at
+
+    def drained_at(self, src: str, dst: str, at: int) -> int:
+        """``at``, or the arrival of the last message already sent from src to dst if later.
+
+        A notice that a connection broke must not overtake what was sent on it before: TCP
+        delivers the bytes before the reset, so Kafka's client handles those answers first.
+        """
+        last = self._last_arrival.get((src, dst))
+        return last if last is not None and last > at else at
 
     def disconnect_delay(self) -> int:
         """How long a sender takes to notice a reset connection to a dead broker."""

@@ -411,11 +411,12 @@ class Simulation:
         self._emit("sim_broker_failed", node=node)
         self._apply(CLUSTER, self.cluster.fail_broker(node, self.engine.now))
         self._broker_epoch[node] += 1
-        delay = self.network.disconnect_delay()
+        at = self.engine.now + self.network.disconnect_delay()
+        drained_at = self.network.drained_at
         for (client, cid), (broker, incarnation) in list(self._outstanding.items()):
             if broker == node:
                 self.engine.schedule(
-                    self.engine.now + delay, self._disconnect, (client, node, cid, incarnation)
+                    drained_at(node, client, at), self._disconnect, (client, node, cid, incarnation)
                 )
         self._after_action()
 
@@ -698,7 +699,9 @@ class Simulation:
                 entry = self._outstanding.get((client, cid))
                 if entry is not None and entry[0] == broker:
                     self.engine.schedule(
-                        now + notice, self._disconnect, (client, broker, cid, entry[1])
+                        self.network.drained_at(broker, client, now + notice),
+                        self._disconnect,
+                        (client, broker, cid, entry[1]),
                     )
             return
         if to_broker:
@@ -716,7 +719,7 @@ class Simulation:
             entry = self._outstanding.get((src, cid))
             if entry is not None:
                 self.engine.schedule(
-                    now + self.network.disconnect_delay(),
+                    self.network.drained_at(dst, src, now + self.network.disconnect_delay()),
                     self._disconnect,
                     (src, dst, cid, entry[1]),
                 )

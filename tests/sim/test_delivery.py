@@ -157,6 +157,26 @@ def test_a_request_cut_off_by_a_broker_failure_never_reaches_the_restarted_broke
     assert consumer.received == [(110, "broker-0", 2, Pong("NEW"))]
 
 
+def test_a_disconnect_notice_comes_after_the_answers_already_on_the_wire() -> None:
+    """One connection is FIFO: the Pong the broker sent before it died (arriving at 20) reaches
+    the client before the notice that the connection broke, however quick the notice is."""
+    for network in (
+        NetworkConfig(latency_ms=10, disconnect_notice_ms=0),
+        NetworkConfig(latency_ms=10, jitter_ms=40),
+    ):
+        sim = make_sim(network=network, seed=3)
+        consumer = sim.add_consumer("C1", "quiet", start=True)
+        sim._apply("C1", consumer.send("broker-0", Ping("answered")))
+        sim._apply("C1", consumer.send("broker-0", Ping("parked", park=True)))
+        assert sim.run_until(lambda sim=sim: len(sim.events_named("fake_request")) == 2)
+        assert consumer.received == []  # the Pong is on its way back
+        sim.fail_broker("broker-0")
+        sim.run(until=1000)
+        assert [(cid, msg) for _, _, cid, msg in consumer.received] == [(1, Pong("ANSWERED"))]
+        assert [cid for _, _, cid in consumer.disconnects] == [2]
+        assert consumer.disconnects[0][0] >= consumer.received[0][0]
+
+
 def test_a_request_to_a_dead_broker_is_refused() -> None:
     sim = make_sim(network=NetworkConfig(latency_ms=2))
     consumer = sim.add_consumer("C1", "quiet", start=True)
