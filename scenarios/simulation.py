@@ -762,12 +762,19 @@ class Simulation:
         if entry is None or entry != (broker, incarnation):
             return  # answered meanwhile, or the client restarted
         del self._outstanding[(client, cid)]
-        self._emit("sim_disconnected", node=client, src=client, dst=broker, correlation_id=cid)
         slot = self._consumers.get(client)
         if slot is not None:
-            if slot.running and slot.incarnation == incarnation:
-                self._apply(client, slot.consumer.handle_disconnect(broker, cid, self.engine.now))
+            consumer = slot.consumer
+            if (
+                not slot.running
+                or slot.incarnation != incarnation
+                or not getattr(consumer, "alive", True)
+            ):
+                return  # a crashed or closed process has no connection left to see break
+            self._emit("sim_disconnected", node=client, src=client, dst=broker, correlation_id=cid)
+            self._apply(client, consumer.handle_disconnect(broker, cid, self.engine.now))
             return
+        self._emit("sim_disconnected", node=client, src=client, dst=broker, correlation_id=cid)
         raw = self._raw.get(client)
         if raw is not None and cid in raw.calls:
             raw.calls[cid].disconnected = True

@@ -177,6 +177,29 @@ def test_a_disconnect_notice_comes_after_the_answers_already_on_the_wire() -> No
         assert consumer.disconnects[0][0] >= consumer.received[0][0]
 
 
+def test_no_disconnect_notice_for_a_crashed_or_closed_consumer() -> None:
+    """A dead process has no connection left to notice breaking: no ``sim_disconnected`` for a
+    crashed consumer, nor for one that closed (its LeaveGroup still in flight)."""
+    sim = make_sim(network=NetworkConfig(latency_ms=2))
+    consumer = sim.add_consumer("C1", "quiet", start=True)
+    sim._apply("C1", consumer.send("broker-0", Ping("join", park=True)))
+    sim.run(until=10)
+    sim.crash("C1")
+    sim.fail_broker("broker-0")
+    sim.run(until=100)
+    assert sim.events_named("sim_disconnected") == [] and consumer.disconnects == []
+
+    real = Simulation(topics={"t": 4}, seed=1)
+    real.add_consumers(2, group_id="g", topics=["t"], start=True)
+    assert real.run_until_stable("g")
+    real.close("C1")  # CLOSED at once: its LeaveGroup (and OffsetFetch) are in flight
+    assert real.status("C1") == "CLOSED"
+    real.fail_broker(real.coordinator("g") or "broker-0")
+    real.run_for(100)
+    assert real.events_named("sim_disconnected", node="C1") == []
+    assert real.events_named("sim_disconnected", node="C2")
+
+
 def test_a_request_to_a_dead_broker_is_refused() -> None:
     sim = make_sim(network=NetworkConfig(latency_ms=2))
     consumer = sim.add_consumer("C1", "quiet", start=True)
