@@ -304,9 +304,18 @@ class Simulation:
     def start(self, ids: str | Iterable[str] | None = None) -> None:
         """Start consumers (all not yet started when ``ids`` is None): their first poll().
 
-        Starting a closed consumer opens it again; starting a crashed one is ``restart``.
+        Starting a closed consumer opens it again; starting a crashed one is ``restart``. One
+        still closing (its final commit outstanding) is refused: wait until it is CLOSED.
         """
-        for cid in self._ids(ids):
+        chosen = self._ids(ids)
+        for cid in chosen:  # refuse before starting any of them
+            slot = self._slot(cid)
+            if slot.running and slot.closed and self.status(cid) == "CLOSING":
+                raise SimulationError(
+                    f"consumer {cid!r} is still closing (its final commit is outstanding); "
+                    "start it again once it is CLOSED"
+                )
+        for cid in chosen:
             slot = self._slot(cid)
             if ids is None and slot.ever_started:
                 continue

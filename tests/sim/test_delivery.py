@@ -340,6 +340,30 @@ def test_misuse_gets_clear_errors() -> None:
         sim.run(until=5)
 
 
+def test_starting_a_consumer_that_is_still_closing_is_refused() -> None:
+    """close() waits for its final auto-commit (status CLOSING); start() then would have given
+    the consumer a new incarnation whose connections drop that commit's answer, leaving a
+    consumer that closes later while the runner counts it as running, so it is refused."""
+    import pytest
+
+    from scenarios.simulation import SimulationError
+
+    sim = Simulation(topics={"t": 4}, seed=1)
+    sim.add_consumers(2, group_id="g", topics=["t"], start=True)
+    assert sim.run_until_stable("g")
+    sim.run_for(2_000)
+    sim.close("C1")
+    assert sim.status("C1") == "CLOSING"
+    events = len(sim.events)
+    with pytest.raises(SimulationError, match="'C1' is still closing"):
+        sim.start("C1")
+    assert len(sim.events) == events  # refused before anything happened
+    assert sim.run_until(lambda: sim.status("C1") == "CLOSED", timeout_ms=1_000)
+    assert not sim.is_running("C1") and sim.run_until_stable("g")
+    sim.start("C1")  # once closed, it opens again and rejoins
+    assert sim.run_until_stable("g") and sorted(sim.members("g")) == ["C1", "C2"]
+
+
 def test_the_garbage_collector_is_paused_only_while_the_clock_runs() -> None:
     import gc
 
