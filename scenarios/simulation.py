@@ -414,9 +414,17 @@ class Simulation:
         self.cluster.delete_topic(name)
         self._emit("sim_topic_deleted", node=CLUSTER, topic=name)
 
+    def _broker(self, node: str) -> str:
+        """``node`` if it is a broker; refused before anything is logged otherwise."""
+        if node not in self._brokers:
+            known = ", ".join(self.cluster.broker_nodes)
+            raise SimulationError(f"unknown broker {node!r} (brokers: {known})")
+        return node
+
     @_gc_paused_call
     def fail_broker(self, node: str) -> None:
         """Kill a broker: its coordinators move; requests outstanding on it fail (disconnect)."""
+        self._broker(node)
         self._emit("sim_broker_failed", node=node)
         self._apply(CLUSTER, self.cluster.fail_broker(node, self.engine.now))
         self._broker_epoch[node] += 1
@@ -431,6 +439,7 @@ class Simulation:
 
     @_gc_paused_call
     def restart_broker(self, node: str) -> None:
+        self._broker(node)
         self._emit("sim_broker_restarted", node=node)
         self._apply(CLUSTER, self.cluster.restart_broker(node, self.engine.now))
         self._after_action()
@@ -465,8 +474,7 @@ class Simulation:
         For tests that need a protocol step no well-behaved consumer would take, e.g. a JoinGroup
         with an empty member id to see MEMBER_ID_REQUIRED, or a member that never sends SyncGroup.
         """
-        if to_broker not in self._brokers:
-            raise SimulationError(f"unknown broker {to_broker!r}")
+        self._broker(to_broker)
         if from_node in self._consumers or from_node in self._brokers:
             raise SimulationError(f"{from_node!r} is a simulated node, not a raw client")
         client = self._raw.setdefault(from_node, _RawClient())

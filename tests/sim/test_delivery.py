@@ -364,6 +364,18 @@ def test_starting_a_consumer_that_is_still_closing_is_refused() -> None:
     assert sim.run_until_stable("g") and sorted(sim.members("g")) == ["C1", "C2"]
 
 
+def test_an_unknown_broker_is_refused_before_anything_is_logged() -> None:
+    import pytest
+
+    from scenarios.simulation import SimulationError
+
+    sim = Simulation(brokers=2, topics={"t": 1})
+    for action in (sim.fail_broker, sim.restart_broker):
+        with pytest.raises(SimulationError, match=r"unknown broker 'broker-7' \(brokers: "):
+            action("broker-7")
+    assert sim.events == []
+
+
 def test_the_garbage_collector_is_paused_only_while_the_clock_runs() -> None:
     import gc
 
