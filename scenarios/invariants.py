@@ -11,7 +11,8 @@
    exception, so the check does too: after coordinator failover the group is reloaded at its last
    *persisted* generation (§7.4 of the protocol reference), which is lower than an in-memory
    generation that reached CompletingRebalance but was never written. The baseline therefore
-   restarts whenever the group's coordinator changes.
+   restarts whenever the group's coordinator changes or no coordinator has the group (a broker
+   that fails and comes back reloads it the same way).
 
 A violation becomes an ``invariant_violated`` event in the log and an entry in
 ``sim.violations``; with ``raise_on_violation`` it also raises ``InvariantViolation``.
@@ -49,6 +50,9 @@ class InvariantChecker:
         sim = self.sim
         view = sim.cluster.group(group_id)
         if view is None:
+            # no coordinator has the group (unloaded, or its broker down): whoever loads it next
+            # starts from the last persisted generation, even the same broker after a restart
+            self._generation.pop(group_id, None)
             return
         member_ids = set(view.member_ids)
         owners: dict[Any, str] = {}

@@ -9,7 +9,7 @@ import pytest
 from assignors.api import TopicPartition
 from coordinator.views import GroupView, MemberView
 from scenarios.simulation import InvariantViolation, Simulation
-from tests.sim.helpers import FAST_BROKER, consumer_settings
+from tests.sim.helpers import FAST, FAST_BROKER, consumer_settings
 
 
 def settled(**kwargs: Any) -> Simulation:
@@ -123,3 +123,47 @@ def test_generation_going_back_and_a_foreign_leader_are_caught() -> None:
     sim.at(40, lambda: None)
     sim.run()
     assert [v["invariant"] for v in sim.violations][-1] == "leader_is_member"
+
+
+def test_a_reload_on_the_same_coordinator_may_go_back_to_the_persisted_generation() -> None:
+    """One broker: the group reached generation 2 in memory (CompletingRebalance, nothing
+    written yet) when its only broker died; restarted, the broker reloads it at generation 1, the
+    last one persisted, as Kafka does. Same coordinator, but the group was gone in between."""
+    sim = Simulation(
+        brokers=1,
+        topics={"t": 4},
+        seed=1,
+        coordinator_config=FAST_BROKER,
+        check_invariants=True,
+        raise_on_violation=True,
+    )
+    sim.add_consumers(2, group_id="g", topics=["t"], start=True, **FAST)
+    assert sim.run_until_stable("g")
+    sim.add_consumer("C3", group_id="g", topics=["t"], start=True, **FAST)
+    assert sim.run_until(lambda: sim.group_state("g") == "CompletingRebalance")
+    assert sim.generation("g") == 2
+    sim.fail_broker("broker-0")
+    assert sim.group("g") is None
+    sim.run_for(100)
+    sim.restart_broker("broker-0")
+    assert sim.run_until(lambda: sim.group("g") is not None)
+    assert sim.generation("g") == 1 and sim.coordinator("g") == "broker-0"
+    assert sim.run_until_stable("g") and sim.generation("g") == 3
+    assert sim.violations == []
+
+
+def test_the_generation_baseline_restarts_only_when_the_group_is_gone() -> None:
+    sim = Simulation(
+        brokers=2, cluster_factory=ScriptedCluster, consumer_factory=Idle, check_invariants=True
+    )
+    sim.add_consumer("C1", GroupConfig(), start=True)
+    cluster = sim.cluster
+    for t, shown in ((10, view(5, "m1", ("m1",))), (20, None), (30, view(4, "m1", ("m1",)))):
+        cluster.view = shown
+        sim.at(t, lambda: None)
+        sim.run()
+    assert sim.violations == []  # unloaded, then reloaded lower under the same coordinator
+    cluster.view = view(3, "m1", ("m1",))  # but going back while loaded is still caught
+    sim.at(40, lambda: None)
+    sim.run()
+    assert [v["generation_to"] for v in sim.violations] == [3]
