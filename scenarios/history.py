@@ -31,7 +31,8 @@ Rules (deterministic, documented in docs/runner.md):
   moving ones. A partition nobody consumed yet (a new group, new partitions) is not "paused".
 * **Coordinator failover**: a group unloaded from a failed broker (``Dead``, reason "partition
   unloaded") mid-rebalance is reloaded elsewhere; the rebalance it was in goes on there and stays
-  one record (``coordinator_failovers`` counts the moves).
+  one record (``coordinator_failovers`` counts the moves). A failover after the group settled
+  belongs to no rebalance.
 * **Imbalance after**: max - min of partitions per member among the members that received the
   final assignment.
 """
@@ -259,8 +260,13 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
             state_from = event.get("state_from")
             if state_to == "Dead" and "unload" in str(event.get("reason") or ""):
                 # coordinator failover: the group moves to another broker and is reloaded there
-                # (Stable at its last persisted generation); the rebalance resumes, not ends
-                if current is not None:
+                # (Stable at its last persisted generation); the rebalance resumes, not ends.
+                # After the group settled there is nothing to resume (the next PreparingRebalance
+                # is a new rebalance), unless a cooperative follow-up round is still due.
+                if current is not None and current.outcome == "Stable":
+                    if current.follow_up:
+                        current.failovers += 1
+                elif current is not None:
                     current.failovers += 1
                     current.resuming = True
                     current.join_done = False

@@ -174,3 +174,41 @@ def test_coordinator_failover_mid_rebalance_keeps_one_record() -> None:
     assert (second.start_ms, second.end_ms, second.outcome) == (10000, 10304, "Stable")
     assert second.coordinator_failovers == 1 and second.rounds == 1
     assert third.start_ms == 20000 and third.coordinator_failovers == 0
+
+
+def test_a_failover_after_the_group_settled_is_no_part_of_any_rebalance() -> None:
+    """The group is reloaded Stable elsewhere (no transition event): the settled rebalance keeps
+    its end, and the next PreparingRebalance opens a new record instead of resuming the old."""
+    events = [
+        *first_join(),
+        transition(8000, "Stable", "Dead", 1, reason="partition unloaded"),
+        transition(20000, "Stable", "PreparingRebalance", 1, reason="new member C3 joined"),
+        transition(20002, "PreparingRebalance", "CompletingRebalance", 2),
+        transition(20003, "CompletingRebalance", "Stable", 2),
+        callback(20004, "C3", "assigned", "t-3", generation=2),
+    ]
+    first, second = rebalances_from_events(events)
+    assert (first.start_ms, first.end_ms, first.outcome) == (0, 3004, "Stable")
+    assert first.coordinator_failovers == 0 and first.generations == (1,)
+    assert (second.start_ms, second.end_ms, second.generation_id) == (20000, 20004, 2)
+    assert second.coordinator_failovers == 0 and second.trigger == "member_joined"
+
+
+def test_a_failover_after_the_group_settled_in_a_real_run() -> None:
+    from scenarios.simulation import Simulation
+    from tests.sim.helpers import FAST, FAST_BROKER
+
+    sim = Simulation(brokers=3, topics={"t": 4}, seed=1, coordinator_config=FAST_BROKER)
+    sim.add_consumers(2, group_id="g", topics=["t"], start=True, **FAST)
+    assert sim.run_until_stable("g")
+    settled_at = sim.now
+    sim.run_for(5_000)
+    sim.fail_broker(sim.coordinator("g") or "broker-0")
+    sim.run_for(5_000)
+    assert sim.run_until_stable("g")
+    joined_at = sim.now
+    sim.add_consumer("C3", group_id="g", topics=["t"], start=True, **FAST)
+    assert sim.run_until_stable("g")
+    first, second = sim.rebalances("g")
+    assert first.end_ms <= settled_at and first.coordinator_failovers == 0
+    assert second.start_ms >= joined_at and second.generations == (2,)
