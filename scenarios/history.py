@@ -48,6 +48,7 @@ GROUP_STATES = frozenset({"Empty", "PreparingRebalance", "CompletingRebalance", 
 CALLBACK_EVENT = "rebalance_callback"
 CRASH_EVENT = "sim_consumer_crashed"
 PROTOCOL_EVENT = "protocol_selected"
+REPLACED_EVENT = "member_replaced"
 
 
 @frozen
@@ -153,9 +154,21 @@ class _Open:
 
 
 class _Group:
-    __slots__ = ("current", "owner", "pending_revokes", "records", "settled", "unowned_since")
+    __slots__ = (
+        "current",
+        "member_node",
+        "owner",
+        "pending_revokes",
+        "records",
+        "replaced",
+        "settled",
+        "unowned_since",
+    )
 
     def __init__(self) -> None:
+        # KIP-345 takeovers: new member id -> the member id it replaced (until its assignment)
+        self.replaced: dict[str, str] = {}
+        self.member_node: dict[str, str] = {}  # member id -> node, from the callbacks
         # revocations after the join phase, not yet known to be KIP-429 post-sync revocations
         # (followed at the same instant by the same member's assignment) or a pre-join revocation
         # that belongs to the next rebalance: (node, t_ms, partitions revoked)
@@ -313,6 +326,11 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                     if state_to != "Stable":
                         finish(state, group_id)
             continue
+        if name == REPLACED_EVENT and group_id:
+            new_member, previous = event.get("member_id"), event.get("previous_member_id")
+            if new_member and previous:
+                group_of(group_id).replaced[new_member] = previous
+            continue
         if name == PROTOCOL_EVENT and group_id:
             current = group_of(group_id).current
             if current is not None and event.get("protocol_name"):
@@ -339,6 +357,21 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                     # or the next rebalance (see _Group.pending_revokes)
                     state.pending_revokes.append((node, t, parts))
             elif callback == "assigned":
+                member_id = event.get("member_id")
+                if member_id:
+                    state.member_node[member_id] = node
+                    previous = state.replaced.pop(member_id, None) if state.replaced else None
+                    stand_in = state.member_node.get(previous) if previous else None
+                    if (
+                        current is not None
+                        and stand_in is not None
+                        and stand_in != node
+                        and stand_in in current.assigned_nodes
+                    ):
+                        # a static member's new process took over its assignment as it is: it
+                        # stands in for the old one in this record and ends nothing
+                        del current.assigned_nodes[stand_in]
+                        current.assigned_nodes[node] = None
                 if current is not None and state.pending_revokes:
                     # onJoinComplete: revoked(owned - assigned) then assigned(...) at one instant:
                     # KIP-429's post-sync revocation, which forces a follow-up round

@@ -212,3 +212,54 @@ def test_a_failover_after_the_group_settled_in_a_real_run() -> None:
     first, second = sim.rebalances("g")
     assert first.end_ms <= settled_at and first.coordinator_failovers == 0
     assert second.start_ms >= joined_at and second.generations == (2,)
+
+
+def test_a_static_member_taken_over_by_a_new_process_is_no_rebalance() -> None:
+    """KIP-345: N1 joins with C1's group.instance.id while the group is Stable; the coordinator
+    swaps the member in place at the same generation and N1 gets C1's partitions. The settled
+    rebalance keeps its end and its member count; N1 simply stands in for C1."""
+    events = [
+        transition(0, "Empty", "PreparingRebalance", reason="new member s-1-a joined"),
+        transition(3000, "PreparingRebalance", "CompletingRebalance", 1),
+        transition(3002, "CompletingRebalance", "Stable", 1),
+        {**callback(3003, "C1", "assigned", "t-0", "t-1", generation=1), "member_id": "s-1-a"},
+        {**callback(3004, "C2", "assigned", "t-2", "t-3", generation=1), "member_id": "s-2-a"},
+        {
+            "event": "member_replaced",
+            "t_ms": 9000,
+            "node": "broker-0",
+            "group_id": "g",
+            "member_id": "s-1-b",
+            "previous_member_id": "s-1-a",
+            "group_instance_id": "s-1",
+            "generation_id": 1,
+        },
+        {**callback(9003, "N1", "assigned", "t-0", "t-1", generation=1), "member_id": "s-1-b"},
+        transition(20000, "Stable", "PreparingRebalance", 1, reason="new member s-3-a joined"),
+        transition(20002, "PreparingRebalance", "CompletingRebalance", 2),
+        transition(20003, "CompletingRebalance", "Stable", 2),
+        {**callback(20004, "N1", "assigned", "t-0", "t-1", generation=2), "member_id": "s-1-b"},
+        {**callback(20004, "C2", "assigned", "t-2", generation=2), "member_id": "s-2-a"},
+        {**callback(20005, "C3", "assigned", "t-3", generation=2), "member_id": "s-3-a"},
+    ]
+    first, second = rebalances_from_events(events)
+    assert (first.end_ms, first.members_after, first.imbalance_after) == (3004, 2, 0)
+    assert (second.start_ms, second.end_ms, second.members_after) == (20000, 20005, 3)
+    assert second.partitions_moved == 1  # t-3 only: t-0 and t-1 stayed with instance s-1
+
+
+def test_a_static_takeover_in_a_real_run() -> None:
+    from scenarios.simulation import Simulation
+    from tests.sim.helpers import FAST, FAST_BROKER
+
+    sim = Simulation(topics={"t": 6}, seed=1, coordinator_config=FAST_BROKER)
+    sim.add_consumers(3, group_id="g", topics=["t"], start=True, group_instance_id="s-{}", **FAST)
+    assert sim.run_until_stable("g")
+    settled_at = sim.now
+    sim.run_for(3_000)
+    sim.add_consumer("N1", group_id="g", topics=["t"], start=True, group_instance_id="s-1", **FAST)
+    sim.run_for(20_000)
+    assert sim.status("C1") == "FAILED" and sorted(sim.members("g")) == ["C2", "C3", "N1"]
+    (record,) = sim.rebalances("g")
+    assert record.end_ms <= settled_at and record.members_after == 3
+    assert record.imbalance_after == 0
