@@ -9,7 +9,9 @@ numbers from the same log. It reads three kinds of events:
   Stable or Empty, and its join phase is over when the group reaches Stable (or Empty);
 * the consumers' **rebalance callbacks** (``rebalance_callback``: ``callback`` revoked / assigned
   / lost, ``partitions``, ``node``): who owns which partition, and since when nobody does;
-* the runner's ``sim_consumer_crashed``: a dead process consumes nothing.
+* the runner's ``sim_consumer_crashed``: a dead process consumes nothing; and a consumer's
+  ``leave_group`` that was not sent (a static member's close): its revocation is the member
+  stopping, as a crash is, not the start of the next rebalance.
 
 Rules (deterministic, documented in docs/runner.md):
 
@@ -49,6 +51,7 @@ CALLBACK_EVENT = "rebalance_callback"
 CRASH_EVENT = "sim_consumer_crashed"
 PROTOCOL_EVENT = "protocol_selected"
 REPLACED_EVENT = "member_replaced"
+LEAVE_EVENT = "leave_group"
 
 
 @frozen
@@ -399,6 +402,25 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                     # generation (a static member restarted within its session) is no rebalance
                     current.assigned_nodes[node] = None
                     current.end_ms = max(current.end_ms, t)
+            continue
+        if name == LEAVE_EVENT and not event.get("sent"):
+            # a close (or unsubscribe) that sends no LeaveGroup: a static member, or no known
+            # coordinator. It starts no rebalance, so its onLeavePrepare revocation just now is
+            # the member stopping (as a crash is), not the start of whatever rebalance comes next
+            gid = group_id or node_group.get(node)
+            state = groups.get(gid) if gid else None
+            if state is None or not state.pending_revokes:
+                continue
+            mine = [entry for entry in state.pending_revokes if entry[0] == node and entry[1] == t]
+            if not mine:
+                continue
+            state.pending_revokes[:] = [e for e in state.pending_revokes if e not in mine]
+            if state.current is not None and state.current.outcome == "Stable":
+                finish(state, gid)  # a settled rebalance is over
+            for _node, at, parts in mine:
+                for partition in parts:
+                    if state.owner.get(partition) == node:
+                        release(state, partition, at)
             continue
         if name == CRASH_EVENT:
             gid = node_group.get(node)

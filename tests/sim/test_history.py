@@ -263,3 +263,44 @@ def test_a_static_takeover_in_a_real_run() -> None:
     (record,) = sim.rebalances("g")
     assert record.end_ms <= settled_at and record.members_after == 3
     assert record.imbalance_after == 0
+
+
+def test_a_static_members_close_revocation_starts_no_rebalance() -> None:
+    """A static member's close revokes its partitions but sends no LeaveGroup: no rebalance
+    starts then (it may come back within its session, as here). Its revocation must not be held
+    over to pull the start of a much later rebalance back to the close."""
+    events = [
+        *first_join(),
+        callback(5000, "C1", "revoked", "t-0", "t-1", generation=1),
+        {"event": "leave_group", "t_ms": 5000, "node": "C1", "group_id": "g", "sent": False},
+        callback(7000, "C1", "assigned", "t-0", "t-1", generation=1),  # back, same generation
+        transition(40000, "Stable", "PreparingRebalance", 1, reason="new member C3 joined"),
+        transition(40002, "PreparingRebalance", "CompletingRebalance", 2),
+        transition(40003, "CompletingRebalance", "Stable", 2),
+        callback(40004, "C3", "assigned", "t-3", generation=2),
+    ]
+    first, second = rebalances_from_events(events)
+    assert (first.end_ms, first.paused_partition_ms, first.partitions_revoked) == (3004, 0, 0)
+    assert (second.start_ms, second.end_ms, second.partitions_revoked) == (40000, 40004, 0)
+
+
+def test_a_static_close_and_reopen_in_a_real_run() -> None:
+    from scenarios.simulation import Simulation
+    from tests.sim.helpers import FAST, FAST_BROKER
+
+    sim = Simulation(topics={"t": 6}, seed=1, coordinator_config=FAST_BROKER)
+    sim.add_consumers(3, group_id="g", topics=["t"], start=True, group_instance_id="s-{}", **FAST)
+    assert sim.run_until_stable("g")
+    sim.run_for(3_000)
+    sim.close("C1")
+    assert sim.run_until(lambda: sim.status("C1") == "CLOSED")
+    sim.run_for(2_000)
+    sim.start("C1")  # back within its session: no rebalance
+    assert sim.run_until_stable("g")
+    sim.run_for(30_000)
+    joined_at = sim.now
+    sim.add_consumer("C4", group_id="g", topics=["t"], start=True, group_instance_id="s-4", **FAST)
+    assert sim.run_until_stable("g")
+    first, second = sim.rebalances("g")
+    assert first.paused_partition_ms == 0
+    assert second.start_ms >= joined_at and second.duration_ms < 5_000
