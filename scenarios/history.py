@@ -41,6 +41,7 @@ Rules (deterministic, documented in docs/runner.md):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -91,28 +92,44 @@ class RebalanceRecord:
         return out
 
 
+# The coordinator's reason templates (coordinator/shard.py), then Kafka's own wording
+# (GroupMetadataManager, and the Scala coordinator's), each matched whole. The ids in a reason are
+# user text (client.id, group.instance.id), so only a template's fixed words may decide: looking
+# for keywords anywhere read "new member session-leader-1 joined" as a session expiry.
+_TRIGGER_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.DOTALL), name)
+    for pattern, name in (
+        (r"new member .+ joined", "member_joined"),
+        (r"member .+ rejoined", "member_joined"),
+        (r"member .+ changed its metadata", "member_metadata_changed"),
+        (r".+: the leader rejoined", "leader_rejoined"),
+        (r".+: metadata changed", "member_metadata_changed"),
+        (r"static member .+ replaced(; the protocol would change)?", "static_member_replaced"),
+        (r"member .+ expired", "member_session_expired"),
+        (r"members expired waiting for SyncGroup", "member_sync_timeout"),
+        (r"LeaveGroup for .+", "member_left"),
+        (r"Adding new member .+", "member_joined"),  # Kafka 2.2 ends at the member id
+        (r"[Rr]emoving member .+ on heartbeat expiration\.?", "member_session_expired"),
+        (r"Removing member .+ on LeaveGroup(; client reason: .*)?", "member_left"),
+        (r"explicit `LeaveGroup` request for \(.+\) members\.", "member_left"),
+        (r"Removing .+ on pending sync request expiration", "member_sync_timeout"),
+        (r"Leader .+ re-joining group during .+", "leader_rejoined"),
+        (r"Updating metadata for static member .+ with instance id .+", "static_member_replaced"),
+        (
+            r"Group's selectedProtocol will change because static member .+",
+            "static_member_replaced",
+        ),
+        (r"Updating metadata for member .+ during .+", "member_metadata_changed"),
+    )
+)
+
+
 def classify_trigger(reason: str | None) -> str:
-    """A coarse trigger name from the coordinator's reason text (Kafka's own wording varies)."""
+    """A coarse trigger name for the coordinator's reason, by the template it was made from."""
     if not reason:
         return "unknown"
-    text = reason.lower()
-    rules = (
-        ("follow-up", "cooperative_follow_up"),
-        ("syncgroup", "member_sync_timeout"),
-        ("session", "member_session_expired"),
-        ("expir", "member_session_expired"),
-        ("timed out", "member_session_expired"),
-        ("leav", "member_left"),
-        ("remov", "member_left"),
-        ("metadata", "member_metadata_changed"),
-        ("leader", "leader_rejoined"),
-        ("static", "static_member_replaced"),
-        ("new member", "member_joined"),
-        ("adding", "member_joined"),
-        ("join", "member_joined"),
-    )
-    for needle, name in rules:
-        if needle in text:
+    for template, name in _TRIGGER_TEMPLATES:
+        if template.fullmatch(reason):
             return name
     return "other"
 

@@ -304,3 +304,51 @@ def test_a_static_close_and_reopen_in_a_real_run() -> None:
     first, second = sim.rebalances("g")
     assert first.paused_partition_ms == 0
     assert second.start_ms >= joined_at and second.duration_ms < 5_000
+
+
+def test_triggers_come_from_the_reason_templates_not_from_the_ids_in_them() -> None:
+    """Member and instance ids are user text (client.id, group.instance.id): a client.id such as
+    "session-leader" or an instance id "leaver" must not decide the trigger."""
+    cases = {
+        "new member session-leader-1bd2 joined": "member_joined",
+        "new member leaver-50ce joined": "member_joined",
+        "member metadata-app-1 rejoined": "member_joined",
+        "member leaver-1 changed its metadata": "member_metadata_changed",
+        "static-leader-1: the leader rejoined": "leader_rejoined",
+        "joiner-1: metadata changed": "member_metadata_changed",
+        "static member joined-expired replaced": "static_member_replaced",
+        "static member x replaced; the protocol would change": "static_member_replaced",
+        "member new-joiner-1 expired": "member_session_expired",
+        "members expired waiting for SyncGroup": "member_sync_timeout",
+        "LeaveGroup for ['session-joiner-1']": "member_left",
+        # Kafka's own wording (GroupMetadataManager), for logs of real brokers
+        "Adding new member leaver-1 with group instance id null; client reason: x": "member_joined",
+        "removing member session-1 on heartbeat expiration.": "member_session_expired",
+        "explicit `LeaveGroup` request for (joiner-1) members.": "member_left",
+        "Leader metadata-1 re-joining group during Stable; client reason: x": "leader_rejoined",
+        "Updating metadata for member leader-1 during Stable; client reason: x": (
+            "member_metadata_changed"
+        ),
+        "Removing [leader-1] on pending sync request expiration": "member_sync_timeout",
+    }
+    assert {reason: classify_trigger(reason) for reason in cases} == cases
+
+
+def test_triggers_in_a_real_run_with_misleading_ids() -> None:
+    from scenarios.simulation import Simulation
+    from tests.sim.helpers import FAST, FAST_BROKER
+
+    sim = Simulation(topics={"t": 4}, seed=1, coordinator_config=FAST_BROKER)
+    sim.add_consumers(2, group_id="g", topics=["t"], start=True, client_id="session-leader", **FAST)
+    assert sim.run_until_stable("g")
+    sim.add_consumer(
+        "S1", group_id="g", topics=["t"], start=True, group_instance_id="leaver", **FAST
+    )
+    assert sim.run_until_stable("g")
+    sim.close("C1")
+    assert sim.run_until_stable("g")
+    assert [r.trigger for r in sim.rebalances("g")] == [
+        "member_joined",
+        "member_joined",
+        "member_left",
+    ]
