@@ -377,6 +377,8 @@ class Simulation:
     ) -> None:
         slot = self._slot(consumer_id)
         topic_list = list(topics) if topics is not None else None
+        if topic_list and pattern:
+            raise SimulationError("subscribe to a topic list or a pattern, not both")
         self._emit("sim_consumer_subscribe", node=consumer_id, topics=topic_list, pattern=pattern)
         self._apply(
             consumer_id, slot.consumer.subscribe(topic_list, self.engine.now, pattern=pattern)
@@ -395,6 +397,8 @@ class Simulation:
     def stall(self, consumer_id: str, duration_ms: int) -> None:
         """The application blocks for ``duration_ms`` (no poll(): max.poll.interval.ms may expire)."""
         slot = self._slot(consumer_id)
+        if duration_ms < 0:
+            raise SimulationError(f"stall duration must be >= 0, got {duration_ms}")
         self._emit("sim_consumer_stall", node=consumer_id, duration_ms=duration_ms)
         self._apply(consumer_id, slot.consumer.stall(duration_ms, self.engine.now))
         self._after_action()

@@ -376,6 +376,21 @@ def test_an_unknown_broker_is_refused_before_anything_is_logged() -> None:
     assert sim.events == []
 
 
+def test_bad_consumer_actions_are_refused_before_anything_is_logged() -> None:
+    import pytest
+
+    from scenarios.simulation import SimulationError
+
+    sim = Simulation(topics={"t": 1})
+    sim.add_consumer("C1", group_id="g", topics=["t"], start=True)
+    logged = len(sim.events)
+    with pytest.raises(SimulationError, match="a topic list or a pattern, not both"):
+        sim.subscribe("C1", ["t"], pattern="t.*")
+    with pytest.raises(SimulationError, match="stall duration must be >= 0"):
+        sim.stall("C1", -5)
+    assert len(sim.events) == logged
+
+
 def test_the_garbage_collector_is_paused_only_while_the_clock_runs() -> None:
     import gc
 
