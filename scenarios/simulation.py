@@ -645,10 +645,12 @@ class Simulation:
             if getattr(consumer, "failed", False):
                 continue
             state = str(_client_state(consumer))
-            pending = _rejoin_pending(consumer)
-            if state == UNJOINED and not pending:
+            if state == STABLE:
+                stable = not _rejoin_pending(consumer)
+            elif state == UNJOINED and not _rejoin_pending(consumer):
                 continue  # subscribed to nothing: Kafka's consumer joins no group then
-            stable = state == STABLE and not pending
+            else:
+                stable = False
             if exact_members and not stable:
                 return False
             candidates.append((consumer, stable))
