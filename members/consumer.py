@@ -91,7 +91,20 @@ TIMER_NAMES = ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "
 #: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
 _ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
-#: JoinGroup failures after which joinGroupIfNeeded retries at once (no backoff).
+#: JoinGroup answers that JoinGroupResponseHandler turns into a retry (at once or after the
+#: backoff); every other error is thrown from poll().
+_JOIN_NON_FATAL = frozenset(
+    {
+        Errors.MEMBER_ID_REQUIRED,
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.COORDINATOR_LOAD_IN_PROGRESS,
+        Errors.COORDINATOR_NOT_AVAILABLE,
+        Errors.NOT_COORDINATOR,
+    }
+)
+
+#: Join/sync failures after which joinGroupIfNeeded retries at once (no backoff).
 _IMMEDIATE_RETRY = frozenset(
     {
         Errors.UNKNOWN_MEMBER_ID,
@@ -1347,23 +1360,9 @@ class Consumer:
                 )
         elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
             self._mark_coordinator_unknown(f"error response {err.name}", now)
-        fatal = err in (
-            Errors.FENCED_INSTANCE_ID,
-            Errors.INCONSISTENT_GROUP_PROTOCOL,
-            Errors.INVALID_SESSION_TIMEOUT,
-            Errors.INVALID_GROUP_ID,
-            Errors.GROUP_AUTHORIZATION_FAILED,
-            Errors.GROUP_MAX_SIZE_REACHED,
-            Errors.UNSUPPORTED_VERSION,
-        ) or (
-            err not in _IMMEDIATE_RETRY
-            and err
-            not in (
-                Errors.COORDINATOR_LOAD_IN_PROGRESS,
-                Errors.COORDINATOR_NOT_AVAILABLE,
-                Errors.NOT_COORDINATOR,
-            )
-        )
+        # Every error without its own branch in JoinGroupResponseHandler (ILLEGAL_GENERATION
+        # included) becomes a KafkaException, which joinGroupIfNeeded throws from poll().
+        fatal = err not in _JOIN_NON_FATAL
         self._complete_join_failure(err, now, f"JoinGroup failed: {err.name}", fatal=fatal)
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:

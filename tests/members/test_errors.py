@@ -109,6 +109,16 @@ def test_join_fatal_errors_fail_the_consumer(error) -> None:
     assert len(h.sent) == sent  # a failed consumer sends nothing more
 
 
+def test_join_illegal_generation_is_an_unexpected_error_and_fatal() -> None:
+    """AbstractCoordinator.JoinGroupResponseHandler has no ILLEGAL_GENERATION branch: like any
+    unlisted error it raises a KafkaException, which joinGroupIfNeeded throws (no retry)."""
+    h = Harness()
+    h.connect()
+    h.respond(h.last(JoinGroupRequest), h.join_response(error=Errors.ILLEGAL_GENERATION))
+    assert h.consumer.failed and h.consumer.fatal_error == "ILLEGAL_GENERATION"
+    assert h.count(JoinGroupRequest) == 1
+
+
 def test_join_response_with_foreign_protocol_type_is_fatal() -> None:
     h = Harness()
     h.connect()
