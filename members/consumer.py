@@ -1665,10 +1665,9 @@ class Consumer:
         elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
             self._mark_coordinator_unknown(f"error response {err.name}", now)
             self._fail_heartbeat(now)
-        elif err == Errors.GROUP_AUTHORIZATION_FAILED:
-            self._hb.failed = _Fatal(err.name, "Heartbeat: not authorized for the group")
-            self._maybe_drive(now)
         else:
+            # GROUP_AUTHORIZATION_FAILED and unexpected errors alike: the heartbeat future fails,
+            # and HeartbeatThread's listener only calls failHeartbeat() (the thread keeps going).
             self._fail_heartbeat(now)
 
     # ------------------------------------------------------------------ offsets

@@ -260,6 +260,20 @@ def test_heartbeat_fenced_instance_id_is_fatal() -> None:
     assert h.consumer.fatal_error == "FENCED_INSTANCE_ID"
 
 
+def test_heartbeat_group_authorization_failed_only_backs_off() -> None:
+    """HeartbeatResponseHandler raises GroupAuthorizationException into the heartbeat future, whose
+    listener in HeartbeatThread.run just calls failHeartbeat(): the thread does not fail, poll()
+    throws nothing, and the next heartbeat waits the retry backoff."""
+    h = Harness()
+    stable(h)
+    h.respond(heartbeat(h), HeartbeatResponse(Errors.GROUP_AUTHORIZATION_FAILED))
+    failed_at = h.now
+    h.advance(h.now + 1000)
+    assert not h.consumer.failed and h.consumer.state == "STABLE"
+    sent_at = [e["t_ms"] for e in h.log.named("request_sent") if e["api"] == "Heartbeat"]
+    assert failed_at < sent_at[-1] <= failed_at + 120  # 100 ms x (1 +- 20 %), not 3 s
+
+
 @pytest.mark.parametrize("error", [Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE])
 def test_heartbeat_coordinator_errors_mark_it_unknown(error) -> None:
     h = Harness()
