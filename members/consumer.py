@@ -932,7 +932,11 @@ class Consumer:
             self._set_poll_timer(self._busy_until)
             return
         wakeups = []
-        if self.config.enable_auto_commit and self._coordinator is not None:
+        if (
+            self.config.enable_auto_commit
+            and self._coordinator is not None
+            and not self._join_incomplete()
+        ):
             wakeups.append(max(self._next_auto_commit, now + 1))
         if self._fetch_retry_at is not None:
             wakeups.append(max(self._fetch_retry_at, now + 1))
@@ -1767,11 +1771,19 @@ class Consumer:
         self._restart_accrual(now)
         self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
 
+    def _join_incomplete(self) -> bool:
+        """A rejoin is needed or under way (as last evaluated by the join loop)."""
+        return self._subscribed and (self._rejoin_needed or self._join is not None)
+
     def _maybe_auto_commit(self, now: int) -> None:
+        """ConsumerCoordinator.maybeAutoCommitOffsetsAsync at the end of its poll(), which is
+        reached only with a known coordinator and no join pending (poll returns early while
+        ensureActiveGroup has not completed): the commit stays due until then, and
+        onJoinComplete restarts the interval."""
         if not self.config.enable_auto_commit or now < self._next_auto_commit:
             return
-        if self._coordinator is None:
-            return  # Kafka queues the async commit until the coordinator is found: stay due
+        if self._coordinator is None or self._join_incomplete():
+            return
         self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._commit(self._all_consumed(), "auto", now)
 

@@ -319,6 +319,32 @@ def test_auto_commit_every_interval_and_before_rejoining() -> None:
     assert h.consumer.commits[-1].purpose == "join-prepare"
 
 
+def test_no_auto_commit_while_a_rebalance_is_pending() -> None:
+    """ConsumerCoordinator.poll returns before maybeAutoCommitOffsetsAsync while the join is not
+    complete (ensureActiveGroup with a zero timer fails): a JoinGroup held by the coordinator
+    for longer than auto.commit.interval.ms causes no auto-commit, not even a local failure."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("cooperative-sticky",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    for hb in h.pending(HeartbeatRequest):
+        h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    h.advance(h.now + 3_000)
+    for hb in h.pending(HeartbeatRequest):
+        h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    (prepare,) = h.pending(OffsetCommitRequest)  # onJoinPrepare's commit
+    h.respond(prepare, commit_response(prepare))
+    assert len(h.pending(JoinGroupRequest)) == 1
+    commits = len(h.consumer.commits)
+    h.advance(h.now + 20_000)  # the coordinator holds the JoinGroup
+    assert len(h.consumer.commits) == commits
+    assert h.log.named("commit_failed") == []
+    assert h.count(OffsetCommitRequest) == 1
+    h.join_and_sync(tps("t-0"), member_id="m1", generation_id=2)
+    h.advance(h.now + 5_000)  # the interval restarts at onJoinComplete
+    assert h.count(OffsetCommitRequest) == 2
+    assert h.consumer.commits[-1].purpose == "auto"
+
+
 def test_fenced_auto_commit_fails_the_consumer_at_the_next_poll() -> None:
     h = Harness(static_config(enable_auto_commit=True))
     stable(h, "t-0")
