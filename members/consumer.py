@@ -1170,8 +1170,7 @@ class Consumer:
             protocol_name=self.generation.protocol_name,
             is_leader=self.is_leader,
         )
-        subscribed = set(self._subscription)
-        if any(tp.topic not in subscribed for tp in assigned):
+        if not self._assignment_matches_subscription(assigned):
             self._request_rejoin("received assignment does not match the current subscription", now)
             return
         owned = set(self._owned)
@@ -1182,6 +1181,7 @@ class Consumer:
             if revoked:
                 self._invoke("revoked", revoked, now)
                 self._request_rejoin("need to revoke partitions and re-join", now)
+        self._maybe_update_joined_subscription(assigned, now)
         if assignor.instance is not None:
             try:
                 assignor.instance.on_assignment(assigned, self.generation.generation_id)
@@ -1194,6 +1194,34 @@ class Consumer:
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets.
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
+
+    def _assignment_matches_subscription(self, assigned: Sequence[TopicPartition]) -> bool:
+        """SubscriptionState.checkAssignmentMatchedSubscription: a pattern subscription accepts
+        any topic the pattern matches (the leader may know topics this member has not seen)."""
+        if self._pattern is not None:
+            pattern = self._pattern
+            return all(pattern.fullmatch(tp.topic) is not None for tp in assigned)
+        subscribed = set(self._subscription)
+        return all(tp.topic in subscribed for tp in assigned)
+
+    def _maybe_update_joined_subscription(
+        self, assigned: Sequence[TopicPartition], now: int
+    ) -> None:
+        """ConsumerCoordinator.maybeUpdateJoinedSubscription: matching topics the leader assigned
+        beyond the joined subscription join it (and the subscription), and their metadata is
+        fetched, so that they do not look like a subscription change."""
+        if self._pattern is None or self._joined_subscription is None:
+            return
+        joined = set(self._joined_subscription)
+        added = {tp.topic for tp in assigned} - joined
+        if not added:
+            return
+        current = set(self._subscription)
+        self._joined_subscription = tuple(sorted(joined | added))
+        if not added <= current:
+            self._subscription = tuple(sorted(current | added))
+            self._emit("pattern_matched", t_ms=now, topics=list(self._subscription))
+            self._request_metadata(now)
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
