@@ -67,7 +67,12 @@ from coordinator.protocol import (
     SyncGroupResponse,
     api_name,
 )
-from members.assignor_support import ResolvedAssignor, rebalance_protocol_of, resolve_assignors
+from members.assignor_support import (
+    KNOWN_PROTOCOLS,
+    ResolvedAssignor,
+    rebalance_protocol_of,
+    resolve_assignors,
+)
 from members.backoff import ExponentialBackoff
 from members.config import ConsumerConfig
 from members.consumer_protocol import (
@@ -157,6 +162,8 @@ class _PendingLeader:
     generation: Generation
     members: list[tuple[str, str | None, Subscription]]
     skip_assignment: bool
+    #: The assignor's result, kept while the metadata of topics it added is fetched.
+    result: dict[str, list[TopicPartition]] | None = None
 
 
 class _Fatal(Exception):
@@ -1458,26 +1465,36 @@ class Consumer:
             )
             self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
             return
-        group_topics = self._group_subscription or ()
-        cluster = self._cluster_metadata(group_topics)
         subscriptions = {member_id: sub for member_id, _, sub in pending.members}
-        try:
-            result = assignor.instance.assign(cluster, subscriptions)
-        except Exception as exc:
-            self._complete_join_failure(
-                Errors.UNKNOWN_SERVER_ERROR, now, f"assignor {name} failed: {exc!r}", fatal=True
-            )
-            return
-        if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE and name != COOPERATIVE_STICKY:
-            bad = _cooperative_violations(subscriptions, result)
-            if bad:
+        result = pending.result
+        if result is None:
+            group_topics = self._group_subscription or ()
+            cluster = self._cluster_metadata(group_topics)
+            try:
+                result = assignor.instance.assign(cluster, subscriptions)
+            except Exception as exc:
                 self._complete_join_failure(
-                    Errors.UNKNOWN_SERVER_ERROR,
-                    now,
-                    "assignor supporting the COOPERATIVE protocol violates its requirements: "
-                    f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
-                    fatal=True,
+                    Errors.UNKNOWN_SERVER_ERROR, now, f"assignor {name} failed: {exc!r}", fatal=True
                 )
+                return
+            if (
+                self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+                and name != COOPERATIVE_STICKY
+            ):
+                bad = _cooperative_violations(subscriptions, result)
+                if bad:
+                    self._complete_join_failure(
+                        Errors.UNKNOWN_SERVER_ERROR,
+                        now,
+                        "assignor supporting the COOPERATIVE protocol violates its requirements: "
+                        f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
+                        fatal=True,
+                    )
+                    return
+            if self._maybe_update_group_subscription(name, result, now):
+                pending.result = result
+                self._pending_leader = pending
+                self._request_metadata(now)
                 return
         self._assignment_snapshot = self._metadata_snapshot()
         order = [member_id for member_id, _, _ in pending.members]
@@ -1496,6 +1513,23 @@ class Consumer:
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
         self._send_sync_group(assignments, now)
+
+    def _maybe_update_group_subscription(
+        self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int
+    ) -> bool:
+        """ConsumerCoordinator.maybeUpdateGroupSubscription: a custom assignor (not one of
+        ConsumerConfig.ASSIGN_FROM_SUBSCRIBED_ASSIGNORS) may assign topics nobody subscribed
+        to; they join the group subscription, and the leader waits for their metadata before
+        taking its assignment snapshot. True if it must wait."""
+        if name in KNOWN_PROTOCOLS:
+            return False
+        group = set(self._group_subscription or ())
+        added = {tp.topic for partitions in result.values() for tp in partitions} - group
+        if not added:
+            return False
+        self._emit("group_subscription_extended", t_ms=now, topics=sorted(added))
+        self._group_subscription = tuple(sorted(group | added))
+        return True
 
     def _cluster_metadata(self, topics: Sequence[str]) -> ClusterMetadata:
         counts = {t: self._metadata[t] for t in topics if t in self._metadata}
