@@ -91,7 +91,20 @@ COOPERATIVE_STICKY = "cooperative-sticky"
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 #: The consumer's own timers; each is set under the key ``<name>:<incarnation>``.
-TIMER_NAMES = ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "metadata")
+TIMER_NAMES = (
+    "poll",
+    "heartbeat",
+    "drive",
+    "join-retry",
+    "find-coordinator",
+    "metadata",
+    "commit-retry",
+)
+
+#: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
+DEFAULT_CLOSE_TIMEOUT_MS = 30000
+#: default.api.timeout.ms: how long commitSync() retries (not a ConsumerConfig field here).
+DEFAULT_API_TIMEOUT_MS = 60000
 
 #: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
 _ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
@@ -108,6 +121,9 @@ _JOIN_NON_FATAL = frozenset(
         Errors.NOT_COORDINATOR,
     }
 )
+
+#: The timers that still run while close() waits for its commitSync.
+_CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
 
 #: Join/sync failures after which joinGroupIfNeeded retries at once (no backoff).
 _IMMEDIATE_RETRY = frozenset(
@@ -153,6 +169,17 @@ class _JoinFuture:
     reason: str = ""
     assignment: bytes = b""
     fatal: bool = False
+
+
+@define
+class _SyncCommit:
+    """A commitSync in progress (ConsumerCoordinator.commitOffsetsSync's retry loop)."""
+
+    op: CommitResult
+    deadline_ms: int
+    attempts: int = 0
+    retry_at: int | None = None  # backing off until then; None: in flight or awaiting coordinator
+    in_flight: bool = False
 
 
 @define
@@ -294,6 +321,8 @@ class Consumer:
         self._metadata_inflight: int | None = None
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
+        self._sync_commits: list[_SyncCommit] = []
+        self._sync_timer_at: int | None = None
         self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
 
     @property
@@ -532,7 +561,9 @@ class Consumer:
         self.status = ConsumerStatus.CLOSING
         self._emit("consumer_closing", t_ms=now_ms)
         if self.config.enable_auto_commit:
-            op = self._commit(self._all_consumed(), "close", now_ms)
+            # maybeAutoCommitOffsetsSync, bounded by the close timer.
+            timeout = min(DEFAULT_CLOSE_TIMEOUT_MS, self.config.request_timeout_ms)
+            op = self._commit(self._all_consumed(), "close", now_ms, sync_deadline=now_ms + timeout)
             if not op.done:
                 self._close_commit = op
                 return out
@@ -565,10 +596,16 @@ class Consumer:
         return out
 
     def commit(self, now_ms: int) -> list[Effect]:
-        """commitSync() of the consumed positions (the outcome lands in ``commits``)."""
+        """commitSync() of the consumed positions, retried until default.api.timeout.ms (the
+        outcome lands in ``commits``; the application is not blocked meanwhile)."""
         out = self._begin(now_ms)
         if self.status is ConsumerStatus.RUNNING:
-            self._commit(self._all_consumed(), "manual", now_ms)
+            self._commit(
+                self._all_consumed(),
+                "manual",
+                now_ms,
+                sync_deadline=now_ms + DEFAULT_API_TIMEOUT_MS,
+            )
         return out
 
     def stall(self, duration_ms: int, now_ms: int) -> list[Effect]:
@@ -610,8 +647,8 @@ class Consumer:
                     )
                     self._on_failed_request(entry, corr, now_ms, "request timed out")
             return out
-        if self.status is ConsumerStatus.CLOSING:
-            return out
+        if self.status is ConsumerStatus.CLOSING and name not in _CLOSING_TIMERS:
+            return out  # close() only waits for its commit (and the coordinator it needs)
         if name == "poll":
             self._poll(now_ms)
         elif name == "drive":
@@ -628,6 +665,9 @@ class Consumer:
             self._lookup_coordinator(now_ms)
         elif name == "metadata":
             self._request_metadata(now_ms)
+        elif name == "commit-retry":
+            self._sync_timer_at = None
+            self._retry_sync_commits(now_ms)
         return out
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
@@ -758,6 +798,7 @@ class Consumer:
             self._find_retry_at = None
             self._hb.session_deadline_ms = now + self.config.session_timeout_ms
             self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
+            self._resume_sync_commits(now)
             self._schedule_heartbeat(now)
             self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
@@ -1849,16 +1890,73 @@ class Consumer:
         self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._commit(self._all_consumed(), "auto", now)
 
-    def _commit(self, offsets: dict[TopicPartition, int], purpose: str, now: int) -> CommitResult:
-        """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
+    def _commit(
+        self,
+        offsets: dict[TopicPartition, int],
+        purpose: str,
+        now: int,
+        *,
+        sync_deadline: int | None = None,
+    ) -> CommitResult:
+        """An async commit (auto, join-prepare), or with ``sync_deadline`` a commitSync that
+        retries retriable failures and waits for an unknown coordinator until then."""
         op = CommitResult(now, purpose, dict(offsets), self.generation.generation_id)
         if not offsets:
             op.done = True
             return op
         self.commits.append(op)
+        if sync_deadline is not None:
+            self._sync_commits.append(_SyncCommit(op, sync_deadline))
+            self._plan_sync_timer()
+        self._send_commit(op, now)
+        return op
+
+    def _sync_of(self, op: CommitResult) -> _SyncCommit | None:
+        for sync in self._sync_commits:
+            if sync.op is op:
+                return sync
+        return None
+
+    def _plan_sync_timer(self) -> None:
+        """One timer for every commitSync's next retry or deadline."""
+        if not self._sync_commits:
+            return
+        at = min(
+            s.deadline_ms if s.retry_at is None else min(s.retry_at, s.deadline_ms)
+            for s in self._sync_commits
+        )
+        if self._sync_timer_at is None or at < self._sync_timer_at:
+            self._sync_timer_at = at
+            self._out.append(SetTimer(self._keys["commit-retry"], at))
+
+    def _retry_sync_commits(self, now: int) -> None:
+        for sync in list(self._sync_commits):
+            if now >= sync.deadline_ms:
+                # commitOffsetsSync returns false: commitSync throws TimeoutException, close()
+                # logs it and goes on (an answer still in flight no longer matters).
+                self._finish_commit(sync.op, "TIMEOUT", now, True)
+            elif sync.retry_at is not None and now >= sync.retry_at:
+                sync.retry_at = None
+                self._send_commit(sync.op, now)
+        self._plan_sync_timer()
+
+    def _resume_sync_commits(self, now: int) -> None:
+        """The coordinator is known again: commitSyncs waiting for it send their request."""
+        for sync in list(self._sync_commits):
+            if sync.retry_at is None and not sync.in_flight:
+                self._send_commit(sync.op, now)
+
+    def _send_commit(self, op: CommitResult, now: int) -> None:
+        """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
+        offsets = op.offsets
+        purpose = op.purpose
         if self._coordinator is None:
-            self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
-            return op
+            sync = self._sync_of(op)
+            if sync is None:
+                self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
+            else:
+                self._lookup_coordinator(now)  # ensureCoordinatorReady, within the deadline
+            return
         if self._member_state is not MemberState.STABLE:
             rebalancing = self._member_state in (
                 MemberState.PREPARING_REBALANCE,
@@ -1867,7 +1965,7 @@ class Consumer:
             self._finish_commit(
                 op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
             )
-            return op
+            return
         by_topic: dict[str, list[OffsetCommitRequestPartition]] = {}
         for tp in sorted(offsets):
             by_topic.setdefault(tp.topic, []).append(
@@ -1888,11 +1986,37 @@ class Consumer:
             generation_id=self.generation.generation_id,
             partitions=len(offsets),  # the offsets themselves are in commit_completed
         )
-        return op
+        sync = self._sync_of(op)
+        if sync is not None:
+            sync.in_flight = True
 
     def _finish_commit(
         self, op: CommitResult, error: str | None, now: int, retriable: bool
     ) -> None:
+        if op.done:  # a commitSync that timed out: its late answer changes nothing for the caller
+            if error is None:
+                self.committed.update(op.offsets)
+            return
+        sync = self._sync_of(op)
+        if sync is not None:
+            sync.in_flight = False
+            if error is not None and retriable and error != "TIMEOUT":
+                # commitOffsetsSync: sleep the exponential backoff (at most until the deadline)
+                delay = self._backoff.backoff(sync.attempts)
+                sync.attempts += 1
+                sync.retry_at = min(now + delay, sync.deadline_ms)
+                self._emit(
+                    "commit_failed",
+                    t_ms=now,
+                    purpose=op.purpose,
+                    error=error,
+                    retriable=retriable,
+                    generation_id=op.generation_id,
+                    retry_in_ms=sync.retry_at - now,
+                )
+                self._plan_sync_timer()
+                return
+            self._sync_commits.remove(sync)
         op.done = True
         op.error = error
         op.retriable = retriable
