@@ -67,7 +67,12 @@ from coordinator.protocol import (
     SyncGroupResponse,
     api_name,
 )
-from members.assignor_support import ResolvedAssignor, rebalance_protocol_of, resolve_assignors
+from members.assignor_support import (
+    KNOWN_PROTOCOLS,
+    ResolvedAssignor,
+    rebalance_protocol_of,
+    resolve_assignors,
+)
 from members.backoff import ExponentialBackoff
 from members.config import ConsumerConfig
 from members.consumer_protocol import (
@@ -86,12 +91,41 @@ COOPERATIVE_STICKY = "cooperative-sticky"
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 #: The consumer's own timers; each is set under the key ``<name>:<incarnation>``.
-TIMER_NAMES = ("poll", "heartbeat", "drive", "join-retry", "find-coordinator", "metadata")
+TIMER_NAMES = (
+    "poll",
+    "heartbeat",
+    "drive",
+    "join-retry",
+    "find-coordinator",
+    "metadata",
+    "commit-retry",
+)
+
+#: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
+DEFAULT_CLOSE_TIMEOUT_MS = 30000
+#: default.api.timeout.ms: how long commitSync() retries (not a ConsumerConfig field here).
+DEFAULT_API_TIMEOUT_MS = 60000
 
 #: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
 _ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
-#: JoinGroup failures after which joinGroupIfNeeded retries at once (no backoff).
+#: JoinGroup answers that JoinGroupResponseHandler turns into a retry (at once or after the
+#: backoff); every other error is thrown from poll().
+_JOIN_NON_FATAL = frozenset(
+    {
+        Errors.MEMBER_ID_REQUIRED,
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.COORDINATOR_LOAD_IN_PROGRESS,
+        Errors.COORDINATOR_NOT_AVAILABLE,
+        Errors.NOT_COORDINATOR,
+    }
+)
+
+#: The timers that still run while close() waits for its commitSync.
+_CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
+
+#: Join/sync failures after which joinGroupIfNeeded retries at once (no backoff).
 _IMMEDIATE_RETRY = frozenset(
     {
         Errors.UNKNOWN_MEMBER_ID,
@@ -138,12 +172,25 @@ class _JoinFuture:
 
 
 @define
+class _SyncCommit:
+    """A commitSync in progress (ConsumerCoordinator.commitOffsetsSync's retry loop)."""
+
+    op: CommitResult
+    deadline_ms: int
+    attempts: int = 0
+    retry_at: int | None = None  # backing off until then; None: in flight or awaiting coordinator
+    in_flight: bool = False
+
+
+@define
 class _PendingLeader:
     """A leader's assignment waiting for topic metadata (updateGroupSubscription)."""
 
     generation: Generation
     members: list[tuple[str, str | None, Subscription]]
     skip_assignment: bool
+    #: The assignor's result, kept while the metadata of topics it added is fetched.
+    result: dict[str, list[TopicPartition]] | None = None
 
 
 class _Fatal(Exception):
@@ -274,6 +321,8 @@ class Consumer:
         self._metadata_inflight: int | None = None
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
+        self._sync_commits: list[_SyncCommit] = []
+        self._sync_timer_at: int | None = None
         self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
 
     @property
@@ -532,7 +581,9 @@ class Consumer:
         self.status = ConsumerStatus.CLOSING
         self._emit("consumer_closing", t_ms=now_ms)
         if self.config.enable_auto_commit:
-            op = self._commit(self._all_consumed(), "close", now_ms)
+            # maybeAutoCommitOffsetsSync, bounded by the close timer.
+            timeout = min(DEFAULT_CLOSE_TIMEOUT_MS, self.config.request_timeout_ms)
+            op = self._commit(self._all_consumed(), "close", now_ms, sync_deadline=now_ms + timeout)
             if not op.done:
                 self._close_commit = op
                 return out
@@ -565,10 +616,16 @@ class Consumer:
         return out
 
     def commit(self, now_ms: int) -> list[Effect]:
-        """commitSync() of the consumed positions (the outcome lands in ``commits``)."""
+        """commitSync() of the consumed positions, retried until default.api.timeout.ms (the
+        outcome lands in ``commits``; the application is not blocked meanwhile)."""
         out = self._begin(now_ms)
         if self.status is ConsumerStatus.RUNNING:
-            self._commit(self._all_consumed(), "manual", now_ms)
+            self._commit(
+                self._all_consumed(),
+                "manual",
+                now_ms,
+                sync_deadline=now_ms + DEFAULT_API_TIMEOUT_MS,
+            )
         return out
 
     def stall(self, duration_ms: int, now_ms: int) -> list[Effect]:
@@ -610,8 +667,8 @@ class Consumer:
                     )
                     self._on_failed_request(entry, corr, now_ms, "request timed out")
             return out
-        if self.status is ConsumerStatus.CLOSING:
-            return out
+        if self.status is ConsumerStatus.CLOSING and name not in _CLOSING_TIMERS:
+            return out  # close() only waits for its commit (and the coordinator it needs)
         if name == "poll":
             self._poll(now_ms)
         elif name == "drive":
@@ -628,6 +685,9 @@ class Consumer:
             self._lookup_coordinator(now_ms)
         elif name == "metadata":
             self._request_metadata(now_ms)
+        elif name == "commit-retry":
+            self._sync_timer_at = None
+            self._retry_sync_commits(now_ms)
         return out
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
@@ -758,6 +818,7 @@ class Consumer:
             self._find_retry_at = None
             self._hb.session_deadline_ms = now + self.config.session_timeout_ms
             self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
+            self._resume_sync_commits(now)
             self._schedule_heartbeat(now)
             self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
@@ -939,7 +1000,11 @@ class Consumer:
             self._set_poll_timer(self._busy_until)
             return
         wakeups = []
-        if self.config.enable_auto_commit and self._coordinator is not None:
+        if (
+            self.config.enable_auto_commit
+            and self._coordinator is not None
+            and not self._join_incomplete()
+        ):
             wakeups.append(max(self._next_auto_commit, now + 1))
         if self._fetch_retry_at is not None:
             wakeups.append(max(self._fetch_retry_at, now + 1))
@@ -1173,8 +1238,7 @@ class Consumer:
             protocol_name=self.generation.protocol_name,
             is_leader=self.is_leader,
         )
-        subscribed = set(self._subscription)
-        if any(tp.topic not in subscribed for tp in assigned):
+        if not self._assignment_matches_subscription(assigned):
             self._request_rejoin("received assignment does not match the current subscription", now)
             return
         owned = set(self._owned)
@@ -1185,6 +1249,7 @@ class Consumer:
             if revoked:
                 self._invoke("revoked", revoked, now)
                 self._request_rejoin("need to revoke partitions and re-join", now)
+        self._maybe_update_joined_subscription(assigned, now)
         if assignor.instance is not None:
             try:
                 assignor.instance.on_assignment(assigned, self.generation.generation_id)
@@ -1197,6 +1262,34 @@ class Consumer:
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets.
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
+
+    def _assignment_matches_subscription(self, assigned: Sequence[TopicPartition]) -> bool:
+        """SubscriptionState.checkAssignmentMatchedSubscription: a pattern subscription accepts
+        any topic the pattern matches (the leader may know topics this member has not seen)."""
+        if self._pattern is not None:
+            pattern = self._pattern
+            return all(pattern.fullmatch(tp.topic) is not None for tp in assigned)
+        subscribed = set(self._subscription)
+        return all(tp.topic in subscribed for tp in assigned)
+
+    def _maybe_update_joined_subscription(
+        self, assigned: Sequence[TopicPartition], now: int
+    ) -> None:
+        """ConsumerCoordinator.maybeUpdateJoinedSubscription: matching topics the leader assigned
+        beyond the joined subscription join it (and the subscription), and their metadata is
+        fetched, so that they do not look like a subscription change."""
+        if self._pattern is None or self._joined_subscription is None:
+            return
+        joined = set(self._joined_subscription)
+        added = {tp.topic for tp in assigned} - joined
+        if not added:
+            return
+        current = set(self._subscription)
+        self._joined_subscription = tuple(sorted(joined | added))
+        if not added <= current:
+            self._subscription = tuple(sorted(current | added))
+            self._emit("pattern_matched", t_ms=now, topics=list(self._subscription))
+            self._request_metadata(now)
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
@@ -1367,23 +1460,9 @@ class Consumer:
                 )
         elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
             self._mark_coordinator_unknown(f"error response {err.name}", now)
-        fatal = err in (
-            Errors.FENCED_INSTANCE_ID,
-            Errors.INCONSISTENT_GROUP_PROTOCOL,
-            Errors.INVALID_SESSION_TIMEOUT,
-            Errors.INVALID_GROUP_ID,
-            Errors.GROUP_AUTHORIZATION_FAILED,
-            Errors.GROUP_MAX_SIZE_REACHED,
-            Errors.UNSUPPORTED_VERSION,
-        ) or (
-            err not in _IMMEDIATE_RETRY
-            and err
-            not in (
-                Errors.COORDINATOR_LOAD_IN_PROGRESS,
-                Errors.COORDINATOR_NOT_AVAILABLE,
-                Errors.NOT_COORDINATOR,
-            )
-        )
+        # Every error without its own branch in JoinGroupResponseHandler (ILLEGAL_GENERATION
+        # included) becomes a KafkaException, which joinGroupIfNeeded throws from poll().
+        fatal = err not in _JOIN_NON_FATAL
         self._complete_join_failure(err, now, f"JoinGroup failed: {err.name}", fatal=fatal)
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
@@ -1447,26 +1526,36 @@ class Consumer:
             )
             self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
             return
-        group_topics = self._group_subscription or ()
-        cluster = self._cluster_metadata(group_topics)
         subscriptions = {member_id: sub for member_id, _, sub in pending.members}
-        try:
-            result = assignor.instance.assign(cluster, subscriptions)
-        except Exception as exc:
-            self._complete_join_failure(
-                Errors.UNKNOWN_SERVER_ERROR, now, f"assignor {name} failed: {exc!r}", fatal=True
-            )
-            return
-        if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE and name != COOPERATIVE_STICKY:
-            bad = _cooperative_violations(subscriptions, result)
-            if bad:
+        result = pending.result
+        if result is None:
+            group_topics = self._group_subscription or ()
+            cluster = self._cluster_metadata(group_topics)
+            try:
+                result = assignor.instance.assign(cluster, subscriptions)
+            except Exception as exc:
                 self._complete_join_failure(
-                    Errors.UNKNOWN_SERVER_ERROR,
-                    now,
-                    "assignor supporting the COOPERATIVE protocol violates its requirements: "
-                    f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
-                    fatal=True,
+                    Errors.UNKNOWN_SERVER_ERROR, now, f"assignor {name} failed: {exc!r}", fatal=True
                 )
+                return
+            if (
+                self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+                and name != COOPERATIVE_STICKY
+            ):
+                bad = _cooperative_violations(subscriptions, result)
+                if bad:
+                    self._complete_join_failure(
+                        Errors.UNKNOWN_SERVER_ERROR,
+                        now,
+                        "assignor supporting the COOPERATIVE protocol violates its requirements: "
+                        f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
+                        fatal=True,
+                    )
+                    return
+            if self._maybe_update_group_subscription(name, result, now):
+                pending.result = result
+                self._pending_leader = pending
+                self._request_metadata(now)
                 return
         self._assignment_snapshot = self._metadata_snapshot()
         order = [member_id for member_id, _, _ in pending.members]
@@ -1485,6 +1574,23 @@ class Consumer:
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
         self._send_sync_group(assignments, now)
+
+    def _maybe_update_group_subscription(
+        self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int
+    ) -> bool:
+        """ConsumerCoordinator.maybeUpdateGroupSubscription: a custom assignor (not one of
+        ConsumerConfig.ASSIGN_FROM_SUBSCRIBED_ASSIGNORS) may assign topics nobody subscribed
+        to; they join the group subscription, and the leader waits for their metadata before
+        taking its assignment snapshot. True if it must wait."""
+        if name in KNOWN_PROTOCOLS:
+            return False
+        group = set(self._group_subscription or ())
+        added = {tp.topic for partitions in result.values() for tp in partitions} - group
+        if not added:
+            return False
+        self._emit("group_subscription_extended", t_ms=now, topics=sorted(added))
+        self._group_subscription = tuple(sorted(group | added))
+        return True
 
     def _cluster_metadata(self, topics: Sequence[str]) -> ClusterMetadata:
         counts = {t: self._metadata[t] for t in topics if t in self._metadata}
@@ -1686,10 +1792,9 @@ class Consumer:
         elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
             self._mark_coordinator_unknown(f"error response {err.name}", now)
             self._fail_heartbeat(now)
-        elif err == Errors.GROUP_AUTHORIZATION_FAILED:
-            self._hb.failed = _Fatal(err.name, "Heartbeat: not authorized for the group")
-            self._maybe_drive(now)
         else:
+            # GROUP_AUTHORIZATION_FAILED and unexpected errors alike: the heartbeat future fails,
+            # and HeartbeatThread's listener only calls failHeartbeat() (the thread keeps going).
             self._fail_heartbeat(now)
 
     # ------------------------------------------------------------------ offsets
@@ -1789,24 +1894,89 @@ class Consumer:
         self._restart_accrual(now)
         self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
 
+    def _join_incomplete(self) -> bool:
+        """A rejoin is needed or under way (as last evaluated by the join loop)."""
+        return self._subscribed and (self._rejoin_needed or self._join is not None)
+
     def _maybe_auto_commit(self, now: int) -> None:
+        """ConsumerCoordinator.maybeAutoCommitOffsetsAsync at the end of its poll(), which is
+        reached only with a known coordinator and no join pending (poll returns early while
+        ensureActiveGroup has not completed): the commit stays due until then, and
+        onJoinComplete restarts the interval."""
         if not self.config.enable_auto_commit or now < self._next_auto_commit:
             return
-        if self._coordinator is None:
-            return  # Kafka queues the async commit until the coordinator is found: stay due
+        if self._coordinator is None or self._join_incomplete():
+            return
         self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._commit(self._all_consumed(), "auto", now)
 
-    def _commit(self, offsets: dict[TopicPartition, int], purpose: str, now: int) -> CommitResult:
-        """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
+    def _commit(
+        self,
+        offsets: dict[TopicPartition, int],
+        purpose: str,
+        now: int,
+        *,
+        sync_deadline: int | None = None,
+    ) -> CommitResult:
+        """An async commit (auto, join-prepare), or with ``sync_deadline`` a commitSync that
+        retries retriable failures and waits for an unknown coordinator until then."""
         op = CommitResult(now, purpose, dict(offsets), self.generation.generation_id)
         if not offsets:
             op.done = True
             return op
         self.commits.append(op)
+        if sync_deadline is not None:
+            self._sync_commits.append(_SyncCommit(op, sync_deadline))
+            self._plan_sync_timer()
+        self._send_commit(op, now)
+        return op
+
+    def _sync_of(self, op: CommitResult) -> _SyncCommit | None:
+        for sync in self._sync_commits:
+            if sync.op is op:
+                return sync
+        return None
+
+    def _plan_sync_timer(self) -> None:
+        """One timer for every commitSync's next retry or deadline."""
+        if not self._sync_commits:
+            return
+        at = min(
+            s.deadline_ms if s.retry_at is None else min(s.retry_at, s.deadline_ms)
+            for s in self._sync_commits
+        )
+        if self._sync_timer_at is None or at < self._sync_timer_at:
+            self._sync_timer_at = at
+            self._out.append(SetTimer(self._keys["commit-retry"], at))
+
+    def _retry_sync_commits(self, now: int) -> None:
+        for sync in list(self._sync_commits):
+            if now >= sync.deadline_ms:
+                # commitOffsetsSync returns false: commitSync throws TimeoutException, close()
+                # logs it and goes on (an answer still in flight no longer matters).
+                self._finish_commit(sync.op, "TIMEOUT", now, True)
+            elif sync.retry_at is not None and now >= sync.retry_at:
+                sync.retry_at = None
+                self._send_commit(sync.op, now)
+        self._plan_sync_timer()
+
+    def _resume_sync_commits(self, now: int) -> None:
+        """The coordinator is known again: commitSyncs waiting for it send their request."""
+        for sync in list(self._sync_commits):
+            if sync.retry_at is None and not sync.in_flight:
+                self._send_commit(sync.op, now)
+
+    def _send_commit(self, op: CommitResult, now: int) -> None:
+        """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
+        offsets = op.offsets
+        purpose = op.purpose
         if self._coordinator is None:
-            self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
-            return op
+            sync = self._sync_of(op)
+            if sync is None:
+                self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
+            else:
+                self._lookup_coordinator(now)  # ensureCoordinatorReady, within the deadline
+            return
         if self._member_state is not MemberState.STABLE:
             rebalancing = self._member_state in (
                 MemberState.PREPARING_REBALANCE,
@@ -1815,7 +1985,7 @@ class Consumer:
             self._finish_commit(
                 op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
             )
-            return op
+            return
         by_topic: dict[str, list[OffsetCommitRequestPartition]] = {}
         for tp in sorted(offsets):
             by_topic.setdefault(tp.topic, []).append(
@@ -1836,11 +2006,37 @@ class Consumer:
             generation_id=self.generation.generation_id,
             partitions=len(offsets),  # the offsets themselves are in commit_completed
         )
-        return op
+        sync = self._sync_of(op)
+        if sync is not None:
+            sync.in_flight = True
 
     def _finish_commit(
         self, op: CommitResult, error: str | None, now: int, retriable: bool
     ) -> None:
+        if op.done:  # a commitSync that timed out: its late answer changes nothing for the caller
+            if error is None:
+                self.committed.update(op.offsets)
+            return
+        sync = self._sync_of(op)
+        if sync is not None:
+            sync.in_flight = False
+            if error is not None and retriable and error != "TIMEOUT":
+                # commitOffsetsSync: sleep the exponential backoff (at most until the deadline)
+                delay = self._backoff.backoff(sync.attempts)
+                sync.attempts += 1
+                sync.retry_at = min(now + delay, sync.deadline_ms)
+                self._emit(
+                    "commit_failed",
+                    t_ms=now,
+                    purpose=op.purpose,
+                    error=error,
+                    retriable=retriable,
+                    generation_id=op.generation_id,
+                    retry_in_ms=sync.retry_at - now,
+                )
+                self._plan_sync_timer()
+                return
+            self._sync_commits.remove(sync)
         op.done = True
         op.error = error
         op.retriable = retriable

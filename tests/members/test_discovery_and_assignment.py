@@ -107,6 +107,37 @@ def test_assignment_for_an_unsubscribed_topic_triggers_a_rejoin() -> None:
     assert len(h.pending(JoinGroupRequest)) == 1
 
 
+def test_pattern_member_accepts_a_matching_topic_it_has_not_seen_yet() -> None:
+    """SubscriptionState.checkAssignmentMatchedSubscription checks a pattern subscription against
+    the pattern, not the topics matched so far: a leader with fresher metadata may assign a new
+    matching topic, which onJoinComplete adds to the subscription and the joined subscription
+    (maybeUpdateJoinedSubscription) instead of rejoining."""
+    h = Harness(topics=None, pattern="t.*", partitions={"t1": 2})
+    h.connect()
+    h.partitions["t2"] = 1  # created after this member's metadata was fetched
+    h.join_and_sync(tps("t1-0", "t2-0"), member_id="m1")
+    assert h.consumer.assignment == tps("t1-0", "t2-0")
+    assert h.consumer.subscription == ("t1", "t2")
+    assert h.log.named("rejoin_requested") == []
+    assert not h.consumer.rejoin_needed
+    h.advance(h.now + 100)
+    h.answer_offset_fetch()
+    h.answer_metadata()  # the refresh the new topic asked for: it matches, nothing changes
+    h.advance(h.now + 1_000)
+    assert h.pending(JoinGroupRequest) == []
+    assert h.consumer.subscription == ("t1", "t2")
+
+
+def test_pattern_member_rejoins_for_a_topic_outside_its_pattern() -> None:
+    h = Harness(topics=None, pattern="t.*", partitions={"t1": 2, "u": 1})
+    h.connect()
+    h.join_and_sync(tps("t1-0", "u-0"), member_id="m1")
+    assert h.consumer.assignment == []
+    assert h.log.named("rejoin_requested")[-1]["reason"] == (
+        "received assignment does not match the current subscription"
+    )
+
+
 def test_unknown_protocol_in_join_response_is_fatal() -> None:
     h = Harness()
     h.connect()

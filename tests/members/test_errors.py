@@ -109,6 +109,16 @@ def test_join_fatal_errors_fail_the_consumer(error) -> None:
     assert len(h.sent) == sent  # a failed consumer sends nothing more
 
 
+def test_join_illegal_generation_is_an_unexpected_error_and_fatal() -> None:
+    """AbstractCoordinator.JoinGroupResponseHandler has no ILLEGAL_GENERATION branch: like any
+    unlisted error it raises a KafkaException, which joinGroupIfNeeded throws (no retry)."""
+    h = Harness()
+    h.connect()
+    h.respond(h.last(JoinGroupRequest), h.join_response(error=Errors.ILLEGAL_GENERATION))
+    assert h.consumer.failed and h.consumer.fatal_error == "ILLEGAL_GENERATION"
+    assert h.count(JoinGroupRequest) == 1
+
+
 def test_join_response_with_foreign_protocol_type_is_fatal() -> None:
     h = Harness()
     h.connect()
@@ -248,6 +258,20 @@ def test_heartbeat_fenced_instance_id_is_fatal() -> None:
     h.respond(heartbeat(h), HeartbeatResponse(Errors.FENCED_INSTANCE_ID))
     h.advance(h.now + 200)
     assert h.consumer.fatal_error == "FENCED_INSTANCE_ID"
+
+
+def test_heartbeat_group_authorization_failed_only_backs_off() -> None:
+    """HeartbeatResponseHandler raises GroupAuthorizationException into the heartbeat future, whose
+    listener in HeartbeatThread.run just calls failHeartbeat(): the thread does not fail, poll()
+    throws nothing, and the next heartbeat waits the retry backoff."""
+    h = Harness()
+    stable(h)
+    h.respond(heartbeat(h), HeartbeatResponse(Errors.GROUP_AUTHORIZATION_FAILED))
+    failed_at = h.now
+    h.advance(h.now + 1000)
+    assert not h.consumer.failed and h.consumer.state == "STABLE"
+    sent_at = [e["t_ms"] for e in h.log.named("request_sent") if e["api"] == "Heartbeat"]
+    assert failed_at < sent_at[-1] <= failed_at + 120  # 100 ms x (1 +- 20 %), not 3 s
 
 
 @pytest.mark.parametrize("error", [Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assignors.api import PartitionAssignor
 from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
@@ -81,6 +82,49 @@ def test_leader_fetches_metadata_for_topics_only_others_subscribe() -> None:
         for a in h.last(SyncGroupRequest).message.assignments
     }
     assert got == {"m1": tps("t-0", "t-1"), "m2": tps("u-0", "u-1")}
+
+
+class ExtraTopicAssignor(PartitionAssignor):
+    """A custom assignor that also hands out a topic nobody subscribed to ("x")."""
+
+    name = "extra-topic"
+
+    def assign(self, cluster, subscriptions):
+        members = sorted(subscriptions)
+        return {
+            m: ([TP("t", 0), TP("x", 0)] if m == members[-1] else [TP("t", 1)]) for m in members
+        }
+
+
+def test_custom_assignor_handing_out_unsubscribed_topics_extends_the_group_subscription() -> None:
+    """ConsumerCoordinator.maybeUpdateGroupSubscription (custom assignors only): topics assigned
+    beyond what the group subscribes to join the group subscription; the leader fetches their
+    metadata before its SyncGroup and takes the assignment snapshot after, so a later change of
+    those topics makes it rejoin like any of the group's topics."""
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=(ExtraTopicAssignor(),),
+        enable_auto_commit=False,
+    )
+    h = Harness(cfg, partitions={"t": 2, "x": 1})
+    h.connect()
+    metadata_before = h.count(MetadataRequest)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["t"], [])]))
+    assert h.count(SyncGroupRequest) == 0  # waits for the metadata of "x"
+    assert h.count(MetadataRequest) == metadata_before + 1
+    assert set(h.last(MetadataRequest).message.topics) == {"t", "x"}
+    assert h.log.named("group_subscription_extended")[0]["topics"] == ["x"]
+    h.answer_metadata()
+    (sync,) = h.pending(SyncGroupRequest)
+    got = {a.member_id: decode_assignment(a.assignment)[0] for a in sync.message.assignments}
+    assert got == {"m1": tps("t-1"), "m2": tps("t-0", "x-0")}
+    h.respond(sync, h.sync_response(tps("t-1")))
+    assert h.consumer.state == "STABLE" and not h.consumer.rejoin_needed
+    h.partitions["x"] = 2  # "x" grows: the leader's next metadata refresh sees it
+    h.advance(h.now + cfg.metadata_max_age_ms)
+    h.answer_metadata()
+    h.advance(h.now + 100)
+    assert h.log.named("rejoin_requested")[-1]["reason"] == "cached metadata has changed"
 
 
 def test_follower_sends_an_empty_sync_group() -> None:

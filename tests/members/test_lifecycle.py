@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from coordinator.errors import Errors
 from coordinator.protocol import (
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
     HeartbeatRequest,
     HeartbeatResponse,
     JoinGroupRequest,
@@ -114,6 +116,63 @@ def test_close_with_auto_commit_commits_first_then_leaves() -> None:
     h.respond(commit, commit_response(commit))
     assert h.count(LeaveGroupRequest) == 1
     assert h.consumer.committed == {tps("t-0")[0]: offset}
+
+
+def test_close_commit_retries_a_retriable_failure_then_leaves() -> None:
+    """ConsumerCoordinator.close -> maybeAutoCommitOffsetsSync -> commitOffsetsSync: a retriable
+    failure is retried after the exponential backoff within the close timer."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + 1000)
+    h.call("close")
+    first = h.last(OffsetCommitRequest)
+    h.respond(first, commit_response(first, Errors.COORDINATOR_LOAD_IN_PROGRESS))
+    assert h.count(LeaveGroupRequest) == 0
+    h.advance(h.now + 200)  # 100 ms +- 20 %
+    second = h.last(OffsetCommitRequest)
+    assert second.correlation_id != first.correlation_id
+    assert second.message.topics == first.message.topics
+    h.respond(second, commit_response(second))
+    assert h.count(LeaveGroupRequest) == 1
+    assert h.consumer.commits[-1].error is None and h.consumer.status == "CLOSED"
+
+
+def test_close_with_unknown_coordinator_rediscovers_it_to_commit_and_leave() -> None:
+    """commitOffsetsSync first waits for the coordinator (ensureCoordinatorReady, bounded by the
+    close timer), so a close during a coordinator failover still commits and sends LeaveGroup."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + cfg.heartbeat_interval_ms)
+    h.respond(h.last(HeartbeatRequest), HeartbeatResponse(Errors.NOT_COORDINATOR))
+    assert h.consumer.coordinator is None
+    h.call("close")
+    assert h.consumer.status == "CLOSING"
+    (find,) = h.pending(FindCoordinatorRequest)
+    h.respond(find, FindCoordinatorResponse(Errors.NONE, 2, "broker-2", 9092))
+    commit = h.last(OffsetCommitRequest)
+    assert commit.dst == "broker-2"
+    h.respond(commit, commit_response(commit))
+    assert h.last(LeaveGroupRequest).dst == "broker-2"
+    assert h.consumer.status == "CLOSED"
+
+
+def test_close_commit_gives_up_at_the_close_timeout() -> None:
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + 1000)
+    closed_at = h.now
+    h.call("close")
+    while h.consumer.status == "CLOSING" and h.now < closed_at + 40_000:
+        for req in h.pending(OffsetCommitRequest):
+            h.respond(req, commit_response(req, Errors.COORDINATOR_LOAD_IN_PROGRESS))
+        h.advance(h.now + 50)
+    assert h.consumer.status == "CLOSED"
+    assert closed_at + 29_000 <= h.now <= closed_at + 30_100  # min(30 s, request.timeout.ms)
+    assert h.consumer.commits[-1].error == "TIMEOUT"  # commitOffsetsSync returned false
+    assert h.count(LeaveGroupRequest) == 1
 
 
 # --- crash / restart -----------------------------------------------------------------------------
@@ -239,6 +298,26 @@ def test_manual_commit_carries_generation_member_and_positions() -> None:
     assert all(v > 0 for v in offsets.values())
 
 
+def test_manual_commit_retries_retriable_failures() -> None:
+    """commitSync (commitOffsetsSync) retries retriable errors with the exponential backoff until
+    default.api.timeout.ms; only the final outcome is the application's."""
+    h = Harness()
+    stable(h, "t-0")
+    h.advance(h.now + 200)
+    h.call("commit")
+    first = h.last(OffsetCommitRequest)
+    h.respond(first, commit_response(first, Errors.NOT_COORDINATOR))
+    assert h.consumer.commits[-1].done is False
+    (find,) = h.pending(FindCoordinatorRequest)
+    h.respond(find, FindCoordinatorResponse(Errors.NONE, 1, "broker-1", 9092))
+    h.advance(h.now + 200)
+    second = h.last(OffsetCommitRequest)
+    assert second.correlation_id != first.correlation_id
+    h.respond(second, commit_response(second))
+    op = h.consumer.commits[-1]
+    assert op.done and op.error is None and op.purpose == "manual"
+
+
 def test_commit_illegal_generation_is_commit_failed_and_rejoins_keeping_member_id() -> None:
     h = Harness()
     stable(h, "t-0")
@@ -317,6 +396,32 @@ def test_auto_commit_every_interval_and_before_rejoining() -> None:
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
     assert len(h.pending(JoinGroupRequest)) == 1
     assert h.consumer.commits[-1].purpose == "join-prepare"
+
+
+def test_no_auto_commit_while_a_rebalance_is_pending() -> None:
+    """ConsumerCoordinator.poll returns before maybeAutoCommitOffsetsAsync while the join is not
+    complete (ensureActiveGroup with a zero timer fails): a JoinGroup held by the coordinator
+    for longer than auto.commit.interval.ms causes no auto-commit, not even a local failure."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("cooperative-sticky",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    for hb in h.pending(HeartbeatRequest):
+        h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    h.advance(h.now + 3_000)
+    for hb in h.pending(HeartbeatRequest):
+        h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    (prepare,) = h.pending(OffsetCommitRequest)  # onJoinPrepare's commit
+    h.respond(prepare, commit_response(prepare))
+    assert len(h.pending(JoinGroupRequest)) == 1
+    commits = len(h.consumer.commits)
+    h.advance(h.now + 20_000)  # the coordinator holds the JoinGroup
+    assert len(h.consumer.commits) == commits
+    assert h.log.named("commit_failed") == []
+    assert h.count(OffsetCommitRequest) == 1
+    h.join_and_sync(tps("t-0"), member_id="m1", generation_id=2)
+    h.advance(h.now + 5_000)  # the interval restarts at onJoinComplete
+    assert h.count(OffsetCommitRequest) == 2
+    assert h.consumer.commits[-1].purpose == "auto"
 
 
 def test_fenced_auto_commit_fails_the_consumer_at_the_next_poll() -> None:
