@@ -66,6 +66,7 @@ from coordinator.protocol import (
     SyncGroupRequestAssignment,
     SyncGroupResponse,
     api_name,
+    maybe_truncate_reason,
 )
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -1319,7 +1320,12 @@ class Consumer:
                 self._coordinator,
                 LeaveGroupRequest(
                     group_id=self.config.group_id,
-                    members=(MemberIdentity(member_id=self.generation.member_id, reason=reason),),
+                    members=(
+                        MemberIdentity(
+                            member_id=self.generation.member_id,
+                            reason=maybe_truncate_reason(reason),
+                        ),
+                    ),
                 ),
                 now,
                 member_id=self.generation.member_id,
@@ -1386,7 +1392,7 @@ class Consumer:
             protocol_type=PROTOCOL_TYPE,
             protocols=self._join_protocols(),
             group_instance_id=self.config.group_instance_id,
-            reason=self._rejoin_reason or None,
+            reason=maybe_truncate_reason(self._rejoin_reason) or None,
             client_id=self.config.client_id,
         )
         self._send(
