@@ -2188,7 +2188,30 @@ class Consumer:
             self._finish_commit(op, error.name, now, False)
 
     def _on_leave_group(self, entry: _Inflight, resp: LeaveGroupResponse, now: int) -> None:
-        return None  # logged as response_received; nothing else to do
+        """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
+        reset its generation when it sent the request), but a failure is logged, as Kafka logs
+        "LeaveGroup request with <generation> failed": an answer naming more than one member
+        (IllegalStateException), or LeaveGroupResponse.error(): the top-level error, else the
+        first member-level one (a member unknown to the coordinator: UNKNOWN_MEMBER_ID)."""
+        if len(resp.members) > 1:
+            error = "ILLEGAL_STATE"
+        else:
+            code = resp.error_code
+            if code == Errors.NONE:
+                for member in resp.members:
+                    if member.error_code != Errors.NONE:
+                        code = member.error_code
+                        break
+            if code == Errors.NONE:
+                return
+            error = _ERROR_NAMES.get(code) or Errors(code).name
+        self._emit(
+            "leave_group_failed",
+            t_ms=now,
+            error=error,
+            member_id=entry.sent_generation.member_id,
+            generation_id=entry.sent_generation.generation_id,
+        )
 
 
 _RACKS_CACHE: dict[int, tuple[object, tuple, int, list[list[str]]]] = {}
