@@ -74,3 +74,43 @@ _RETRIABLE = frozenset(
 # Each error's name, for the logs (every response is logged with it): ``error.name`` goes
 # through enum's property machinery on each access.
 ERROR_NAMES: dict[Errors, str] = {error: error.name for error in Errors}
+
+
+#: The simple class name of the exception Kafka's ``Errors.exception()`` raises for each code
+#: (``NONE`` has none). The client words some of its log lines and its KIP-800 rejoin reasons
+#: with it, e.g. "rebalance failed due to UnknownMemberIdException".
+EXCEPTION_NAMES: dict[Errors, str] = {
+    Errors.UNKNOWN_SERVER_ERROR: "UnknownServerException",
+    Errors.UNKNOWN_TOPIC_OR_PARTITION: "UnknownTopicOrPartitionException",
+    Errors.INVALID_FETCH_SIZE: "InvalidFetchSizeException",
+    Errors.NOT_LEADER_OR_FOLLOWER: "NotLeaderOrFollowerException",
+    Errors.REQUEST_TIMED_OUT: "TimeoutException",
+    Errors.MESSAGE_TOO_LARGE: "RecordTooLargeException",
+    Errors.OFFSET_METADATA_TOO_LARGE: "OffsetMetadataTooLarge",
+    Errors.NETWORK_EXCEPTION: "NetworkException",
+    Errors.COORDINATOR_LOAD_IN_PROGRESS: "CoordinatorLoadInProgressException",
+    Errors.COORDINATOR_NOT_AVAILABLE: "CoordinatorNotAvailableException",
+    Errors.NOT_COORDINATOR: "NotCoordinatorException",
+    Errors.INVALID_TOPIC_EXCEPTION: "InvalidTopicException",
+    Errors.RECORD_LIST_TOO_LARGE: "RecordBatchTooLargeException",
+    Errors.NOT_ENOUGH_REPLICAS: "NotEnoughReplicasException",
+    Errors.ILLEGAL_GENERATION: "IllegalGenerationException",
+    Errors.INCONSISTENT_GROUP_PROTOCOL: "InconsistentGroupProtocolException",
+    Errors.INVALID_GROUP_ID: "InvalidGroupIdException",
+    Errors.UNKNOWN_MEMBER_ID: "UnknownMemberIdException",
+    Errors.INVALID_SESSION_TIMEOUT: "InvalidSessionTimeoutException",
+    Errors.REBALANCE_IN_PROGRESS: "RebalanceInProgressException",
+    Errors.INVALID_COMMIT_OFFSET_SIZE: "InvalidCommitOffsetSizeException",
+    Errors.GROUP_AUTHORIZATION_FAILED: "GroupAuthorizationException",
+    Errors.UNSUPPORTED_VERSION: "UnsupportedVersionException",
+    Errors.TOPIC_ALREADY_EXISTS: "TopicExistsException",
+    Errors.INVALID_PARTITIONS: "InvalidPartitionsException",
+    Errors.INVALID_REQUEST: "InvalidRequestException",
+    Errors.KAFKA_STORAGE_ERROR: "KafkaStorageException",
+    Errors.NON_EMPTY_GROUP: "GroupNotEmptyException",
+    Errors.GROUP_ID_NOT_FOUND: "GroupIdNotFoundException",
+    Errors.MEMBER_ID_REQUIRED: "MemberIdRequiredException",
+    Errors.GROUP_MAX_SIZE_REACHED: "GroupMaxSizeReachedException",
+    Errors.FENCED_INSTANCE_ID: "FencedInstanceIdException",
+    Errors.UNSTABLE_OFFSET_COMMIT: "UnstableOffsetCommitException",
+}

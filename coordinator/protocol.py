@@ -75,6 +75,15 @@ class MetadataResponse:
 # --- JoinGroup ---------------------------------------------------------------------------------
 
 
+#: JoinGroupRequest.maybeTruncateReason: the longest reason a client puts in JoinGroup/LeaveGroup.
+MAX_REASON_LENGTH = 255
+
+
+def maybe_truncate_reason(reason: str) -> str:
+    """JoinGroupRequest.maybeTruncateReason: a KIP-800 reason is cut to 255 characters."""
+    return reason[:MAX_REASON_LENGTH] if len(reason) > MAX_REASON_LENGTH else reason
+
+
 @frozen
 class JoinGroupRequestProtocol:
     name: str

@@ -122,11 +122,19 @@ class ConsumerConfig:
 
     @property
     def join_request_timeout_ms(self) -> int:
-        """AbstractCoordinator: JoinGroup waits max(request.timeout.ms, rebalance timeout + 5 s)."""
-        return max(self.request_timeout_ms, self.rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS)
+        """AbstractCoordinator.sendJoinGroupRequest: JoinGroup waits max(request.timeout.ms,
+        rebalance timeout + 5 s). Kafka adds in Java ints and guards against the overflow with
+        max(rebalance + 5 s, rebalance): a rebalance timeout within 5 s of Integer.MAX_VALUE
+        (max.poll.interval.ms may be as large as that) waits the rebalance timeout itself."""
+        lapsed = self.rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS
+        if lapsed > JAVA_INT_MAX:
+            lapsed = self.rebalance_timeout_ms
+        return max(self.request_timeout_ms, lapsed)
 
 
 JOIN_GROUP_TIMEOUT_LAPSE_MS = 5000
+#: Integer.MAX_VALUE: the largest value of Kafka's int settings.
+JAVA_INT_MAX = 2**31 - 1
 
 
 def _name_of(entry: str | PartitionAssignor) -> str:

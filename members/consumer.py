@@ -41,7 +41,7 @@ from assignors.api import (
     TopicPartition,
 )
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
-from coordinator.errors import Errors
+from coordinator.errors import EXCEPTION_NAMES, Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
     FindCoordinatorResponse,
@@ -66,6 +66,7 @@ from coordinator.protocol import (
     SyncGroupRequestAssignment,
     SyncGroupResponse,
     api_name,
+    maybe_truncate_reason,
 )
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -125,6 +126,31 @@ _JOIN_NON_FATAL = frozenset(
 #: The timers that still run while close() waits for its commitSync.
 _CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
 
+#: The JoinGroup errors with a branch of their own in JoinGroupResponseHandler: their future fails
+#: with the error's exception; any other error with a KafkaException.
+_JOIN_HANDLED = _JOIN_NON_FATAL | {
+    Errors.FENCED_INSTANCE_ID,
+    Errors.INCONSISTENT_GROUP_PROTOCOL,
+    Errors.INVALID_SESSION_TIMEOUT,
+    Errors.INVALID_GROUP_ID,
+    Errors.GROUP_AUTHORIZATION_FAILED,
+    Errors.GROUP_MAX_SIZE_REACHED,
+    Errors.UNSUPPORTED_VERSION,
+}
+
+#: Likewise for SyncGroupResponseHandler.
+_SYNC_HANDLED = frozenset(
+    {
+        Errors.GROUP_AUTHORIZATION_FAILED,
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.FENCED_INSTANCE_ID,
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.ILLEGAL_GENERATION,
+        Errors.COORDINATOR_NOT_AVAILABLE,
+        Errors.NOT_COORDINATOR,
+    }
+)
+
 #: Join/sync failures after which joinGroupIfNeeded retries at once (no backoff).
 _IMMEDIATE_RETRY = frozenset(
     {
@@ -169,6 +195,8 @@ class _JoinFuture:
     reason: str = ""
     assignment: bytes = b""
     fatal: bool = False
+    #: The simple name of the exception Kafka's future fails with (the rejoin reason names it).
+    exception: str = ""
 
 
 @define
@@ -776,7 +804,9 @@ class Consumer:
             else:
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 if entry.api in ("JoinGroup", "SyncGroup"):
-                    self._complete_join_failure(Errors.NETWORK_EXCEPTION, now, reason)
+                    self._complete_join_failure(
+                        Errors.NETWORK_EXCEPTION, now, reason, exception="DisconnectException"
+                    )
                 elif entry.api == "Heartbeat":
                     self._fail_heartbeat(now)
                 elif entry.api == "OffsetCommit" and entry.commit is not None:
@@ -1089,15 +1119,17 @@ class Consumer:
                     self._needs_join_prepare = True
                 else:
                     self._reset_state_and_rejoin(
-                        "rebalance failed since the generation/state was modified "
-                        "before the rebalance callback triggered",
+                        "rebalance failed since the generation/state was modified by heartbeat "
+                        f"thread to {_java_generation(self.generation)}/"
+                        f"{self._member_state.name} before the rebalance callback triggered",
                         True,
                         now,
                     )
                 continue
             assert result.error is not None
             if result.error is not Errors.MEMBER_ID_REQUIRED:
-                self._request_rejoin(f"rebalance failed due to {result.error.name}", now)
+                # joinGroupIfNeeded: the short reason names the exception's class.
+                self._request_rejoin(f"rebalance failed due to {result.exception}", now)
             if result.fatal or not (result.retriable or result.error in _IMMEDIATE_RETRY):
                 raise _Fatal(result.error.name, result.reason or "JoinGroup/SyncGroup failed")
             if result.error in _IMMEDIATE_RETRY:
@@ -1319,7 +1351,12 @@ class Consumer:
                 self._coordinator,
                 LeaveGroupRequest(
                     group_id=self.config.group_id,
-                    members=(MemberIdentity(member_id=self.generation.member_id, reason=reason),),
+                    members=(
+                        MemberIdentity(
+                            member_id=self.generation.member_id,
+                            reason=maybe_truncate_reason(reason),
+                        ),
+                    ),
                 ),
                 now,
                 member_id=self.generation.member_id,
@@ -1386,7 +1423,7 @@ class Consumer:
             protocol_type=PROTOCOL_TYPE,
             protocols=self._join_protocols(),
             group_instance_id=self.config.group_instance_id,
-            reason=self._rejoin_reason or None,
+            reason=maybe_truncate_reason(self._rejoin_reason) or None,
             client_id=self.config.client_id,
         )
         self._send(
@@ -1399,14 +1436,23 @@ class Consumer:
         )
 
     def _complete_join_failure(
-        self, error: Errors, now: int, reason: str = "", *, fatal: bool = False
+        self,
+        error: Errors,
+        now: int,
+        reason: str = "",
+        *,
+        fatal: bool = False,
+        exception: str | None = None,
     ) -> None:
+        """Fail the join future with ``error``; ``exception`` names the Java exception when it is
+        not the error code's own (a disconnect, an unexpected error's KafkaException)."""
         if self._join is None or self._join.done:
             return
         self._join.done = True
         self._join.error = error
         self._join.reason = reason
         self._join.fatal = fatal
+        self._join.exception = exception or EXCEPTION_NAMES.get(error, "KafkaException")
         self._join.retriable = error.retriable or error in (
             Errors.NETWORK_EXCEPTION,
             Errors.COORDINATOR_NOT_AVAILABLE,
@@ -1429,7 +1475,12 @@ class Consumer:
                 return
             if self._member_state is not MemberState.PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
-                self._complete_join_failure(Errors.NETWORK_EXCEPTION, now, "unjoined group")
+                self._complete_join_failure(
+                    Errors.NETWORK_EXCEPTION,
+                    now,
+                    "unjoined group",
+                    exception="UnjoinedGroupException",
+                )
                 return
             self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
             self._set_state(MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
@@ -1456,14 +1507,20 @@ class Consumer:
         elif err == Errors.UNKNOWN_MEMBER_ID:
             if self._generation_unchanged(entry):
                 self._reset_state_and_rejoin(
-                    f"encountered {err.name} from JoinGroup response", True, now
+                    f"encountered {err.name} from JOIN_GROUP response", True, now
                 )
         elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
             self._mark_coordinator_unknown(f"error response {err.name}", now)
         # Every error without its own branch in JoinGroupResponseHandler (ILLEGAL_GENERATION
         # included) becomes a KafkaException, which joinGroupIfNeeded throws from poll().
         fatal = err not in _JOIN_NON_FATAL
-        self._complete_join_failure(err, now, f"JoinGroup failed: {err.name}", fatal=fatal)
+        self._complete_join_failure(
+            err,
+            now,
+            f"JoinGroup failed: {err.name}",
+            fatal=fatal,
+            exception=None if err in _JOIN_HANDLED else "KafkaException",
+        )
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
@@ -1659,7 +1716,7 @@ class Consumer:
         if err in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             if self._generation_unchanged(entry):
                 self._reset_state_and_rejoin(
-                    f"encountered {err.name} from SyncGroup response",
+                    f"encountered {err.name} from SYNC_GROUP response",
                     err is not Errors.ILLEGAL_GENERATION,
                     now,
                 )
@@ -1672,7 +1729,13 @@ class Consumer:
             Errors.COORDINATOR_NOT_AVAILABLE,
             Errors.NOT_COORDINATOR,
         )
-        self._complete_join_failure(err, now, f"SyncGroup failed: {err.name}", fatal=fatal)
+        self._complete_join_failure(
+            err,
+            now,
+            f"SyncGroup failed: {err.name}",
+            fatal=fatal,
+            exception=None if err in _SYNC_HANDLED else "KafkaException",
+        )
 
     # ------------------------------------------------------------------ heartbeat thread
 
@@ -1777,7 +1840,7 @@ class Consumer:
         ):
             if self._generation_unchanged(entry):
                 self._reset_state_and_rejoin(
-                    f"encountered {err.name} from Heartbeat response",
+                    f"encountered {err.name} from HEARTBEAT response",
                     err is not Errors.ILLEGAL_GENERATION,
                     now,
                 )
@@ -2103,7 +2166,7 @@ class Consumer:
                 self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
             else:
                 self._reset_state_and_rejoin(
-                    f"encountered {error.name} from OffsetCommit response",
+                    f"encountered {error.name} from OFFSET_COMMIT response",
                     error is not Errors.ILLEGAL_GENERATION,
                     now,
                 )
@@ -2125,7 +2188,30 @@ class Consumer:
             self._finish_commit(op, error.name, now, False)
 
     def _on_leave_group(self, entry: _Inflight, resp: LeaveGroupResponse, now: int) -> None:
-        return None  # logged as response_received; nothing else to do
+        """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
+        reset its generation when it sent the request), but a failure is logged, as Kafka logs
+        "LeaveGroup request with <generation> failed": an answer naming more than one member
+        (IllegalStateException), or LeaveGroupResponse.error(): the top-level error, else the
+        first member-level one (a member unknown to the coordinator: UNKNOWN_MEMBER_ID)."""
+        if len(resp.members) > 1:
+            error = "ILLEGAL_STATE"
+        else:
+            code = resp.error_code
+            if code == Errors.NONE:
+                for member in resp.members:
+                    if member.error_code != Errors.NONE:
+                        code = member.error_code
+                        break
+            if code == Errors.NONE:
+                return
+            error = _ERROR_NAMES.get(code) or Errors(code).name
+        self._emit(
+            "leave_group_failed",
+            t_ms=now,
+            error=error,
+            member_id=entry.sent_generation.member_id,
+            generation_id=entry.sent_generation.generation_id,
+        )
 
 
 _RACKS_CACHE: dict[int, tuple[object, tuple, int, list[list[str]]]] = {}
@@ -2169,6 +2255,15 @@ def _error_name(message: object) -> str | None:
                 break
     name = _ERROR_NAMES.get(code)
     return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
+
+
+def _java_generation(generation: Generation) -> str:
+    """AbstractCoordinator.Generation.toString, as Kafka's log lines and reasons print it."""
+    protocol = "null" if generation.protocol_name is None else generation.protocol_name
+    return (
+        f"Generation{{generationId={generation.generation_id}, "
+        f"memberId='{generation.member_id}', protocol='{protocol}'}}"
+    )
 
 
 def _cooperative_violations(

@@ -37,6 +37,7 @@ from coordinator.protocol import (
 from members.config import ConsumerConfig
 from members.consumer import Consumer
 from members.consumer_protocol import encode_assignment, encode_subscription
+from members.state import Generation
 
 TP = TopicPartition
 
@@ -293,3 +294,18 @@ class Harness:
         self.respond(req, self.join_response(**join_kwargs))
         (sync,) = self.pending(SyncGroupRequest)
         self.respond(sync, self.sync_response(partitions))
+
+    # --- stand-ins for Kafka's test-only hooks ----------------------------------------------------
+
+    def set_generation(self, generation: Generation) -> None:
+        """Replace the member's generation by hand, as Kafka's test-only
+        ``AbstractCoordinator.setNewGeneration`` does: it stands for whatever changed the
+        generation while a request was in flight."""
+        self.consumer.generation = generation
+
+    def leave_group(self, reason: str):
+        """``AbstractCoordinator.maybeLeaveGroup(reason)`` called directly, as Kafka's tests do
+        (the consumer's own callers are close, unsubscribe and the poll timeout)."""
+        out = self.consumer._begin(self.now)
+        self.consumer._maybe_leave_group(reason, self.now)
+        return self._take(out)

@@ -27,6 +27,14 @@ def test_join_request_timeout_is_rebalance_timeout_plus_five_seconds() -> None:
     assert ConsumerConfig(group_id="g").join_request_timeout_ms == 305000
     small = ConsumerConfig(group_id="g", max_poll_interval_ms=1000)
     assert small.join_request_timeout_ms == 30000  # request.timeout.ms wins
+    # Kafka's overflow guard: rebalance + 5 s past Integer.MAX_VALUE keeps the rebalance timeout
+    huge = ConsumerConfig(group_id="g", max_poll_interval_ms=2**31 - 1)
+    assert huge.join_request_timeout_ms == 2**31 - 1
+    near = ConsumerConfig(group_id="g", max_poll_interval_ms=2**31 - 5000)
+    assert near.join_request_timeout_ms == 2**31 - 5000
+    assert ConsumerConfig(
+        group_id="g", max_poll_interval_ms=2**31 - 5001
+    ).join_request_timeout_ms == (2**31 - 1)
 
 
 @pytest.mark.parametrize(
