@@ -99,6 +99,7 @@ TIMER_NAMES = (
     "find-coordinator",
     "metadata",
     "commit-retry",
+    "join-prepare",
 )
 
 #: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
@@ -294,6 +295,7 @@ class Consumer:
         self._pending_leader: _PendingLeader | None = None
         self._prepare_commit: CommitResult | None = None
         self._prepare_deadline: int | None = None
+        self._prepare_timer_set = False  # the "join-prepare" timer waits for _prepare_deadline
         self._coordinator: str | None = None
         self._find_inflight: int | None = None
         self._find_retry_at: int | None = None
@@ -688,6 +690,9 @@ class Consumer:
         elif name == "commit-retry":
             self._sync_timer_at = None
             self._retry_sync_commits(now_ms)
+        elif name == "join-prepare":
+            self._prepare_timer_set = False
+            self._maybe_drive(now_ms)
         return out
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
@@ -1172,8 +1177,16 @@ class Consumer:
                 self._materialize(now)
                 self._prepare_commit = self._commit(self._all_consumed(), "join-prepare", now)
                 self._restart_accrual(now)
+                if not self._prepare_commit.done and not self._prepare_timer_set:
+                    # onJoinPrepare waits for its commit at most until joinPrepareTimer
+                    # expires (client.poll on the earlier of the poll and joinPrepare timers),
+                    # then goes on without an answer: the application wakes at the deadline.
+                    self._prepare_timer_set = True
+                    self._out.append(SetTimer(self._keys["join-prepare"], self._prepare_deadline))
             op = self._prepare_commit
-            if now >= (self._prepare_deadline or now):
+            deadline = self._prepare_deadline
+            assert deadline is not None
+            if now >= deadline:
                 self._emit("join_prepare_commit_timeout", t_ms=now)
             elif not op.done:
                 return False
@@ -1181,7 +1194,8 @@ class Consumer:
                 self._materialize(now)
                 self._prepare_commit = None
                 self._restart_accrual(now)
-                self._join_retry_at = now + self.config.retry_backoff_ms
+                # pollTimer.sleep(min(remaining, retry.backoff.ms)): not past joinPrepareTimer
+                self._join_retry_at = min(now + self.config.retry_backoff_ms, deadline)
                 self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
                 return False
         gen = self.generation
@@ -1206,6 +1220,9 @@ class Consumer:
         self._prepare_commit = None
         self._restart_accrual(now)
         self._prepare_deadline = None
+        if self._prepare_timer_set:
+            self._prepare_timer_set = False
+            self._out.append(CancelTimer(self._keys["join-prepare"]))
         return True
 
     def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
