@@ -1890,10 +1890,21 @@ class Consumer:
         )
 
     def _on_offset_fetch(self, entry: _Inflight, resp: OffsetFetchResponse, now: int) -> None:
+        """ConsumerCoordinator.OffsetFetchResponseHandler, as fetchCommittedOffsets reacts to it:
+        a retriable error (UNSTABLE_OFFSET_COMMIT for a partition included) fails the whole
+        lookup and it is retried after the backoff; any other error is thrown from poll()."""
         self._offset_fetch_inflight = None
-        if resp.error_code != Errors.NONE:
-            if resp.error_code in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-                self._mark_coordinator_unknown(f"error response {resp.error_code.name}", now)
+        error, retriable = _offset_fetch_error(resp)
+        if error != Errors.NONE:
+            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+                self._mark_coordinator_unknown(f"error response {error.name}", now)
+            if not retriable:
+                # GroupAuthorizationException, TopicAuthorizationException or a KafkaException
+                # (UNKNOWN_TOPIC_OR_PARTITION: the partition does not exist; unexpected errors)
+                # escapes updateFetchPositions and is thrown from poll().
+                self._poll_fatal = _Fatal(error.name, "OffsetFetch failed")
+                self._maybe_drive(now)
+                return
             self._fetch_retry_at = now + self.config.retry_backoff_ms  # a later poll retries
             self._schedule_continuous_poll(now)
             return
@@ -1904,7 +1915,7 @@ class Consumer:
         for topic in resp.topics:
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
-                if p.error_code != Errors.NONE or tp not in owned or tp in self._positions:
+                if tp not in owned or tp in self._positions:
                     continue
                 # No committed offset: the model's auto.offset.reset is "earliest" (offset 0).
                 self._positions[tp] = max(p.committed_offset, 0)
@@ -2186,6 +2197,34 @@ def _error_name(message: object) -> str | None:
                 break
     name = _ERROR_NAMES.get(code)
     return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
+
+
+def _offset_fetch_error(resp: OffsetFetchResponse) -> tuple[Errors, bool]:
+    """The error an OffsetFetch answer fails with, and whether it is retriable
+    (OffsetFetchResponseHandler.handle): a group-level error, retriable as its exception is;
+    else the first partition error other than TOPIC_AUTHORIZATION_FAILED (collected, the answer
+    failing with it after the loop) and UNSTABLE_OFFSET_COMMIT (the only retriable one, when
+    nothing worse is found), UNKNOWN_TOPIC_OR_PARTITION included (a KafkaException here).
+    ``(NONE, False)`` when every partition has its offset."""
+    if resp.error_code != Errors.NONE:
+        return resp.error_code, resp.error_code.retriable
+    unauthorized = unstable = False
+    for topic in resp.topics:
+        for p in topic.partitions:
+            code = p.error_code
+            if code == Errors.NONE:
+                continue
+            if code == Errors.TOPIC_AUTHORIZATION_FAILED:
+                unauthorized = True
+            elif code == Errors.UNSTABLE_OFFSET_COMMIT:
+                unstable = True
+            else:
+                return code, False
+    if unauthorized:
+        return Errors.TOPIC_AUTHORIZATION_FAILED, False
+    if unstable:
+        return Errors.UNSTABLE_OFFSET_COMMIT, True
+    return Errors.NONE, False
 
 
 def _cooperative_violations(
