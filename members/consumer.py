@@ -1884,6 +1884,9 @@ class Consumer:
                 topics=tuple(
                     OffsetFetchRequestTopic(t, tuple(ps)) for t, ps in sorted(by_topic.items())
                 ),
+                # sendOffsetFetchRequest always asks for stable offsets (KIP-447): pending
+                # transactional offsets are answered UNSTABLE_OFFSET_COMMIT, to be retried.
+                require_stable=True,
             ),
             now,
             partitions=[str(tp) for tp in missing],
