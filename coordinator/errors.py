@@ -32,6 +32,7 @@ class Errors(IntEnum):
     INVALID_SESSION_TIMEOUT = 26
     REBALANCE_IN_PROGRESS = 27
     INVALID_COMMIT_OFFSET_SIZE = 28
+    TOPIC_AUTHORIZATION_FAILED = 29
     GROUP_AUTHORIZATION_FAILED = 30
     UNSUPPORTED_VERSION = 35
     TOPIC_ALREADY_EXISTS = 36
@@ -101,6 +102,7 @@ EXCEPTION_NAMES: dict[Errors, str] = {
     Errors.INVALID_SESSION_TIMEOUT: "InvalidSessionTimeoutException",
     Errors.REBALANCE_IN_PROGRESS: "RebalanceInProgressException",
     Errors.INVALID_COMMIT_OFFSET_SIZE: "InvalidCommitOffsetSizeException",
+    Errors.TOPIC_AUTHORIZATION_FAILED: "TopicAuthorizationException",
     Errors.GROUP_AUTHORIZATION_FAILED: "GroupAuthorizationException",
     Errors.UNSUPPORTED_VERSION: "UnsupportedVersionException",
     Errors.TOPIC_ALREADY_EXISTS: "TopicExistsException",

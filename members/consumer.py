@@ -100,6 +100,7 @@ TIMER_NAMES = (
     "find-coordinator",
     "metadata",
     "commit-retry",
+    "join-prepare",
 )
 
 #: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
@@ -322,6 +323,7 @@ class Consumer:
         self._pending_leader: _PendingLeader | None = None
         self._prepare_commit: CommitResult | None = None
         self._prepare_deadline: int | None = None
+        self._prepare_timer_set = False  # the "join-prepare" timer waits for _prepare_deadline
         self._coordinator: str | None = None
         self._find_inflight: int | None = None
         self._find_retry_at: int | None = None
@@ -716,6 +718,9 @@ class Consumer:
         elif name == "commit-retry":
             self._sync_timer_at = None
             self._retry_sync_commits(now_ms)
+        elif name == "join-prepare":
+            self._prepare_timer_set = False
+            self._maybe_drive(now_ms)
         return out
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
@@ -1204,8 +1209,16 @@ class Consumer:
                 self._materialize(now)
                 self._prepare_commit = self._commit(self._all_consumed(), "join-prepare", now)
                 self._restart_accrual(now)
+                if not self._prepare_commit.done and not self._prepare_timer_set:
+                    # onJoinPrepare waits for its commit at most until joinPrepareTimer
+                    # expires (client.poll on the earlier of the poll and joinPrepare timers),
+                    # then goes on without an answer: the application wakes at the deadline.
+                    self._prepare_timer_set = True
+                    self._out.append(SetTimer(self._keys["join-prepare"], self._prepare_deadline))
             op = self._prepare_commit
-            if now >= (self._prepare_deadline or now):
+            deadline = self._prepare_deadline
+            assert deadline is not None
+            if now >= deadline:
                 self._emit("join_prepare_commit_timeout", t_ms=now)
             elif not op.done:
                 return False
@@ -1213,7 +1226,8 @@ class Consumer:
                 self._materialize(now)
                 self._prepare_commit = None
                 self._restart_accrual(now)
-                self._join_retry_at = now + self.config.retry_backoff_ms
+                # pollTimer.sleep(min(remaining, retry.backoff.ms)): not past joinPrepareTimer
+                self._join_retry_at = min(now + self.config.retry_backoff_ms, deadline)
                 self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
                 return False
         gen = self.generation
@@ -1238,6 +1252,9 @@ class Consumer:
         self._prepare_commit = None
         self._restart_accrual(now)
         self._prepare_deadline = None
+        if self._prepare_timer_set:
+            self._prepare_timer_set = False
+            self._out.append(CancelTimer(self._keys["join-prepare"]))
         return True
 
     def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
@@ -1930,16 +1947,30 @@ class Consumer:
                 topics=tuple(
                     OffsetFetchRequestTopic(t, tuple(ps)) for t, ps in sorted(by_topic.items())
                 ),
+                # sendOffsetFetchRequest always asks for stable offsets (KIP-447): pending
+                # transactional offsets are answered UNSTABLE_OFFSET_COMMIT, to be retried.
+                require_stable=True,
             ),
             now,
             partitions=[str(tp) for tp in missing],
         )
 
     def _on_offset_fetch(self, entry: _Inflight, resp: OffsetFetchResponse, now: int) -> None:
+        """ConsumerCoordinator.OffsetFetchResponseHandler, as fetchCommittedOffsets reacts to it:
+        a retriable error (UNSTABLE_OFFSET_COMMIT for a partition included) fails the whole
+        lookup and it is retried after the backoff; any other error is thrown from poll()."""
         self._offset_fetch_inflight = None
-        if resp.error_code != Errors.NONE:
-            if resp.error_code in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-                self._mark_coordinator_unknown(f"error response {resp.error_code.name}", now)
+        error, retriable = _offset_fetch_error(resp)
+        if error != Errors.NONE:
+            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+                self._mark_coordinator_unknown(f"error response {error.name}", now)
+            if not retriable:
+                # GroupAuthorizationException, TopicAuthorizationException or a KafkaException
+                # (UNKNOWN_TOPIC_OR_PARTITION: the partition does not exist; unexpected errors)
+                # escapes updateFetchPositions and is thrown from poll().
+                self._poll_fatal = _Fatal(error.name, "OffsetFetch failed")
+                self._maybe_drive(now)
+                return
             self._fetch_retry_at = now + self.config.retry_backoff_ms  # a later poll retries
             self._schedule_continuous_poll(now)
             return
@@ -1950,7 +1981,7 @@ class Consumer:
         for topic in resp.topics:
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
-                if p.error_code != Errors.NONE or tp not in owned or tp in self._positions:
+                if tp not in owned or tp in self._positions:
                     continue
                 # No committed offset: the model's auto.offset.reset is "earliest" (offset 0).
                 self._positions[tp] = max(p.committed_offset, 0)
@@ -2264,6 +2295,34 @@ def _java_generation(generation: Generation) -> str:
         f"Generation{{generationId={generation.generation_id}, "
         f"memberId='{generation.member_id}', protocol='{protocol}'}}"
     )
+
+
+def _offset_fetch_error(resp: OffsetFetchResponse) -> tuple[Errors, bool]:
+    """The error an OffsetFetch answer fails with, and whether it is retriable
+    (OffsetFetchResponseHandler.handle): a group-level error, retriable as its exception is;
+    else the first partition error other than TOPIC_AUTHORIZATION_FAILED (collected, the answer
+    failing with it after the loop) and UNSTABLE_OFFSET_COMMIT (the only retriable one, when
+    nothing worse is found), UNKNOWN_TOPIC_OR_PARTITION included (a KafkaException here).
+    ``(NONE, False)`` when every partition has its offset."""
+    if resp.error_code != Errors.NONE:
+        return resp.error_code, resp.error_code.retriable
+    unauthorized = unstable = False
+    for topic in resp.topics:
+        for p in topic.partitions:
+            code = p.error_code
+            if code == Errors.NONE:
+                continue
+            if code == Errors.TOPIC_AUTHORIZATION_FAILED:
+                unauthorized = True
+            elif code == Errors.UNSTABLE_OFFSET_COMMIT:
+                unstable = True
+            else:
+                return code, False
+    if unauthorized:
+        return Errors.TOPIC_AUTHORIZATION_FAILED, False
+    if unstable:
+        return Errors.UNSTABLE_OFFSET_COMMIT, True
+    return Errors.NONE, False
 
 
 def _cooperative_violations(

@@ -27,6 +27,10 @@ from coordinator.protocol import (
     MetadataResponseBroker,
     MetadataResponsePartition,
     MetadataResponseTopic,
+    OffsetCommitRequest,
+    OffsetCommitResponse,
+    OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic,
     OffsetFetchRequest,
     OffsetFetchResponse,
     OffsetFetchResponsePartition,
@@ -181,6 +185,20 @@ class Harness:
         self.consumer._request_rejoin(reason, self.now)
         self._take(self.consumer.handle_timer(f"drive:{self.consumer.incarnation}", self.now))
 
+    def mark_coordinator_unknown(self, reason: str = "test cause") -> None:
+        """AbstractCoordinator.markCoordinatorUnknown, as a failed request or the heartbeat thread
+        would call it: requests in flight to the coordinator fail, a lookup goes out."""
+        out = self.consumer._begin(self.now)
+        self.consumer._mark_coordinator_unknown(reason, self.now)
+        self._take(out)
+
+    def maybe_leave_group(self, reason: str = "test") -> None:
+        """AbstractCoordinator.maybeLeaveGroup: a dynamic member in the group sends LeaveGroup;
+        the generation is reset either way."""
+        out = self.consumer._begin(self.now)
+        self.consumer._maybe_leave_group(reason, self.now)
+        self._take(out)
+
     def advance(self, to_ms: int) -> None:
         """Fire every timer due up to ``to_ms`` in deadline order (ties: key order)."""
         while True:
@@ -229,21 +247,56 @@ class Harness:
         self.answer_metadata()
         self.answer_find_coordinator()
 
-    def answer_offset_fetch(self, committed: Mapping[str, int] | None = None) -> None:
-        """Answer OffsetFetch with ``committed`` ({"t-0": 42}); others have no offset (-1)."""
+    def answer_offset_fetch(
+        self,
+        committed: Mapping[str, int] | None = None,
+        *,
+        errors: Mapping[str, Errors] | None = None,
+        group_error: Errors = Errors.NONE,
+    ) -> None:
+        """Answer OffsetFetch with ``committed`` ({"t-0": 42}); others have no offset (-1).
+
+        ``errors`` ({"t-0": Errors.UNSTABLE_OFFSET_COMMIT}) fails single partitions;
+        ``group_error`` fails the whole request (no partitions in the answer).
+        """
         committed = committed or {}
+        errors = errors or {}
         for req in self.pending(OffsetFetchRequest):
+            if group_error != Errors.NONE:
+                self.respond(req, OffsetFetchResponse(group_error))
+                continue
             topics = tuple(
                 OffsetFetchResponseTopic(
                     t.name,
                     tuple(
-                        OffsetFetchResponsePartition(p, committed.get(f"{t.name}-{p}", -1))
+                        OffsetFetchResponsePartition(
+                            p,
+                            committed.get(f"{t.name}-{p}", -1),
+                            error_code=errors.get(f"{t.name}-{p}", Errors.NONE),
+                        )
                         for p in t.partition_indexes
                     ),
                 )
                 for t in req.message.topics or ()
             )
             self.respond(req, OffsetFetchResponse(Errors.NONE, topics))
+
+    def answer_commit(self, request: Send, error: Errors = Errors.NONE):
+        """Answer an OffsetCommit with ``error`` for every partition it names."""
+        assert isinstance(request.message, OffsetCommitRequest)
+        response = OffsetCommitResponse(
+            tuple(
+                OffsetCommitResponseTopic(
+                    t.name,
+                    tuple(
+                        OffsetCommitResponsePartition(p.partition_index, error)
+                        for p in t.partitions
+                    ),
+                )
+                for t in request.message.topics
+            )
+        )
+        return self.respond(request, response)
 
     def join_response(
         self,

@@ -522,3 +522,28 @@ def test_processing_model_slow_batches_overrun_max_poll_interval() -> None:
         h.last(LeaveGroupRequest).message.members[0].reason == "consumer poll timeout has expired."
     )
     assert h.log.named("poll_timeout")[0]["t_ms"] == t_batch + 10_000
+
+
+def test_join_prepare_stops_waiting_for_its_commit_at_the_rebalance_timeout() -> None:
+    """ConsumerCoordinator.onJoinPrepare waits for its auto-commit at most until joinPrepareTimer
+    (the rebalance timeout) expires; the polling application then joins without an answer, and a
+    retry backoff after a retriable failure never reaches past that deadline."""
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        max_poll_interval_ms=20_000,
+        session_timeout_ms=60_000,
+    )
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.rejoin()
+    began = h.now
+    prepare = h.last(OffsetCommitRequest)
+    h.advance(began + 20_000 - 50)
+    h.respond(prepare, commit_response(prepare, Errors.COORDINATOR_LOAD_IN_PROGRESS))
+    h.advance(began + 20_000 - 1)
+    assert h.pending(JoinGroupRequest) == []
+    assert h.count(OffsetCommitRequest) == 1  # retry.backoff.ms would end past the deadline
+    h.advance(began + 20_000)
+    assert len(h.pending(JoinGroupRequest)) == 1
+    assert h.log.named("join_prepare_commit_timeout")[0]["t_ms"] == began + 20_000
