@@ -1112,6 +1112,11 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         return out
 
     def describe_group(self, group_id: str) -> DescribedGroup:
+        """GroupMetadataManager.describeGroups for one group.
+
+        Member metadata and the protocol are only shown in Stable; each member's current
+        assignment is shown in every state (ClassicGroupMember.describeNoMetadata sets it too).
+        """
         group = self.groups.get(group_id)
         if group is None:
             return DescribedGroup(Errors.NONE, group_id, group_state=DEAD)
@@ -1123,7 +1128,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 client_id=m.client_id,
                 client_host=m.client_host,
                 member_metadata=m.metadata_for(group.protocol_name) if stable else b"",
-                member_assignment=m.assignment if stable else b"",
+                member_assignment=m.assignment,
             )
             for m in group.iter_members()
         )

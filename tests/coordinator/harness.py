@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import defaultdict
+from collections.abc import Callable
 
 import structlog
 
@@ -28,6 +29,8 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
 )
+from coordinator.records import Record
+from coordinator.shard import GroupShard
 
 # Kafka's own test context uses tiny timeouts; these mirror GroupMetadataManagerTestContext.
 TEST_CONFIG = CoordinatorConfig(
@@ -163,6 +166,7 @@ class Driver:
         protocol_type: str | None = "consumer",
         protocol_name: str | None = "range",
         instance_id: str | None = None,
+        version: int = 5,
     ) -> int:
         req = SyncGroupRequest(
             group_id,
@@ -174,6 +178,7 @@ class Driver:
             assignments=tuple(
                 SyncGroupRequestAssignment(m, a) for m, a in (assignments or {}).items()
             ),
+            api_version=version,
         )
         corr, _ = self.send(client, req)
         return corr
@@ -229,6 +234,33 @@ class Driver:
     def state(self, group_id: str = "g") -> str | None:
         view = self.cluster.group(group_id)
         return view.state if view else None
+
+    # --- the coordinator's insides (for ports of Kafka's unit tests) ---------------------------
+
+    def shard(self, group_id: str = "g") -> GroupShard:
+        """The shard that coordinates ``group_id`` (on its partition's current leader)."""
+        return self.cluster._shards[self.cluster.partition_for(group_id)]
+
+    def internal(self, fn: Callable[[GroupShard], object], group_id: str = "g") -> list[Send]:
+        """Run ``fn(shard)`` as one coordinator step at ``now`` and apply the effects it made.
+
+        Kafka's tests call GroupMetadataManager methods (prepareRebalance, ...) directly; this is
+        the same thing for the shard's private methods.
+        """
+        shard = self.shard(group_id)
+        shard._begin(self.now)
+        fn(shard)
+        return self.apply(shard._end())
+
+    def records(self, group_id: str = "g") -> tuple[Record, ...]:
+        """Every record of ``group_id``'s ``__consumer_offsets`` partition, oldest first."""
+        return self.cluster.offsets_log.partition(self.cluster.partition_for(group_id))
+
+    def reload(self, group_id: str = "g") -> None:
+        """Fail the coordinator of ``group_id``: the next replica replays the partition (load)."""
+        self.apply(self.cluster.fail_broker(self.coordinator(group_id), self.now))
+        if self.cluster.config.load_time_ms:
+            self.advance(self.now + self.cluster.config.load_time_ms)
 
     def named(self, event: str) -> list[dict]:
         return [e for e in self.events if e["event"] == event]

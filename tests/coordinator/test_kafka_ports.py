@@ -38,6 +38,11 @@ def shard(d: Driver):
 
 
 def test_group_stuck_in_rebalance_timeout_due_to_nonjoined_static_member():
+    """Port of
+    GroupMetadataManagerTest.testGroupStuckInRebalanceTimeoutDueToNonjoinedStaticMember: a
+    static member that never rejoins is kept at the end of the join phase, so with no other
+    member left the group stays in PreparingRebalance, the join phase re-armed for the rebalance
+    timeout."""
     d = Driver()
     leader, follower = static_pair(d, rebalance=5000, session=10000)
     t0 = d.now
@@ -59,6 +64,9 @@ def test_group_stuck_in_rebalance_timeout_due_to_nonjoined_static_member():
 
 
 def test_static_member_rejoin_with_leader_id_and_unexpected_empty_group():
+    """Port of
+    GroupMetadataManagerTest.testStaticMemberRejoinWithLeaderIdAndUnexpectedEmptyGroup: a known
+    static member rejoining a group that is (unexpectedly) Empty gets UNKNOWN_MEMBER_ID."""
     d = Driver()
     leader, _ = static_pair(d)
     group = shard(d).groups["g"]
@@ -69,6 +77,9 @@ def test_static_member_rejoin_with_leader_id_and_unexpected_empty_group():
 
 
 def test_static_member_rejoin_with_illegal_state_as_unknown_member():
+    """Port of GroupMetadataManagerTest.testStaticMemberReJoinWithIllegalStateAsUnknownMember: a
+    static member replaced while the group is (unexpectedly) Empty makes Kafka throw
+    IllegalStateException, answered UNKNOWN_SERVER_ERROR."""
     d = Driver()
     static_pair(d)
     group = shard(d).groups["g"]
@@ -79,6 +90,8 @@ def test_static_member_rejoin_with_illegal_state_as_unknown_member():
 
 
 def test_join_group_completion_when_pending_member_times_out():
+    """Port of GroupMetadataManagerTest.testJoinGroupCompletionWhenPendingMemberTimesOut: the
+    expiry of the pending id that held the join phase open completes it."""
     d = Driver()
     ids, _gen = d.stable_group(("A", "B"), session=5000)
     t0 = d.now
@@ -93,6 +106,8 @@ def test_join_group_completion_when_pending_member_times_out():
 
 
 def test_second_member_partially_joins_and_times_out():
+    """Port of GroupMetadataManagerTest.testSecondMemberPartiallyJoinAndTimeout: a member that
+    got MEMBER_ID_REQUIRED and never came back expires without disturbing the Stable group."""
     d = Driver()
     c = d.join("L", instance_id="leader-instance-id", rebalance=10000, session=5000)
     d.complete_join()
@@ -115,6 +130,9 @@ def test_second_member_partially_joins_and_times_out():
 
 
 def test_rebalance_completes_before_member_joins():
+    """Port of GroupMetadataManagerTest.testRebalanceCompletesBeforeMemberJoins: an unjoined
+    static member is kept when the join phase ends, and later expires by its session timeout,
+    which rebalances the group again."""
     d = Driver()
     c = d.join("L", instance_id="leader-instance-id", rebalance=10000, session=5000)
     d.complete_join()
@@ -150,6 +168,8 @@ def test_rebalance_completes_before_member_joins():
 
 
 def test_on_loaded_exceeding_group_max_size_triggers_rebalance():
+    """Port of GroupMetadataManagerTest.testOnLoadedExceedGroupMaxSizeTriggersRebalance: a group
+    loaded with more members than group.max.size rebalances."""
     d = Driver(CoordinatorConfig(group_min_session_timeout_ms=10, load_time_ms=0))
     _ids, _gen = d.stable_group(("A", "B", "C"))
     d.cluster.config = CoordinatorConfig(
@@ -162,6 +182,8 @@ def test_on_loaded_exceeding_group_max_size_triggers_rebalance():
 
 
 def test_on_loaded_schedules_member_heartbeats():
+    """Port of GroupMetadataManagerTest.testOnLoadedSchedulesClassicGroupMemberHeartbeats:
+    loading gives every member a fresh session timer, and nothing else."""
     d = Driver(CoordinatorConfig(group_min_session_timeout_ms=10, load_time_ms=0))
     ids, _gen = d.stable_group(("A", "B"), session=7000)
     d.now = 1234
@@ -174,6 +196,9 @@ def test_on_loaded_schedules_member_heartbeats():
 
 
 def test_dynamic_members_can_rejoin_group_with_max_size_while_rebalancing():
+    """Port of
+    GroupMetadataManagerTest.testDynamicMembersCanRejoinGroupWithMaxSizeWhileRebalancing
+    (smaller sizes): members may rejoin while the group is full, a new one is turned away."""
     d = Driver(CoordinatorConfig(group_min_session_timeout_ms=10, group_max_size=3, load_time_ms=0))
     ids, _gen = d.stable_group(("A", "B", "C"))
     leader = d.cluster.group("g").leader_id
@@ -187,6 +212,8 @@ def test_dynamic_members_can_rejoin_group_with_max_size_while_rebalancing():
 
 
 def test_static_members_join_group_with_max_size():
+    """Port of GroupMetadataManagerTest.testStaticMembersJoinGroupWithMaxSize (smaller sizes):
+    static members beyond group.max.size are rejected."""
     d = Driver(CoordinatorConfig(group_min_session_timeout_ms=10, group_max_size=2, load_time_ms=0))
     corrs = [d.join(f"S{i}", instance_id=f"s{i}") for i in range(3)]
     # in Empty every request is accepted; the third arrives in PreparingRebalance
@@ -196,6 +223,9 @@ def test_static_members_join_group_with_max_size():
 
 
 def test_classic_group_on_unloaded_completing_rebalance():
+    """Port of GroupMetadataManagerTest.testClassicGroupOnUnloadedCompletingRebalance: when the
+    partition moves away from a live broker, the group goes Dead and parked SyncGroups are
+    answered NOT_COORDINATOR."""
     d = Driver(TEST_CONFIG)
     p = d.cluster.partition_for("g")
     preferred, other = d.cluster.replicas_of("__consumer_offsets", p)[:2]
