@@ -124,6 +124,12 @@ _JOIN_NON_FATAL = frozenset(
     }
 )
 
+#: Topic errors that are Kafka InvalidMetadataExceptions: Metadata.handleMetadataResponse asks for
+#: another update when a topic the consumer needs is answered with one of them.
+_INVALID_METADATA = frozenset(
+    {Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR}
+)
+
 #: The timers that still run while close() waits for its commitSync.
 _CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
 
@@ -349,6 +355,8 @@ class Consumer:
         self._metadata_racks: dict[str, list[list[str]]] = {}
         self._metadata_version = 0
         self._metadata_inflight: int | None = None
+        #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
+        self._metadata_retries = 0
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._sync_commits: list[_SyncCommit] = []
@@ -932,10 +940,13 @@ class Consumer:
         if entry.topics is None:
             self._metadata = {}
             self._metadata_racks = {}
+        unavailable = False
         for topic in resp.topics:
             if topic.error_code != Errors.NONE or not topic.partitions:
                 self._metadata.pop(topic.name, None)
                 self._metadata_racks.pop(topic.name, None)
+                if topic.error_code in _INVALID_METADATA and self._needs_topic(topic.name):
+                    unavailable = True
                 continue
             count, racks = _topic_racks(topic, broker_racks)
             self._metadata[topic.name] = count
@@ -953,7 +964,17 @@ class Consumer:
                 self._emit("pattern_matched", t_ms=now, topics=list(matched))
                 self._subscription = matched
         self._refresh_metadata_snapshot()
-        self._out.append(SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms))
+        if unavailable:
+            # Metadata.handleMetadataResponse: a needed topic answered with an
+            # InvalidMetadataException (say, not created yet) requests another update, sent once
+            # Metadata.timeToAllowUpdate allows: the refresh backoff, growing while the answers
+            # stay the same (equivalentResponseCount). Not metadata.max.age.ms later.
+            next_refresh = now + self._backoff.backoff(self._metadata_retries)
+            self._metadata_retries += 1
+        else:
+            self._metadata_retries = 0
+            next_refresh = now + self.config.metadata_max_age_ms
+        self._out.append(SetTimer(self._keys["metadata"], next_refresh))
         if self._pending_leader is not None:
             group = set(self._group_subscription or ())
             if entry.topics is None or group.issubset(entry.topics):
@@ -961,6 +982,18 @@ class Consumer:
             else:
                 self._request_metadata(now)  # an older request without the group's topics
         self._maybe_drive(now)
+
+    def _needs_topic(self, topic: str) -> bool:
+        """ConsumerMetadata.retainTopic: the topic is subscribed, in the group subscription, or
+        (pattern subscription) matches the pattern; errors for other topics are ignored."""
+        if topic in self._subscription or topic in (self._group_subscription or ()):
+            return True
+        pattern = self._pattern
+        return (
+            pattern is not None
+            and topic not in INTERNAL_TOPICS
+            and pattern.fullmatch(topic) is not None
+        )
 
     def _metadata_snapshot(self) -> tuple:
         """ConsumerCoordinator.metadataSnapshot: the partition counts (and racks, for a rack-aware

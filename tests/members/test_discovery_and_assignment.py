@@ -246,3 +246,30 @@ def test_no_leave_group_on_close_when_disabled() -> None:
     assert h.count(LeaveGroupRequest) == 0
     assert h.listener.calls == [("assigned", ["t-0"])]  # no onLeavePrepare either
     assert h.consumer.status == "CLOSED"
+
+
+def test_unavailable_topic_brings_the_next_metadata_refresh_forward() -> None:
+    """Metadata.handleMetadataResponse requests another update when a needed topic is answered
+    UNKNOWN_TOPIC_OR_PARTITION; NetworkClient sends it after Metadata.timeToAllowUpdate's refresh
+    backoff (100 ms doubling to 1 s, +-20 %, while the answers stay the same). Once the topic
+    exists the refresh interval is metadata.max.age.ms again."""
+    h = Harness(partitions={"u": 1})  # "t" does not exist yet
+    h.start()
+    gaps = []
+    for _ in range(5):
+        assert len(h.pending(MetadataRequest)) == 1
+        h.answer_metadata()
+        answered = h.now
+        while not h.pending(MetadataRequest):
+            h.advance(h.now + 1)
+        gaps.append(h.now - answered)
+    bounds = [(80, 120), (160, 240), (320, 480), (640, 960), (800, 1000)]
+    for gap, (lo, hi) in zip(gaps, bounds, strict=True):
+        assert lo <= gap <= hi
+    h.partitions["t"] = 4
+    h.answer_metadata()
+    answered = h.now
+    h.advance(answered + h.config.metadata_max_age_ms - 1)
+    assert h.pending(MetadataRequest) == []
+    h.advance(answered + h.config.metadata_max_age_ms)
+    assert len(h.pending(MetadataRequest)) == 1
