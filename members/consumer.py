@@ -357,6 +357,7 @@ class Consumer:
         self._metadata_inflight: int | None = None
         #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
         self._metadata_retries = 0
+        self._metadata_at: int | None = None  # when the last metadata answer arrived
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._sync_commits: list[_SyncCommit] = []
@@ -931,6 +932,7 @@ class Consumer:
 
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
         self._metadata_inflight = None
+        self._metadata_at = now
         broker_racks = {b.node_id: b.rack for b in resp.brokers}
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
         if nodes:
@@ -1136,8 +1138,12 @@ class Consumer:
             if self._coordinator is None:
                 self._lookup_coordinator(now)
                 return
-            if self._pattern is not None and self._metadata_version == 0:
-                return  # a pattern consumer waits for its first metadata (ensureFreshMetadata)
+            if (
+                self._pattern is not None
+                and self._needs_join_prepare
+                and not self._pattern_metadata_fresh(now)
+            ):
+                return  # a pattern consumer refreshes its metadata before each rebalance round
             if self._join_retry_at is not None and now < self._join_retry_at:
                 return
             if self._needs_join_prepare:
@@ -1175,6 +1181,21 @@ class Consumer:
             self._join_retry_at = now + self.config.retry_backoff_ms
             self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
             return
+
+    def _pattern_metadata_fresh(self, now: int) -> bool:
+        """ConsumerCoordinator.poll, before a pattern subscriber (re)joins: it asks for a metadata
+        update when Metadata.timeToAllowUpdate allows one (the last answer is at least
+        retry.backoff.ms old; the nominal backoff, without jitter) and waits for it
+        (ConsumerNetworkClient.ensureFreshMetadata), so that its JoinGroup carries the topics
+        created or deleted since; the first join waits for the first metadata. Kafka repeats this
+        on every poll() while the rebalance lasts; the simulator refreshes once per round, before
+        onJoinPrepare. False while the consumer must wait."""
+        if self._metadata_inflight is not None or self._metadata_version == 0:
+            return False
+        if self._metadata_at is None or now - self._metadata_at >= self.config.retry_backoff_ms:
+            self._request_metadata(now)
+            return self._metadata_inflight is None
+        return True
 
     def _request_rejoin(self, reason: str, now: int) -> None:
         if not self._rejoin_needed:

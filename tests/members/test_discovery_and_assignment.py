@@ -273,3 +273,26 @@ def test_unavailable_topic_brings_the_next_metadata_refresh_forward() -> None:
     assert h.pending(MetadataRequest) == []
     h.advance(answered + h.config.metadata_max_age_ms)
     assert len(h.pending(MetadataRequest)) == 1
+
+
+def test_pattern_member_refreshes_metadata_before_rejoining() -> None:
+    """ConsumerCoordinator.poll: before a pattern subscriber rejoins it requests a metadata update
+    (Metadata.timeToAllowUpdate permitting: the last answer is at least retry.backoff.ms old) and
+    waits for it (ensureFreshMetadata), so the JoinGroup carries a topic created since."""
+    from coordinator.protocol import HeartbeatRequest, HeartbeatResponse
+    from members.consumer_protocol import decode_subscription
+
+    h = Harness(topics=None, pattern="t.*", partitions={"t1": 2})
+    h.connect()
+    h.join_and_sync(tps("t1-0"), member_id="m1")
+    h.answer_offset_fetch()
+    h.partitions["t2"] = 1
+    h.advance(h.now + 3_000)
+    (hb,) = h.pending(HeartbeatRequest)
+    metadata_before = h.count(MetadataRequest)
+    h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    assert h.count(MetadataRequest) == metadata_before + 1
+    assert h.pending(JoinGroupRequest) == []  # waits for the metadata
+    h.answer_metadata()
+    (join,) = h.pending(JoinGroupRequest)
+    assert decode_subscription(join.message.protocols[0].metadata).topics == ("t1", "t2")
