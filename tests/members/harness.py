@@ -101,6 +101,63 @@ class CooperativeRange(PartitionAssignor):
         return {m: [tp for tp in target[m] if owner.get(tp, m) == m] for m in members}
 
 
+class MockAssignor(PartitionAssignor):
+    """Kafka's MockPartitionAssignor: hands out a prepared assignment whatever the metadata says,
+    refuses to assign before ``prepare`` and counts ``on_assignment`` calls."""
+
+    def __init__(
+        self,
+        protocols: Sequence[RebalanceProtocol] = (RebalanceProtocol.EAGER,),
+        name: str = "consumer-mock-assignor",
+    ) -> None:
+        self.name = name
+        self.supported_protocols = tuple(protocols)
+        self.result: dict[str, list[TopicPartition]] | None = None
+        self.assign_calls: list[tuple[ClusterLike, dict[str, Subscription]]] = []
+        self.num_assignment = 0
+
+    def prepare(self, result: Mapping[str, Sequence[TopicPartition]]) -> None:
+        self.result = {m: list(p) for m, p in result.items()}
+
+    def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]):
+        if self.result is None:
+            raise RuntimeError("Call to assign with no result prepared")
+        self.assign_calls.append((cluster, dict(subscriptions)))
+        return {m: list(p) for m, p in self.result.items()}
+
+    def on_assignment(self, assignment: Sequence[TopicPartition], generation_id: int) -> None:
+        self.num_assignment += 1
+
+
+def rack_metadata_response(
+    replicas: Mapping[str, Sequence[Sequence[int]]],
+    *,
+    nodes: int = 6,
+    racks: Sequence[str] = ("rack-a", "rack-b", "rack-c"),
+    unknown: Sequence[str] = (),
+) -> MetadataResponse:
+    """A Metadata answer from ``nodes`` brokers (broker i on ``racks[i % len(racks)]``) with the
+    given replica lists per partition (the first replica leads); ``unknown`` topics are answered
+    UNKNOWN_TOPIC_OR_PARTITION, as a broker answers a requested topic it does not have."""
+    return MetadataResponse(
+        brokers=tuple(
+            MetadataResponseBroker(i, f"broker-{i}", 9092, racks[i % len(racks)])
+            for i in range(nodes)
+        ),
+        topics=tuple(
+            MetadataResponseTopic(
+                topic,
+                Errors.NONE,
+                tuple(
+                    MetadataResponsePartition(p, ids[0], tuple(ids)) for p, ids in enumerate(parts)
+                ),
+            )
+            for topic, parts in replicas.items()
+        )
+        + tuple(MetadataResponseTopic(t, Errors.UNKNOWN_TOPIC_OR_PARTITION) for t in unknown),
+    )
+
+
 class Harness:
     """One consumer, a fake coordinator ``broker-1``, and helpers to answer its requests."""
 
@@ -234,6 +291,16 @@ class Harness:
     def answer_metadata(self) -> None:
         for req in self.pending(MetadataRequest):
             self.respond(req, self.metadata_response(req.message.topics))
+
+    def refresh_metadata(self, response: MetadataResponse | None = None) -> Send:
+        """The periodic metadata refresh falls due now; answer it with ``response`` (default: the
+        current ``partitions``). Returns the request."""
+        key = f"metadata:{self.consumer.incarnation}"
+        self.timers.pop(key, None)
+        self._take(self.consumer.handle_timer(key, self.now))
+        (req,) = self.pending(MetadataRequest)
+        self.respond(req, response or self.metadata_response(req.message.topics))
+        return req
 
     def answer_find_coordinator(self, node_id: int = 1) -> None:
         for req in self.pending(FindCoordinatorRequest):
