@@ -48,6 +48,13 @@ def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
         return None
 
 
+def java_string_length(text: str) -> int:
+    """``String.length()``: UTF-16 code units (a character outside the BMP counts twice)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
 class OffsetsMixin:
     """OffsetMetadataManager for classic groups, plus the expiry job and DeleteGroups."""
 
@@ -97,7 +104,9 @@ class OffsetsMixin:
                 for part in topic.partitions:
                     metadata = part.committed_metadata or ""
                     key = (topic.name, part.partition_index)
-                    if len(metadata.encode("utf-8")) > self.config.offset_metadata_max_bytes:
+                    # OffsetMetadataManager.isMetadataInvalid compares String.length(), in
+                    # UTF-16 code units, not bytes, whatever the config's name says.
+                    if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
                         per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
                         continue
                     per_partition[key] = Errors.NONE
