@@ -214,7 +214,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 node=self.node,
                 partition=self.partition,
                 offset=record.offset,
-                group_id=group_id,
+                group_id=record.key.group,  # one batch can hold several groups' records
                 record_type=type(record.key).__name__.removesuffix("Key"),
                 tombstone=record.value is None,
             )
