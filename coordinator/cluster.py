@@ -226,10 +226,22 @@ class KafkaCluster:
             )
         self._topics[name] = count
 
-    def delete_topic(self, name: str) -> None:
+    def delete_topic(self, name: str, now_ms: int = 0) -> list[Effect]:
+        """Delete a topic; every group's committed offsets of it get tombstones.
+
+        Kafka's broker tells the group coordinator of the deleted partitions
+        (GroupCoordinatorService.onPartitionsDeleted), and each loaded coordinator writes the
+        tombstones (OffsetMetadataManager.onPartitionsDeleted).
+        """
         if name not in self._topics:
             raise ValueError(f"unknown topic {name!r}")
         del self._topics[name]
+        effects: list[Effect] = []
+        for p in sorted(self._shards):
+            shard = self._shards[p]
+            if self._alive[shard.node]:
+                effects += shard.delete_offsets_of_topic(name, now_ms)
+        return effects
 
     def topics(self) -> dict[str, int]:
         return dict(self._topics)

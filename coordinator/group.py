@@ -178,6 +178,9 @@ class ClassicGroup:
         """ClassicGroup.replaceStaticMember: a fresh member under ``new_id`` inherits the old one.
 
         The caller answers the old member's parked requests (FENCED_INSTANCE_ID) first.
+
+        The pending-sync set is left alone, as in Kafka: an old id that had not synced yet stays
+        pending, so the pending-sync deadline (expirePendingSync) still starts a rebalance.
         """
         old = self.members.pop(old_id)
         self.order.remove(old_id)
@@ -195,7 +198,6 @@ class ClassicGroup:
         self.members[new_id] = new
         self.order.put(new_id)
         self.static_members[instance_id] = new_id
-        self.pending_sync.pop(old_id, None)
         if self.leader_id == old_id:
             self.leader_id = new_id
         return new

@@ -48,6 +48,13 @@ def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
         return None
 
 
+def java_string_length(text: str) -> int:
+    """``String.length()``: UTF-16 code units (a character outside the BMP counts twice)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
 class OffsetsMixin:
     """OffsetMetadataManager for classic groups, plus the expiry job and DeleteGroups."""
 
@@ -97,7 +104,9 @@ class OffsetsMixin:
                 for part in topic.partitions:
                     metadata = part.committed_metadata or ""
                     key = (topic.name, part.partition_index)
-                    if len(metadata.encode("utf-8")) > self.config.offset_metadata_max_bytes:
+                    # OffsetMetadataManager.isMetadataInvalid compares String.length(), in
+                    # UTF-16 code units, not bytes, whatever the config's name says.
+                    if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
                         per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
                         continue
                     per_partition[key] = Errors.NONE
@@ -172,6 +181,41 @@ class OffsetsMixin:
 
     def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
         return {k: v.offset for k, v in self.offsets.get(group_id, {}).items()}
+
+    def delete_offsets_of_topic(self, topic: str, now_ms: int) -> list[Effect]:
+        """OffsetMetadataManager.onPartitionsDeleted for every partition of a deleted topic.
+
+        Every group's committed offsets of ``topic`` get tombstones, written as one batch (the
+        shard's one CoordinatorResult). A shard still loading is skipped, as Kafka's write to an
+        inactive coordinator fails: its offsets come back from the log.
+        """
+        self._begin(now_ms)
+        if self.loading:
+            return self._end()
+        doomed = [
+            (group_id, tp)
+            for group_id in sorted(self.offsets)
+            for tp in self.offsets[group_id]
+            if tp[0] == topic
+        ]
+        if not doomed:
+            return self._end()
+        entries = [(OffsetCommitKey(group_id, t, p), None) for group_id, (t, p) in doomed]
+        if self._append(entries, doomed[0][0]) == Errors.NONE:
+            counts: dict[str, int] = {}
+            for group_id, tp in doomed:
+                del self.offsets[group_id][tp]
+                counts[group_id] = counts.get(group_id, 0) + 1
+            for group_id, count in counts.items():
+                self.log.info(
+                    "offsets_deleted",
+                    t_ms=now_ms,
+                    node=self.node,
+                    group_id=group_id,
+                    topic=topic,
+                    count=count,
+                )
+        return self._end()
 
     # --- expiry and deletion (§7.5) ---------------------------------------------------------------
 

@@ -64,6 +64,9 @@ from coordinator.views import GroupView
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 
+# The characters Java's String.trim removes from both ends: every code point up to U+0020.
+_JAVA_TRIMMED = "".join(map(chr, range(0x21)))
+
 
 class GroupShard(LoadingMixin, OffsetsMixin):
     """The coordinator of the groups of one offsets partition, on the broker leading it."""
@@ -211,7 +214,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 node=self.node,
                 partition=self.partition,
                 offset=record.offset,
-                group_id=group_id,
+                group_id=record.key.group,  # one batch can hold several groups' records
                 record_type=type(record.key).__name__.removesuffix("Key"),
                 tombstone=record.value is None,
             )
@@ -1102,7 +1105,8 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         return [self.view(gid) for gid in sorted(self.groups)]  # type: ignore[misc]
 
     def list_groups(self, states_filter: tuple[str, ...]) -> list[ListedGroup]:
-        wanted = {s.lower() for s in states_filter}
+        """GroupMetadataManager.listGroups: each state name is lower-cased and trimmed first."""
+        wanted = {s.lower().strip(_JAVA_TRIMMED) for s in states_filter}
         out = []
         for gid in sorted(self.groups):
             group = self.groups[gid]

@@ -415,8 +415,11 @@ class Simulation:
         self._emit("sim_partitions_added", node=CLUSTER, topic=name, partitions=count)
 
     def delete_topic(self, name: str) -> None:
-        self.cluster.delete_topic(name)
+        """Delete topic ``name``; the coordinators delete the groups' committed offsets of it."""
+        if name not in self.cluster.topics():
+            raise ValueError(f"unknown topic {name!r}")
         self._emit("sim_topic_deleted", node=CLUSTER, topic=name)
+        self._apply(CLUSTER, self.cluster.delete_topic(name, self.engine.now))
 
     def _broker(self, node: str) -> str:
         """``node`` if it is a broker; refused before anything is logged otherwise."""

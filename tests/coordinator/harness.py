@@ -252,6 +252,16 @@ class Driver:
         fn(shard)
         return self.apply(shard._end())
 
+    def create_group(self, group_id: str = "g") -> None:
+        """GroupMetadataManager.getOrMaybeCreateClassicGroup(id, true): Empty, nothing written."""
+        self.internal(lambda shard: shard._create_group(group_id, "test"), group_id)
+
+    def force(self, *states: str, group_id: str = "g") -> None:
+        """ClassicGroup.transitionTo as Kafka's tests call it: the state changes, nothing else."""
+        model = self.shard(group_id).groups[group_id].model
+        for state in states:
+            model.transition_to(state)
+
     def records(self, group_id: str = "g") -> tuple[Record, ...]:
         """Every record of ``group_id``'s ``__consumer_offsets`` partition, oldest first."""
         return self.cluster.offsets_log.partition(self.cluster.partition_for(group_id))
