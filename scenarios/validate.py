@@ -18,6 +18,7 @@ import attrs
 
 from coordinator import protocol as proto
 from coordinator.errors import Errors
+from members.config import JAVA_LIMITS
 from scenarios import configkeys as ck
 from scenarios.errors import Issue
 from scenarios.model import (
@@ -679,6 +680,13 @@ class Validator:
                 continue
             field_name, kind = ck.CONSUMER_KEYS[key]
             parsed = self.setting(value, kind, (*path, key))
+            limit = JAVA_LIMITS.get(key)
+            if limit is not None and parsed is not None and parsed > limit[0]:
+                # Kafka's ConfigDef parses the setting as a Java int (or long)
+                self.err(
+                    (*path, key), f"{key} must be at most {limit[0]} ({limit[1]}), got {parsed}"
+                )
+                continue
             if parsed is not None or kind is ck.Kind.OPTIONAL_STRING:
                 out[field_name] = parsed
         return out
