@@ -101,6 +101,7 @@ TIMER_NAMES = (
     "metadata",
     "commit-retry",
     "join-prepare",
+    "close",
 )
 
 #: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
@@ -126,6 +127,10 @@ _JOIN_NON_FATAL = frozenset(
 
 #: The timers that still run while close() waits for its commitSync.
 _CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
+
+#: Requests that do not travel on the coordinator's connection (Kafka opens a connection of its
+#: own to the coordinator, id Integer.MAX_VALUE - node id): close() does not wait for them.
+_NOT_COORDINATOR_REQUESTS = frozenset({"FindCoordinator", "Metadata"})
 
 #: The JoinGroup errors with a branch of their own in JoinGroupResponseHandler: their future fails
 #: with the error's exception; any other error with a KafkaException.
@@ -351,6 +356,9 @@ class Consumer:
         self._metadata_inflight: int | None = None
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
+        self._close_deadline = 0  # close(): when its timer ends
+        # close(), after the LeaveGroup: the coordinator whose pending requests it waits for
+        self._close_node: str | None = None
         self._sync_commits: list[_SyncCommit] = []
         self._sync_timer_at: int | None = None
         self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
@@ -604,16 +612,24 @@ class Consumer:
         return self.start(now_ms)
 
     def close(self, now_ms: int) -> list[Effect]:
-        """KafkaConsumer.close(): auto-commit synchronously, then onLeavePrepare + LeaveGroup."""
+        """KafkaConsumer.close(): auto-commit synchronously, then onLeavePrepare + LeaveGroup,
+        then wait for the requests still pending on the coordinator (the LeaveGroup included);
+        all within the close timer, min(30 s, request.timeout.ms). The consumer is CLOSING until
+        then."""
         out = self._begin(now_ms)
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.status = ConsumerStatus.CLOSING
         self._emit("consumer_closing", t_ms=now_ms)
+        # ClassicKafkaConsumer.close: one timer, min(timeout, request.timeout.ms), bounds it all.
+        self._close_deadline = now_ms + min(
+            DEFAULT_CLOSE_TIMEOUT_MS, self.config.request_timeout_ms
+        )
         if self.config.enable_auto_commit:
             # maybeAutoCommitOffsetsSync, bounded by the close timer.
-            timeout = min(DEFAULT_CLOSE_TIMEOUT_MS, self.config.request_timeout_ms)
-            op = self._commit(self._all_consumed(), "close", now_ms, sync_deadline=now_ms + timeout)
+            op = self._commit(
+                self._all_consumed(), "close", now_ms, sync_deadline=self._close_deadline
+            )
             if not op.done:
                 self._close_commit = op
                 return out
@@ -696,9 +712,17 @@ class Consumer:
                         correlation_id=corr,
                     )
                     self._on_failed_request(entry, corr, now_ms, "request timed out")
+                    if self._close_node is not None:
+                        self._maybe_finish_closing(now_ms)
             return out
-        if self.status is ConsumerStatus.CLOSING and name not in _CLOSING_TIMERS:
-            return out  # close() only waits for its commit (and the coordinator it needs)
+        if self.status is ConsumerStatus.CLOSING:
+            if self._close_node is not None:
+                # close() waits for the coordinator's answers and does nothing else
+                if name == "close":
+                    self._close_timed_out(now_ms)
+                return out
+            if name not in _CLOSING_TIMERS:
+                return out  # close() only waits for its commit (and the coordinator it needs)
         if name == "poll":
             self._poll(now_ms)
         elif name == "drive":
@@ -740,6 +764,8 @@ class Consumer:
             reason="disconnected",
         )
         self._on_failed_request(entry, correlation_id, now_ms, "disconnected")
+        if self._close_node is not None:
+            self._maybe_finish_closing(now_ms)
         return out
 
     def handle_response(
@@ -768,6 +794,8 @@ class Consumer:
                 handler(self, entry, message, now_ms)
         except _Fatal as fatal:
             self._fail(fatal, now_ms)
+        if self._close_node is not None:
+            self._maybe_finish_closing(now_ms)
         return out
 
     # ------------------------------------------------------------------ failures
@@ -830,6 +858,8 @@ class Consumer:
     def _lookup_coordinator(self, now: int) -> None:
         if self._coordinator is not None or self._find_inflight is not None:
             return
+        if self._close_node is not None:
+            return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
         if self._find_retry_at is not None and now < self._find_retry_at:
             return
         self._find_inflight = self._send(
@@ -954,7 +984,7 @@ class Consumer:
                 self._subscription = matched
         self._refresh_metadata_snapshot()
         self._out.append(SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms))
-        if self._pending_leader is not None:
+        if self._pending_leader is not None and self._close_node is None:
             group = set(self._group_subscription or ())
             if entry.topics is None or group.issubset(entry.topics):
                 self._continue_leader_assignment(now)
@@ -1390,10 +1420,65 @@ class Consumer:
         self._reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
 
     def _finish_close(self, now: int) -> None:
+        """AbstractCoordinator.close: onLeavePrepare + maybeLeaveGroup, then
+        awaitPendingRequests(coordinator, timer): the consumer stays CLOSING while requests to
+        the coordinator are pending (answered, failed or timed out) and the close timer runs. It
+        sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
         self._hb.enabled = False
         if self.config.internal_leave_group_on_close:
             self._on_leave_prepare(now)
             self._maybe_leave_group("the consumer is being closed", now)
+        node = self._coordinator
+        if node is not None and self._pending_on(node):
+            if now < self._close_deadline:
+                self._close_node = node
+                self._out.append(SetTimer(self._keys["close"], self._close_deadline))
+                return
+            self._emit_close_timeout(node, now)
+        self._closed(now)
+
+    def _pending_on(self, node: str) -> int:
+        """ConsumerNetworkClient.pendingRequestCount(coordinator): requests in flight to it."""
+        return sum(
+            1
+            for e in self._inflight.values()
+            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
+        )
+
+    def _maybe_finish_closing(self, now: int) -> None:
+        """close() waits for the coordinator's pending requests: done when none is left."""
+        node = self._close_node
+        if (
+            node is not None
+            and self.status is ConsumerStatus.CLOSING
+            and (self._coordinator != node or not self._pending_on(node))
+        ):
+            self._closed(now)
+
+    def _close_timed_out(self, now: int) -> None:
+        """The close timer ended with requests still pending: Kafka logs "Close timed out with
+        N pending requests to coordinator, terminating client connections" and closes."""
+        node = self._close_node
+        assert node is not None
+        self._emit_close_timeout(node, now)
+        self._closed(now)
+
+    def _emit_close_timeout(self, node: str, now: int) -> None:
+        pending = sorted(
+            (corr, e.api)
+            for corr, e in self._inflight.items()
+            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
+        )
+        self._emit(
+            "close_timed_out",
+            t_ms=now,
+            coordinator=node,
+            pending=len(pending),
+            apis=[api for _, api in pending],
+        )
+
+    def _closed(self, now: int) -> None:
+        self._close_node = None
         self.status = ConsumerStatus.CLOSED
         self._emit("consumer_closed", t_ms=now)
         for name in TIMER_NAMES:
@@ -1934,6 +2019,8 @@ class Consumer:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
         if self._offset_fetch_inflight is not None or self._coordinator is None:
             return
+        if self.status is not ConsumerStatus.RUNNING:
+            return  # only poll() looks offsets up (updateFetchPositions); close() never does
         if len(self._ready_list()) == len(self._owned):
             return
         missing = [tp for tp in self._owned if tp not in self._positions]

@@ -22,6 +22,9 @@ from coordinator.protocol import (
     JoinGroupRequest,
     JoinGroupResponse,
     JoinGroupResponseMember,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    LeaveGroupResponseMember,
     MetadataRequest,
     MetadataResponse,
     MetadataResponseBroker,
@@ -297,6 +300,15 @@ class Harness:
             )
         )
         return self.respond(request, response)
+
+    def answer_leave_group(self, error: Errors = Errors.NONE):
+        """Answer the pending LeaveGroup: ``error`` for its one member (top-level NONE)."""
+        (leave,) = self.pending(LeaveGroupRequest)
+        members = tuple(
+            LeaveGroupResponseMember(m.member_id, m.group_instance_id, error)
+            for m in leave.message.members
+        )
+        return self.respond(leave, LeaveGroupResponse(Errors.NONE, members))
 
     def join_response(
         self,

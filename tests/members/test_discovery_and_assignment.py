@@ -245,4 +245,7 @@ def test_no_leave_group_on_close_when_disabled() -> None:
     h.call("close")
     assert h.count(LeaveGroupRequest) == 0
     assert h.listener.calls == [("assigned", ["t-0"])]  # no onLeavePrepare either
+    # the new partition's OffsetFetch is still pending on the coordinator: close() waits for it
+    assert h.consumer.status == "CLOSING"
+    h.answer_offset_fetch()
     assert h.consumer.status == "CLOSED"

@@ -19,7 +19,7 @@ How Kafka's calls map onto groupsim:
 * an exception thrown from ``poll()`` is a failed consumer (``fatal_error``), as everywhere in
   groupsim (docs/members.md, "Fatal errors").
 
-Not ported (19 of the 81 offset/commit/close/leave tests):
+Not ported (18 of the 81 offset/commit/close/leave tests):
 
 * manual assignment (``assign()`` without group management) is not modelled:
   testAutoCommitManualAssignment, testAutoCommitManualAssignmentCoordinatorUnknown,
@@ -36,9 +36,7 @@ Not ported (19 of the 81 offset/commit/close/leave tests):
   testThrowOnUnsupportedStableFlag and testNoThrowWhenStableFlagIsSupported (API versions),
   testCloseNoWait (close with a timeout: ``close()`` always has Kafka's default),
   testEnsureCompletingAsyncCommitsWhenSyncCommitWithoutOffsets (commitSync of explicit, empty
-  offsets waiting for in-flight commitAsyncs: ``commit()`` of nothing completes at once),
-  testCloseNoResponseForLeaveGroup (close() waiting for the LeaveGroup answer,
-  awaitPendingRequests: the simulated close() is done once the LeaveGroup is sent).
+  offsets waiting for in-flight commitAsyncs: ``commit()`` of nothing completes at once).
 """
 
 from __future__ import annotations
@@ -838,8 +836,8 @@ def make_coordinator_unknown(h: Harness, error: Errors) -> None:
 
 def test_close_dynamic_assignment(strategy: str) -> None:
     """Port of ConsumerCoordinatorTest.testCloseDynamicAssignment (gracefulCloseTest): close()
-    with auto-commit commits the positions, then revokes the partitions once and sends
-    LeaveGroup."""
+    with auto-commit commits the positions, then revokes the partitions once, sends LeaveGroup,
+    and returns once the LeaveGroup is answered."""
     h = harness(strategy, enable_auto_commit=True)
     join_as_follower(h)
     h.advance(h.now + 1_000)
@@ -851,6 +849,8 @@ def test_close_dynamic_assignment(strategy: str) -> None:
     leave = h.last(LeaveGroupRequest)
     assert leave.message.group_id == GROUP_ID
     assert h.consumer.callback_history() == [("assigned", ["test1-0"]), ("revoked", ["test1-0"])]
+    assert h.consumer.status == "CLOSING"
+    h.answer_leave_group()
     assert h.consumer.status == "CLOSED"
 
 
@@ -975,6 +975,23 @@ def test_close_no_response_for_commit(strategy: str) -> None:
     h.advance(closed_at + REQUEST_TIMEOUT_MS)
     assert h.consumer.status == "CLOSED"
     assert h.count(OffsetCommitRequest) == 1
+
+
+def test_close_no_response_for_leave_group(strategy: str) -> None:
+    """Port of ConsumerCoordinatorTest.testCloseNoResponseForLeaveGroup: without auto-commit,
+    close() sends LeaveGroup and waits for its answer (AbstractCoordinator.close:
+    awaitPendingRequests); none comes, so close() completes when its timer, request.timeout.ms
+    here, runs out, and not before."""
+    h = harness(strategy)
+    join_as_follower(h)
+    closed_at = h.now
+    h.call("close")
+    assert h.last(LeaveGroupRequest).message.members[0].member_id == CONSUMER_ID
+    h.advance(closed_at + REQUEST_TIMEOUT_MS - 1)
+    assert h.consumer.status == "CLOSING"
+    h.advance(closed_at + REQUEST_TIMEOUT_MS)
+    assert h.consumer.status == "CLOSED"
+    assert h.count(LeaveGroupRequest) == 1
 
 
 def test_heartbeat_thread_close(strategy: str) -> None:

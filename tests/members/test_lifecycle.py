@@ -59,7 +59,12 @@ def test_dynamic_close_revokes_then_sends_leave_group() -> None:
     assert [m.member_id for m in leave.message.members] == ["m1"]
     assert leave.message.members[0].reason == "the consumer is being closed"
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
-    assert h.consumer.status == "CLOSED" and h.consumer.state == "UNJOINED"
+    # AbstractCoordinator.close waits for the LeaveGroup's answer (awaitPendingRequests)
+    assert h.consumer.status == "CLOSING" and h.consumer.state == "UNJOINED"
+    assert h.consumer.assignment == []
+    h.answer_leave_group()
+    assert h.consumer.status == "CLOSED"
+    assert not h.timers
     sent = len(h.sent)
     h.advance(h.now + 100_000)
     assert len(h.sent) == sent
@@ -135,6 +140,7 @@ def test_close_commit_retries_a_retriable_failure_then_leaves() -> None:
     assert second.message.topics == first.message.topics
     h.respond(second, commit_response(second))
     assert h.count(LeaveGroupRequest) == 1
+    h.answer_leave_group()
     assert h.consumer.commits[-1].error is None and h.consumer.status == "CLOSED"
 
 
@@ -155,6 +161,7 @@ def test_close_with_unknown_coordinator_rediscovers_it_to_commit_and_leave() -> 
     assert commit.dst == "broker-2"
     h.respond(commit, commit_response(commit))
     assert h.last(LeaveGroupRequest).dst == "broker-2"
+    h.answer_leave_group()
     assert h.consumer.status == "CLOSED"
 
 
@@ -173,6 +180,99 @@ def test_close_commit_gives_up_at_the_close_timeout() -> None:
     assert closed_at + 29_000 <= h.now <= closed_at + 30_100  # min(30 s, request.timeout.ms)
     assert h.consumer.commits[-1].error == "TIMEOUT"  # commitOffsetsSync returned false
     assert h.count(LeaveGroupRequest) == 1
+
+
+def test_close_waits_for_every_request_pending_on_the_coordinator() -> None:
+    """AbstractCoordinator.close waits for all requests pending on the coordinator, not only a
+    LeaveGroup: a static member (no LeaveGroup) closed with a heartbeat in flight is CLOSING
+    until that heartbeat is answered, and sends nothing meanwhile."""
+    h = Harness(static_config())
+    stable(h, "t-0")
+    h.advance(h.now + 3000)
+    (heartbeat,) = h.pending(HeartbeatRequest)
+    h.call("close")
+    assert h.count(LeaveGroupRequest) == 0
+    assert h.consumer.status == "CLOSING"
+    sent = len(h.sent)
+    h.advance(h.now + 10_000)
+    assert len(h.sent) == sent and h.consumer.status == "CLOSING"
+    h.respond(heartbeat, HeartbeatResponse(Errors.NONE))
+    assert h.consumer.status == "CLOSED"
+    assert h.log.named("close_timed_out") == []
+
+
+def test_close_ends_when_the_leave_group_is_disconnected_without_looking_up_the_coordinator() -> (
+    None
+):
+    """A disconnect fails the pending LeaveGroup (the coordinator is marked unknown): nothing is
+    left to wait for, so close() ends at once; it does not look the coordinator up again."""
+    h = Harness()
+    stable(h, "t-0")
+    h.call("close")
+    (leave,) = h.pending(LeaveGroupRequest)
+    finds = h.count(FindCoordinatorRequest)
+    h.disconnect(leave)
+    assert h.consumer.status == "CLOSED"
+    assert h.count(FindCoordinatorRequest) == finds
+
+
+def test_close_mid_rebalance_waits_for_the_join_answer_and_sends_no_sync_group() -> None:
+    """Closed while its JoinGroup is parked, the member sends LeaveGroup and waits for both
+    answers. The JoinGroup answer finds a member that has left (UnjoinedGroupException): no
+    SyncGroup follows; close() ends with the LeaveGroup's answer."""
+    h = Harness()
+    stable(h, "t-0")
+    h.rejoin()
+    (join,) = h.pending(JoinGroupRequest)
+    h.call("close")
+    assert len(h.pending(LeaveGroupRequest)) == 1
+    sent = len(h.sent)
+    h.respond(join, h.join_response(generation_id=2, leader="someone-else"))
+    assert len(h.sent) == sent and h.consumer.status == "CLOSING"
+    h.answer_leave_group()
+    assert h.consumer.status == "CLOSED" and len(h.sent) == sent
+
+
+def test_close_mid_rebalance_does_not_look_the_coordinator_up_again() -> None:
+    """A NOT_COORDINATOR answer to the parked JoinGroup marks the coordinator unknown, which
+    fails the pending LeaveGroup: close() ends at once, without a FindCoordinator (Kafka's
+    close() has nothing that would look the coordinator up once it waits)."""
+    h = Harness()
+    stable(h, "t-0")
+    h.rejoin()
+    (join,) = h.pending(JoinGroupRequest)
+    h.call("close")
+    sent = len(h.sent)
+    h.respond(join, h.join_response(error=Errors.NOT_COORDINATOR))
+    assert h.consumer.coordinator is None
+    assert h.consumer.status == "CLOSED" and len(h.sent) == sent
+
+
+def test_close_timer_ends_the_wait_for_an_unanswered_leave_group() -> None:
+    """The close timer, min(30 s, request.timeout.ms), bounds the wait: with request.timeout.ms
+    at 40 s the LeaveGroup is still in flight when the 30 s run out; close() logs
+    close_timed_out (Kafka: "Close timed out with 1 pending requests to coordinator") and ends."""
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        request_timeout_ms=40_000,
+    )
+    h = Harness(cfg)
+    stable(h, "t-0")
+    closed_at = h.now
+    h.call("close")
+    h.advance(closed_at + 30_000 - 1)
+    assert h.consumer.status == "CLOSING"
+    h.advance(closed_at + 30_000)
+    assert h.consumer.status == "CLOSED"
+    (timeout,) = h.log.named("close_timed_out")
+    assert (timeout["coordinator"], timeout["pending"], timeout["apis"]) == (
+        "broker-1",
+        1,
+        ["LeaveGroup"],
+    )
+    assert h.log.named("request_timeout") == []
 
 
 # --- crash / restart -----------------------------------------------------------------------------
