@@ -611,20 +611,24 @@ class Consumer:
         self._emit("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
         return self.start(now_ms)
 
-    def close(self, now_ms: int) -> list[Effect]:
-        """KafkaConsumer.close(): auto-commit synchronously, then onLeavePrepare + LeaveGroup,
-        then wait for the requests still pending on the coordinator (the LeaveGroup included);
-        all within the close timer, min(30 s, request.timeout.ms). The consumer is CLOSING until
-        then."""
+    def close(self, now_ms: int, *, timeout_ms: int | None = None) -> list[Effect]:
+        """KafkaConsumer.close(Duration): auto-commit synchronously, then onLeavePrepare +
+        LeaveGroup, then wait for the requests still pending on the coordinator (the LeaveGroup
+        included); all within the close timer, min(timeout, request.timeout.ms). The consumer is
+        CLOSING until then. ``timeout_ms`` None is close(): the 30 s default
+        (ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS); 0 sends the commit and the LeaveGroup but
+        waits for no answer."""
+        if timeout_ms is not None and timeout_ms < 0:
+            # ClassicKafkaConsumer.close(Duration): IllegalArgumentException
+            raise ValueError(f"the close timeout cannot be negative, got {timeout_ms}")
         out = self._begin(now_ms)
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.status = ConsumerStatus.CLOSING
         self._emit("consumer_closing", t_ms=now_ms)
         # ClassicKafkaConsumer.close: one timer, min(timeout, request.timeout.ms), bounds it all.
-        self._close_deadline = now_ms + min(
-            DEFAULT_CLOSE_TIMEOUT_MS, self.config.request_timeout_ms
-        )
+        timeout = DEFAULT_CLOSE_TIMEOUT_MS if timeout_ms is None else timeout_ms
+        self._close_deadline = now_ms + min(timeout, self.config.request_timeout_ms)
         if self.config.enable_auto_commit:
             # maybeAutoCommitOffsetsSync, bounded by the close timer.
             op = self._commit(
@@ -632,6 +636,10 @@ class Consumer:
             )
             if not op.done:
                 self._close_commit = op
+                if now_ms >= self._close_deadline:
+                    # a timer that has already run out: commitOffsetsSync sends the commit (or
+                    # looks the coordinator up) and returns false at once
+                    self._retry_sync_commits(now_ms)
                 return out
         self._finish_close(now_ms)
         return out

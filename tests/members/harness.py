@@ -156,6 +156,10 @@ class Harness:
     def call(self, method: str, *args):
         return self._take(getattr(self.consumer, method)(*args, self.now))
 
+    def close(self, timeout_ms: int | None = None):
+        """KafkaConsumer.close(Duration.ofMillis(timeout_ms)); None: close() (30 s)."""
+        return self._take(self.consumer.close(self.now, timeout_ms=timeout_ms))
+
     def pending(self, kind: type) -> list[Send]:
         """Requests of ``kind`` not answered yet, oldest first."""
         answered = self._answered

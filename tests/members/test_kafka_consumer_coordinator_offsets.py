@@ -19,7 +19,7 @@ How Kafka's calls map onto groupsim:
 * an exception thrown from ``poll()`` is a failed consumer (``fatal_error``), as everywhere in
   groupsim (docs/members.md, "Fatal errors").
 
-Not ported (18 of the 81 offset/commit/close/leave tests):
+Not ported (17 of the 81 offset/commit/close/leave tests):
 
 * manual assignment (``assign()`` without group management) is not modelled:
   testAutoCommitManualAssignment, testAutoCommitManualAssignmentCoordinatorUnknown,
@@ -34,7 +34,6 @@ Not ported (18 of the 81 offset/commit/close/leave tests):
   testCommitOffsetMetadataAsync (the metadata string, otherwise testCommitOffsetOnly);
 * not modelled: testRefreshOffsetWithValidation (leader epochs, position validation),
   testThrowOnUnsupportedStableFlag and testNoThrowWhenStableFlagIsSupported (API versions),
-  testCloseNoWait (close with a timeout: ``close()`` always has Kafka's default),
   testEnsureCompletingAsyncCommitsWhenSyncCommitWithoutOffsets (commitSync of explicit, empty
   offsets waiting for in-flight commitAsyncs: ``commit()`` of nothing completes at once).
 """
@@ -992,6 +991,26 @@ def test_close_no_response_for_leave_group(strategy: str) -> None:
     h.advance(closed_at + REQUEST_TIMEOUT_MS)
     assert h.consumer.status == "CLOSED"
     assert h.count(LeaveGroupRequest) == 1
+
+
+def test_close_no_wait(strategy: str) -> None:
+    """Port of ConsumerCoordinatorTest.testCloseNoWait: close(Duration.ZERO) of a static member
+    with auto-commit sends its final commit but waits for no answer: it is closed at once, the
+    commit given up (commitOffsetsSync returned false) and still in flight."""
+    h = static_harness(strategy, enable_auto_commit=True)
+    join_as_follower(h)
+    h.advance(h.now + AUTO_COMMIT_INTERVAL_MS)
+    for commit in h.pending(OffsetCommitRequest):
+        h.answer_commit(commit)
+    h.close(timeout_ms=0)
+    assert h.consumer.status == "CLOSED"
+    (final,) = h.pending(OffsetCommitRequest)
+    assert h.consumer.commits[-1].purpose == "close"
+    assert h.consumer.commits[-1].error == "TIMEOUT"
+    assert h.count(LeaveGroupRequest) == 0  # a static member
+    assert "OffsetCommit" in h.log.named("close_timed_out")[-1]["apis"]
+    h.answer_commit(final)  # too late: the consumer is closed
+    assert h.consumer.commits[-1].error == "TIMEOUT"
 
 
 def test_heartbeat_thread_close(strategy: str) -> None:

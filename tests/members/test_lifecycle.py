@@ -275,6 +275,83 @@ def test_close_timer_ends_the_wait_for_an_unanswered_leave_group() -> None:
     assert h.log.named("request_timeout") == []
 
 
+def test_close_timeout_bounds_the_wait_and_is_capped_at_the_request_timeout() -> None:
+    """close(Duration): the close timer is min(timeout, request.timeout.ms), so a 5 s close
+    gives up on an unanswered LeaveGroup after 5 s, and a 60 s one after request.timeout.ms."""
+    for timeout, waited in ((5_000, 5_000), (60_000, 30_000)):
+        h = Harness()
+        stable(h, "t-0")
+        closed_at = h.now
+        h.close(timeout_ms=timeout)
+        assert len(h.pending(LeaveGroupRequest)) == 1
+        h.advance(closed_at + waited - 1)
+        assert h.consumer.status == "CLOSING"
+        h.advance(closed_at + waited)
+        assert h.consumer.status == "CLOSED"
+
+
+def test_close_timeout_is_shared_by_the_final_commit_and_the_wait() -> None:
+    """One timer bounds close() (ClassicKafkaConsumer.close): what the final commit used is
+    gone for the wait that follows its LeaveGroup."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + 1000)
+    closed_at = h.now
+    h.close(timeout_ms=5_000)
+    h.advance(closed_at + 3_000)
+    commit = h.last(OffsetCommitRequest)
+    h.respond(commit, commit_response(commit))
+    assert len(h.pending(LeaveGroupRequest)) == 1
+    h.advance(closed_at + 5_000 - 1)
+    assert h.consumer.status == "CLOSING"
+    h.advance(closed_at + 5_000)
+    assert h.consumer.status == "CLOSED"
+
+
+def test_close_with_no_time_sends_the_leave_group_and_is_closed_at_once() -> None:
+    """close(Duration.ZERO): maybeLeaveGroup still sends the LeaveGroup; awaitPendingRequests
+    with an expired timer returns at once (close_timed_out, one pending request)."""
+    h = Harness()
+    stable(h, "t-0")
+    h.close(timeout_ms=0)
+    assert h.consumer.status == "CLOSED"
+    assert len(h.pending(LeaveGroupRequest)) == 1
+    (timeout,) = h.log.named("close_timed_out")
+    assert (timeout["pending"], timeout["apis"]) == (1, ["LeaveGroup"])
+
+
+def test_close_with_no_time_and_no_coordinator_looks_it_up_and_gives_the_commit_up() -> None:
+    """With the coordinator unknown, close(Duration.ZERO)'s commitOffsetsSync starts a lookup
+    (ensureCoordinatorReady) and returns false at once; without a coordinator there is no
+    LeaveGroup and nothing to wait for."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + cfg.heartbeat_interval_ms)
+    h.respond(h.last(HeartbeatRequest), HeartbeatResponse(Errors.NOT_COORDINATOR))
+    h.answer_find_coordinator()  # the heartbeat thread's lookup: found again ...
+    h.mark_coordinator_unknown()  # ... and lost again, the new lookup unanswered
+    finds = h.count(FindCoordinatorRequest)
+    h.close(timeout_ms=0)
+    assert h.consumer.status == "CLOSED"
+    assert h.consumer.commits[-1].error == "TIMEOUT"
+    assert h.count(LeaveGroupRequest) == 0
+    assert h.count(FindCoordinatorRequest) == finds  # the lookup in flight is reused
+    assert h.log.named("close_timed_out") == []
+
+
+def test_a_negative_close_timeout_is_refused() -> None:
+    """ClassicKafkaConsumer.close(Duration): "The timeout cannot be negative."."""
+    import pytest
+
+    h = Harness()
+    stable(h, "t-0")
+    with pytest.raises(ValueError, match="cannot be negative"):
+        h.close(timeout_ms=-1)
+    assert h.consumer.status == "RUNNING"
+
+
 # --- crash / restart -----------------------------------------------------------------------------
 
 

@@ -409,7 +409,10 @@ def test_bad_consumer_actions_are_refused_before_anything_is_logged() -> None:
         sim.subscribe("C1", ["t"], pattern="t.*")
     with pytest.raises(SimulationError, match="stall duration must be >= 0"):
         sim.stall("C1", -5)
+    with pytest.raises(SimulationError, match="close timeout must be a non-negative integer"):
+        sim.close("C1", -1)
     assert len(sim.events) == logged
+    assert sim.status("C1") == "RUNNING"
 
 
 def test_the_garbage_collector_is_paused_only_while_the_clock_runs() -> None:
