@@ -344,7 +344,8 @@ class Consumer:
         # poll_interval_ms while the application is in poll() and something is fetchable.
         self._accrue_from = 0
         self._poll_timer_at: int | None = None
-        self._fetch_retry_at: int | None = None
+        self._fetch_retry_at: int | None = None  # an OffsetFetch retry waits until then
+        self._fetch_attempts = 0  # failed attempts of the current offset lookup
         self._offset_fetch_inflight: int | None = None
         self._busy_until = 0
         self._last_now = 0
@@ -842,6 +843,7 @@ class Consumer:
             elif entry.api == "OffsetFetch":
                 self._offset_fetch_inflight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
+                self._offset_fetch_failed(now)  # a DisconnectException: retriable
             else:
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 if entry.api in ("JoinGroup", "SyncGroup"):
@@ -1346,7 +1348,10 @@ class Consumer:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._set_owned(assigned, now)
         self._invoke("assigned", added, now)  # always called, possibly empty
-        # Still inside poll(): updateFetchPositions looks up the new partitions' offsets.
+        # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
+        # fetchCommittedOffsets call (its attempts start again, with no backoff).
+        self._fetch_retry_at = None
+        self._fetch_attempts = 0
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
 
@@ -2029,6 +2034,10 @@ class Consumer:
             return
         if self.status is not ConsumerStatus.RUNNING:
             return  # only poll() looks offsets up (updateFetchPositions); close() never does
+        if self._fetch_retry_at is not None:
+            if now < self._fetch_retry_at:
+                return  # fetchCommittedOffsets is sleeping its backoff
+            self._fetch_retry_at = None
         if len(self._ready_list()) == len(self._owned):
             return
         missing = [tp for tp in self._owned if tp not in self._positions]
@@ -2066,12 +2075,12 @@ class Consumer:
                 self._poll_fatal = _Fatal(error.name, "OffsetFetch failed")
                 self._maybe_drive(now)
                 return
-            self._fetch_retry_at = now + self.config.retry_backoff_ms  # a later poll retries
-            self._schedule_continuous_poll(now)
+            self._offset_fetch_failed(now)
             return
         self._materialize(now)
         self._ready = None
         self._fetch_retry_at = None
+        self._fetch_attempts = 0
         owned = set(self._owned)
         for topic in resp.topics:
             for p in topic.partitions:
@@ -2082,6 +2091,17 @@ class Consumer:
                 self._positions[tp] = max(p.committed_offset, 0)
         self._restart_accrual(now)
         self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
+
+    def _offset_fetch_failed(self, now: int) -> None:
+        """fetchCommittedOffsets after a retriable failure: timer.sleep(retryBackoff.backoff(
+        attempts++)), an ExponentialBackoff (KIP-580), then it tries again. Kafka counts the
+        attempts of one call, which its poll() timer bounds; the simulated application, always
+        inside poll(), counts them until the lookup succeeds or a new assignment starts a new
+        one."""
+        delay = self._backoff.backoff(self._fetch_attempts)
+        self._fetch_attempts += 1
+        self._fetch_retry_at = now + delay
+        self._schedule_continuous_poll(now)
 
     def _join_incomplete(self) -> bool:
         """A rejoin is needed or under way (as last evaluated by the join loop)."""

@@ -1119,8 +1119,9 @@ def test_refresh_offset_with_no_fetchable_offsets(strategy: str) -> None:
 
 def test_refresh_offset_with_pending_transactions(strategy: str) -> None:
     """Port of ConsumerCoordinatorTest.testRefreshOffsetWithPendingTransactions: an offset that is
-    not stable yet (UNSTABLE_OFFSET_COMMIT) is fetched again after the retry backoff, and the
-    stable answer sets the position; until then the partition has none."""
+    not stable yet (UNSTABLE_OFFSET_COMMIT) is fetched again after the retry backoff (the first
+    step of fetchCommittedOffsets' ExponentialBackoff: 100 ms +- 20 %), and the stable answer
+    sets the position; until then the partition has none."""
     h = harness(strategy)
     fetch = join_without_offsets(h)
     assert fetch.message.require_stable  # what makes the broker answer UNSTABLE_OFFSET_COMMIT
@@ -1128,7 +1129,9 @@ def test_refresh_offset_with_pending_transactions(strategy: str) -> None:
     h.answer_offset_fetch({str(T1P): 90}, errors={str(T1P): Errors.UNSTABLE_OFFSET_COMMIT})
     assert h.consumer.positions_at(h.now) == {}
     assert h.pending(OffsetFetchRequest) == []
-    h.advance(answered + RETRY_BACKOFF_MS)
+    h.advance(answered + RETRY_BACKOFF_MS * 8 // 10 - 1)
+    assert h.pending(OffsetFetchRequest) == []
+    h.advance(answered + RETRY_BACKOFF_MS * 12 // 10)
     (retry,) = h.pending(OffsetFetchRequest)
     assert [(t.name, list(t.partition_indexes)) for t in retry.message.topics] == [("test1", [0])]
     h.answer_offset_fetch({str(T1P): 100})

@@ -673,6 +673,115 @@ def test_offsets_of_partitions_gained_during_an_offset_fetch_are_fetched_next() 
     assert h.consumer.positions_at(h.now) == {tps("t-0")[0]: 7, tps("t-1")[0]: 9}
 
 
+def _fetch_gaps(h: Harness, failures: int, fail) -> list[int]:
+    """Fail the pending OffsetFetch ``failures`` times with ``fail(h)``; the gaps (ms) between
+    each failure and the OffsetFetch that follows it."""
+    from coordinator.protocol import OffsetFetchRequest
+
+    gaps = []
+    for _ in range(failures):
+        failed_at = h.now
+        sent = h.count(OffsetFetchRequest)
+        fail(h)
+        while h.count(OffsetFetchRequest) == sent:
+            h.answer_find_coordinator()
+            h.advance(h.now + 1)
+        gaps.append(h.now - failed_at)
+    return gaps
+
+
+def _backoff_windows(count: int) -> list[tuple[int, int]]:
+    """ExponentialBackoff(100 ms, x2, 1 s, 20 % jitter): the range of attempt n's backoff (the
+    exponent stops where the term reaches the maximum, and the jittered value is capped)."""
+    terms = [min(100 * 2**n, 1000) for n in range(count)]
+    return [(int(term * 0.8), min(int(term * 1.2), 1000)) for term in terms]
+
+
+def test_offset_fetch_retries_back_off_exponentially() -> None:
+    """ConsumerCoordinator.fetchCommittedOffsets sleeps retryBackoff.backoff(attempts++), an
+    ExponentialBackoff (KIP-580: retry.backoff.ms doubling up to retry.backoff.max.ms, +-20 %),
+    between its attempts: UNSTABLE_OFFSET_COMMIT answers are retried after ~100, 200, 400, 800,
+    then 1000 ms."""
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    gaps = _fetch_gaps(
+        h, 6, lambda h: h.answer_offset_fetch(errors={"t-0": Errors.UNSTABLE_OFFSET_COMMIT})
+    )
+    for gap, (low, high) in zip(gaps, _backoff_windows(6), strict=True):
+        assert low <= gap <= high, gaps
+    h.answer_offset_fetch({"t-0": 5})
+    assert h.consumer.positions_at(h.now) == {tps("t-0")[0]: 5}
+
+
+def test_a_disconnected_offset_fetch_is_retried_after_the_backoff() -> None:
+    """A disconnect fails the OffsetFetch with a retriable DisconnectException: fetchCommitted
+    Offsets sleeps the backoff before it tries again (the coordinator, found again meanwhile,
+    does not bring the retry forward), and consecutive failures back off further."""
+    from coordinator.protocol import OffsetFetchRequest
+
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    gaps = _fetch_gaps(h, 3, lambda h: h.disconnect(h.pending(OffsetFetchRequest)[0]))
+    for gap, (low, high) in zip(gaps, _backoff_windows(3), strict=True):
+        assert low <= gap <= high, gaps
+
+
+def test_a_successful_offset_fetch_resets_the_backoff() -> None:
+    """The attempts count belongs to one lookup: after a success, the next lookup's first retry
+    waits the first backoff again."""
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    unstable = lambda h: h.answer_offset_fetch(errors={"t-0": Errors.UNSTABLE_OFFSET_COMMIT})  # noqa: E731
+    _fetch_gaps(h, 3, unstable)
+    h.answer_offset_fetch({"t-0": 5})
+    h.rejoin()
+    h.join_and_sync(tps("t-0", "t-1"), member_id="m1", generation_id=2)
+    (gap,) = _fetch_gaps(h, 1, unstable)
+    low, high = _backoff_windows(1)[0]
+    assert low <= gap <= high
+
+
+def test_an_offset_fetch_retry_waits_out_its_backoff_whatever_wakes_the_application() -> None:
+    """The application sleeps in fetchCommittedOffsets during the backoff: an auto-commit falling
+    due meanwhile (the application wakes for it) does not send the OffsetFetch early."""
+    from coordinator.protocol import OffsetFetchRequest
+
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        auto_commit_interval_ms=5_000,
+        retry_backoff_ms=1_000,
+        retry_backoff_max_ms=10_000,
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    joined = h.now
+    unstable = lambda h: h.answer_offset_fetch(errors={"t-0": Errors.UNSTABLE_OFFSET_COMMIT})  # noqa: E731
+    unstable(h)
+    h.advance(joined + 4_500)  # the retry (after ~1 s) is out, unanswered until now
+    assert h.count(OffsetFetchRequest) == 2
+    failed_at = h.now
+    unstable(h)  # the second failure: a backoff of 2 s +- 20 %
+    assert h.timers[f"poll:{h.consumer.incarnation}"] == joined + 5_000  # the auto-commit
+    h.advance(failed_at + 1_599)
+    assert h.count(OffsetFetchRequest) == 2
+    h.advance(failed_at + 2_400)
+    assert h.count(OffsetFetchRequest) == 3
+
+
 def test_processing_model_slow_batches_overrun_max_poll_interval() -> None:
     cfg = ConsumerConfig(
         group_id="g",
