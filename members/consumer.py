@@ -333,6 +333,9 @@ class Consumer:
         self._find_inflight: int | None = None
         self._find_retry_at: int | None = None
         self._find_attempts = 0
+        # ensureCoordinatorReady after a failed lookup: refresh metadata before the next one
+        self._find_after_metadata = False  # due once the backoff ends
+        self._find_awaits_metadata = False  # the refresh is under way
         self._node_index = 0
         self._known_nodes: list[str] = list(self.bootstrap)
         self._inflight: dict[int, _Inflight] = {}
@@ -840,6 +843,7 @@ class Consumer:
                 self._out.append(
                     SetTimer(self._keys["metadata"], now + self.config.retry_backoff_ms)
                 )
+                self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
                 self._offset_fetch_inflight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
@@ -872,13 +876,28 @@ class Consumer:
             return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
         if self._find_retry_at is not None and now < self._find_retry_at:
             return
+        if self._find_after_metadata:
+            # ensureCoordinatorReady: after a retriable failure and its backoff,
+            # client.awaitMetadataUpdate before the next lookup (the refresh also drops brokers
+            # that are gone from the node list the lookup picks from)
+            self._find_after_metadata = False
+            self._find_awaits_metadata = True
+            self._request_metadata(now)
+            if self._metadata_inflight is None:  # nothing to fetch metadata for
+                self._find_awaits_metadata = False
+        if self._find_awaits_metadata:
+            return
         self._find_inflight = self._send(
             self._pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
         )
 
     def _find_failed(self, now: int, reason: str) -> None:
+        """AbstractCoordinator.ensureCoordinatorReady after a retriable FindCoordinator failure
+        (an error answer or a disconnect): sleep the exponential backoff, then await a metadata
+        update, then look up again."""
         delay = self._backoff.backoff(self._find_attempts)
         self._find_attempts += 1
+        self._find_after_metadata = True
         self._find_retry_at = now + delay
         self._out.append(SetTimer(self._keys["find-coordinator"], self._find_retry_at))
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
@@ -891,6 +910,7 @@ class Consumer:
             self._coordinator = f"broker-{resp.node_id}"
             self._find_attempts = 0
             self._find_retry_at = None
+            self._find_after_metadata = False
             self._hb.session_deadline_ms = now + self.config.session_timeout_ms
             self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
             self._resume_sync_commits(now)
@@ -961,6 +981,13 @@ class Consumer:
             topics=None if topics is None else tuple(sorted(topics)),
         )
 
+    def _metadata_done_for_lookup(self, now: int) -> None:
+        """The metadata refresh a coordinator lookup waits for is over (answered or failed: a
+        failed one does not hold the lookup up further, as the next poll() would not)."""
+        if self._find_awaits_metadata:
+            self._find_awaits_metadata = False
+            self._lookup_coordinator(now)
+
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
         self._metadata_inflight = None
         broker_racks = {b.node_id: b.rack for b in resp.brokers}
@@ -994,6 +1021,7 @@ class Consumer:
                 self._subscription = matched
         self._refresh_metadata_snapshot()
         self._out.append(SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms))
+        self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
             group = set(self._group_subscription or ())
             if entry.topics is None or group.issubset(entry.topics):
