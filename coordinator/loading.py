@@ -92,9 +92,11 @@ class LoadingMixin:
                     group_instance_id=m.group_instance_id,
                     client_id=m.client_id,
                     client_host=m.client_host,
-                    rebalance_timeout_ms=m.rebalance_timeout
-                    if m.rebalance_timeout >= 0
-                    else m.session_timeout,
+                    # GroupMetadataManager.replay: exactly -1 (a record written before rebalance
+                    # timeouts existed) means the session timeout; any other value loads as is.
+                    rebalance_timeout_ms=m.session_timeout
+                    if m.rebalance_timeout == -1
+                    else m.rebalance_timeout,
                     session_timeout_ms=m.session_timeout,
                     protocol_type=value.protocol_type,
                     protocols=((value.protocol or "", m.subscription),),

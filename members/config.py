@@ -92,6 +92,12 @@ class ConsumerConfig:
         for name, value in non_negative.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
+        # ConfigDef parses Type.INT settings as Java ints and Type.LONG ones as Java longs: a
+        # larger value is a ConfigException naming the setting.
+        for name, (limit, java) in JAVA_LIMITS.items():
+            value = positive[name] if name in positive else non_negative[name]
+            if value > limit:
+                raise ConfigError(f"{name} must be at most {limit} ({java}), got {value}")
         if self.processing_time_per_record_ms < 0:
             raise ConfigError("processing_time_per_record_ms must be >= 0")
         if self.metadata_max_age_ms == 0:
@@ -135,6 +141,24 @@ class ConsumerConfig:
 JOIN_GROUP_TIMEOUT_LAPSE_MS = 5000
 #: Integer.MAX_VALUE: the largest value of Kafka's int settings.
 JAVA_INT_MAX = 2**31 - 1
+#: Long.MAX_VALUE: the largest value of Kafka's long settings.
+JAVA_LONG_MAX = 2**63 - 1
+
+_JAVA_INT = (JAVA_INT_MAX, "Integer.MAX_VALUE: a Java int")
+_JAVA_LONG = (JAVA_LONG_MAX, "Long.MAX_VALUE: a Java long")
+#: The largest value of each setting Kafka's ConsumerConfig defines as Type.INT or Type.LONG
+#: (ConfigDef rejects anything larger), and why: {dotted name: (limit, explanation)}.
+JAVA_LIMITS: dict[str, tuple[int, str]] = {
+    "session.timeout.ms": _JAVA_INT,
+    "heartbeat.interval.ms": _JAVA_INT,
+    "max.poll.interval.ms": _JAVA_INT,
+    "auto.commit.interval.ms": _JAVA_INT,
+    "request.timeout.ms": _JAVA_INT,
+    "max.poll.records": _JAVA_INT,
+    "retry.backoff.ms": _JAVA_LONG,
+    "retry.backoff.max.ms": _JAVA_LONG,
+    "metadata.max.age.ms": _JAVA_LONG,
+}
 
 
 def _name_of(entry: str | PartitionAssignor) -> str:

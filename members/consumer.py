@@ -101,6 +101,7 @@ TIMER_NAMES = (
     "metadata",
     "commit-retry",
     "join-prepare",
+    "close",
 )
 
 #: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
@@ -132,6 +133,10 @@ _INVALID_METADATA = frozenset(
 
 #: The timers that still run while close() waits for its commitSync.
 _CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
+
+#: Requests that do not travel on the coordinator's connection (Kafka opens a connection of its
+#: own to the coordinator, id Integer.MAX_VALUE - node id): close() does not wait for them.
+_NOT_COORDINATOR_REQUESTS = frozenset({"FindCoordinator", "Metadata"})
 
 #: The JoinGroup errors with a branch of their own in JoinGroupResponseHandler: their future fails
 #: with the error's exception; any other error with a KafkaException.
@@ -334,6 +339,9 @@ class Consumer:
         self._find_inflight: int | None = None
         self._find_retry_at: int | None = None
         self._find_attempts = 0
+        # ensureCoordinatorReady after a failed lookup: refresh metadata before the next one
+        self._find_after_metadata = False  # due once the backoff ends
+        self._find_awaits_metadata = False  # the refresh is under way
         self._node_index = 0
         self._known_nodes: list[str] = list(self.bootstrap)
         self._inflight: dict[int, _Inflight] = {}
@@ -345,7 +353,8 @@ class Consumer:
         # poll_interval_ms while the application is in poll() and something is fetchable.
         self._accrue_from = 0
         self._poll_timer_at: int | None = None
-        self._fetch_retry_at: int | None = None
+        self._fetch_retry_at: int | None = None  # an OffsetFetch retry waits until then
+        self._fetch_attempts = 0  # failed attempts of the current offset lookup
         self._offset_fetch_inflight: int | None = None
         self._busy_until = 0
         self._last_now = 0
@@ -360,6 +369,9 @@ class Consumer:
         self._metadata_at: int | None = None  # when the last metadata answer arrived
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
+        self._close_deadline = 0  # close(): when its timer ends
+        # close(), after the LeaveGroup: the coordinator whose pending requests it waits for
+        self._close_node: str | None = None
         self._sync_commits: list[_SyncCommit] = []
         self._sync_timer_at: int | None = None
         self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
@@ -612,19 +624,35 @@ class Consumer:
         self._emit("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
         return self.start(now_ms)
 
-    def close(self, now_ms: int) -> list[Effect]:
-        """KafkaConsumer.close(): auto-commit synchronously, then onLeavePrepare + LeaveGroup."""
+    def close(self, now_ms: int, *, timeout_ms: int | None = None) -> list[Effect]:
+        """KafkaConsumer.close(Duration): auto-commit synchronously, then onLeavePrepare +
+        LeaveGroup, then wait for the requests still pending on the coordinator (the LeaveGroup
+        included); all within the close timer, min(timeout, request.timeout.ms). The consumer is
+        CLOSING until then. ``timeout_ms`` None is close(): the 30 s default
+        (ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS); 0 sends the commit and the LeaveGroup but
+        waits for no answer."""
+        if timeout_ms is not None and timeout_ms < 0:
+            # ClassicKafkaConsumer.close(Duration): IllegalArgumentException
+            raise ValueError(f"the close timeout cannot be negative, got {timeout_ms}")
         out = self._begin(now_ms)
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.status = ConsumerStatus.CLOSING
         self._emit("consumer_closing", t_ms=now_ms)
+        # ClassicKafkaConsumer.close: one timer, min(timeout, request.timeout.ms), bounds it all.
+        timeout = DEFAULT_CLOSE_TIMEOUT_MS if timeout_ms is None else timeout_ms
+        self._close_deadline = now_ms + min(timeout, self.config.request_timeout_ms)
         if self.config.enable_auto_commit:
             # maybeAutoCommitOffsetsSync, bounded by the close timer.
-            timeout = min(DEFAULT_CLOSE_TIMEOUT_MS, self.config.request_timeout_ms)
-            op = self._commit(self._all_consumed(), "close", now_ms, sync_deadline=now_ms + timeout)
+            op = self._commit(
+                self._all_consumed(), "close", now_ms, sync_deadline=self._close_deadline
+            )
             if not op.done:
                 self._close_commit = op
+                if now_ms >= self._close_deadline:
+                    # a timer that has already run out: commitOffsetsSync sends the commit (or
+                    # looks the coordinator up) and returns false at once
+                    self._retry_sync_commits(now_ms)
                 return out
         self._finish_close(now_ms)
         return out
@@ -705,9 +733,17 @@ class Consumer:
                         correlation_id=corr,
                     )
                     self._on_failed_request(entry, corr, now_ms, "request timed out")
+                    if self._close_node is not None:
+                        self._maybe_finish_closing(now_ms)
             return out
-        if self.status is ConsumerStatus.CLOSING and name not in _CLOSING_TIMERS:
-            return out  # close() only waits for its commit (and the coordinator it needs)
+        if self.status is ConsumerStatus.CLOSING:
+            if self._close_node is not None:
+                # close() waits for the coordinator's answers and does nothing else
+                if name == "close":
+                    self._close_timed_out(now_ms)
+                return out
+            if name not in _CLOSING_TIMERS:
+                return out  # close() only waits for its commit (and the coordinator it needs)
         if name == "poll":
             self._poll(now_ms)
         elif name == "drive":
@@ -749,6 +785,8 @@ class Consumer:
             reason="disconnected",
         )
         self._on_failed_request(entry, correlation_id, now_ms, "disconnected")
+        if self._close_node is not None:
+            self._maybe_finish_closing(now_ms)
         return out
 
     def handle_response(
@@ -777,6 +815,8 @@ class Consumer:
                 handler(self, entry, message, now_ms)
         except _Fatal as fatal:
             self._fail(fatal, now_ms)
+        if self._close_node is not None:
+            self._maybe_finish_closing(now_ms)
         return out
 
     # ------------------------------------------------------------------ failures
@@ -812,9 +852,11 @@ class Consumer:
                 self._out.append(
                     SetTimer(self._keys["metadata"], now + self.config.retry_backoff_ms)
                 )
+                self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
                 self._offset_fetch_inflight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
+                self._offset_fetch_failed(now)  # a DisconnectException: retriable
             else:
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 if entry.api in ("JoinGroup", "SyncGroup"):
@@ -839,15 +881,32 @@ class Consumer:
     def _lookup_coordinator(self, now: int) -> None:
         if self._coordinator is not None or self._find_inflight is not None:
             return
+        if self._close_node is not None:
+            return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
         if self._find_retry_at is not None and now < self._find_retry_at:
+            return
+        if self._find_after_metadata:
+            # ensureCoordinatorReady: after a retriable failure and its backoff,
+            # client.awaitMetadataUpdate before the next lookup (the refresh also drops brokers
+            # that are gone from the node list the lookup picks from)
+            self._find_after_metadata = False
+            self._find_awaits_metadata = True
+            self._request_metadata(now)
+            if self._metadata_inflight is None:  # nothing to fetch metadata for
+                self._find_awaits_metadata = False
+        if self._find_awaits_metadata:
             return
         self._find_inflight = self._send(
             self._pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
         )
 
     def _find_failed(self, now: int, reason: str) -> None:
+        """AbstractCoordinator.ensureCoordinatorReady after a retriable FindCoordinator failure
+        (an error answer or a disconnect): sleep the exponential backoff, then await a metadata
+        update, then look up again."""
         delay = self._backoff.backoff(self._find_attempts)
         self._find_attempts += 1
+        self._find_after_metadata = True
         self._find_retry_at = now + delay
         self._out.append(SetTimer(self._keys["find-coordinator"], self._find_retry_at))
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
@@ -860,6 +919,7 @@ class Consumer:
             self._coordinator = f"broker-{resp.node_id}"
             self._find_attempts = 0
             self._find_retry_at = None
+            self._find_after_metadata = False
             self._hb.session_deadline_ms = now + self.config.session_timeout_ms
             self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
             self._resume_sync_commits(now)
@@ -930,6 +990,13 @@ class Consumer:
             topics=None if topics is None else tuple(sorted(topics)),
         )
 
+    def _metadata_done_for_lookup(self, now: int) -> None:
+        """The metadata refresh a coordinator lookup waits for is over (answered or failed: a
+        failed one does not hold the lookup up further, as the next poll() would not)."""
+        if self._find_awaits_metadata:
+            self._find_awaits_metadata = False
+            self._lookup_coordinator(now)
+
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
         self._metadata_inflight = None
         self._metadata_at = now
@@ -977,7 +1044,8 @@ class Consumer:
             self._metadata_retries = 0
             next_refresh = now + self.config.metadata_max_age_ms
         self._out.append(SetTimer(self._keys["metadata"], next_refresh))
-        if self._pending_leader is not None:
+        self._metadata_done_for_lookup(now)
+        if self._pending_leader is not None and self._close_node is None:
             group = set(self._group_subscription or ())
             if entry.topics is None or group.issubset(entry.topics):
                 self._continue_leader_assignment(now)
@@ -1362,7 +1430,10 @@ class Consumer:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._set_owned(assigned, now)
         self._invoke("assigned", added, now)  # always called, possibly empty
-        # Still inside poll(): updateFetchPositions looks up the new partitions' offsets.
+        # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
+        # fetchCommittedOffsets call (its attempts start again, with no backoff).
+        self._fetch_retry_at = None
+        self._fetch_attempts = 0
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
 
@@ -1444,10 +1515,65 @@ class Consumer:
         self._reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
 
     def _finish_close(self, now: int) -> None:
+        """AbstractCoordinator.close: onLeavePrepare + maybeLeaveGroup, then
+        awaitPendingRequests(coordinator, timer): the consumer stays CLOSING while requests to
+        the coordinator are pending (answered, failed or timed out) and the close timer runs. It
+        sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
         self._hb.enabled = False
         if self.config.internal_leave_group_on_close:
             self._on_leave_prepare(now)
             self._maybe_leave_group("the consumer is being closed", now)
+        node = self._coordinator
+        if node is not None and self._pending_on(node):
+            if now < self._close_deadline:
+                self._close_node = node
+                self._out.append(SetTimer(self._keys["close"], self._close_deadline))
+                return
+            self._emit_close_timeout(node, now)
+        self._closed(now)
+
+    def _pending_on(self, node: str) -> int:
+        """ConsumerNetworkClient.pendingRequestCount(coordinator): requests in flight to it."""
+        return sum(
+            1
+            for e in self._inflight.values()
+            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
+        )
+
+    def _maybe_finish_closing(self, now: int) -> None:
+        """close() waits for the coordinator's pending requests: done when none is left."""
+        node = self._close_node
+        if (
+            node is not None
+            and self.status is ConsumerStatus.CLOSING
+            and (self._coordinator != node or not self._pending_on(node))
+        ):
+            self._closed(now)
+
+    def _close_timed_out(self, now: int) -> None:
+        """The close timer ended with requests still pending: Kafka logs "Close timed out with
+        N pending requests to coordinator, terminating client connections" and closes."""
+        node = self._close_node
+        assert node is not None
+        self._emit_close_timeout(node, now)
+        self._closed(now)
+
+    def _emit_close_timeout(self, node: str, now: int) -> None:
+        pending = sorted(
+            (corr, e.api)
+            for corr, e in self._inflight.items()
+            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
+        )
+        self._emit(
+            "close_timed_out",
+            t_ms=now,
+            coordinator=node,
+            pending=len(pending),
+            apis=[api for _, api in pending],
+        )
+
+    def _closed(self, now: int) -> None:
+        self._close_node = None
         self.status = ConsumerStatus.CLOSED
         self._emit("consumer_closed", t_ms=now)
         for name in TIMER_NAMES:
@@ -1988,6 +2114,12 @@ class Consumer:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
         if self._offset_fetch_inflight is not None or self._coordinator is None:
             return
+        if self.status is not ConsumerStatus.RUNNING:
+            return  # only poll() looks offsets up (updateFetchPositions); close() never does
+        if self._fetch_retry_at is not None:
+            if now < self._fetch_retry_at:
+                return  # fetchCommittedOffsets is sleeping its backoff
+            self._fetch_retry_at = None
         if len(self._ready_list()) == len(self._owned):
             return
         missing = [tp for tp in self._owned if tp not in self._positions]
@@ -2025,12 +2157,12 @@ class Consumer:
                 self._poll_fatal = _Fatal(error.name, "OffsetFetch failed")
                 self._maybe_drive(now)
                 return
-            self._fetch_retry_at = now + self.config.retry_backoff_ms  # a later poll retries
-            self._schedule_continuous_poll(now)
+            self._offset_fetch_failed(now)
             return
         self._materialize(now)
         self._ready = None
         self._fetch_retry_at = None
+        self._fetch_attempts = 0
         owned = set(self._owned)
         for topic in resp.topics:
             for p in topic.partitions:
@@ -2041,6 +2173,17 @@ class Consumer:
                 self._positions[tp] = max(p.committed_offset, 0)
         self._restart_accrual(now)
         self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
+
+    def _offset_fetch_failed(self, now: int) -> None:
+        """fetchCommittedOffsets after a retriable failure: timer.sleep(retryBackoff.backoff(
+        attempts++)), an ExponentialBackoff (KIP-580), then it tries again. Kafka counts the
+        attempts of one call, which its poll() timer bounds; the simulated application, always
+        inside poll(), counts them until the lookup succeeds or a new assignment starts a new
+        one."""
+        delay = self._backoff.backoff(self._fetch_attempts)
+        self._fetch_attempts += 1
+        self._fetch_retry_at = now + delay
+        self._schedule_continuous_poll(now)
 
     def _join_incomplete(self) -> bool:
         """A rejoin is needed or under way (as last evaluated by the join loop)."""

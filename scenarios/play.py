@@ -148,7 +148,10 @@ class Player:
         if "note" in args:
             sim.log.append("scenario_note", t_ms=sim.now, node="scenario", note=args["note"])
         kind = action.kind
-        if kind in ("start", "close", "crash", "restart", "commit"):
+        if kind == "close":
+            for cid, timeout_ms in zip(args["consumers"], args["timeouts"], strict=True):
+                sim.close(cid, timeout_ms)
+        elif kind in ("start", "crash", "restart", "commit"):
             for cid in args["consumers"]:
                 getattr(sim, kind)(cid)
         elif kind == "subscribe":

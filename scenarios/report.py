@@ -67,6 +67,7 @@ TEACHING_EVENTS = frozenset(
         "coordinator_unknown",
         "app_stalled",
         "join_prepare_commit_timeout",
+        "close_timed_out",
         "request_timeout",
         "assignor_error",
         "listener_error",
@@ -252,6 +253,8 @@ def _action_line(name: str, e: Mapping[str, Any]) -> str:
     node = e.get("node")
     if name == "sim_consumer_stall":
         return f">> {label} {node} for {format_ms(int(e.get('duration_ms', 0)))}"
+    if name == "sim_consumer_closed" and e.get("timeout_ms") is not None:
+        return f">> {label} {node} (timeout {format_ms(int(e['timeout_ms']))})"
     if name == "sim_consumer_subscribe":
         return f">> {node} subscribes to {', '.join(e.get('topics') or []) or e.get('pattern')}"
     if name in ("sim_topic_created", "sim_partitions_added"):

@@ -305,14 +305,16 @@ class Simulation:
         """Start consumers (all not yet started when ``ids`` is None): their first poll().
 
         Starting a closed consumer opens it again; starting a crashed one is ``restart``. One
-        still closing (its final commit outstanding) is refused: wait until it is CLOSED.
+        still closing (its final commit, or the answers close() waits for, outstanding) is
+        refused: wait until it is CLOSED.
         """
         chosen = self._ids(ids)
         for cid in chosen:  # refuse before starting any of them
             slot = self._slot(cid)
             if slot.running and slot.closed and self.status(cid) == "CLOSING":
                 raise SimulationError(
-                    f"consumer {cid!r} is still closing (its final commit is outstanding); "
+                    f"consumer {cid!r} is still closing (its final commit or the "
+                    "coordinator's answers close() waits for are outstanding); "
                     "start it again once it is CLOSED"
                 )
         for cid in chosen:
@@ -334,11 +336,24 @@ class Simulation:
         self._after_action()
 
     @_gc_paused_call
-    def close(self, consumer_id: str) -> None:
-        """A clean shutdown: callbacks, a final commit, LeaveGroup (dynamic members only)."""
+    def close(self, consumer_id: str, timeout_ms: int | None = None) -> None:
+        """A clean shutdown: callbacks, a final commit, LeaveGroup (dynamic members only), then
+        the wait for the coordinator's answers (the consumer is CLOSING until it ends).
+
+        ``timeout_ms`` is KafkaConsumer.close(Duration)'s timeout (capped at
+        request.timeout.ms); None is close(), Kafka's 30 s default.
+        """
         slot = self._slot(consumer_id)
-        self._emit("sim_consumer_closed", node=consumer_id)
-        effects = slot.consumer.close(self.engine.now)
+        if timeout_ms is None:
+            self._emit("sim_consumer_closed", node=consumer_id)
+            effects = slot.consumer.close(self.engine.now)
+        else:
+            if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 0:
+                raise SimulationError(
+                    f"close timeout must be a non-negative integer of ms, got {timeout_ms!r}"
+                )
+            self._emit("sim_consumer_closed", node=consumer_id, timeout_ms=timeout_ms)
+            effects = slot.consumer.close(self.engine.now, timeout_ms=timeout_ms)
         slot.closed = True
         self._apply(consumer_id, effects)
         self._after_action()

@@ -18,6 +18,7 @@ import attrs
 
 from coordinator import protocol as proto
 from coordinator.errors import Errors
+from members.config import JAVA_LIMITS
 from scenarios import configkeys as ck
 from scenarios.errors import Issue
 from scenarios.model import (
@@ -679,6 +680,13 @@ class Validator:
                 continue
             field_name, kind = ck.CONSUMER_KEYS[key]
             parsed = self.setting(value, kind, (*path, key))
+            limit = JAVA_LIMITS.get(key)
+            if limit is not None and parsed is not None and parsed > limit[0]:
+                # Kafka's ConfigDef parses the setting as a Java int (or long)
+                self.err(
+                    (*path, key), f"{key} must be at most {limit[0]} ({limit[1]}), got {parsed}"
+                )
+                continue
             if parsed is not None or kind is ck.Kind.OPTIONAL_STRING:
                 out[field_name] = parsed
         return out
@@ -828,7 +836,29 @@ class Validator:
         c = self.consumer_refs(raw, path)
         return None if c is None else {"consumers": tuple(c)}
 
-    act_close = act_crash = act_restart = act_commit = act_start
+    act_crash = act_restart = act_commit = act_start
+
+    def act_close(self, raw: Any, path: PathT) -> dict[str, Any] | None:
+        """``close: C1`` / ``[C1, C2]`` / ``all`` (close()), or ``{C1: 5s}`` (close(Duration))."""
+        if not isinstance(raw, dict):
+            c = self.consumer_refs(raw, path)
+            return None if c is None else {"consumers": tuple(c), "timeouts": (None,) * len(c)}
+        ids: list[str] = []
+        timeouts: list[int | None] = []
+        ok = True
+        for cid, d in raw.items():
+            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
+                ok = False
+                continue
+            ms = self.duration(d, (*path, cid))
+            if ms is None:
+                ok = False
+                continue
+            ids.append(cid)
+            timeouts.append(ms)
+        if not ok:
+            return None
+        return {"consumers": tuple(ids), "timeouts": tuple(timeouts)}
 
     def act_subscribe(self, raw: Any, path: PathT) -> dict[str, Any] | None:
         m = self.mapping(raw, path, "subscribe (consumer: [topics])")

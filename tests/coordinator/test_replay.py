@@ -108,6 +108,29 @@ def test_replay_stored_rebalance_timeout_minus_one_means_session_timeout():
     assert d.cluster.group("g").members[0].rebalance_timeout_ms == 4321
 
 
+@pytest.mark.parametrize("stored", [-2, -1000])
+def test_replay_keeps_a_negative_rebalance_timeout_other_than_minus_one(stored):
+    """Only -1 (the value of records written before rebalance timeouts existed) stands for the
+    session timeout: GroupMetadataManager.replay tests ``rebalanceTimeout() == -1`` and loads any
+    other stored value as it is, negative ones included."""
+    d = Driver(CoordinatorConfig(group_min_session_timeout_ms=10, load_time_ms=0))
+    p = d.cluster.partition_for("g")
+    d.cluster.offsets_log.append(
+        p,
+        [
+            (
+                GroupMetadataKey("g"),
+                GroupMetadataValue(
+                    "consumer", 1, "range", "m1", 0, (member("m1", rebalance=stored, session=4321),)
+                ),
+            )
+        ],
+        0,
+    )
+    failover(d)
+    assert d.cluster.group("g").members[0].rebalance_timeout_ms == stored
+
+
 def test_replay_tombstone_deletes_the_group():
     d = Driver(CoordinatorConfig(group_min_session_timeout_ms=10, load_time_ms=0))
     p = d.cluster.partition_for("g")

@@ -22,6 +22,9 @@ from coordinator.protocol import (
     JoinGroupRequest,
     JoinGroupResponse,
     JoinGroupResponseMember,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    LeaveGroupResponseMember,
     MetadataRequest,
     MetadataResponse,
     MetadataResponseBroker,
@@ -210,6 +213,10 @@ class Harness:
     def call(self, method: str, *args):
         return self._take(getattr(self.consumer, method)(*args, self.now))
 
+    def close(self, timeout_ms: int | None = None):
+        """KafkaConsumer.close(Duration.ofMillis(timeout_ms)); None: close() (30 s)."""
+        return self._take(self.consumer.close(self.now, timeout_ms=timeout_ms))
+
     def pending(self, kind: type) -> list[Send]:
         """Requests of ``kind`` not answered yet, oldest first."""
         answered = self._answered
@@ -364,6 +371,15 @@ class Harness:
             )
         )
         return self.respond(request, response)
+
+    def answer_leave_group(self, error: Errors = Errors.NONE):
+        """Answer the pending LeaveGroup: ``error`` for its one member (top-level NONE)."""
+        (leave,) = self.pending(LeaveGroupRequest)
+        members = tuple(
+            LeaveGroupResponseMember(m.member_id, m.group_instance_id, error)
+            for m in leave.message.members
+        )
+        return self.respond(leave, LeaveGroupResponse(Errors.NONE, members))
 
     def join_response(
         self,

@@ -56,6 +56,46 @@ def test_invalid_settings_are_rejected_clearly(kwargs, message) -> None:
         ConsumerConfig(**{"group_id": "g", **kwargs})
 
 
+#: ConsumerConfig's settings that Kafka defines as Type.INT (ConfigDef parses them as Java ints).
+JAVA_INT_SETTINGS = {
+    "session_timeout_ms": "session.timeout.ms",
+    "heartbeat_interval_ms": "heartbeat.interval.ms",
+    "max_poll_interval_ms": "max.poll.interval.ms",
+    "auto_commit_interval_ms": "auto.commit.interval.ms",
+    "request_timeout_ms": "request.timeout.ms",
+    "max_poll_records": "max.poll.records",
+}
+#: ... and those it defines as Type.LONG.
+JAVA_LONG_SETTINGS = {
+    "retry_backoff_ms": "retry.backoff.ms",
+    "retry_backoff_max_ms": "retry.backoff.max.ms",
+    "metadata_max_age_ms": "metadata.max.age.ms",
+}
+
+
+@pytest.mark.parametrize("field", sorted(JAVA_INT_SETTINGS))
+def test_int_settings_stop_at_integer_max_value(field: str) -> None:
+    """Kafka's ConfigDef parses a Type.INT setting as a Java int: Integer.MAX_VALUE is the
+    largest value it accepts, and anything larger is a ConfigException naming the setting."""
+    roomy = {"session_timeout_ms": 2**31 - 1} if field == "heartbeat_interval_ms" else {}
+    largest = 2**31 - 2 if field == "heartbeat_interval_ms" else 2**31 - 1  # below the session
+    assert getattr(ConsumerConfig(group_id="g", **roomy, **{field: largest}), field) == largest
+    with pytest.raises(
+        ConfigError, match=rf"{JAVA_INT_SETTINGS[field]} must be at most 2147483647"
+    ):
+        ConsumerConfig(group_id="g", **roomy, **{field: 2**31})
+
+
+@pytest.mark.parametrize("field", sorted(JAVA_LONG_SETTINGS))
+def test_long_settings_stop_at_long_max_value(field: str) -> None:
+    """Type.LONG settings likewise stop at Long.MAX_VALUE."""
+    assert getattr(ConsumerConfig(group_id="g", **{field: 2**63 - 1}), field) == 2**63 - 1
+    with pytest.raises(
+        ConfigError, match=rf"{JAVA_LONG_SETTINGS[field]} must be at most 9223372036854775807"
+    ):
+        ConsumerConfig(group_id="g", **{field: 2**63})
+
+
 def test_default_strategy_is_eager_and_cooperative_needs_only_cooperative_assignors() -> None:
     default = resolve_assignors(("range", "cooperative-sticky"))
     assert rebalance_protocol_of(default) is RebalanceProtocol.EAGER

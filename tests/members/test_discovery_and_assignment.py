@@ -26,6 +26,7 @@ def test_find_coordinator_error_backs_off_exponentially_then_finds_it() -> None:
         h.respond(find, FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE))
         while not h.pending(FindCoordinatorRequest):
             h.advance(h.now + 1)
+            h.answer_metadata()  # the refresh ensureCoordinatorReady waits for (answered at once)
     gaps = [b - a for a, b in zip(times, [*times[1:], h.now], strict=True)]
     assert 80 <= gaps[0] <= 120 and 160 <= gaps[1] <= 240 and 320 <= gaps[2] <= 480
     h.answer_find_coordinator()
@@ -40,16 +41,67 @@ def test_find_coordinator_authorization_failure_is_fatal() -> None:
     assert h.consumer.fatal_error == "GROUP_AUTHORIZATION_FAILED"
 
 
-def test_unreachable_bootstrap_broker_moves_to_the_next_one() -> None:
+def test_a_failed_lookup_refreshes_metadata_before_looking_up_again() -> None:
+    """AbstractCoordinator.ensureCoordinatorReady: after a retriable FindCoordinator failure it
+    sleeps the backoff, then awaits a metadata update (client.awaitMetadataUpdate), and only
+    then looks the coordinator up again."""
     h = Harness()
-    h.consumer.bootstrap = ("broker-0", "broker-2")
-    h.consumer._known_nodes = ["broker-0", "broker-2"]
     h.start()
+    h.answer_metadata()
+    (find,) = h.pending(FindCoordinatorRequest)
+    failed_at = h.now
+    h.respond(find, FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+    h.advance(failed_at + 79)
+    assert h.pending(MetadataRequest) == [] and h.pending(FindCoordinatorRequest) == []
+    h.advance(failed_at + 120)  # the first backoff: 100 ms +- 20 %
+    (refresh,) = h.pending(MetadataRequest)
+    h.advance(h.now + 1_000)  # no lookup while the refresh is out
+    assert h.pending(FindCoordinatorRequest) == []
+    h.respond(refresh, h.metadata_response(refresh.message.topics))
+    assert len(h.pending(FindCoordinatorRequest)) == 1
+    assert h.count(FindCoordinatorRequest) == 2
+
+
+def test_a_lookup_does_not_wait_for_a_metadata_refresh_that_failed() -> None:
+    """A refresh that fails (its broker unreachable) holds the lookup up no further: Kafka's
+    next poll() would look up at once."""
+    h = Harness()
+    h.start()
+    h.answer_metadata()
+    h.respond(h.pending(FindCoordinatorRequest)[0], FindCoordinatorResponse(Errors.NOT_COORDINATOR))
+    h.advance(h.now + 120)
+    (refresh,) = h.pending(MetadataRequest)
+    h.disconnect(refresh)
+    assert len(h.pending(FindCoordinatorRequest)) == 1
+
+
+def test_unreachable_bootstrap_broker_moves_to_the_next_one() -> None:
+    """A FindCoordinator to a broker that is gone fails (disconnect); the metadata refresh that
+    follows the backoff goes to the next broker, and the lookups then pick from the brokers the
+    refresh lists, without the dead one."""
+    from coordinator.protocol import MetadataResponse, MetadataResponseBroker
+
+    def brokers(*ids: int) -> tuple[MetadataResponseBroker, ...]:
+        return tuple(MetadataResponseBroker(i, f"broker-{i}", 9092) for i in ids)
+
+    h = Harness()
+    h.start()
+    (start_metadata,) = h.pending(MetadataRequest)
+    topics = h.metadata_response(start_metadata.message.topics).topics
+    h.respond(start_metadata, MetadataResponse(brokers=brokers(0, 2), topics=topics))
     (find,) = h.pending(FindCoordinatorRequest)
     assert find.dst == "broker-0"
     h.disconnect(find)
-    h.advance(h.now + 200)
-    assert h.pending(FindCoordinatorRequest)[0].dst == "broker-2"
+    h.advance(h.now + 120)
+    (refresh,) = h.pending(MetadataRequest)
+    assert refresh.dst == "broker-2"
+    h.respond(refresh, MetadataResponse(brokers=brokers(1, 2), topics=topics))  # 0 is gone
+    (find,) = h.pending(FindCoordinatorRequest)
+    assert find.dst == "broker-2"
+    h.respond(find, FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+    h.advance(h.now + 240)
+    (refresh,) = h.pending(MetadataRequest)
+    assert refresh.dst == "broker-1"  # the next one of the refreshed list, not broker-0
 
 
 def test_join_group_request_timeout_rediscovers_and_rejoins() -> None:
@@ -245,6 +297,9 @@ def test_no_leave_group_on_close_when_disabled() -> None:
     h.call("close")
     assert h.count(LeaveGroupRequest) == 0
     assert h.listener.calls == [("assigned", ["t-0"])]  # no onLeavePrepare either
+    # the new partition's OffsetFetch is still pending on the coordinator: close() waits for it
+    assert h.consumer.status == "CLOSING"
+    h.answer_offset_fetch()
     assert h.consumer.status == "CLOSED"
 
 
@@ -255,6 +310,8 @@ def test_unavailable_topic_brings_the_next_metadata_refresh_forward() -> None:
     exists the refresh interval is metadata.max.age.ms again."""
     h = Harness(partitions={"u": 1})  # "t" does not exist yet
     h.start()
+    # the coordinator is found (else each failed lookup would refresh metadata as well)
+    h.answer_find_coordinator()
     gaps = []
     for _ in range(5):
         assert len(h.pending(MetadataRequest)) == 1

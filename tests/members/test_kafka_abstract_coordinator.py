@@ -115,7 +115,8 @@ def test_coordinator_discovery_exponential_backoff() -> None:
     retry.backoff.ms 10 and retry.backoff.max.ms 100), so four failures cost between the sums of
     the lower and upper bounds. Kafka's test fails discovery by making the found coordinator's
     connection unavailable; the simulator has no connection state, so here the FindCoordinator
-    answers fail (ensureCoordinatorReady takes the same backoff for both)."""
+    answers fail (ensureCoordinatorReady takes the same backoff for both; after a failed answer
+    it also awaits a metadata update, answered here at once as Kafka's MockClient does)."""
     h = Harness(config(retry_backoff_ms=10, retry_backoff_max_ms=100))
     h.start()
     h.answer_metadata()
@@ -125,6 +126,7 @@ def test_coordinator_discovery_exponential_backoff() -> None:
         h.respond(find, FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE))
         while not h.pending(FindCoordinatorRequest):
             h.advance(h.now + 1)
+            h.answer_metadata()
     h.answer_find_coordinator()
     assert h.consumer.coordinator == "broker-1"
     lower = sum(int(10 * 2**i * 0.8) for i in range(4))

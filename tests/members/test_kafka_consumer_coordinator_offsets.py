@@ -19,7 +19,7 @@ How Kafka's calls map onto groupsim:
 * an exception thrown from ``poll()`` is a failed consumer (``fatal_error``), as everywhere in
   groupsim (docs/members.md, "Fatal errors").
 
-Not ported (19 of the 81 offset/commit/close/leave tests):
+Not ported (17 of the 81 offset/commit/close/leave tests):
 
 * manual assignment (``assign()`` without group management) is not modelled:
   testAutoCommitManualAssignment, testAutoCommitManualAssignmentCoordinatorUnknown,
@@ -34,11 +34,8 @@ Not ported (19 of the 81 offset/commit/close/leave tests):
   testCommitOffsetMetadataAsync (the metadata string, otherwise testCommitOffsetOnly);
 * not modelled: testRefreshOffsetWithValidation (leader epochs, position validation),
   testThrowOnUnsupportedStableFlag and testNoThrowWhenStableFlagIsSupported (API versions),
-  testCloseNoWait (close with a timeout: ``close()`` always has Kafka's default),
   testEnsureCompletingAsyncCommitsWhenSyncCommitWithoutOffsets (commitSync of explicit, empty
-  offsets waiting for in-flight commitAsyncs: ``commit()`` of nothing completes at once),
-  testCloseNoResponseForLeaveGroup (close() waiting for the LeaveGroup answer,
-  awaitPendingRequests: the simulated close() is done once the LeaveGroup is sent).
+  offsets waiting for in-flight commitAsyncs: ``commit()`` of nothing completes at once).
 """
 
 from __future__ import annotations
@@ -838,8 +835,8 @@ def make_coordinator_unknown(h: Harness, error: Errors) -> None:
 
 def test_close_dynamic_assignment(strategy: str) -> None:
     """Port of ConsumerCoordinatorTest.testCloseDynamicAssignment (gracefulCloseTest): close()
-    with auto-commit commits the positions, then revokes the partitions once and sends
-    LeaveGroup."""
+    with auto-commit commits the positions, then revokes the partitions once, sends LeaveGroup,
+    and returns once the LeaveGroup is answered."""
     h = harness(strategy, enable_auto_commit=True)
     join_as_follower(h)
     h.advance(h.now + 1_000)
@@ -851,6 +848,8 @@ def test_close_dynamic_assignment(strategy: str) -> None:
     leave = h.last(LeaveGroupRequest)
     assert leave.message.group_id == GROUP_ID
     assert h.consumer.callback_history() == [("assigned", ["test1-0"]), ("revoked", ["test1-0"])]
+    assert h.consumer.status == "CLOSING"
+    h.answer_leave_group()
     assert h.consumer.status == "CLOSED"
 
 
@@ -977,6 +976,43 @@ def test_close_no_response_for_commit(strategy: str) -> None:
     assert h.count(OffsetCommitRequest) == 1
 
 
+def test_close_no_response_for_leave_group(strategy: str) -> None:
+    """Port of ConsumerCoordinatorTest.testCloseNoResponseForLeaveGroup: without auto-commit,
+    close() sends LeaveGroup and waits for its answer (AbstractCoordinator.close:
+    awaitPendingRequests); none comes, so close() completes when its timer, request.timeout.ms
+    here, runs out, and not before."""
+    h = harness(strategy)
+    join_as_follower(h)
+    closed_at = h.now
+    h.call("close")
+    assert h.last(LeaveGroupRequest).message.members[0].member_id == CONSUMER_ID
+    h.advance(closed_at + REQUEST_TIMEOUT_MS - 1)
+    assert h.consumer.status == "CLOSING"
+    h.advance(closed_at + REQUEST_TIMEOUT_MS)
+    assert h.consumer.status == "CLOSED"
+    assert h.count(LeaveGroupRequest) == 1
+
+
+def test_close_no_wait(strategy: str) -> None:
+    """Port of ConsumerCoordinatorTest.testCloseNoWait: close(Duration.ZERO) of a static member
+    with auto-commit sends its final commit but waits for no answer: it is closed at once, the
+    commit given up (commitOffsetsSync returned false) and still in flight."""
+    h = static_harness(strategy, enable_auto_commit=True)
+    join_as_follower(h)
+    h.advance(h.now + AUTO_COMMIT_INTERVAL_MS)
+    for commit in h.pending(OffsetCommitRequest):
+        h.answer_commit(commit)
+    h.close(timeout_ms=0)
+    assert h.consumer.status == "CLOSED"
+    (final,) = h.pending(OffsetCommitRequest)
+    assert h.consumer.commits[-1].purpose == "close"
+    assert h.consumer.commits[-1].error == "TIMEOUT"
+    assert h.count(LeaveGroupRequest) == 0  # a static member
+    assert "OffsetCommit" in h.log.named("close_timed_out")[-1]["apis"]
+    h.answer_commit(final)  # too late: the consumer is closed
+    assert h.consumer.commits[-1].error == "TIMEOUT"
+
+
 def test_heartbeat_thread_close(strategy: str) -> None:
     """Port of ConsumerCoordinatorTest.testHeartbeatThreadClose: a member closed while a
     heartbeat is in flight and whose final commit gets no answer closes after request.timeout.ms,
@@ -1083,8 +1119,9 @@ def test_refresh_offset_with_no_fetchable_offsets(strategy: str) -> None:
 
 def test_refresh_offset_with_pending_transactions(strategy: str) -> None:
     """Port of ConsumerCoordinatorTest.testRefreshOffsetWithPendingTransactions: an offset that is
-    not stable yet (UNSTABLE_OFFSET_COMMIT) is fetched again after the retry backoff, and the
-    stable answer sets the position; until then the partition has none."""
+    not stable yet (UNSTABLE_OFFSET_COMMIT) is fetched again after the retry backoff (the first
+    step of fetchCommittedOffsets' ExponentialBackoff: 100 ms +- 20 %), and the stable answer
+    sets the position; until then the partition has none."""
     h = harness(strategy)
     fetch = join_without_offsets(h)
     assert fetch.message.require_stable  # what makes the broker answer UNSTABLE_OFFSET_COMMIT
@@ -1092,7 +1129,9 @@ def test_refresh_offset_with_pending_transactions(strategy: str) -> None:
     h.answer_offset_fetch({str(T1P): 90}, errors={str(T1P): Errors.UNSTABLE_OFFSET_COMMIT})
     assert h.consumer.positions_at(h.now) == {}
     assert h.pending(OffsetFetchRequest) == []
-    h.advance(answered + RETRY_BACKOFF_MS)
+    h.advance(answered + RETRY_BACKOFF_MS * 8 // 10 - 1)
+    assert h.pending(OffsetFetchRequest) == []
+    h.advance(answered + RETRY_BACKOFF_MS * 12 // 10)
     (retry,) = h.pending(OffsetFetchRequest)
     assert [(t.name, list(t.partition_indexes)) for t in retry.message.topics] == [("test1", [0])]
     h.answer_offset_fetch({str(T1P): 100})

@@ -59,7 +59,12 @@ def test_dynamic_close_revokes_then_sends_leave_group() -> None:
     assert [m.member_id for m in leave.message.members] == ["m1"]
     assert leave.message.members[0].reason == "the consumer is being closed"
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
-    assert h.consumer.status == "CLOSED" and h.consumer.state == "UNJOINED"
+    # AbstractCoordinator.close waits for the LeaveGroup's answer (awaitPendingRequests)
+    assert h.consumer.status == "CLOSING" and h.consumer.state == "UNJOINED"
+    assert h.consumer.assignment == []
+    h.answer_leave_group()
+    assert h.consumer.status == "CLOSED"
+    assert not h.timers
     sent = len(h.sent)
     h.advance(h.now + 100_000)
     assert len(h.sent) == sent
@@ -135,6 +140,7 @@ def test_close_commit_retries_a_retriable_failure_then_leaves() -> None:
     assert second.message.topics == first.message.topics
     h.respond(second, commit_response(second))
     assert h.count(LeaveGroupRequest) == 1
+    h.answer_leave_group()
     assert h.consumer.commits[-1].error is None and h.consumer.status == "CLOSED"
 
 
@@ -155,6 +161,7 @@ def test_close_with_unknown_coordinator_rediscovers_it_to_commit_and_leave() -> 
     assert commit.dst == "broker-2"
     h.respond(commit, commit_response(commit))
     assert h.last(LeaveGroupRequest).dst == "broker-2"
+    h.answer_leave_group()
     assert h.consumer.status == "CLOSED"
 
 
@@ -173,6 +180,176 @@ def test_close_commit_gives_up_at_the_close_timeout() -> None:
     assert closed_at + 29_000 <= h.now <= closed_at + 30_100  # min(30 s, request.timeout.ms)
     assert h.consumer.commits[-1].error == "TIMEOUT"  # commitOffsetsSync returned false
     assert h.count(LeaveGroupRequest) == 1
+
+
+def test_close_waits_for_every_request_pending_on_the_coordinator() -> None:
+    """AbstractCoordinator.close waits for all requests pending on the coordinator, not only a
+    LeaveGroup: a static member (no LeaveGroup) closed with a heartbeat in flight is CLOSING
+    until that heartbeat is answered, and sends nothing meanwhile."""
+    h = Harness(static_config())
+    stable(h, "t-0")
+    h.advance(h.now + 3000)
+    (heartbeat,) = h.pending(HeartbeatRequest)
+    h.call("close")
+    assert h.count(LeaveGroupRequest) == 0
+    assert h.consumer.status == "CLOSING"
+    sent = len(h.sent)
+    h.advance(h.now + 10_000)
+    assert len(h.sent) == sent and h.consumer.status == "CLOSING"
+    h.respond(heartbeat, HeartbeatResponse(Errors.NONE))
+    assert h.consumer.status == "CLOSED"
+    assert h.log.named("close_timed_out") == []
+
+
+def test_close_ends_when_the_leave_group_is_disconnected_without_looking_up_the_coordinator() -> (
+    None
+):
+    """A disconnect fails the pending LeaveGroup (the coordinator is marked unknown): nothing is
+    left to wait for, so close() ends at once; it does not look the coordinator up again."""
+    h = Harness()
+    stable(h, "t-0")
+    h.call("close")
+    (leave,) = h.pending(LeaveGroupRequest)
+    finds = h.count(FindCoordinatorRequest)
+    h.disconnect(leave)
+    assert h.consumer.status == "CLOSED"
+    assert h.count(FindCoordinatorRequest) == finds
+
+
+def test_close_mid_rebalance_waits_for_the_join_answer_and_sends_no_sync_group() -> None:
+    """Closed while its JoinGroup is parked, the member sends LeaveGroup and waits for both
+    answers. The JoinGroup answer finds a member that has left (UnjoinedGroupException): no
+    SyncGroup follows; close() ends with the LeaveGroup's answer."""
+    h = Harness()
+    stable(h, "t-0")
+    h.rejoin()
+    (join,) = h.pending(JoinGroupRequest)
+    h.call("close")
+    assert len(h.pending(LeaveGroupRequest)) == 1
+    sent = len(h.sent)
+    h.respond(join, h.join_response(generation_id=2, leader="someone-else"))
+    assert len(h.sent) == sent and h.consumer.status == "CLOSING"
+    h.answer_leave_group()
+    assert h.consumer.status == "CLOSED" and len(h.sent) == sent
+
+
+def test_close_mid_rebalance_does_not_look_the_coordinator_up_again() -> None:
+    """A NOT_COORDINATOR answer to the parked JoinGroup marks the coordinator unknown, which
+    fails the pending LeaveGroup: close() ends at once, without a FindCoordinator (Kafka's
+    close() has nothing that would look the coordinator up once it waits)."""
+    h = Harness()
+    stable(h, "t-0")
+    h.rejoin()
+    (join,) = h.pending(JoinGroupRequest)
+    h.call("close")
+    sent = len(h.sent)
+    h.respond(join, h.join_response(error=Errors.NOT_COORDINATOR))
+    assert h.consumer.coordinator is None
+    assert h.consumer.status == "CLOSED" and len(h.sent) == sent
+
+
+def test_close_timer_ends_the_wait_for_an_unanswered_leave_group() -> None:
+    """The close timer, min(30 s, request.timeout.ms), bounds the wait: with request.timeout.ms
+    at 40 s the LeaveGroup is still in flight when the 30 s run out; close() logs
+    close_timed_out (Kafka: "Close timed out with 1 pending requests to coordinator") and ends."""
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        request_timeout_ms=40_000,
+    )
+    h = Harness(cfg)
+    stable(h, "t-0")
+    closed_at = h.now
+    h.call("close")
+    h.advance(closed_at + 30_000 - 1)
+    assert h.consumer.status == "CLOSING"
+    h.advance(closed_at + 30_000)
+    assert h.consumer.status == "CLOSED"
+    (timeout,) = h.log.named("close_timed_out")
+    assert (timeout["coordinator"], timeout["pending"], timeout["apis"]) == (
+        "broker-1",
+        1,
+        ["LeaveGroup"],
+    )
+    assert h.log.named("request_timeout") == []
+
+
+def test_close_timeout_bounds_the_wait_and_is_capped_at_the_request_timeout() -> None:
+    """close(Duration): the close timer is min(timeout, request.timeout.ms), so a 5 s close
+    gives up on an unanswered LeaveGroup after 5 s, and a 60 s one after request.timeout.ms."""
+    for timeout, waited in ((5_000, 5_000), (60_000, 30_000)):
+        h = Harness()
+        stable(h, "t-0")
+        closed_at = h.now
+        h.close(timeout_ms=timeout)
+        assert len(h.pending(LeaveGroupRequest)) == 1
+        h.advance(closed_at + waited - 1)
+        assert h.consumer.status == "CLOSING"
+        h.advance(closed_at + waited)
+        assert h.consumer.status == "CLOSED"
+
+
+def test_close_timeout_is_shared_by_the_final_commit_and_the_wait() -> None:
+    """One timer bounds close() (ClassicKafkaConsumer.close): what the final commit used is
+    gone for the wait that follows its LeaveGroup."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + 1000)
+    closed_at = h.now
+    h.close(timeout_ms=5_000)
+    h.advance(closed_at + 3_000)
+    commit = h.last(OffsetCommitRequest)
+    h.respond(commit, commit_response(commit))
+    assert len(h.pending(LeaveGroupRequest)) == 1
+    h.advance(closed_at + 5_000 - 1)
+    assert h.consumer.status == "CLOSING"
+    h.advance(closed_at + 5_000)
+    assert h.consumer.status == "CLOSED"
+
+
+def test_close_with_no_time_sends_the_leave_group_and_is_closed_at_once() -> None:
+    """close(Duration.ZERO): maybeLeaveGroup still sends the LeaveGroup; awaitPendingRequests
+    with an expired timer returns at once (close_timed_out, one pending request)."""
+    h = Harness()
+    stable(h, "t-0")
+    h.close(timeout_ms=0)
+    assert h.consumer.status == "CLOSED"
+    assert len(h.pending(LeaveGroupRequest)) == 1
+    (timeout,) = h.log.named("close_timed_out")
+    assert (timeout["pending"], timeout["apis"]) == (1, ["LeaveGroup"])
+
+
+def test_close_with_no_time_and_no_coordinator_looks_it_up_and_gives_the_commit_up() -> None:
+    """With the coordinator unknown, close(Duration.ZERO)'s commitOffsetsSync starts a lookup
+    (ensureCoordinatorReady) and returns false at once; without a coordinator there is no
+    LeaveGroup and nothing to wait for."""
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg)
+    stable(h, "t-0")
+    h.advance(h.now + cfg.heartbeat_interval_ms)
+    h.respond(h.last(HeartbeatRequest), HeartbeatResponse(Errors.NOT_COORDINATOR))
+    h.answer_find_coordinator()  # the heartbeat thread's lookup: found again ...
+    h.mark_coordinator_unknown()  # ... and lost again, the new lookup unanswered
+    finds = h.count(FindCoordinatorRequest)
+    h.close(timeout_ms=0)
+    assert h.consumer.status == "CLOSED"
+    assert h.consumer.commits[-1].error == "TIMEOUT"
+    assert h.count(LeaveGroupRequest) == 0
+    assert h.count(FindCoordinatorRequest) == finds  # the lookup in flight is reused
+    assert h.log.named("close_timed_out") == []
+
+
+def test_a_negative_close_timeout_is_refused() -> None:
+    """ClassicKafkaConsumer.close(Duration): "The timeout cannot be negative."."""
+    import pytest
+
+    h = Harness()
+    stable(h, "t-0")
+    with pytest.raises(ValueError, match="cannot be negative"):
+        h.close(timeout_ms=-1)
+    assert h.consumer.status == "RUNNING"
 
 
 # --- crash / restart -----------------------------------------------------------------------------
@@ -494,6 +671,115 @@ def test_offsets_of_partitions_gained_during_an_offset_fetch_are_fetched_next() 
     assert [p for t in second.message.topics for p in t.partition_indexes] == [1]
     h.answer_offset_fetch({"t-1": 9})
     assert h.consumer.positions_at(h.now) == {tps("t-0")[0]: 7, tps("t-1")[0]: 9}
+
+
+def _fetch_gaps(h: Harness, failures: int, fail) -> list[int]:
+    """Fail the pending OffsetFetch ``failures`` times with ``fail(h)``; the gaps (ms) between
+    each failure and the OffsetFetch that follows it."""
+    from coordinator.protocol import OffsetFetchRequest
+
+    gaps = []
+    for _ in range(failures):
+        failed_at = h.now
+        sent = h.count(OffsetFetchRequest)
+        fail(h)
+        while h.count(OffsetFetchRequest) == sent:
+            h.answer_find_coordinator()
+            h.advance(h.now + 1)
+        gaps.append(h.now - failed_at)
+    return gaps
+
+
+def _backoff_windows(count: int) -> list[tuple[int, int]]:
+    """ExponentialBackoff(100 ms, x2, 1 s, 20 % jitter): the range of attempt n's backoff (the
+    exponent stops where the term reaches the maximum, and the jittered value is capped)."""
+    terms = [min(100 * 2**n, 1000) for n in range(count)]
+    return [(int(term * 0.8), min(int(term * 1.2), 1000)) for term in terms]
+
+
+def test_offset_fetch_retries_back_off_exponentially() -> None:
+    """ConsumerCoordinator.fetchCommittedOffsets sleeps retryBackoff.backoff(attempts++), an
+    ExponentialBackoff (KIP-580: retry.backoff.ms doubling up to retry.backoff.max.ms, +-20 %),
+    between its attempts: UNSTABLE_OFFSET_COMMIT answers are retried after ~100, 200, 400, 800,
+    then 1000 ms."""
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    gaps = _fetch_gaps(
+        h, 6, lambda h: h.answer_offset_fetch(errors={"t-0": Errors.UNSTABLE_OFFSET_COMMIT})
+    )
+    for gap, (low, high) in zip(gaps, _backoff_windows(6), strict=True):
+        assert low <= gap <= high, gaps
+    h.answer_offset_fetch({"t-0": 5})
+    assert h.consumer.positions_at(h.now) == {tps("t-0")[0]: 5}
+
+
+def test_a_disconnected_offset_fetch_is_retried_after_the_backoff() -> None:
+    """A disconnect fails the OffsetFetch with a retriable DisconnectException: fetchCommitted
+    Offsets sleeps the backoff before it tries again (the coordinator, found again meanwhile,
+    does not bring the retry forward), and consecutive failures back off further."""
+    from coordinator.protocol import OffsetFetchRequest
+
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    gaps = _fetch_gaps(h, 3, lambda h: h.disconnect(h.pending(OffsetFetchRequest)[0]))
+    for gap, (low, high) in zip(gaps, _backoff_windows(3), strict=True):
+        assert low <= gap <= high, gaps
+
+
+def test_a_successful_offset_fetch_resets_the_backoff() -> None:
+    """The attempts count belongs to one lookup: after a success, the next lookup's first retry
+    waits the first backoff again."""
+    cfg = ConsumerConfig(
+        group_id="g", partition_assignment_strategy=("range",), enable_auto_commit=False
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    unstable = lambda h: h.answer_offset_fetch(errors={"t-0": Errors.UNSTABLE_OFFSET_COMMIT})  # noqa: E731
+    _fetch_gaps(h, 3, unstable)
+    h.answer_offset_fetch({"t-0": 5})
+    h.rejoin()
+    h.join_and_sync(tps("t-0", "t-1"), member_id="m1", generation_id=2)
+    (gap,) = _fetch_gaps(h, 1, unstable)
+    low, high = _backoff_windows(1)[0]
+    assert low <= gap <= high
+
+
+def test_an_offset_fetch_retry_waits_out_its_backoff_whatever_wakes_the_application() -> None:
+    """The application sleeps in fetchCommittedOffsets during the backoff: an auto-commit falling
+    due meanwhile (the application wakes for it) does not send the OffsetFetch early."""
+    from coordinator.protocol import OffsetFetchRequest
+
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        auto_commit_interval_ms=5_000,
+        retry_backoff_ms=1_000,
+        retry_backoff_max_ms=10_000,
+    )
+    h = Harness(cfg)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    joined = h.now
+    unstable = lambda h: h.answer_offset_fetch(errors={"t-0": Errors.UNSTABLE_OFFSET_COMMIT})  # noqa: E731
+    unstable(h)
+    h.advance(joined + 4_500)  # the retry (after ~1 s) is out, unanswered until now
+    assert h.count(OffsetFetchRequest) == 2
+    failed_at = h.now
+    unstable(h)  # the second failure: a backoff of 2 s +- 20 %
+    assert h.timers[f"poll:{h.consumer.incarnation}"] == joined + 5_000  # the auto-commit
+    h.advance(failed_at + 1_599)
+    assert h.count(OffsetFetchRequest) == 2
+    h.advance(failed_at + 2_400)
+    assert h.count(OffsetFetchRequest) == 3
 
 
 def test_processing_model_slow_batches_overrun_max_poll_interval() -> None:

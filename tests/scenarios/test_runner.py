@@ -141,3 +141,39 @@ def test_every_timeline_action_runs():
         "sim_consumer_restarted",
     ):
         assert event in kinds, event
+
+
+CLOSE_WITH_TIMEOUT = """\
+version: 1
+name: close-timeouts
+cluster: {topics: {T1: 4}}
+defaults: {partition.assignment.strategy: [range], enable.auto.commit: false}
+consumers:
+  - {count: 3, first: 1, id: "C{i}", group: g1, topics: [T1]}
+timeline:
+  - {at: 0s, start: all}
+  - {at: 10s, network: {isolate: C1, for: 60s}}
+  - {at: 10s, close: {C1: 2s}}
+  - {at: 10s, close: C2}
+expect:
+  - {at: 10s, client_states: {C1: CLOSING, C2: CLOSING}}
+  - {at: 11s, client_states: {C1: CLOSING, C2: CLOSED}}
+  - {at: 12s, client_states: {C1: CLOSED}}
+"""
+
+
+def test_a_close_step_can_give_a_timeout_per_consumer():
+    """``close: {C1: 2s}`` is KafkaConsumer.close(Duration.ofSeconds(2)): C1, cut off from the
+    coordinator, waits for its LeaveGroup's answer until its 2 s close timer ends it; C2's
+    ``close: C2`` (30 s by default) ends with the answer."""
+    result = run_scenario(load_scenario(CLOSE_WITH_TIMEOUT))
+    assert result.error is None
+    assert result.passed, [e.to_dict() for e in result.expectations if not e.passed]
+    closes = [e for e in result.events if e["event"] == "sim_consumer_closed"]
+    assert [(e["node"], e.get("timeout_ms")) for e in closes] == [("C1", 2000), ("C2", None)]
+    (timed_out,) = [e for e in result.events if e["event"] == "close_timed_out"]
+    assert (timed_out["node"], timed_out["t_ms"], timed_out["apis"]) == (
+        "C1",
+        12_000,
+        ["LeaveGroup"],
+    )

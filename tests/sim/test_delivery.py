@@ -179,7 +179,8 @@ def test_a_disconnect_notice_comes_after_the_answers_already_on_the_wire() -> No
 
 def test_no_disconnect_notice_for_a_crashed_or_closed_consumer() -> None:
     """A dead process has no connection left to notice breaking: no ``sim_disconnected`` for a
-    crashed consumer, nor for one that closed (its LeaveGroup still in flight)."""
+    crashed consumer, nor for one that closed (its close timer ran out with its LeaveGroup
+    still in flight). One still closing, waiting for its LeaveGroup's answer, does notice."""
     sim = make_sim(network=NetworkConfig(latency_ms=2))
     consumer = sim.add_consumer("C1", "quiet", start=True)
     sim._apply("C1", consumer.send("broker-0", Ping("join", park=True)))
@@ -190,14 +191,34 @@ def test_no_disconnect_notice_for_a_crashed_or_closed_consumer() -> None:
     assert sim.events_named("sim_disconnected") == [] and consumer.disconnects == []
 
     real = Simulation(topics={"t": 4}, seed=1)
-    real.add_consumers(2, group_id="g", topics=["t"], start=True)
+    real.add_consumers(
+        2,
+        group_id="g",
+        topics=["t"],
+        enable_auto_commit=False,
+        request_timeout_ms=40_000,  # requests outlast the close timer, min(30 s, this)
+        start=True,
+    )
     assert real.run_until_stable("g")
-    real.close("C1")  # CLOSED at once: its LeaveGroup (and OffsetFetch) are in flight
+    real.partition_network([["C1"]])  # C1's LeaveGroup is lost: no answer, no disconnect
+    real.close("C1")
+    assert real.status("C1") == "CLOSING"
+    real.run_for(30_000)
     assert real.status("C1") == "CLOSED"
+    assert real.events_named("close_timed_out", node="C1")
+    real.heal_network()
     real.fail_broker(real.coordinator("g") or "broker-0")
     real.run_for(100)
     assert real.events_named("sim_disconnected", node="C1") == []
-    assert real.events_named("sim_disconnected", node="C2")
+
+    closing = Simulation(topics={"t": 4}, seed=1)
+    closing.add_consumers(2, group_id="g", topics=["t"], enable_auto_commit=False, start=True)
+    assert closing.run_until_stable("g")
+    closing.close("C1")  # waits for its LeaveGroup's answer
+    closing.fail_broker(closing.coordinator("g") or "broker-0")
+    closing.run_for(100)
+    assert closing.events_named("sim_disconnected", node="C1")
+    assert closing.status("C1") == "CLOSED"
 
 
 def test_a_request_to_a_dead_broker_is_refused() -> None:
@@ -388,7 +409,10 @@ def test_bad_consumer_actions_are_refused_before_anything_is_logged() -> None:
         sim.subscribe("C1", ["t"], pattern="t.*")
     with pytest.raises(SimulationError, match="stall duration must be >= 0"):
         sim.stall("C1", -5)
+    with pytest.raises(SimulationError, match="close timeout must be a non-negative integer"):
+        sim.close("C1", -1)
     assert len(sim.events) == logged
+    assert sim.status("C1") == "RUNNING"
 
 
 def test_the_garbage_collector_is_paused_only_while_the_clock_runs() -> None:

@@ -21,6 +21,7 @@ IDS = ["C1", "C2", "C3", "C4"]
 operations = st.one_of(
     st.tuples(st.just("start"), st.sampled_from(IDS)),
     st.tuples(st.just("close"), st.sampled_from(IDS)),
+    st.tuples(st.just("close"), st.sampled_from(IDS), st.sampled_from([0, 2_000])),  # a timeout
     st.tuples(st.just("crash"), st.sampled_from(IDS)),
     st.tuples(st.just("restart"), st.sampled_from(IDS)),
     st.tuples(st.just("stall"), st.sampled_from(IDS), st.sampled_from([500, 5_000, 35_000])),
@@ -76,7 +77,7 @@ def test_random_lifecycles_keep_the_invariants(
             if not sim.is_running(op[1]) and sim.status(op[1]) != "CLOSING":
                 sim.start(op[1])
         elif kind == "close" and sim.is_running(op[1]):
-            sim.close(op[1])
+            sim.close(op[1], *op[2:])
         elif kind == "crash" and sim.is_running(op[1]):
             sim.crash(op[1])
         elif kind == "restart":
