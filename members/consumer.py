@@ -970,9 +970,17 @@ class Consumer:
             # Metadata.handleMetadataResponse: a needed topic answered with an
             # InvalidMetadataException (say, not created yet) requests another update, sent once
             # Metadata.timeToAllowUpdate allows: the refresh backoff, growing while the answers
-            # stay the same (equivalentResponseCount). Not metadata.max.age.ms later.
-            next_refresh = now + self._backoff.backoff(self._metadata_retries)
-            self._metadata_retries += 1
+            # stay the same (equivalentResponseCount). Never later than metadata.max.age.ms,
+            # though: once the metadata expires, timeToAllowUpdate resets
+            # equivalentResponseCount, so the refresh goes out and the backoff starts over.
+            backoff = self._backoff.backoff(self._metadata_retries)
+            max_age = self.config.metadata_max_age_ms
+            if backoff < max_age:
+                next_refresh = now + backoff
+                self._metadata_retries += 1
+            else:
+                next_refresh = now + max_age
+                self._metadata_retries = 0
         else:
             self._metadata_retries = 0
             next_refresh = now + self.config.metadata_max_age_ms
