@@ -355,6 +355,8 @@ class Consumer:
         self._metadata_racks: dict[str, list[list[str]]] = {}
         self._metadata_version = 0
         self._metadata_inflight: int | None = None
+        #: Topics were needed that the request in flight does not ask for: ask again on its answer.
+        self._metadata_stale = False
         #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
         self._metadata_retries = 0
         self._metadata_at: int | None = None  # when the last metadata answer arrived
@@ -914,9 +916,20 @@ class Consumer:
         return topics
 
     def _request_metadata(self, now: int) -> None:
-        if self._metadata_inflight is not None:
-            return
         topics = self._metadata_topics()
+        if self._metadata_inflight is not None:
+            entry = self._inflight.get(self._metadata_inflight)
+            if (
+                entry is not None
+                and entry.topics is not None
+                and (topics is None or not topics.issubset(entry.topics))
+            ):
+                # Metadata.requestUpdateForNewTopics while an older request is out: its answer
+                # leaves needPartialUpdate set (an older requestVersion), so the NetworkClient
+                # asks again as soon as it arrives.
+                self._metadata_stale = True
+            return
+        self._metadata_stale = False
         if topics is not None and not topics:
             self._out.append(
                 SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
@@ -985,6 +998,8 @@ class Consumer:
             self._metadata_retries = 0
             next_refresh = now + self.config.metadata_max_age_ms
         self._out.append(SetTimer(self._keys["metadata"], next_refresh))
+        if self._metadata_stale:
+            self._request_metadata(now)
         if self._pending_leader is not None:
             group = set(self._group_subscription or ())
             if entry.topics is None or group.issubset(entry.topics):

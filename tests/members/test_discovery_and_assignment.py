@@ -323,3 +323,24 @@ def test_unavailable_topic_refresh_never_waits_beyond_metadata_max_age() -> None
     bounds = [(80, 120), (160, 240), (300, 300), (80, 120), (160, 240)]
     for gap, (lo, hi) in zip(gaps, bounds, strict=True):
         assert lo <= gap <= hi, gaps
+
+
+def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> None:
+    """KafkaConsumer.subscribe calls Metadata.requestUpdateForNewTopics, which bumps the request
+    version; an answer to a request sent before (an older version) leaves needPartialUpdate set,
+    so the NetworkClient asks again at once, for the new topics too, instead of waiting for the
+    next periodic refresh (metadata.max.age.ms)."""
+    h = Harness(partitions={"t": 4, "u": 2})
+    h.connect()
+    h.join_and_sync(tps("t-0", "t-1", "t-2", "t-3"))
+    h.answer_offset_fetch()
+    key = f"metadata:{h.consumer.incarnation}"  # the periodic refresh goes out
+    h.timers.pop(key, None)
+    h._take(h.consumer.handle_timer(key, h.now))
+    (old,) = h.pending(MetadataRequest)
+    assert old.message.topics == ("t",)
+    h.call("subscribe", ["t", "u"])
+    assert h.pending(MetadataRequest) == [old]  # one request at a time
+    h.respond(old, h.metadata_response(old.message.topics))
+    (new,) = h.pending(MetadataRequest)
+    assert new.message.topics == ("t", "u")
