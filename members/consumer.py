@@ -364,6 +364,8 @@ class Consumer:
         self._metadata_racks: dict[str, list[list[str]]] = {}
         self._metadata_version = 0
         self._metadata_inflight: int | None = None
+        #: Topics were needed that the request in flight does not ask for: ask again on its answer.
+        self._metadata_stale = False
         #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
         self._metadata_retries = 0
         self._metadata_at: int | None = None  # when the last metadata answer arrived
@@ -974,9 +976,20 @@ class Consumer:
         return topics
 
     def _request_metadata(self, now: int) -> None:
-        if self._metadata_inflight is not None:
-            return
         topics = self._metadata_topics()
+        if self._metadata_inflight is not None:
+            entry = self._inflight.get(self._metadata_inflight)
+            if (
+                entry is not None
+                and entry.topics is not None
+                and (topics is None or not topics.issubset(entry.topics))
+            ):
+                # Metadata.requestUpdateForNewTopics while an older request is out: its answer
+                # leaves needPartialUpdate set (an older requestVersion), so the NetworkClient
+                # asks again as soon as it arrives.
+                self._metadata_stale = True
+            return
+        self._metadata_stale = False
         if topics is not None and not topics:
             self._out.append(
                 SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
@@ -1037,13 +1050,23 @@ class Consumer:
             # Metadata.handleMetadataResponse: a needed topic answered with an
             # InvalidMetadataException (say, not created yet) requests another update, sent once
             # Metadata.timeToAllowUpdate allows: the refresh backoff, growing while the answers
-            # stay the same (equivalentResponseCount). Not metadata.max.age.ms later.
-            next_refresh = now + self._backoff.backoff(self._metadata_retries)
-            self._metadata_retries += 1
+            # stay the same (equivalentResponseCount). Never later than metadata.max.age.ms,
+            # though: once the metadata expires, timeToAllowUpdate resets
+            # equivalentResponseCount, so the refresh goes out and the backoff starts over.
+            backoff = self._backoff.backoff(self._metadata_retries)
+            max_age = self.config.metadata_max_age_ms
+            if backoff < max_age:
+                next_refresh = now + backoff
+                self._metadata_retries += 1
+            else:
+                next_refresh = now + max_age
+                self._metadata_retries = 0
         else:
             self._metadata_retries = 0
             next_refresh = now + self.config.metadata_max_age_ms
         self._out.append(SetTimer(self._keys["metadata"], next_refresh))
+        if self._metadata_stale:
+            self._request_metadata(now)
         self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
             group = set(self._group_subscription or ())

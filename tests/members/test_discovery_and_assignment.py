@@ -353,3 +353,51 @@ def test_pattern_member_refreshes_metadata_before_rejoining() -> None:
     h.answer_metadata()
     (join,) = h.pending(JoinGroupRequest)
     assert decode_subscription(join.message.protocols[0].metadata).topics == ("t1", "t2")
+
+
+def test_unavailable_topic_refresh_never_waits_beyond_metadata_max_age() -> None:
+    """Metadata.timeToAllowUpdate resets equivalentResponseCount once the metadata has expired
+    (lastSuccessfulRefreshMs + metadata.max.age.ms), so the refresh backoff for an unavailable
+    topic never delays the next update past metadata.max.age.ms, and starts over from
+    retry.backoff.ms after that. With metadata.max.age.ms 300 the gaps are 100 ms, 200 ms,
+    then capped at 300 ms, and the doubling restarts (+-20 % jitter)."""
+    config = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        metadata_max_age_ms=300,
+    )
+    h = Harness(config, partitions={"u": 1})  # "t" does not exist
+    h.start()
+    gaps = []
+    for _ in range(5):
+        assert len(h.pending(MetadataRequest)) == 1
+        h.answer_metadata()
+        answered = h.now
+        while not h.pending(MetadataRequest):
+            h.advance(h.now + 1)
+        gaps.append(h.now - answered)
+    bounds = [(80, 120), (160, 240), (300, 300), (80, 120), (160, 240)]
+    for gap, (lo, hi) in zip(gaps, bounds, strict=True):
+        assert lo <= gap <= hi, gaps
+
+
+def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> None:
+    """KafkaConsumer.subscribe calls Metadata.requestUpdateForNewTopics, which bumps the request
+    version; an answer to a request sent before (an older version) leaves needPartialUpdate set,
+    so the NetworkClient asks again at once, for the new topics too, instead of waiting for the
+    next periodic refresh (metadata.max.age.ms)."""
+    h = Harness(partitions={"t": 4, "u": 2})
+    h.connect()
+    h.join_and_sync(tps("t-0", "t-1", "t-2", "t-3"))
+    h.answer_offset_fetch()
+    key = f"metadata:{h.consumer.incarnation}"  # the periodic refresh goes out
+    h.timers.pop(key, None)
+    h._take(h.consumer.handle_timer(key, h.now))
+    (old,) = h.pending(MetadataRequest)
+    assert old.message.topics == ("t",)
+    h.call("subscribe", ["t", "u"])
+    assert h.pending(MetadataRequest) == [old]  # one request at a time
+    h.respond(old, h.metadata_response(old.message.topics))
+    (new,) = h.pending(MetadataRequest)
+    assert new.message.topics == ("t", "u")
