@@ -489,17 +489,20 @@ class KafkaCluster:
         return MetadataResponse(brokers=brokers, topics=tuple(topics))
 
     def _list_groups(self, dst: str, request: ListGroupsRequest) -> ListGroupsResponse:
+        """GroupCoordinatorService.listGroups: every coordinator this broker runs is read.
+
+        One that is still loading fails the whole request: the combined future fails and the
+        response is the error alone, without the other coordinators' groups.
+        """
         listed = []
-        error = Errors.NONE
         for p in sorted(self._shards):
             shard = self._shards[p]
             if shard.node != dst:
                 continue
             if shard.loading:
-                error = Errors.COORDINATOR_LOAD_IN_PROGRESS
-                continue
+                return ListGroupsResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS)
             listed.extend(shard.list_groups(request.states_filter))
-        return ListGroupsResponse(error, tuple(sorted(listed, key=lambda g: g.group_id)))
+        return ListGroupsResponse(Errors.NONE, tuple(sorted(listed, key=lambda g: g.group_id)))
 
     def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupShard | None, Errors]:
         p = self._partition_cache.get(group_id)  # partition_for's cache: no call when it hits
