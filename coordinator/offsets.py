@@ -7,7 +7,7 @@ import struct
 from coordinator.effects import Effect
 from coordinator.errors import Errors
 from coordinator.group import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, Parked
-from coordinator.log import append_error_to_response_error
+from coordinator.log import operation_error_to_response_error
 from coordinator.protocol import (
     OffsetCommitRequest,
     OffsetCommitResponse,
@@ -124,7 +124,7 @@ class OffsetsMixin:
             append_error = self._append(entries, req.group_id) if entries else Errors.NONE
             if append_error != Errors.NONE:
                 # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
-                mapped = append_error_to_response_error(append_error)
+                mapped = operation_error_to_response_error(append_error)
                 for key in per_partition:
                     per_partition[key] = mapped
                 if created:
@@ -279,6 +279,6 @@ class OffsetsMixin:
         entries.append((GroupMetadataKey(group_id), None))
         error = self._append(entries, group_id)
         if error != Errors.NONE:
-            return append_error_to_response_error(error), self._end()
+            return operation_error_to_response_error(error), self._end()
         self._drop_group(group, "DeleteGroups")
         return Errors.NONE, self._end()
