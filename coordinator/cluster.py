@@ -513,6 +513,13 @@ class KafkaCluster:
             return None, Errors.COORDINATOR_LOAD_IN_PROGRESS
         return shard, Errors.NONE
 
+    def _by_partition(self, group_ids: Sequence[str]) -> list[list[str]]:
+        """The group ids by ``__consumer_offsets`` partition, each list in the given order."""
+        by_partition: dict[int, list[str]] = {}
+        for group_id in group_ids:
+            by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
+        return list(by_partition.values())
+
     def _describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
         out = []
         for group_id in request.groups:
@@ -526,17 +533,23 @@ class KafkaCluster:
     def _delete_groups(
         self, dst: str, src: str, correlation_id: int, request: DeleteGroupsRequest, now_ms: int
     ) -> list[Effect]:
+        """KafkaApis.handleDeleteGroupsRequest (each distinct name once), then
+        GroupCoordinatorService.deleteGroups: one write operation per coordinator, for all of
+        its groups (GroupCoordinatorShard.deleteGroups)."""
         effects: list[Effect] = []
-        results = []
-        for group_id in request.groups_names:
-            shard, error = self._routed_shard(dst, group_id)
+        names = list(dict.fromkeys(request.groups_names))
+        errors: dict[str, Errors] = {}
+        for group_ids in self._by_partition(names):
+            shard, error = self._routed_shard(dst, group_ids[0])
             if shard is None:
-                results.append(DeletableGroupResult(group_id, error))
+                errors.update(dict.fromkeys(group_ids, error))
                 continue
-            error, more = shard.delete_group(group_id, now_ms)
+            results, more = shard.delete_groups(group_ids, now_ms)
             effects += more
-            results.append(DeletableGroupResult(group_id, error))
-        response = DeleteGroupsResponse(tuple(results))
+            errors.update(zip(group_ids, results, strict=True))
+        response = DeleteGroupsResponse(
+            tuple(DeletableGroupResult(group_id, errors[group_id]) for group_id in names)
+        )
         return [*effects, self._reply(dst, src, correlation_id, response, now_ms, request)]
 
     def _group_request(
