@@ -27,8 +27,9 @@ import structlog
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import Effect, Send
 from coordinator.errors import Errors
+from coordinator.java_hashmap import iteration_order_by_hash
 from coordinator.log import OffsetsLog
-from coordinator.placement import partition_for
+from coordinator.placement import java_string_hashcode, partition_for
 from coordinator.protocol import (
     KEY_TYPE_GROUP,
     DeletableGroupResult,
@@ -67,6 +68,7 @@ from coordinator.validation import malformed_reason
 from coordinator.views import GroupView
 
 OFFSETS_TOPIC = "__consumer_offsets"
+_OFFSETS_TOPIC_HASH = java_string_hashcode(OFFSETS_TOPIC)
 DEFAULT_CONFIG = CoordinatorConfig()
 BROKER_PORT = 9092
 
@@ -514,20 +516,29 @@ class KafkaCluster:
         return shard, Errors.NONE
 
     def _by_partition(self, group_ids: Sequence[str]) -> list[list[str]]:
-        """The group ids by ``__consumer_offsets`` partition, each list in the given order."""
+        """The group ids by ``__consumer_offsets`` partition, each list in the given order.
+
+        GroupCoordinatorService.describeGroups/deleteGroups collect them in a
+        ``HashMap<TopicPartition, List<String>>`` and answer partition by partition in that map's
+        iteration order (TopicPartition.hashCode is ``31 * (31 + partition) + topic.hashCode()``).
+        """
         by_partition: dict[int, list[str]] = {}
         for group_id in group_ids:
             by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
-        return list(by_partition.values())
+        lists = list(by_partition.values())
+        if len(lists) < 2:
+            return lists
+        hashes = [31 * (31 + p) + _OFFSETS_TOPIC_HASH for p in by_partition]  # spread() wraps it
+        return [lists[i] for i in iteration_order_by_hash(hashes)]
 
     def _describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
         out = []
-        for group_id in request.groups:
-            shard, error = self._routed_shard(dst, group_id)
+        for group_ids in self._by_partition(request.groups):
+            shard, error = self._routed_shard(dst, group_ids[0])
             if shard is None:
-                out.append(DescribedGroup(error, group_id))
+                out.extend(DescribedGroup(error, group_id) for group_id in group_ids)
             else:
-                out.append(shard.describe_group(group_id))
+                out.extend(shard.describe_group(group_id) for group_id in group_ids)
         return DescribeGroupsResponse(tuple(out))
 
     def _delete_groups(
@@ -548,7 +559,7 @@ class KafkaCluster:
             effects += more
             errors.update(zip(group_ids, results, strict=True))
         response = DeleteGroupsResponse(
-            tuple(DeletableGroupResult(group_id, errors[group_id]) for group_id in names)
+            tuple(DeletableGroupResult(group_id, error) for group_id, error in errors.items())
         )
         return [*effects, self._reply(dst, src, correlation_id, response, now_ms, request)]
 
