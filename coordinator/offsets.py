@@ -235,7 +235,13 @@ class OffsetsMixin:
             )
 
     def _expire_offsets(self) -> None:
+        """GroupCoordinatorShard.cleanupGroupMetadata: the expired offsets' tombstones, and those
+        of the groups left Empty without offsets, go out as one batch (one CoordinatorResult for
+        the whole shard); if it fails, nothing expires in this run."""
         retention = self.config.offsets_retention_ms
+        entries: list[tuple] = []
+        expired_by_group: list[tuple[str, list[tuple[str, int]]]] = []
+        doomed: list[ClassicGroup] = []
         for group_id in sorted(self.groups):
             group = self.groups[group_id]
             stored = self.offsets.get(group_id, {})
@@ -254,22 +260,24 @@ class OffsetsMixin:
                 if self._now - base >= retention:
                     expired.append((topic, partition))
             if expired:
-                entries = [(OffsetCommitKey(group_id, t, p), None) for t, p in expired]
-                if self._append(entries, group_id) == Errors.NONE:
-                    for tp in expired:
-                        del stored[tp]
-                    self.log.info(
-                        "offsets_expired",
-                        t_ms=self._now,
-                        node=self.node,
-                        group_id=group_id,
-                        count=len(expired),
-                    )
-            if (
-                group.is_in(EMPTY)
-                and not stored
-                and self._append([(GroupMetadataKey(group_id), None)], group_id) == Errors.NONE
-            ):
+                entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
+                expired_by_group.append((group_id, expired))
+            if group.is_in(EMPTY) and len(expired) == len(stored):
+                entries.append((GroupMetadataKey(group_id), None))
+                doomed.append(group)
+        if entries and self._append(entries, entries[0][0].group) == Errors.NONE:
+            for group_id, expired in expired_by_group:
+                stored = self.offsets[group_id]
+                for tp in expired:
+                    del stored[tp]
+                self.log.info(
+                    "offsets_expired",
+                    t_ms=self._now,
+                    node=self.node,
+                    group_id=group_id,
+                    count=len(expired),
+                )
+            for group in doomed:
                 self._drop_group(group, "empty group with no offsets left")
         self._ensure_expiry_timer()
 
