@@ -577,13 +577,14 @@ class KafkaCluster:
         ``kind`` is the group API's request type (``request`` is one, or extends it).
         """
         error = self._up_front_error(request, kind)
-        shard = None
-        if error is None:
-            shard, error = self._routed_shard(dst, request.group_id)
+        if error is not None:
+            response = _error_response(request, error)
+            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+        shard, error = self._routed_shard(dst, request.group_id)
+        if shard is None:
             if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
                 error = Errors.NONE  # "respond blindly" while loading (GroupCoordinatorService)
-        if shard is None:
-            response = _error_response(request, error)
+            response = _error_response(request, error, failed_operation=True)
             return [self._reply(dst, src, correlation_id, response, now_ms, request)]
         return shard.handle(src, correlation_id, request, now_ms)
 
@@ -631,10 +632,15 @@ def _error_name(response: object) -> str:
     return Errors.NONE.name
 
 
-def _error_response(request: object, error: Errors) -> object:
-    """The response Kafka sends when a request fails as a whole with ``error``."""
+def _error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:
+    """The response Kafka sends when a request fails as a whole with ``error``.
+
+    GroupCoordinatorService.joinGroup answers its own checks with the request's member id, but a
+    failed write operation (the runtime's NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, an
+    exception of the shard) with an otherwise default response: no member id.
+    """
     if isinstance(request, JoinGroupRequest):
-        return JoinGroupResponse(error, member_id=request.member_id)
+        return JoinGroupResponse(error, member_id="" if failed_operation else request.member_id)
     if isinstance(request, SyncGroupRequest):
         return SyncGroupResponse(error)
     if isinstance(request, HeartbeatRequest):
