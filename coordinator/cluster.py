@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
+import attrs
 import structlog
 
 from coordinator.config import CoordinatorConfig
@@ -54,6 +55,7 @@ from coordinator.protocol import (
     MetadataResponsePartition,
     MetadataResponseTopic,
     OffsetCommitRequest,
+    OffsetCommitRequestTopic,
     OffsetCommitResponse,
     OffsetCommitResponsePartition,
     OffsetCommitResponseTopic,
@@ -576,6 +578,12 @@ class KafkaCluster:
 
         ``kind`` is the group API's request type (``request`` is one, or extends it).
         """
+        if kind is OffsetCommitRequest:
+            unknown = self._unknown_partitions(request)
+            if unknown:
+                return self._commit_known_partitions(
+                    dst, src, correlation_id, request, unknown, now_ms
+                )
         error = self._up_front_error(request, kind)
         if error is not None:
             response = _error_response(request, error)
@@ -587,6 +595,76 @@ class KafkaCluster:
             response = _error_response(request, error, failed_operation=True)
             return [self._reply(dst, src, correlation_id, response, now_ms, request)]
         return shard.handle(src, correlation_id, request, now_ms)
+
+    def _unknown_partitions(self, request: OffsetCommitRequest) -> dict[str, set[int]]:
+        """The partitions of an OffsetCommit that the broker's metadata does not have (a topic it
+        does not know, or an index beyond the topic's partitions), by topic in request order."""
+        unknown: dict[str, set[int]] = {}
+        for topic in request.topics:
+            count = self._topics.get(topic.name)
+            if count is None and topic.name == OFFSETS_TOPIC:
+                count = self.config.offsets_topic_num_partitions
+            for part in topic.partitions:
+                if count is None or not 0 <= part.partition_index < count:
+                    unknown.setdefault(topic.name, set()).add(part.partition_index)
+        return unknown
+
+    def _commit_known_partitions(
+        self,
+        dst: str,
+        src: str,
+        correlation_id: int,
+        request: OffsetCommitRequest,
+        unknown: dict[str, set[int]],
+        now_ms: int,
+    ) -> list[Effect]:
+        """KafkaApis.handleOffsetCommitRequest: partitions the broker does not know are answered
+        UNKNOWN_TOPIC_OR_PARTITION by the broker itself; only the others reach the coordinator,
+        and its answer is merged after the rejected ones (OffsetCommitResponse.Builder.merge).
+        With nothing left to commit, the broker answers at once, coordinator or not."""
+        rejected: dict[str, list[OffsetCommitResponsePartition]] = {}
+        known = []
+        for topic in request.topics:
+            bad = unknown.get(topic.name)
+            if bad is None:
+                known.append(topic)
+                continue
+            kept = []
+            for part in topic.partitions:
+                if part.partition_index in bad:
+                    rejected.setdefault(topic.name, []).append(
+                        OffsetCommitResponsePartition(
+                            part.partition_index, Errors.UNKNOWN_TOPIC_OR_PARTITION
+                        )
+                    )
+                else:
+                    kept.append(part)
+            if kept:
+                known.append(OffsetCommitRequestTopic(topic.name, tuple(kept)))
+        if not known:
+            response = OffsetCommitResponse(
+                tuple(OffsetCommitResponseTopic(name, parts) for name, parts in rejected.items())
+            )
+            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+        forwarded = attrs.evolve(request, topics=tuple(known))
+        effects = self._group_request(
+            dst, src, correlation_id, forwarded, OffsetCommitRequest, now_ms
+        )
+        for i, effect in enumerate(effects):
+            if (
+                isinstance(effect, Send)
+                and effect.dst == src
+                and effect.correlation_id == correlation_id
+                and isinstance(effect.message, OffsetCommitResponse)
+            ):
+                merged = {name: list(parts) for name, parts in rejected.items()}
+                for topic in effect.message.topics:
+                    merged.setdefault(topic.name, []).extend(topic.partitions)
+                message = OffsetCommitResponse(
+                    tuple(OffsetCommitResponseTopic(name, parts) for name, parts in merged.items())
+                )
+                effects[i] = attrs.evolve(effect, message=message)
+        return effects
 
     def _up_front_error(self, request: GroupRequest, kind: type[GroupRequest]) -> Errors | None:
         """Checks made before routing: KafkaApis's SyncGroup v5+ rule, group id, session timeout."""

@@ -689,7 +689,8 @@ def expiry_driver() -> Driver:
             offsets_retention_minutes=1,
             offsets_retention_check_interval_ms=CHECK_MS,
             load_time_ms=0,
-        )
+        ),
+        topics={"t": 2, "topic": 1, "other": 1},
     )
 
 

@@ -472,7 +472,7 @@ def test_fetch_all_offsets_at_latest_committed_offset():
 def test_delete_group_all_offsets():
     """Port of OffsetMetadataManagerTest.testDeleteGroupAllOffsets (its classic group): deleting
     a group writes a tombstone for each of its committed offsets (then one for the group)."""
-    d = Driver()
+    d = Driver(topics={"bar-0": 2, "bar-1": 1})
     d.create_group(GROUP)
     for topic, partition in (("bar-0", 0), ("bar-0", 1), ("bar-1", 0)):
         assert one_error(commit(d, [(topic, partition, 100)])) == Errors.NONE
@@ -501,7 +501,8 @@ def expiry_driver(check_interval_ms: int = 10000) -> Driver:
             offsets_retention_minutes=1,
             offsets_retention_check_interval_ms=check_interval_ms,
             load_time_ms=0,
-        )
+        ),
+        topics={"bar": 4, "foo": 4, "topic": 1, "firstTopic": 2, "secondTopic": 2},
     )
 
 
