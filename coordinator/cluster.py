@@ -580,6 +580,11 @@ class KafkaCluster:
         """
         if kind is OffsetCommitRequest:
             unknown = self._unknown_partitions(request)
+            if request.api_version == 0 and _has_known_partition(request, unknown):
+                # KafkaApis sends version 0 to ZooKeeper, which a KRaft broker (the only kind
+                # that runs this coordinator) refuses for the whole request.
+                response = _error_response(request, Errors.UNSUPPORTED_VERSION)
+                return [self._reply(dst, src, correlation_id, response, now_ms, request)]
             if unknown:
                 return self._commit_known_partitions(
                     dst, src, correlation_id, request, unknown, now_ms
@@ -683,6 +688,17 @@ class KafkaCluster:
         ):
             return Errors.INVALID_SESSION_TIMEOUT
         return None
+
+
+def _has_known_partition(request: OffsetCommitRequest, unknown: dict[str, set[int]]) -> bool:
+    """Whether an OffsetCommit names a partition the broker knows (``unknown`` are the others)."""
+    if not unknown:
+        return any(topic.partitions for topic in request.topics)
+    return any(
+        p.partition_index not in unknown.get(topic.name, ())
+        for topic in request.topics
+        for p in topic.partitions
+    )
 
 
 def _loggable(value: object) -> str | int | None:
