@@ -22,13 +22,15 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
+import attrs
 import structlog
 
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import Effect, Send
 from coordinator.errors import Errors
+from coordinator.java_hashmap import iteration_order_by_hash
 from coordinator.log import OffsetsLog
-from coordinator.placement import partition_for
+from coordinator.placement import java_string_hashcode, partition_for
 from coordinator.protocol import (
     KEY_TYPE_GROUP,
     DeletableGroupResult,
@@ -53,6 +55,7 @@ from coordinator.protocol import (
     MetadataResponsePartition,
     MetadataResponseTopic,
     OffsetCommitRequest,
+    OffsetCommitRequestTopic,
     OffsetCommitResponse,
     OffsetCommitResponsePartition,
     OffsetCommitResponseTopic,
@@ -67,6 +70,7 @@ from coordinator.validation import malformed_reason
 from coordinator.views import GroupView
 
 OFFSETS_TOPIC = "__consumer_offsets"
+_OFFSETS_TOPIC_HASH = java_string_hashcode(OFFSETS_TOPIC)
 DEFAULT_CONFIG = CoordinatorConfig()
 BROKER_PORT = 9092
 
@@ -489,17 +493,20 @@ class KafkaCluster:
         return MetadataResponse(brokers=brokers, topics=tuple(topics))
 
     def _list_groups(self, dst: str, request: ListGroupsRequest) -> ListGroupsResponse:
+        """GroupCoordinatorService.listGroups: every coordinator this broker runs is read.
+
+        One that is still loading fails the whole request: the combined future fails and the
+        response is the error alone, without the other coordinators' groups.
+        """
         listed = []
-        error = Errors.NONE
         for p in sorted(self._shards):
             shard = self._shards[p]
             if shard.node != dst:
                 continue
             if shard.loading:
-                error = Errors.COORDINATOR_LOAD_IN_PROGRESS
-                continue
+                return ListGroupsResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS)
             listed.extend(shard.list_groups(request.states_filter))
-        return ListGroupsResponse(error, tuple(sorted(listed, key=lambda g: g.group_id)))
+        return ListGroupsResponse(Errors.NONE, tuple(sorted(listed, key=lambda g: g.group_id)))
 
     def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupShard | None, Errors]:
         p = self._partition_cache.get(group_id)  # partition_for's cache: no call when it hits
@@ -510,30 +517,52 @@ class KafkaCluster:
             return None, Errors.COORDINATOR_LOAD_IN_PROGRESS
         return shard, Errors.NONE
 
+    def _by_partition(self, group_ids: Sequence[str]) -> list[list[str]]:
+        """The group ids by ``__consumer_offsets`` partition, each list in the given order.
+
+        GroupCoordinatorService.describeGroups/deleteGroups collect them in a
+        ``HashMap<TopicPartition, List<String>>`` and answer partition by partition in that map's
+        iteration order (TopicPartition.hashCode is ``31 * (31 + partition) + topic.hashCode()``).
+        """
+        by_partition: dict[int, list[str]] = {}
+        for group_id in group_ids:
+            by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
+        lists = list(by_partition.values())
+        if len(lists) < 2:
+            return lists
+        hashes = [31 * (31 + p) + _OFFSETS_TOPIC_HASH for p in by_partition]  # spread() wraps it
+        return [lists[i] for i in iteration_order_by_hash(hashes)]
+
     def _describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
         out = []
-        for group_id in request.groups:
-            shard, error = self._routed_shard(dst, group_id)
+        for group_ids in self._by_partition(request.groups):
+            shard, error = self._routed_shard(dst, group_ids[0])
             if shard is None:
-                out.append(DescribedGroup(error, group_id))
+                out.extend(DescribedGroup(error, group_id) for group_id in group_ids)
             else:
-                out.append(shard.describe_group(group_id))
+                out.extend(shard.describe_group(group_id) for group_id in group_ids)
         return DescribeGroupsResponse(tuple(out))
 
     def _delete_groups(
         self, dst: str, src: str, correlation_id: int, request: DeleteGroupsRequest, now_ms: int
     ) -> list[Effect]:
+        """KafkaApis.handleDeleteGroupsRequest (each distinct name once), then
+        GroupCoordinatorService.deleteGroups: one write operation per coordinator, for all of
+        its groups (GroupCoordinatorShard.deleteGroups)."""
         effects: list[Effect] = []
-        results = []
-        for group_id in request.groups_names:
-            shard, error = self._routed_shard(dst, group_id)
+        names = list(dict.fromkeys(request.groups_names))
+        errors: dict[str, Errors] = {}
+        for group_ids in self._by_partition(names):
+            shard, error = self._routed_shard(dst, group_ids[0])
             if shard is None:
-                results.append(DeletableGroupResult(group_id, error))
+                errors.update(dict.fromkeys(group_ids, error))
                 continue
-            error, more = shard.delete_group(group_id, now_ms)
+            results, more = shard.delete_groups(group_ids, now_ms)
             effects += more
-            results.append(DeletableGroupResult(group_id, error))
-        response = DeleteGroupsResponse(tuple(results))
+            errors.update(zip(group_ids, results, strict=True))
+        response = DeleteGroupsResponse(
+            tuple(DeletableGroupResult(group_id, error) for group_id, error in errors.items())
+        )
         return [*effects, self._reply(dst, src, correlation_id, response, now_ms, request)]
 
     def _group_request(
@@ -549,16 +578,98 @@ class KafkaCluster:
 
         ``kind`` is the group API's request type (``request`` is one, or extends it).
         """
+        if kind is OffsetCommitRequest:
+            unknown = self._unknown_partitions(request)
+            if request.api_version == 0 and _has_known_partition(request, unknown):
+                # KafkaApis sends version 0 to ZooKeeper, which a KRaft broker (the only kind
+                # that runs this coordinator) refuses for the whole request.
+                response = _error_response(request, Errors.UNSUPPORTED_VERSION)
+                return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+            if unknown:
+                return self._commit_known_partitions(
+                    dst, src, correlation_id, request, unknown, now_ms
+                )
         error = self._up_front_error(request, kind)
-        shard = None
-        if error is None:
-            shard, error = self._routed_shard(dst, request.group_id)
-            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
-                error = Errors.NONE  # "respond blindly" while loading (GroupCoordinatorService)
-        if shard is None:
+        if error is not None:
             response = _error_response(request, error)
             return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+        shard, error = self._routed_shard(dst, request.group_id)
+        if shard is None:
+            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
+                error = Errors.NONE  # "respond blindly" while loading (GroupCoordinatorService)
+            response = _error_response(request, error, failed_operation=True)
+            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
         return shard.handle(src, correlation_id, request, now_ms)
+
+    def _unknown_partitions(self, request: OffsetCommitRequest) -> dict[str, set[int]]:
+        """The partitions of an OffsetCommit that the broker's metadata does not have (a topic it
+        does not know, or an index beyond the topic's partitions), by topic in request order."""
+        unknown: dict[str, set[int]] = {}
+        for topic in request.topics:
+            count = self._topics.get(topic.name)
+            if count is None and topic.name == OFFSETS_TOPIC:
+                count = self.config.offsets_topic_num_partitions
+            for part in topic.partitions:
+                if count is None or not 0 <= part.partition_index < count:
+                    unknown.setdefault(topic.name, set()).add(part.partition_index)
+        return unknown
+
+    def _commit_known_partitions(
+        self,
+        dst: str,
+        src: str,
+        correlation_id: int,
+        request: OffsetCommitRequest,
+        unknown: dict[str, set[int]],
+        now_ms: int,
+    ) -> list[Effect]:
+        """KafkaApis.handleOffsetCommitRequest: partitions the broker does not know are answered
+        UNKNOWN_TOPIC_OR_PARTITION by the broker itself; only the others reach the coordinator,
+        and its answer is merged after the rejected ones (OffsetCommitResponse.Builder.merge).
+        With nothing left to commit, the broker answers at once, coordinator or not."""
+        rejected: dict[str, list[OffsetCommitResponsePartition]] = {}
+        known = []
+        for topic in request.topics:
+            bad = unknown.get(topic.name)
+            if bad is None:
+                known.append(topic)
+                continue
+            kept = []
+            for part in topic.partitions:
+                if part.partition_index in bad:
+                    rejected.setdefault(topic.name, []).append(
+                        OffsetCommitResponsePartition(
+                            part.partition_index, Errors.UNKNOWN_TOPIC_OR_PARTITION
+                        )
+                    )
+                else:
+                    kept.append(part)
+            if kept:
+                known.append(OffsetCommitRequestTopic(topic.name, tuple(kept)))
+        if not known:
+            response = OffsetCommitResponse(
+                tuple(OffsetCommitResponseTopic(name, parts) for name, parts in rejected.items())
+            )
+            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+        forwarded = attrs.evolve(request, topics=tuple(known))
+        effects = self._group_request(
+            dst, src, correlation_id, forwarded, OffsetCommitRequest, now_ms
+        )
+        for i, effect in enumerate(effects):
+            if (
+                isinstance(effect, Send)
+                and effect.dst == src
+                and effect.correlation_id == correlation_id
+                and isinstance(effect.message, OffsetCommitResponse)
+            ):
+                merged = {name: list(parts) for name, parts in rejected.items()}
+                for topic in effect.message.topics:
+                    merged.setdefault(topic.name, []).extend(topic.partitions)
+                message = OffsetCommitResponse(
+                    tuple(OffsetCommitResponseTopic(name, parts) for name, parts in merged.items())
+                )
+                effects[i] = attrs.evolve(effect, message=message)
+        return effects
 
     def _up_front_error(self, request: GroupRequest, kind: type[GroupRequest]) -> Errors | None:
         """Checks made before routing: KafkaApis's SyncGroup v5+ rule, group id, session timeout."""
@@ -577,6 +688,17 @@ class KafkaCluster:
         ):
             return Errors.INVALID_SESSION_TIMEOUT
         return None
+
+
+def _has_known_partition(request: OffsetCommitRequest, unknown: dict[str, set[int]]) -> bool:
+    """Whether an OffsetCommit names a partition the broker knows (``unknown`` are the others)."""
+    if not unknown:
+        return any(topic.partitions for topic in request.topics)
+    return any(
+        p.partition_index not in unknown.get(topic.name, ())
+        for topic in request.topics
+        for p in topic.partitions
+    )
 
 
 def _loggable(value: object) -> str | int | None:
@@ -604,10 +726,15 @@ def _error_name(response: object) -> str:
     return Errors.NONE.name
 
 
-def _error_response(request: object, error: Errors) -> object:
-    """The response Kafka sends when a request fails as a whole with ``error``."""
+def _error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:
+    """The response Kafka sends when a request fails as a whole with ``error``.
+
+    GroupCoordinatorService.joinGroup answers its own checks with the request's member id, but a
+    failed write operation (the runtime's NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, an
+    exception of the shard) with an otherwise default response: no member id.
+    """
     if isinstance(request, JoinGroupRequest):
-        return JoinGroupResponse(error, member_id=request.member_id)
+        return JoinGroupResponse(error, member_id="" if failed_operation else request.member_id)
     if isinstance(request, SyncGroupRequest):
         return SyncGroupResponse(error)
     if isinstance(request, HeartbeatRequest):

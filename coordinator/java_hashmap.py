@@ -15,7 +15,7 @@ is then by hash, and this module keeps insertion order).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from coordinator.placement import java_string_hashcode
 
@@ -88,6 +88,20 @@ def iteration_order(keys_in_insertion_order: Iterable[str]) -> list[str]:
     for key in keys_in_insertion_order:
         m.put(key)
     return m.order()
+
+
+def iteration_order_by_hash(hashes_in_insertion_order: Sequence[int]) -> list[int]:
+    """Positions of distinct keys, given by their ``hashCode()`` in insertion order, in the
+    iteration order of a fresh HashMap after putting them in this order (for keys that are not
+    strings, e.g. Kafka's TopicPartition)."""
+    capacity = DEFAULT_CAPACITY
+    while len(hashes_in_insertion_order) > capacity * LOAD_FACTOR:
+        capacity *= 2
+    mask = capacity - 1
+    return sorted(
+        range(len(hashes_in_insertion_order)),
+        key=lambda i: (spread(hashes_in_insertion_order[i]) & mask, i),
+    )
 
 
 def first_max_by_count(counts_in_insertion_order: Iterable[tuple[str, int]]) -> str:

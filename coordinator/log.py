@@ -79,3 +79,16 @@ def append_error_to_response_error(error: Errors) -> Errors:
     if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
         return Errors.UNKNOWN_SERVER_ERROR
     return error
+
+
+def operation_error_to_response_error(error: Errors) -> Errors:
+    """CoordinatorOperationExceptionHelper.handleOperationException: the error a failed write
+    operation (OffsetCommit, DeleteGroups) is answered with by GroupCoordinatorService.
+
+    The append errors map as for a group's own writes (§0.3); NETWORK_EXCEPTION, which a
+    transaction's verification can raise and old clients would not retry, becomes
+    COORDINATOR_LOAD_IN_PROGRESS.
+    """
+    if error == Errors.NETWORK_EXCEPTION:
+        return Errors.COORDINATOR_LOAD_IN_PROGRESS
+    return append_error_to_response_error(error)

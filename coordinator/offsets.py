@@ -6,8 +6,16 @@ import struct
 
 from coordinator.effects import Effect
 from coordinator.errors import Errors
-from coordinator.group import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, Parked
-from coordinator.log import append_error_to_response_error
+from coordinator.group import (
+    COMPLETING_REBALANCE,
+    DEAD,
+    EMPTY,
+    PREPARING_REBALANCE,
+    STABLE,
+    ClassicGroup,
+    Parked,
+)
+from coordinator.log import operation_error_to_response_error
 from coordinator.protocol import (
     OffsetCommitRequest,
     OffsetCommitResponse,
@@ -124,7 +132,7 @@ class OffsetsMixin:
             append_error = self._append(entries, req.group_id) if entries else Errors.NONE
             if append_error != Errors.NONE:
                 # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
-                mapped = append_error_to_response_error(append_error)
+                mapped = operation_error_to_response_error(append_error)
                 for key in per_partition:
                     per_partition[key] = mapped
                 if created:
@@ -227,7 +235,13 @@ class OffsetsMixin:
             )
 
     def _expire_offsets(self) -> None:
+        """GroupCoordinatorShard.cleanupGroupMetadata: the expired offsets' tombstones, and those
+        of the groups left Empty without offsets, go out as one batch (one CoordinatorResult for
+        the whole shard); if it fails, nothing expires in this run."""
         retention = self.config.offsets_retention_ms
+        entries: list[tuple] = []
+        expired_by_group: list[tuple[str, list[tuple[str, int]]]] = []
+        doomed: list[ClassicGroup] = []
         for group_id in sorted(self.groups):
             group = self.groups[group_id]
             stored = self.offsets.get(group_id, {})
@@ -246,39 +260,57 @@ class OffsetsMixin:
                 if self._now - base >= retention:
                     expired.append((topic, partition))
             if expired:
-                entries = [(OffsetCommitKey(group_id, t, p), None) for t, p in expired]
-                if self._append(entries, group_id) == Errors.NONE:
-                    for tp in expired:
-                        del stored[tp]
-                    self.log.info(
-                        "offsets_expired",
-                        t_ms=self._now,
-                        node=self.node,
-                        group_id=group_id,
-                        count=len(expired),
-                    )
-            if (
-                group.is_in(EMPTY)
-                and not stored
-                and self._append([(GroupMetadataKey(group_id), None)], group_id) == Errors.NONE
-            ):
+                entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
+                expired_by_group.append((group_id, expired))
+            if group.is_in(EMPTY) and len(expired) == len(stored):
+                entries.append((GroupMetadataKey(group_id), None))
+                doomed.append(group)
+        if entries and self._append(entries, entries[0][0].group) == Errors.NONE:
+            for group_id, expired in expired_by_group:
+                stored = self.offsets[group_id]
+                for tp in expired:
+                    del stored[tp]
+                self.log.info(
+                    "offsets_expired",
+                    t_ms=self._now,
+                    node=self.node,
+                    group_id=group_id,
+                    count=len(expired),
+                )
+            for group in doomed:
                 self._drop_group(group, "empty group with no offsets left")
         self._ensure_expiry_timer()
 
-    def delete_group(self, group_id: str, now_ms: int) -> tuple[Errors, list[Effect]]:
-        """DeleteGroups for one group (ClassicGroup.validateDeleteGroup, then tombstones)."""
+    def delete_groups(self, group_ids: list[str], now_ms: int) -> tuple[list[Errors], list[Effect]]:
+        """GroupCoordinatorShard.deleteGroups: the result of each group, in order, and the effects.
+
+        Each group is validated (ClassicGroup.validateDeleteGroup); the tombstones of the valid
+        ones (each group's offsets, then the group) go out as ONE write, the shard's one
+        CoordinatorResult. If that write fails, GroupCoordinatorService answers every group of
+        the shard with the mapped error, the ones that failed validation included.
+        """
         self._begin(now_ms)
-        group = self.groups.get(group_id)
-        if group is None or group.is_in(DEAD):
-            return Errors.GROUP_ID_NOT_FOUND, self._end()
-        if not group.is_in(EMPTY):
-            return Errors.NON_EMPTY_GROUP, self._end()
-        entries: list[tuple] = [
-            (OffsetCommitKey(group_id, t, p), None) for (t, p) in self.offsets.get(group_id, {})
-        ]
-        entries.append((GroupMetadataKey(group_id), None))
-        error = self._append(entries, group_id)
-        if error != Errors.NONE:
-            return append_error_to_response_error(error), self._end()
-        self._drop_group(group, "DeleteGroups")
-        return Errors.NONE, self._end()
+        results: list[Errors] = []
+        doomed: list[ClassicGroup] = []
+        entries: list[tuple] = []
+        for group_id in group_ids:
+            group = self.groups.get(group_id)
+            if group is None or group.is_in(DEAD):
+                results.append(Errors.GROUP_ID_NOT_FOUND)
+            elif not group.is_in(EMPTY):
+                results.append(Errors.NON_EMPTY_GROUP)
+            else:
+                results.append(Errors.NONE)
+                doomed.append(group)
+                entries.extend(
+                    (OffsetCommitKey(group_id, t, p), None)
+                    for (t, p) in self.offsets.get(group_id, {})
+                )
+                entries.append((GroupMetadataKey(group_id), None))
+        if entries:
+            error = self._append(entries, doomed[0].group_id)
+            if error != Errors.NONE:
+                return [operation_error_to_response_error(error)] * len(group_ids), self._end()
+        for group in doomed:
+            self._drop_group(group, "DeleteGroups")
+        return results, self._end()

@@ -443,8 +443,11 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             return
         if member_id in group.pending_members:
             if req.group_instance_id is not None:
-                # Kafka throws IllegalStateException here (a pending id is never static).
-                self._join_error(waiter, req, Errors.UNKNOWN_SERVER_ERROR, member_id)
+                # Kafka throws IllegalStateException here (a pending id is never static); the
+                # failed operation is answered UNKNOWN_SERVER_ERROR without a member id
+                # (GroupCoordinatorService.joinGroup).
+                response = JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR)
+                self._reply(waiter, response, req.group_id, member_id)
                 return
             self._add_member(waiter, req, group, member_id)
             return
@@ -666,9 +669,11 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             self._maybe_complete_join_phase(group)
         else:
             # Empty with static members cannot happen; Kafka throws IllegalStateException, which
-            # its runtime answers UNKNOWN_SERVER_ERROR.
+            # its runtime answers UNKNOWN_SERVER_ERROR (without a member id).
             new.join_waiter = None
-            self._join_error(waiter, req, Errors.UNKNOWN_SERVER_ERROR, new_id)
+            self._reply(
+                waiter, JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR), req.group_id, new_id
+            )
 
     # --- rebalance machinery (§2.4, §3.3, §3.8, §3.9) ---------------------------------------------
 

@@ -41,6 +41,12 @@ TEST_CONFIG = CoordinatorConfig(
 )
 
 
+# The topics the coordinator tests commit offsets of. The broker accepts offsets only for topics
+# and partitions it knows (KafkaApis.handleOffsetCommitRequest), so a Driver's cluster has these
+# unless the test gives its own ``topics``.
+TEST_TOPICS = {"t": 8, "foo": 8, "bar": 8, "topic": 8}
+
+
 def protocols(*names: str, metadata: bytes = b"") -> tuple[JoinGroupRequestProtocol, ...]:
     return tuple(JoinGroupRequestProtocol(n, metadata or n.encode()) for n in names)
 
@@ -53,6 +59,7 @@ class Driver:
             self.events.append(dict(event_dict))
             raise structlog.DropEvent
 
+        cluster_args.setdefault("topics", TEST_TOPICS)
         self.cluster = KafkaCluster(
             config=config, logger=structlog.wrap_logger(None, processors=[capture]), **cluster_args
         )

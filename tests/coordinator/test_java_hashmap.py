@@ -5,8 +5,10 @@ from coordinator.java_hashmap import (
     bucket_of,
     first_max_by_count,
     iteration_order,
+    iteration_order_by_hash,
     spread,
 )
+from coordinator.placement import java_string_hashcode
 
 
 def test_buckets_of_the_reference_table():
@@ -111,3 +113,31 @@ def test_vote_tie_break_matches_java():
         for name in case["votes_in_member_order"]:
             counts[name] = counts.get(name, 0) + 1
         assert first_max_by_count(counts.items()) == case["java_winner"]
+
+
+# Recorded with OpenJDK 17: partitions of ``__consumer_offsets`` put into a fresh
+# HashMap<TopicPartition, ...> in the first order, iterated in the second (the order in which
+# GroupCoordinatorService answers DescribeGroups/DeleteGroups partition by partition).
+TOPIC_PARTITION_ORDERS = [
+    (
+        "21,6,14,3,7,40,47,38,45,32,36,43,11,23,34,41,35,2,4,10,46,15,29,28,42,31,24,39,27,48,19,44,9,20,17,8,18,12,26,22,5,13,16,1",
+        "15,48,13,46,11,44,9,42,23,21,19,17,32,28,26,7,40,5,38,3,36,1,34,47,16,45,14,43,12,41,10,24,22,20,18,31,29,27,39,8,6,35,4,2",
+    ),
+    (
+        "27,11,19,40,29,39,30,1,12,47,24,41,14,34,3,48,6,46,45,31,37,21,23,2,8,13,7,32,36",
+        "48,13,46,11,23,21,19,32,30,7,40,3,36,1,34,47,45,14,12,41,24,31,29,27,39,8,37,6,2",
+    ),
+    (
+        "21,23,27,1,9,2,42,18,34,30,17,49,35,44,15,33,16,26,0,36,13,24,14,10,7,45,38,22,47,39,41,11,28,8,5,3,32,40,4,48,37,19",
+        "15,48,13,11,44,9,42,23,21,19,17,32,30,28,26,7,40,5,38,3,36,1,34,47,16,45,14,41,10,24,22,49,18,0,27,39,8,37,35,4,33,2",
+    ),
+]
+
+
+def test_topic_partition_order_agrees_with_openjdk():
+    topic_hash = java_string_hashcode("__consumer_offsets")
+    for inserted_csv, iterated_csv in TOPIC_PARTITION_ORDERS:
+        inserted = [int(p) for p in inserted_csv.split(",")]
+        hashes = [31 * (31 + p) + topic_hash for p in inserted]  # TopicPartition.hashCode
+        iterated = [inserted[i] for i in iteration_order_by_hash(hashes)]
+        assert iterated == [int(p) for p in iterated_csv.split(",")]

@@ -604,9 +604,10 @@ def test_maybe_elect_new_joined_leader_choose_existing():
 # =================================================================================================
 
 
-@pytest.mark.parametrize("version", range(10))
+@pytest.mark.parametrize("version", range(1, 10))
 def test_validate_offset_commit(version):
-    """Port of ClassicGroupTest.testValidateOffsetCommit (every OffsetCommit version): a commit
+    """Port of ClassicGroupTest.testValidateOffsetCommit (every OffsetCommit version that reaches
+    the coordinator: a KRaft broker refuses version 0 itself, see test_kafka_service.py): a commit
     without member, instance or generation passes while the group is Empty and fails with
     UNKNOWN_MEMBER_ID once it has members; an unknown member or instance id is UNKNOWN_MEMBER_ID;
     a wrong generation is ILLEGAL_GENERATION; during CompletingRebalance it is
@@ -689,7 +690,8 @@ def expiry_driver() -> Driver:
             offsets_retention_minutes=1,
             offsets_retention_check_interval_ms=CHECK_MS,
             load_time_ms=0,
-        )
+        ),
+        topics={"t": 2, "topic": 1, "other": 1},
     )
 
 

@@ -160,7 +160,8 @@ def expiry_driver() -> Driver:
             offsets_retention_minutes=1,
             offsets_retention_check_interval_ms=10000,
             load_time_ms=0,
-        )
+        ),
+        topics={"t": 2, "old": 1},
     )
 
 

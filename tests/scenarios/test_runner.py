@@ -98,7 +98,11 @@ EVERY_ACTION = """\
 version: 1
 name: every-action
 cluster: {brokers: 3, topics: {T1: 4, T2: 2}}
-defaults: {session.timeout.ms: 10s, partition.assignment.strategy: [range], metadata.max.age.ms: 5s}
+# Deleting T2 at 50s holds up C1's next rebalance: its auto-commit before rejoining includes its
+# positions of T2, which the broker refuses (UNKNOWN_TOPIC_OR_PARTITION, retriable), until the
+# join-prepare timer (max.poll.interval.ms) runs out; 20s lets the group settle before the end.
+defaults: {session.timeout.ms: 10s, partition.assignment.strategy: [range], metadata.max.age.ms: 5s,
+           max.poll.interval.ms: 20s}
 consumers:
   - {count: 3, first: 1, id: "C{i}", group: g1, topics: [T1]}
 timeline:
