@@ -64,6 +64,7 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupResponse,
     api_name,
+    response_error,
 )
 from coordinator.shard import GroupShard
 from coordinator.validation import malformed_reason
@@ -713,17 +714,8 @@ def _loggable(value: object) -> str | int | None:
 
 
 def _error_name(response: object) -> str:
-    code = getattr(response, "error_code", None)
-    if isinstance(code, Errors):
-        return code.name
-    if isinstance(response, OffsetCommitResponse):
-        codes = {p.error_code for t in response.topics for p in t.partitions}
-        worst = sorted(codes - {Errors.NONE}, key=int)
-        return worst[0].name if worst else Errors.NONE.name
-    if isinstance(response, DeleteGroupsResponse):
-        codes = sorted({r.error_code for r in response.results} - {Errors.NONE}, key=int)
-        return codes[0].name if codes else Errors.NONE.name
-    return Errors.NONE.name
+    code = response_error(response)
+    return code.name if isinstance(code, Errors) else Errors.NONE.name
 
 
 def _error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:

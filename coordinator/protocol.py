@@ -344,6 +344,27 @@ class DeleteGroupsResponse:
     results: tuple[DeletableGroupResult, ...] = field(converter=tuple)
 
 
+def response_error(message: object) -> Errors | None:
+    """The error a message reports, as the event log names it: its error code; for the
+    responses that carry codes only per entry (OffsetCommit per partition, DeleteGroups per
+    group) the first failed entry's, else NONE; None for a message without error codes."""
+    code = getattr(message, "error_code", None)
+    if code is not None:
+        return code
+    if isinstance(message, OffsetCommitResponse):
+        for topic in message.topics:
+            for p in topic.partitions:
+                if p.error_code != Errors.NONE:
+                    return p.error_code
+        return Errors.NONE
+    if isinstance(message, DeleteGroupsResponse):
+        for result in message.results:
+            if result.error_code != Errors.NONE:
+                return result.error_code
+        return Errors.NONE
+    return None
+
+
 def api_name(message: object) -> str:
     """Kafka's API key name for a request or response ("JoinGroup", "Heartbeat", ...)."""
     kind = type(message)

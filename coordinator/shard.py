@@ -52,6 +52,7 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupResponse,
     api_name,
+    response_error,
 )
 from coordinator.records import (
     GroupMetadataKey,
@@ -147,7 +148,9 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         member_id: str | None = None,
         generation_id: int | None = None,
     ) -> None:
-        error = getattr(response, "error_code", Errors.NONE)
+        error = response_error(response)
+        if error is None:
+            error = Errors.NONE
         self.log.info(
             "response_sent",
             t_ms=self._now,

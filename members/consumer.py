@@ -67,6 +67,7 @@ from coordinator.protocol import (
     SyncGroupResponse,
     api_name,
     maybe_truncate_reason,
+    response_error,
 )
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -2490,20 +2491,10 @@ def _topic_racks(topic: Any, broker_racks: dict[int, str | None]) -> tuple[int, 
 
 
 def _error_name(message: object) -> str | None:
-    """The error a response reports, as logged: its error code's name; for an OffsetCommit
-    response the first failed partition's (else NONE); None when the message has no code."""
-    code = getattr(message, "error_code", None)
+    """The error a response reports, as logged (``coordinator.protocol.response_error``)."""
+    code = response_error(message)
     if code is None:
-        if not isinstance(message, OffsetCommitResponse):
-            return None
-        code = Errors.NONE
-        for topic in message.topics:
-            for p in topic.partitions:
-                if p.error_code != Errors.NONE:
-                    code = p.error_code
-                    break
-            if code != Errors.NONE:
-                break
+        return None
     name = _ERROR_NAMES.get(code)
     return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
 

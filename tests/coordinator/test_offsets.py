@@ -215,3 +215,14 @@ def test_stable_group_expires_only_offsets_of_unsubscribed_topics():
         d.advance(t)
         d.heartbeat("A", ids["A"], gen)
     assert d.cluster.committed_offsets("g") == {("t", 0): 1}
+
+
+def test_a_refused_commit_is_logged_with_its_partition_error():
+    """An OffsetCommit answer has codes per partition only; its response_sent event names the
+    first failed partition's error, as the client's response_received does (it said NONE)."""
+    d = Driver()
+    ids, gen = d.stable_group(("A",))
+    d.commit("A", ids["A"], gen, {("t", 0): 1})
+    d.commit("A", ids["A"], gen + 1, {("t", 0): 1})
+    sent = [e for e in d.named("response_sent") if e["api"] == "OffsetCommit"]
+    assert [e["error"] for e in sent] == ["NONE", "ILLEGAL_GENERATION"]
