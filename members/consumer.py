@@ -227,6 +227,8 @@ class _PendingLeader:
     """A leader's assignment waiting for topic metadata (updateGroupSubscription)."""
 
     generation: Generation
+    #: The assignor the JoinGroup answer selected (looked up before anything else).
+    assignor: ResolvedAssignor
     members: list[tuple[str, str | None, Subscription]]
     skip_assignment: bool
     #: The assignor's result, kept while the metadata of topics it added is fetched.
@@ -1744,6 +1746,17 @@ class Consumer:
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
+        # lookupAssignor comes first: an unknown protocol fails before any metadata wait
+        name = resp.protocol_name
+        assignor = self._assignor_named(name)
+        if assignor is None or assignor.instance is None:
+            why = (
+                f"coordinator selected invalid assignment protocol: {name}"
+                if assignor is None
+                else f"assignor {name!r} is not available: {assignor.unavailable}"
+            )
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
+            return
         members = []
         try:
             for m in resp.members:
@@ -1765,7 +1778,9 @@ class Consumer:
             group_topics.update(sub.topics)
         self._group_subscription = tuple(sorted(group_topics))
         self.is_leader = True
-        self._pending_leader = _PendingLeader(self.generation, members, resp.skip_assignment)
+        self._pending_leader = _PendingLeader(
+            self.generation, assignor, members, resp.skip_assignment
+        )
         if self._leader_needs_metadata():
             # updateGroupSubscription: fetch metadata for the new topics before assigning.
             self._request_metadata(now)
@@ -1786,23 +1801,25 @@ class Consumer:
             pending.generation != self.generation
             or self._member_state is not MemberState.COMPLETING_REBALANCE
         ):
-            return  # the join was reset meanwhile
+            # The member left the group while its leader waited for metadata (in the simulator
+            # the application may unsubscribe meanwhile; Kafka's is blocked in onLeaderElected).
+            # The join fails and is retried at once, as SyncGroupResponseHandler does for a
+            # generation cleared before its answer (ILLEGAL_GENERATION); it must not stay pending.
+            self._complete_join_failure(
+                Errors.ILLEGAL_GENERATION,
+                now,
+                "generation/state changed while the leader waited for metadata",
+            )
+            return
         self._refresh_metadata_snapshot()
         if pending.skip_assignment:
             self._emit("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
             self._assignment_snapshot = self._metadata_snapshot()
             self._send_sync_group((), now)
             return
-        name = self.generation.protocol_name
-        assignor = self._assignor_named(name)
-        if assignor is None or assignor.instance is None:
-            why = (
-                f"coordinator selected invalid assignment protocol: {name}"
-                if assignor is None
-                else f"assignor {name!r} is not available: {assignor.unavailable}"
-            )
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
-            return
+        assignor = pending.assignor
+        assert assignor.instance is not None
+        name = assignor.name
         subscriptions = {member_id: sub for member_id, _, sub in pending.members}
         result = pending.result
         if result is None:

@@ -7,6 +7,7 @@ from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
     HeartbeatRequest,
+    HeartbeatResponse,
     JoinGroupRequest,
     MetadataRequest,
     SyncGroupRequest,
@@ -84,6 +85,28 @@ def test_leader_fetches_metadata_for_topics_only_others_subscribe() -> None:
     assert got == {"m1": tps("t-0", "t-1"), "m2": tps("u-0", "u-1")}
 
 
+def test_leader_that_leaves_while_it_waits_for_metadata_rejoins_when_subscribed_again() -> None:
+    """A leader waiting for the metadata of a topic only another member subscribes to, whose
+    application unsubscribes (leaving the group) and subscribes again meanwhile, rejoins once the
+    metadata arrives: the pending join fails (as SyncGroupResponseHandler fails a join whose
+    generation was cleared, ILLEGAL_GENERATION, retried at once) instead of staying pending for
+    good."""
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["u"], [])]))
+    assert h.count(SyncGroupRequest) == 0  # waits for the metadata of "u"
+    h.call("subscribe", [])
+    h.answer_leave_group()
+    assert h.consumer.generation_id == -1 and h.consumer.state == "UNJOINED"
+    h.call("subscribe", ["t"])
+    assert h.count(JoinGroupRequest) == 1
+    h.answer_metadata()
+    assert h.count(SyncGroupRequest) == 0
+    (join,) = h.pending(JoinGroupRequest)
+    assert join.message.member_id == ""
+    assert join.message.reason == "rebalance failed due to IllegalGenerationException"
+
+
 class ExtraTopicAssignor(PartitionAssignor):
     """A custom assignor that also hands out a topic nobody subscribed to ("x")."""
 
@@ -149,8 +172,6 @@ def test_heartbeats_only_after_join_and_on_their_interval() -> None:
     h.advance(t_join + 3000)  # COMPLETING_REBALANCE heartbeats too
     hb = h.last(HeartbeatRequest)
     assert hb.message.generation_id == 1 and hb.message.member_id == "m2"
-    from coordinator.protocol import HeartbeatResponse
-
     h.respond(hb, HeartbeatResponse(Errors.NONE))
     h.advance(t_join + 5999)
     assert h.count(HeartbeatRequest) == 1
