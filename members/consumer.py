@@ -1074,6 +1074,8 @@ class Consumer:
             group = set(self._group_subscription or ())
             if entry.topics is None or group.issubset(entry.topics):
                 self._continue_leader_assignment(now)
+                if self._pending_leader is None:
+                    self._schedule_heartbeat(now)  # the coordinator's lock is free again
             else:
                 self._request_metadata(now)  # an older request without the group's topics
         self._maybe_drive(now)
@@ -2005,6 +2007,12 @@ class Consumer:
         """One pass of HeartbeatThread.run's loop."""
         hb = self._hb
         if not hb.enabled:
+            return
+        if self._pending_leader is not None:
+            # The application thread holds the coordinator's lock while its leader waits for
+            # metadata (JoinGroupResponseHandler runs onLeaderElected inside
+            # synchronized (AbstractCoordinator.this)), and each pass of HeartbeatThread.run
+            # takes that lock: no heartbeat, no session or poll check until the wait ends.
             return
         if self._member_state.has_not_joined or hb.failed is not None:
             hb.enabled = False

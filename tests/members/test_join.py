@@ -85,6 +85,25 @@ def test_leader_fetches_metadata_for_topics_only_others_subscribe() -> None:
     assert got == {"m1": tps("t-0", "t-1"), "m2": tps("u-0", "u-1")}
 
 
+def test_leader_waiting_for_metadata_blocks_the_heartbeat_thread() -> None:
+    """JoinGroupResponseHandler runs onLeaderElected inside synchronized (AbstractCoordinator.this)
+    and HeartbeatThread.run takes the same lock on every pass, so while the leader waits for
+    metadata (ensureFreshMetadata) no heartbeat goes out; the heartbeat thread goes on once the
+    SyncGroup is sent, at once if a heartbeat fell due meanwhile."""
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["u"], [])]))
+    assert h.count(SyncGroupRequest) == 0  # waits for the metadata of "u"
+    interval = h.config.heartbeat_interval_ms
+    h.advance(h.now + 3 * interval)
+    assert h.count(HeartbeatRequest) == 0
+    h.answer_metadata()
+    assert h.count(SyncGroupRequest) == 1
+    h.advance(h.now)
+    (hb,) = h.pending(HeartbeatRequest)
+    assert hb.message.generation_id == 1 and hb.message.member_id == "m1"
+
+
 def test_leader_that_leaves_while_it_waits_for_metadata_rejoins_when_subscribed_again() -> None:
     """A leader waiting for the metadata of a topic only another member subscribes to, whose
     application unsubscribes (leaving the group) and subscribes again meanwhile, rejoins once the
