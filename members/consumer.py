@@ -371,6 +371,9 @@ class Consumer:
         #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
         self._metadata_retries = 0
         self._metadata_at: int | None = None  # when the last metadata answer arrived
+        #: A refresh is requested (Metadata.updateRequested) and waits for the refresh backoff
+        #: (timer "metadata"): after a failed request, or an answer with a needed topic missing.
+        self._metadata_retry_pending = False
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._close_deadline = 0  # close(): when its timer ends
@@ -853,6 +856,9 @@ class Consumer:
             elif entry.api == "Metadata":
                 self._metadata_inflight = None
                 self._rotate_node()
+                # DefaultMetadataUpdater.handleServerDisconnect: requestUpdate, sent after the
+                # backoff (a leader waiting for fresh metadata keeps waiting)
+                self._metadata_retry_pending = True
                 self._out.append(
                     SetTimer(self._keys["metadata"], now + self.config.retry_backoff_ms)
                 )
@@ -997,6 +1003,7 @@ class Consumer:
                 SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
             )
             return
+        self._metadata_retry_pending = False
         request = MetadataRequest(topics=None if topics is None else tuple(sorted(topics)))
         self._metadata_inflight = self._send(
             self._pick_node(),
@@ -1066,6 +1073,7 @@ class Consumer:
         else:
             self._metadata_retries = 0
             next_refresh = now + self.config.metadata_max_age_ms
+        self._metadata_retry_pending = unavailable
         self._out.append(SetTimer(self._keys["metadata"], next_refresh))
         if self._metadata_stale:
             self._request_metadata(now)
@@ -1783,17 +1791,37 @@ class Consumer:
         self._pending_leader = _PendingLeader(
             self.generation, assignor, members, resp.skip_assignment
         )
-        if self._leader_needs_metadata():
-            # updateGroupSubscription: fetch metadata for the new topics before assigning.
-            self._request_metadata(now)
-            return
+        if self._update_group_subscription(now):
+            return  # _on_metadata continues once the metadata is fresh
         self._continue_leader_assignment(now)
 
-    def _leader_needs_metadata(self) -> bool:
-        """SubscriptionState.groupSubscribe: topics beyond the leader's own subscription make it
-        fetch fresh metadata (ensureFreshMetadata) before it assigns."""
-        extra = set(self._group_subscription or ()) - set(self._subscription)
-        return bool(extra)
+    def _update_group_subscription(self, now: int) -> bool:
+        """ConsumerCoordinator.updateGroupSubscription, after the group subscription is set:
+        SubscriptionState.groupSubscribe is true for topics beyond the leader's own subscription,
+        and then Metadata.requestUpdateForNewTopics asks for them at once; then
+        ConsumerNetworkClient.ensureFreshMetadata waits for the next metadata answer if an
+        update is expected (:meth:`_metadata_update_expected`). True if the leader must wait."""
+        if set(self._group_subscription or ()) - set(self._subscription):
+            self._request_metadata(now)  # requestUpdateForNewTopics: no backoff
+        elif not self._metadata_update_expected(now):
+            return False  # the metadata is fresh
+        elif self._metadata_inflight is None and not self._metadata_retry_pending:
+            self._request_metadata(now)  # due now: the NetworkClient's poll sends it
+        # awaitMetadataUpdate waits for the next answer; a failed request is retried after the
+        # backoff and the wait goes on (its timer is Long.MAX_VALUE)
+        return self._metadata_inflight is not None or self._metadata_retry_pending
+
+    def _metadata_update_expected(self, now: int) -> bool:
+        """ConsumerNetworkClient.ensureFreshMetadata's test: Metadata.updateRequested() (a
+        refresh asked for and not answered: one in flight, or one waiting for the refresh backoff
+        after a failed request or an answer missing a needed topic) or timeToNextUpdate == 0
+        (the metadata is due: never answered, or the last answer is metadata.max.age.ms old)."""
+        return (
+            self._metadata_inflight is not None
+            or self._metadata_retry_pending
+            or self._metadata_at is None
+            or now - self._metadata_at >= self.config.metadata_max_age_ms
+        )
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None
@@ -1848,10 +1876,11 @@ class Consumer:
                         fatal=True,
                     )
                     return
-            if self._maybe_update_group_subscription(name, result, now):
+            if self._maybe_update_group_subscription(name, result, now) and (
+                self._update_group_subscription(now)
+            ):
                 pending.result = result
                 self._pending_leader = pending
-                self._request_metadata(now)
                 return
         self._assignment_snapshot = self._metadata_snapshot()
         order = [member_id for member_id, _, _ in pending.members]
@@ -1876,8 +1905,8 @@ class Consumer:
     ) -> bool:
         """ConsumerCoordinator.maybeUpdateGroupSubscription: a custom assignor (not one of
         ConsumerConfig.ASSIGN_FROM_SUBSCRIBED_ASSIGNORS) may assign topics nobody subscribed
-        to; they join the group subscription, and the leader waits for their metadata before
-        taking its assignment snapshot. True if it must wait."""
+        to; they join the group subscription, and the leader waits for their metadata
+        (updateGroupSubscription) before taking its assignment snapshot. True if they did."""
         if name in KNOWN_PROTOCOLS:
             return False
         group = set(self._group_subscription or ())
