@@ -372,7 +372,7 @@ class Consumer:
         self._metadata_retries = 0
         self._metadata_at: int | None = None  # when the last metadata answer arrived
         #: A refresh is requested (Metadata.updateRequested) and waits for the refresh backoff
-        #: (timer "metadata"): after a failed request, or an answer with a needed topic missing.
+        #: (timer "metadata"): after a failed request, or an answer with a needed topic unavailable.
         self._metadata_retry_pending = False
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
@@ -1079,13 +1079,12 @@ class Consumer:
             self._request_metadata(now)
         self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
-            group = set(self._group_subscription or ())
-            if entry.topics is None or group.issubset(entry.topics):
-                self._continue_leader_assignment(now)
-                if self._pending_leader is None:
-                    self._schedule_heartbeat(now)  # the coordinator's lock is free again
-            else:
-                self._request_metadata(now)  # an older request without the group's topics
+            # ConsumerNetworkClient.awaitMetadataUpdate ends with the next update, even one
+            # answering an older request without the group's new topics (those are asked for
+            # again above, and their arrival changes the snapshot: the leader rejoins).
+            self._continue_leader_assignment(now)
+            if self._pending_leader is None:
+                self._schedule_heartbeat(now)  # the coordinator's lock is free again
         self._maybe_drive(now)
 
     def _needs_topic(self, topic: str) -> bool:

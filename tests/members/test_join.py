@@ -126,6 +126,32 @@ def test_leader_that_leaves_while_it_waits_for_metadata_rejoins_when_subscribed_
     assert join.message.reason == "rebalance failed due to IllegalGenerationException"
 
 
+def test_leader_wait_ends_with_an_older_answer_without_the_new_topics() -> None:
+    """ConsumerNetworkClient.awaitMetadataUpdate returns on the next metadata update, whatever
+    request it answers: a refresh already out when the leader asks for the topics only others
+    subscribe to (requestUpdateForNewTopics) ends the wait without them, and the leader assigns
+    without their partitions. The answer leaves needPartialUpdate set, so the topics are asked
+    for at once; when they arrive, the leader's assignment snapshot no longer matches and it
+    rejoins."""
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    h.advance(h.now + h.config.metadata_max_age_ms)  # the periodic refresh goes out
+    (older,) = h.pending(MetadataRequest)
+    assert older.message.topics == ("t",)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["u"], [])]))
+    assert h.pending(SyncGroupRequest) == [] and h.pending(MetadataRequest) == [older]
+    h.respond(older, h.metadata_response(older.message.topics))
+    (sync,) = h.pending(SyncGroupRequest)
+    got = {a.member_id: decode_assignment(a.assignment)[0] for a in sync.message.assignments}
+    assert got == {"m1": tps("t-0", "t-1"), "m2": []}
+    (newer,) = h.pending(MetadataRequest)
+    assert newer.message.topics == ("t", "u")
+    h.respond(sync, h.sync_response(tps("t-0", "t-1")))
+    assert h.consumer.state == "STABLE" and not h.consumer.rejoin_needed
+    h.respond(newer, h.metadata_response(newer.message.topics))
+    assert h.log.named("rejoin_requested")[-1]["reason"] == "cached metadata has changed"
+
+
 class ExtraTopicAssignor(PartitionAssignor):
     """A custom assignor that also hands out a topic nobody subscribed to ("x")."""
 
