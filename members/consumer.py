@@ -228,6 +228,8 @@ class _PendingLeader:
     """A leader's assignment waiting for topic metadata (updateGroupSubscription)."""
 
     generation: Generation
+    #: The assignor the JoinGroup answer selected (looked up before anything else).
+    assignor: ResolvedAssignor
     members: list[tuple[str, str | None, Subscription]]
     skip_assignment: bool
     #: The assignor's result, kept while the metadata of topics it added is fetched.
@@ -370,6 +372,9 @@ class Consumer:
         #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
         self._metadata_retries = 0
         self._metadata_at: int | None = None  # when the last metadata answer arrived
+        #: A refresh is requested (Metadata.updateRequested) and waits for the refresh backoff
+        #: (timer "metadata"): after a failed request, or an answer with a needed topic unavailable.
+        self._metadata_retry_pending = False
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._close_deadline = 0  # close(): when its timer ends
@@ -852,6 +857,9 @@ class Consumer:
             elif entry.api == "Metadata":
                 self._metadata_inflight = None
                 self._rotate_node()
+                # DefaultMetadataUpdater.handleServerDisconnect: requestUpdate, sent after the
+                # backoff (a leader waiting for fresh metadata keeps waiting)
+                self._metadata_retry_pending = True
                 self._out.append(
                     SetTimer(self._keys["metadata"], now + self.config.retry_backoff_ms)
                 )
@@ -996,6 +1004,7 @@ class Consumer:
                 SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
             )
             return
+        self._metadata_retry_pending = False
         request = MetadataRequest(topics=None if topics is None else tuple(sorted(topics)))
         self._metadata_inflight = self._send(
             self._pick_node(),
@@ -1065,16 +1074,18 @@ class Consumer:
         else:
             self._metadata_retries = 0
             next_refresh = now + self.config.metadata_max_age_ms
+        self._metadata_retry_pending = unavailable
         self._out.append(SetTimer(self._keys["metadata"], next_refresh))
         if self._metadata_stale:
             self._request_metadata(now)
         self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
-            group = set(self._group_subscription or ())
-            if entry.topics is None or group.issubset(entry.topics):
-                self._continue_leader_assignment(now)
-            else:
-                self._request_metadata(now)  # an older request without the group's topics
+            # ConsumerNetworkClient.awaitMetadataUpdate ends with the next update, even one
+            # answering an older request without the group's new topics (those are asked for
+            # again above, and their arrival changes the snapshot: the leader rejoins).
+            self._continue_leader_assignment(now)
+            if self._pending_leader is None:
+                self._schedule_heartbeat(now)  # the coordinator's lock is free again
         self._maybe_drive(now)
 
     def _needs_topic(self, topic: str) -> bool:
@@ -1745,6 +1756,17 @@ class Consumer:
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
+        # lookupAssignor comes first: an unknown protocol fails before any metadata wait
+        name = resp.protocol_name
+        assignor = self._assignor_named(name)
+        if assignor is None or assignor.instance is None:
+            why = (
+                f"coordinator selected invalid assignment protocol: {name}"
+                if assignor is None
+                else f"assignor {name!r} is not available: {assignor.unavailable}"
+            )
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
+            return
         members = []
         try:
             for m in resp.members:
@@ -1766,18 +1788,40 @@ class Consumer:
             group_topics.update(sub.topics)
         self._group_subscription = tuple(sorted(group_topics))
         self.is_leader = True
-        self._pending_leader = _PendingLeader(self.generation, members, resp.skip_assignment)
-        if self._leader_needs_metadata():
-            # updateGroupSubscription: fetch metadata for the new topics before assigning.
-            self._request_metadata(now)
-            return
+        self._pending_leader = _PendingLeader(
+            self.generation, assignor, members, resp.skip_assignment
+        )
+        if self._update_group_subscription(now):
+            return  # _on_metadata continues once the metadata is fresh
         self._continue_leader_assignment(now)
 
-    def _leader_needs_metadata(self) -> bool:
-        """SubscriptionState.groupSubscribe: topics beyond the leader's own subscription make it
-        fetch fresh metadata (ensureFreshMetadata) before it assigns."""
-        extra = set(self._group_subscription or ()) - set(self._subscription)
-        return bool(extra)
+    def _update_group_subscription(self, now: int) -> bool:
+        """ConsumerCoordinator.updateGroupSubscription, after the group subscription is set:
+        SubscriptionState.groupSubscribe is true for topics beyond the leader's own subscription,
+        and then Metadata.requestUpdateForNewTopics asks for them at once; then
+        ConsumerNetworkClient.ensureFreshMetadata waits for the next metadata answer if an
+        update is expected (:meth:`_metadata_update_expected`). True if the leader must wait."""
+        if set(self._group_subscription or ()) - set(self._subscription):
+            self._request_metadata(now)  # requestUpdateForNewTopics: no backoff
+        elif not self._metadata_update_expected(now):
+            return False  # the metadata is fresh
+        elif self._metadata_inflight is None and not self._metadata_retry_pending:
+            self._request_metadata(now)  # due now: the NetworkClient's poll sends it
+        # awaitMetadataUpdate waits for the next answer; a failed request is retried after the
+        # backoff and the wait goes on (its timer is Long.MAX_VALUE)
+        return self._metadata_inflight is not None or self._metadata_retry_pending
+
+    def _metadata_update_expected(self, now: int) -> bool:
+        """ConsumerNetworkClient.ensureFreshMetadata's test: Metadata.updateRequested() (a
+        refresh asked for and not answered: one in flight, or one waiting for the refresh backoff
+        after a failed request or an answer missing a needed topic) or timeToNextUpdate == 0
+        (the metadata is due: never answered, or the last answer is metadata.max.age.ms old)."""
+        return (
+            self._metadata_inflight is not None
+            or self._metadata_retry_pending
+            or self._metadata_at is None
+            or now - self._metadata_at >= self.config.metadata_max_age_ms
+        )
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None
@@ -1787,23 +1831,25 @@ class Consumer:
             pending.generation != self.generation
             or self._member_state is not MemberState.COMPLETING_REBALANCE
         ):
-            return  # the join was reset meanwhile
+            # The member left the group while its leader waited for metadata (in the simulator
+            # the application may unsubscribe meanwhile; Kafka's is blocked in onLeaderElected).
+            # The join fails and is retried at once, as SyncGroupResponseHandler does for a
+            # generation cleared before its answer (ILLEGAL_GENERATION); it must not stay pending.
+            self._complete_join_failure(
+                Errors.ILLEGAL_GENERATION,
+                now,
+                "generation/state changed while the leader waited for metadata",
+            )
+            return
         self._refresh_metadata_snapshot()
         if pending.skip_assignment:
             self._emit("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
             self._assignment_snapshot = self._metadata_snapshot()
             self._send_sync_group((), now)
             return
-        name = self.generation.protocol_name
-        assignor = self._assignor_named(name)
-        if assignor is None or assignor.instance is None:
-            why = (
-                f"coordinator selected invalid assignment protocol: {name}"
-                if assignor is None
-                else f"assignor {name!r} is not available: {assignor.unavailable}"
-            )
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
-            return
+        assignor = pending.assignor
+        assert assignor.instance is not None
+        name = assignor.name
         subscriptions = {member_id: sub for member_id, _, sub in pending.members}
         result = pending.result
         if result is None:
@@ -1830,10 +1876,11 @@ class Consumer:
                         fatal=True,
                     )
                     return
-            if self._maybe_update_group_subscription(name, result, now):
+            if self._maybe_update_group_subscription(name, result, now) and (
+                self._update_group_subscription(now)
+            ):
                 pending.result = result
                 self._pending_leader = pending
-                self._request_metadata(now)
                 return
         self._assignment_snapshot = self._metadata_snapshot()
         order = [member_id for member_id, _, _ in pending.members]
@@ -1858,8 +1905,8 @@ class Consumer:
     ) -> bool:
         """ConsumerCoordinator.maybeUpdateGroupSubscription: a custom assignor (not one of
         ConsumerConfig.ASSIGN_FROM_SUBSCRIBED_ASSIGNORS) may assign topics nobody subscribed
-        to; they join the group subscription, and the leader waits for their metadata before
-        taking its assignment snapshot. True if it must wait."""
+        to; they join the group subscription, and the leader waits for their metadata
+        (updateGroupSubscription) before taking its assignment snapshot. True if they did."""
         if name in KNOWN_PROTOCOLS:
             return False
         group = set(self._group_subscription or ())
@@ -1989,6 +2036,12 @@ class Consumer:
         """One pass of HeartbeatThread.run's loop."""
         hb = self._hb
         if not hb.enabled:
+            return
+        if self._pending_leader is not None:
+            # The application thread holds the coordinator's lock while its leader waits for
+            # metadata (JoinGroupResponseHandler runs onLeaderElected inside
+            # synchronized (AbstractCoordinator.this)), and each pass of HeartbeatThread.run
+            # takes that lock: no heartbeat, no session or poll check until the wait ends.
             return
         if self._member_state.has_not_joined or hb.failed is not None:
             hb.enabled = False

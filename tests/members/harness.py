@@ -137,11 +137,10 @@ def rack_metadata_response(
     *,
     nodes: int = 6,
     racks: Sequence[str] = ("rack-a", "rack-b", "rack-c"),
-    unknown: Sequence[str] = (),
 ) -> MetadataResponse:
     """A Metadata answer from ``nodes`` brokers (broker i on ``racks[i % len(racks)]``) with the
-    given replica lists per partition (the first replica leads); ``unknown`` topics are answered
-    UNKNOWN_TOPIC_OR_PARTITION, as a broker answers a requested topic it does not have."""
+    given replica lists per partition (the first replica leads), and no other topic (as Kafka's
+    tests' ``rackAwareMetadata``)."""
     return MetadataResponse(
         brokers=tuple(
             MetadataResponseBroker(i, f"broker-{i}", 9092, racks[i % len(racks)])
@@ -156,8 +155,7 @@ def rack_metadata_response(
                 ),
             )
             for topic, parts in replicas.items()
-        )
-        + tuple(MetadataResponseTopic(t, Errors.UNKNOWN_TOPIC_OR_PARTITION) for t in unknown),
+        ),
     )
 
 
@@ -305,6 +303,17 @@ class Harness:
         key = f"metadata:{self.consumer.incarnation}"
         self.timers.pop(key, None)
         self._take(self.consumer.handle_timer(key, self.now))
+        (req,) = self.pending(MetadataRequest)
+        self.respond(req, response or self.metadata_response(req.message.topics))
+        return req
+
+    def await_metadata(self, response: MetadataResponse | None = None) -> Send:
+        """Answer the metadata refresh the consumer waits for, as Kafka's MockClient answers a
+        requested update (with a prepared answer, or the last one again): the request in flight,
+        or else the one the refresh backoff holds back (the clock advances to it). ``response``
+        defaults to the current ``partitions``. Returns the request."""
+        if not self.pending(MetadataRequest):
+            self.advance(self.timers[f"metadata:{self.consumer.incarnation}"])
         (req,) = self.pending(MetadataRequest)
         self.respond(req, response or self.metadata_response(req.message.topics))
         return req

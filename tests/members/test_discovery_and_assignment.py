@@ -401,3 +401,80 @@ def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> Non
     h.respond(old, h.metadata_response(old.message.topics))
     (new,) = h.pending(MetadataRequest)
     assert new.message.topics == ("t", "u")
+
+
+# --- the leader's ensureFreshMetadata (ConsumerCoordinator.updateGroupSubscription) --------------
+
+
+def test_leader_waits_for_a_metadata_refresh_in_flight_before_assigning() -> None:
+    """ConsumerNetworkClient.ensureFreshMetadata: a refresh out when the leader is elected
+    (Metadata.updateRequested, or the metadata due) makes it wait for the answer
+    (awaitMetadataUpdate) and assign with it, so a partition added meanwhile is assigned."""
+    h = Harness(partitions={"t": 2})
+    h.connect()
+    h.refresh_metadata()  # answered: the metadata is fresh
+    h.advance(h.now + h.config.metadata_max_age_ms)  # the periodic refresh goes out
+    (meta,) = h.pending(MetadataRequest)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1"))
+    assert h.pending(SyncGroupRequest) == []
+    h.partitions["t"] = 3
+    h.respond(meta, h.metadata_response(meta.message.topics))
+    (sync,) = h.pending(SyncGroupRequest)
+    assert h.log.named("assignment_computed")[-1]["assignment"] == {"m1": ["t-0", "t-1", "t-2"]}
+    h.respond(sync, h.sync_response(tps("t-0", "t-1", "t-2")))
+    assert not h.consumer.rejoin_needed  # the snapshot was taken after the wait
+
+
+def test_leader_fetches_metadata_that_is_due_before_assigning() -> None:
+    """Metadata.timeToNextUpdate == 0 (the last answer is metadata.max.age.ms old) with no
+    request out yet: the leader's NetworkClient sends the refresh at once and it waits for the
+    answer before assigning."""
+    h = Harness(partitions={"t": 2})
+    h.connect()
+    answered = h.now
+    h.now = answered + h.config.metadata_max_age_ms  # the refresh timer has not fired yet
+    metadata_before = h.count(MetadataRequest)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1"))
+    assert h.count(MetadataRequest) == metadata_before + 1
+    assert h.pending(SyncGroupRequest) == []
+    h.answer_metadata()
+    assert len(h.pending(SyncGroupRequest)) == 1
+
+
+def test_leader_waits_through_a_lost_metadata_request_until_a_retry_is_answered() -> None:
+    """A metadata request that is never answered holds the leader up to request.timeout.ms:
+    awaitMetadataUpdate waits with Long.MAX_VALUE, the request times out
+    (DefaultMetadataUpdater.handleServerDisconnect requests another update), the retry goes out
+    after the refresh backoff, and its answer lets the leader assign."""
+    h = Harness(partitions={"t": 2})
+    h.start()
+    (lost,) = h.pending(MetadataRequest)
+    h.answer_find_coordinator()
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1"))
+    assert h.pending(SyncGroupRequest) == []
+    h.advance(h.now + h.config.request_timeout_ms - 1)
+    assert h.pending(SyncGroupRequest) == []
+    h.advance(h.now + 1)  # the request times out
+    assert h.log.named("request_timeout")[-1]["correlation_id"] == lost.correlation_id
+    assert h.last(MetadataRequest) == lost  # the retry waits for the refresh backoff
+    h.advance(h.now + h.config.retry_backoff_ms)
+    retry = h.last(MetadataRequest)
+    assert retry != lost
+    h.disconnect(retry)  # a failed refresh does not end the wait either
+    assert h.pending(SyncGroupRequest) == []
+    h.advance(h.now + h.config.retry_backoff_ms)
+    h.respond(h.last(MetadataRequest), h.metadata_response(("t",)))
+    assert len(h.pending(SyncGroupRequest)) == 1
+    assert h.log.named("assignment_computed")[-1]["assignment"] == {"m1": ["t-0", "t-1"]}
+
+
+def test_leader_with_fresh_metadata_assigns_at_once() -> None:
+    """Nothing requested and nothing due: ensureFreshMetadata returns at once and the SyncGroup
+    follows the JoinGroup answer without a metadata request."""
+    h = Harness(partitions={"t": 2})
+    h.connect()
+    h.now += h.config.metadata_max_age_ms - 1
+    metadata_before = h.count(MetadataRequest)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1"))
+    assert len(h.pending(SyncGroupRequest)) == 1
+    assert h.count(MetadataRequest) == metadata_before

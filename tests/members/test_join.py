@@ -7,6 +7,7 @@ from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
     HeartbeatRequest,
+    HeartbeatResponse,
     JoinGroupRequest,
     MetadataRequest,
     SyncGroupRequest,
@@ -84,6 +85,73 @@ def test_leader_fetches_metadata_for_topics_only_others_subscribe() -> None:
     assert got == {"m1": tps("t-0", "t-1"), "m2": tps("u-0", "u-1")}
 
 
+def test_leader_waiting_for_metadata_blocks_the_heartbeat_thread() -> None:
+    """JoinGroupResponseHandler runs onLeaderElected inside synchronized (AbstractCoordinator.this)
+    and HeartbeatThread.run takes the same lock on every pass, so while the leader waits for
+    metadata (ensureFreshMetadata) no heartbeat goes out; the heartbeat thread goes on once the
+    SyncGroup is sent, at once if a heartbeat fell due meanwhile."""
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["u"], [])]))
+    assert h.count(SyncGroupRequest) == 0  # waits for the metadata of "u"
+    interval = h.config.heartbeat_interval_ms
+    h.advance(h.now + 3 * interval)
+    assert h.count(HeartbeatRequest) == 0
+    h.answer_metadata()
+    assert h.count(SyncGroupRequest) == 1
+    h.advance(h.now)
+    (hb,) = h.pending(HeartbeatRequest)
+    assert hb.message.generation_id == 1 and hb.message.member_id == "m1"
+
+
+def test_leader_that_leaves_while_it_waits_for_metadata_rejoins_when_subscribed_again() -> None:
+    """A leader waiting for the metadata of a topic only another member subscribes to, whose
+    application unsubscribes (leaving the group) and subscribes again meanwhile, rejoins once the
+    metadata arrives: the pending join fails (as SyncGroupResponseHandler fails a join whose
+    generation was cleared, ILLEGAL_GENERATION, retried at once) instead of staying pending for
+    good."""
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["u"], [])]))
+    assert h.count(SyncGroupRequest) == 0  # waits for the metadata of "u"
+    h.call("subscribe", [])
+    h.answer_leave_group()
+    assert h.consumer.generation_id == -1 and h.consumer.state == "UNJOINED"
+    h.call("subscribe", ["t"])
+    assert h.count(JoinGroupRequest) == 1
+    h.answer_metadata()
+    assert h.count(SyncGroupRequest) == 0
+    (join,) = h.pending(JoinGroupRequest)
+    assert join.message.member_id == ""
+    assert join.message.reason == "rebalance failed due to IllegalGenerationException"
+
+
+def test_leader_wait_ends_with_an_older_answer_without_the_new_topics() -> None:
+    """ConsumerNetworkClient.awaitMetadataUpdate returns on the next metadata update, whatever
+    request it answers: a refresh already out when the leader asks for the topics only others
+    subscribe to (requestUpdateForNewTopics) ends the wait without them, and the leader assigns
+    without their partitions. The answer leaves needPartialUpdate set, so the topics are asked
+    for at once; when they arrive, the leader's assignment snapshot no longer matches and it
+    rejoins."""
+    h = Harness(partitions={"t": 2, "u": 2})
+    h.connect()
+    h.advance(h.now + h.config.metadata_max_age_ms)  # the periodic refresh goes out
+    (older,) = h.pending(MetadataRequest)
+    assert older.message.topics == ("t",)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1", others=[("m2", ["u"], [])]))
+    assert h.pending(SyncGroupRequest) == [] and h.pending(MetadataRequest) == [older]
+    h.respond(older, h.metadata_response(older.message.topics))
+    (sync,) = h.pending(SyncGroupRequest)
+    got = {a.member_id: decode_assignment(a.assignment)[0] for a in sync.message.assignments}
+    assert got == {"m1": tps("t-0", "t-1"), "m2": []}
+    (newer,) = h.pending(MetadataRequest)
+    assert newer.message.topics == ("t", "u")
+    h.respond(sync, h.sync_response(tps("t-0", "t-1")))
+    assert h.consumer.state == "STABLE" and not h.consumer.rejoin_needed
+    h.respond(newer, h.metadata_response(newer.message.topics))
+    assert h.log.named("rejoin_requested")[-1]["reason"] == "cached metadata has changed"
+
+
 class ExtraTopicAssignor(PartitionAssignor):
     """A custom assignor that also hands out a topic nobody subscribed to ("x")."""
 
@@ -149,8 +217,6 @@ def test_heartbeats_only_after_join_and_on_their_interval() -> None:
     h.advance(t_join + 3000)  # COMPLETING_REBALANCE heartbeats too
     hb = h.last(HeartbeatRequest)
     assert hb.message.generation_id == 1 and hb.message.member_id == "m2"
-    from coordinator.protocol import HeartbeatResponse
-
     h.respond(hb, HeartbeatResponse(Errors.NONE))
     h.advance(t_join + 5999)
     assert h.count(HeartbeatRequest) == 1
