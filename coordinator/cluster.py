@@ -67,6 +67,7 @@ from coordinator.protocol import (
     response_error,
 )
 from coordinator.shard import GroupShard
+from coordinator.topics import invalid_topic_reason
 from coordinator.validation import malformed_reason
 from coordinator.views import GroupView
 
@@ -212,8 +213,15 @@ class KafkaCluster:
     # --- topics --------------------------------------------------------------------------------
 
     def create_topic(self, name: str, partitions: int) -> None:
-        if not isinstance(name, str) or not name or name == OFFSETS_TOPIC:
-            raise ValueError(f"invalid topic name {name!r}")
+        """CreateTopics: an illegal name is refused as Kafka's controller refuses it
+        (Topic.validate: INVALID_TOPIC_EXCEPTION), with the reason in Kafka's words."""
+        if not isinstance(name, str):
+            raise ValueError(f"a topic name must be a string, got {name!r}")
+        reason = invalid_topic_reason(name)
+        if reason is not None:
+            raise ValueError(f"cannot create topic {name!r}: {reason} (INVALID_TOPIC_EXCEPTION)")
+        if name == OFFSETS_TOPIC:
+            raise ValueError(f"cannot create topic {name!r}: it is the internal offsets topic")
         if not isinstance(partitions, int) or partitions < 1:
             raise ValueError(f"a topic needs at least one partition, got {partitions!r}")
         if name in self._topics:
@@ -477,7 +485,13 @@ class KafkaCluster:
         topics = []
         for name in names:
             if name not in self._topics:
-                topics.append(MetadataResponseTopic(name, Errors.UNKNOWN_TOPIC_OR_PARTITION))
+                # KafkaApis.getTopicMetadata: a name that cannot exist is INVALID_TOPIC_EXCEPTION
+                error = (
+                    Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    if invalid_topic_reason(name) is None
+                    else Errors.INVALID_TOPIC_EXCEPTION
+                )
+                topics.append(MetadataResponseTopic(name, error))
                 continue
             parts = []
             for p in range(self._topics[name]):

@@ -591,6 +591,7 @@ class Consumer:
         if self.status is ConsumerStatus.CLOSED:
             self.incarnation += 1
             self._reset_incarnation_state()
+            self.fatal_error = None  # a consumer closed after a failure opens afresh
         self.status = ConsumerStatus.RUNNING
         self._emit(
             "consumer_started",
@@ -643,6 +644,12 @@ class Consumer:
             # ClassicKafkaConsumer.close(Duration): IllegalArgumentException
             raise ValueError(f"the close timeout cannot be negative, got {timeout_ms}")
         out = self._begin(now_ms)
+        if self.status is ConsumerStatus.FAILED:
+            # Kafka's consumer can be closed after poll() threw; the simulated one has been
+            # silent since its failure and closes without sending anything.
+            self._emit("consumer_closing", t_ms=now_ms)
+            self._closed(now_ms)
+            return out
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.status = ConsumerStatus.CLOSING
@@ -1033,12 +1040,17 @@ class Consumer:
             self._metadata = {}
             self._metadata_racks = {}
         unavailable = False
+        invalid: list[str] = []
         for topic in resp.topics:
             if topic.error_code != Errors.NONE or not topic.partitions:
                 self._metadata.pop(topic.name, None)
                 self._metadata_racks.pop(topic.name, None)
                 if topic.error_code in _INVALID_METADATA and self._needs_topic(topic.name):
                     unavailable = True
+                elif topic.error_code == Errors.INVALID_TOPIC_EXCEPTION and self._needs_topic(
+                    topic.name
+                ):
+                    invalid.append(topic.name)
                 continue
             count, racks = _topic_racks(topic, broker_racks)
             self._metadata[topic.name] = count
@@ -1056,6 +1068,18 @@ class Consumer:
                 self._emit("pattern_matched", t_ms=now, topics=list(matched))
                 self._subscription = matched
         self._refresh_metadata_snapshot()
+        if invalid and self.status is ConsumerStatus.RUNNING:
+            # Metadata.handleMetadataResponse keeps the topics answered INVALID_TOPIC_EXCEPTION
+            # (an illegal name: Topic.validate) and ConsumerNetworkClient.poll ends with
+            # Metadata.maybeThrowAnyException, so the application's poll() throws
+            # InvalidTopicException("Invalid topics: [...]"), at once if it is inside poll() (a
+            # leader waiting for this answer in ensureFreshMetadata is), else from its next one.
+            fatal = _Fatal(
+                Errors.INVALID_TOPIC_EXCEPTION.name, f"Invalid topics: [{', '.join(invalid)}]"
+            )
+            if now >= self._busy_until or self._pending_leader is not None:
+                raise fatal
+            self._poll_fatal = fatal
         if unavailable:
             # Metadata.handleMetadataResponse: a needed topic answered with an
             # InvalidMetadataException (say, not created yet) requests another update, sent once

@@ -18,6 +18,7 @@ import attrs
 
 from coordinator import protocol as proto
 from coordinator.errors import Errors
+from coordinator.topics import invalid_topic_reason
 from members.config import JAVA_LIMITS
 from scenarios import configkeys as ck
 from scenarios.errors import Issue
@@ -121,7 +122,7 @@ REQUESTS: dict[str, type] = {
 }
 SEND_META = ("api", "from", "to")
 RESPONSE_EXTRA_KEYS = ("error", "members_count", "assignment", "response")
-TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
+TOPIC_NAME_HINT = "Kafka allows letters, digits, '.', '_' and '-', at most 249 characters"
 PARTITION_TEXT = re.compile(r"^(?P<topic>.+)-(?P<first>\d+)(?:\.\.(?P<last>\d+))?$")
 REF = re.compile(r"^\$(?P<name>[A-Za-z_][A-Za-z0-9_]*)\.(?P<field>[a-z_]+)$")
 MAX_CONSUMERS = 100_000
@@ -472,13 +473,8 @@ class Validator:
             return out
         for name, spec in m.items():
             tpath = (*path, name)
-            if not TOPIC_NAME.match(name) or name in (".", ".."):
-                self.err(
-                    tpath,
-                    f"illegal topic name `{name}`",
-                    hint="Kafka allows letters, digits, '.', '_' and '-', at most 249 characters",
-                    key=True,
-                )
+            if not _legal_topic_name(name):
+                self.err(tpath, f"illegal topic name `{name}`", hint=TOPIC_NAME_HINT, key=True)
                 continue
             # known even if its spec is bad: no cascade of unknown-topic errors
             self.all_topics.add(name)
@@ -919,8 +915,8 @@ class Validator:
                     key=True,
                 )
                 continue
-            if not TOPIC_NAME.match(t):
-                self.err((*path, t), f"illegal topic name `{t}`", key=True)
+            if not _legal_topic_name(t):
+                self.err((*path, t), f"illegal topic name `{t}`", hint=TOPIC_NAME_HINT, key=True)
                 continue
             count = self.integer(n, (*path, t), minimum=1, maximum=1_000_000)
             if count is not None:
@@ -1408,6 +1404,11 @@ def _defaulted(api: str, name: str) -> bool:
         ("Heartbeat", "member_id"),
         ("Heartbeat", "generation_id"),
     }
+
+
+def _legal_topic_name(name: object) -> bool:
+    """Kafka's Topic.validate (coordinator.topics): the cluster refuses any other name."""
+    return isinstance(name, str) and invalid_topic_reason(name) is None
 
 
 def _kind(value: Any) -> str:

@@ -70,6 +70,39 @@ def test_topic_administration():
         c.create_topic("v", 0)
 
 
+ILLEGAL_NAMES = ["", ".", "..", "x" * 250, "topic abc", "t\n", "tö", "a/b"]
+
+
+@pytest.mark.parametrize("name", ILLEGAL_NAMES)
+def test_metadata_for_an_illegal_topic_name_is_invalid_topic(name):
+    """KafkaApis.getTopicMetadata: a topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION,
+    unless its name fails Topic.validate: then INVALID_TOPIC_EXCEPTION."""
+    c = KafkaCluster(topics={"t": 1})
+    (send,) = c.handle_request("broker-0", "C", 1, MetadataRequest((name, "missing", "t")), 0)
+    bad, missing, t = send.message.topics
+    assert (bad.name, bad.error_code, bad.partitions) == (name, Errors.INVALID_TOPIC_EXCEPTION, ())
+    assert missing.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert t.error_code == Errors.NONE
+    # the longest legal name is only unknown
+    (send,) = c.handle_request("broker-0", "C", 2, MetadataRequest(("a-Z._9" * 41 + "abc",)), 0)
+    assert send.message.topics[0].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+@pytest.mark.parametrize("name", ILLEGAL_NAMES)
+def test_creating_a_topic_with_an_illegal_name_is_refused(name):
+    """CreateTopics answers INVALID_TOPIC_EXCEPTION for a name Topic.validate rejects: the
+    cluster refuses it, naming the topic and saying why in Kafka's words."""
+    c = KafkaCluster()
+    with pytest.raises(ValueError, match="INVALID_TOPIC_EXCEPTION") as info:
+        c.create_topic(name, 1)
+    assert repr(name) in str(info.value) and "Topic name is invalid: " in str(info.value)
+    assert c.topics() == {}
+    with pytest.raises(ValueError, match="internal offsets topic"):
+        c.create_topic("__consumer_offsets", 1)
+    with pytest.raises(ValueError, match="must be a string"):
+        c.create_topic(7, 1)
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [{"num_brokers": 0}, {"replication_factor": 0}, {"num_brokers": 2, "broker_racks": ["a"]}],

@@ -11,6 +11,9 @@ from coordinator.protocol import (
     HeartbeatRequest,
     HeartbeatResponse,
     JoinGroupRequest,
+    MetadataRequest,
+    MetadataResponse,
+    MetadataResponseTopic,
     SyncGroupRequest,
 )
 from members.config import ConsumerConfig
@@ -330,3 +333,77 @@ def test_failed_heartbeats_back_off_exponentially_with_seeded_jitter() -> None:
     bounds = [(80, 120), (160, 240), (320, 480), (640, 960)]
     for gap, (lo, hi) in zip(a, bounds, strict=True):
         assert lo <= gap <= hi
+
+
+# --- Metadata: topics Kafka's broker calls invalid ------------------------------------------------
+
+
+def invalid_topic_answer(h: Harness, request) -> MetadataResponse:
+    """The broker's answer when the request names a topic Topic.validate rejects: that topic
+    gets INVALID_TOPIC_EXCEPTION (KafkaApis.getTopicMetadata), the others their metadata."""
+    good = h.metadata_response([t for t in request.message.topics if t != "topic abc"])
+    bad = MetadataResponseTopic("topic abc", Errors.INVALID_TOPIC_EXCEPTION)
+    return MetadataResponse(brokers=good.brokers, topics=(*good.topics, bad))
+
+
+def test_invalid_topic_in_metadata_is_thrown_from_poll() -> None:
+    """Metadata.handleMetadataResponse keeps the subscribed topics answered
+    INVALID_TOPIC_EXCEPTION, and ConsumerNetworkClient.poll ends with
+    Metadata.maybeThrowAnyException: the application's poll() throws InvalidTopicException
+    ("Invalid topics: [topic abc]"), which stops the simulated application (a fatal error).
+    Unsubscribing and closing afterwards still work; neither sends anything, as the member never
+    joined (Kafka's maybeLeaveGroup needs a member id)."""
+    h = Harness(topics=("t", "topic abc"))
+    h.start()
+    (meta,) = h.pending(MetadataRequest)
+    assert meta.message.topics == ("t", "topic abc")
+    h.respond(meta, invalid_topic_answer(h, meta))
+    assert h.consumer.failed and h.consumer.fatal_error == "INVALID_TOPIC_EXCEPTION"
+    (fatal,) = h.log.named("consumer_fatal")
+    assert fatal["reason"] == "Invalid topics: [topic abc]"
+    sent = len(h.sent)
+    h.call("subscribe", [])
+    assert h.consumer.subscription == ()
+    h.close()
+    assert h.consumer.status == "CLOSED" and h.log.named("consumer_closed")
+    h.advance(h.now + 60_000)
+    assert len(h.sent) == sent
+
+
+def test_invalid_topic_is_thrown_from_the_next_poll_of_a_busy_application() -> None:
+    """The exception is thrown from poll(): an application busy processing a batch meets it when
+    it calls poll() next, not before."""
+    config = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        processing_time_ms=500,
+    )
+    h = Harness(config)
+    h.connect()
+    while not h.pending(JoinGroupRequest):
+        h.advance(h.now + 1)
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    h.answer_offset_fetch()
+    h.advance(h.consumer._busy_until + 1)  # the next poll: processing for 500 ms
+    h.call("subscribe", ["t", "topic abc"])
+    while not h.pending(MetadataRequest):
+        h.advance(h.now + 1)
+    busy_until = h.consumer._busy_until
+    assert h.now < busy_until
+    (meta,) = h.pending(MetadataRequest)
+    h.respond(meta, invalid_topic_answer(h, meta))
+    assert not h.consumer.failed
+    h.advance(busy_until)
+    assert h.consumer.fatal_error == "INVALID_TOPIC_EXCEPTION"
+
+
+def test_invalid_topic_no_longer_subscribed_is_ignored() -> None:
+    """Metadata.handleMetadataResponse skips topics ConsumerMetadata.retainTopic does not keep:
+    an answer naming an invalid topic the consumer unsubscribed from meanwhile throws nothing."""
+    h = Harness(topics=("t", "topic abc"))
+    h.start()
+    (meta,) = h.pending(MetadataRequest)
+    h.call("subscribe", ["t"])
+    h.respond(meta, invalid_topic_answer(h, meta))
+    assert not h.consumer.failed and h.consumer.status == "RUNNING"

@@ -50,11 +50,6 @@ Not ported (the Kafka test asserts nothing groupsim models, or something it deli
   heartbeat thread keeps the member in the group) have nothing to drive.
 * Java's wakeup(): PlaintextConsumerCommitTest.testAutoCommitOnCloseAfterWakeup (what is left of
   it, the commit on close, is testAutoCommitOnClose).
-* Illegal topic names: PlaintextConsumerSubscriptionTest.testSubscribeInvalidTopicCan{Unsubscribe,
-  Close} expect poll() to throw InvalidTopicException (the broker answers INVALID_TOPIC_EXCEPTION)
-  and the application to carry on; groupsim's scenario validation rejects such names, its
-  cluster answers UNKNOWN_TOPIC_OR_PARTITION for them and an exception from poll() stops the
-  simulated application (docs/members.md), so the test has no equivalent.
 * KIP-848 only: the consumer-protocol runs of every test, PlaintextConsumerAssignorsTest.
   testRemoteAssignor{Invalid,Range}, PlaintextConsumerCommitTest.testCommitAsyncCompletedBefore*.
 """
@@ -887,6 +882,52 @@ def test_unsubscribe_topic(groupsim: Any) -> None:
     assert sim.run_until(lambda: listener.calls_to_assigned == 1, timeout_ms=15_000)
     sim.subscribe("C1", [])
     assert owned(sim, "C1") == set()
+
+
+def subscribe_invalid_topic(sim: Any) -> None:
+    """PlaintextConsumerSubscriptionTest.setupSubscribeInvalidTopic: a consumer subscribes to
+    "topic abc" (a space is illegal in a topic name); its poll() must throw
+    InvalidTopicException("Invalid topics: [topic abc]") within 5 s. Here the broker answers
+    the Metadata request INVALID_TOPIC_EXCEPTION and the consumer fails with that error (an
+    exception from poll() stops the simulated application) a few ms after it starts."""
+    sim.add_consumer("C1", topics=["topic abc"], **CONSUMER, start=True)
+    assert sim.run_until(lambda: sim.status("C1") == "FAILED", timeout_ms=5_000)
+    [fatal] = sim.events_named("consumer_fatal", node="C1")
+    assert fatal["error"] == "INVALID_TOPIC_EXCEPTION"
+    assert fatal["reason"] == "Invalid topics: [topic abc]"
+    assert sim.members(GROUP) == []  # it failed before joining
+    # nor can the topic come to exist: CreateTopics answers INVALID_TOPIC_EXCEPTION
+    with pytest.raises(ValueError, match="'topic abc': Topic name is invalid"):
+        sim.create_topic("topic abc", 1)
+    assert sim.events_named("sim_topic_created") == []
+
+
+def test_subscribe_invalid_topic_can_unsubscribe(groupsim: Any) -> None:
+    """Port of PlaintextConsumerSubscriptionTest.testSubscribeInvalidTopicCanUnsubscribe: after
+    poll() threw InvalidTopicException, unsubscribe() does not throw. Here the failed consumer
+    takes the empty subscription without an error and sends nothing (it never joined, so there
+    is no LeaveGroup to send)."""
+    sim = make_sim(groupsim)
+    subscribe_invalid_topic(sim)
+    sent = len(sim.events_named("request_sent", node="C1"))
+    sim.subscribe("C1", [])
+    sim.run_for(1_000)
+    assert sim.consumer("C1").subscription == ()
+    assert len(sim.events_named("request_sent", node="C1")) == sent
+
+
+def test_subscribe_invalid_topic_can_close(groupsim: Any) -> None:
+    """Port of PlaintextConsumerSubscriptionTest.testSubscribeInvalidTopicCanClose: after poll()
+    threw InvalidTopicException, close() does not throw. Here the failed consumer closes
+    (CLOSED, consumer_closed) without sending anything."""
+    sim = make_sim(groupsim)
+    subscribe_invalid_topic(sim)
+    sent = len(sim.events_named("request_sent", node="C1"))
+    sim.close("C1")
+    assert sim.status("C1") == "CLOSED"
+    assert sim.events_named("consumer_closed", node="C1")
+    sim.run_for(1_000)
+    assert len(sim.events_named("request_sent", node="C1")) == sent
 
 
 # --- PlaintextConsumerCommitTest ------------------------------------------------------------------
