@@ -5,6 +5,25 @@ from __future__ import annotations
 from attrs import frozen
 
 INT32_MAX = 2147483647
+#: Long.MAX_VALUE
+INT64_MAX = 2**63 - 1
+
+_JAVA_INT = (INT32_MAX, "Integer.MAX_VALUE: a Java int")
+_JAVA_LONG = (INT64_MAX, "Long.MAX_VALUE: a Java long")
+#: The largest value of each broker setting, as GroupCoordinatorConfig defines it (Type.INT or
+#: Type.LONG: ConfigDef rejects a larger value with a ConfigException naming the setting):
+#: {dotted name: (CoordinatorConfig field, limit, explanation)}. The simulator's own knobs
+#: (new_member_join_timeout_ms, load_time_ms) are not Kafka settings and have no limit.
+JAVA_LIMITS: dict[str, tuple[str, int, str]] = {
+    "group.min.session.timeout.ms": ("group_min_session_timeout_ms", *_JAVA_INT),
+    "group.max.session.timeout.ms": ("group_max_session_timeout_ms", *_JAVA_INT),
+    "group.initial.rebalance.delay.ms": ("group_initial_rebalance_delay_ms", *_JAVA_INT),
+    "group.max.size": ("group_max_size", *_JAVA_INT),
+    "offsets.topic.num.partitions": ("offsets_topic_num_partitions", *_JAVA_INT),
+    "offsets.retention.minutes": ("offsets_retention_minutes", *_JAVA_INT),
+    "offsets.retention.check.interval.ms": ("offsets_retention_check_interval_ms", *_JAVA_LONG),
+    "offset.metadata.max.bytes": ("offset_metadata_max_bytes", *_JAVA_INT),
+}
 
 # Kafka's CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS is a constant (not a broker config); it is a
 # field here so tests can shorten it, with Kafka's value as the default.
@@ -52,14 +71,19 @@ class CoordinatorConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        # ConfigDef parses the settings before anything compares them
+        for name, (field_name, limit, java) in JAVA_LIMITS.items():
+            value = getattr(self, field_name)
+            if value > limit:
+                raise ValueError(
+                    f"{name} ({field_name}) must be at most {limit} ({java}), got {value}"
+                )
         if self.group_min_session_timeout_ms > self.group_max_session_timeout_ms:
             raise ValueError(
                 "group_min_session_timeout_ms "
                 f"({self.group_min_session_timeout_ms}) must not exceed "
                 f"group_max_session_timeout_ms ({self.group_max_session_timeout_ms})"
             )
-        if self.group_max_size > INT32_MAX:
-            raise ValueError(f"group_max_size must fit in a Java int, got {self.group_max_size}")
 
     @property
     def offsets_retention_ms(self) -> int:

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from coordinator import protocol as proto
+from coordinator.config import JAVA_LIMITS as BROKER_JAVA_LIMITS
 from coordinator.errors import Errors
 from coordinator.topics import invalid_topic_reason
 from members.config import JAVA_LIMITS
@@ -381,6 +382,13 @@ class Validator:
                 continue
             field_name, kind = ck.BROKER_KEYS[key]
             parsed = self.setting(value, kind, (*path, key))
+            limit = BROKER_JAVA_LIMITS.get(key)
+            if limit is not None and parsed is not None and parsed > limit[1]:
+                # GroupCoordinatorConfig defines it as a Java int (or long): ConfigDef refuses more
+                self.err(
+                    (*path, key), f"{key} must be at most {limit[1]} ({limit[2]}), got {parsed}"
+                )
+                continue
             if parsed is not None:
                 out[field_name] = parsed
         lo = out.get(
@@ -393,10 +401,6 @@ class Validator:
             self.err(
                 (*path, "group.min.session.timeout.ms"),
                 f"group.min.session.timeout.ms ({lo}) exceeds group.max.session.timeout.ms ({hi})",
-            )
-        if out.get("group_max_size", 1) > ck.BROKER_DEFAULTS["group_max_size"]:
-            self.err(
-                (*path, "group.max.size"), "group.max.size must fit in a Java int (2147483647)"
             )
         return out
 
