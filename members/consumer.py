@@ -371,6 +371,8 @@ class Consumer:
         self._metadata_stale = False
         #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
         self._metadata_retries = 0
+        #: Consecutive failed metadata requests (Metadata.attempts: the refresh backoff).
+        self._metadata_failures = 0
         self._metadata_at: int | None = None  # when the last metadata answer arrived
         #: A refresh is requested (Metadata.updateRequested) and waits for the refresh backoff
         #: (timer "metadata"): after a failed request, or an answer with a needed topic unavailable.
@@ -864,12 +866,16 @@ class Consumer:
             elif entry.api == "Metadata":
                 self._metadata_inflight = None
                 self._rotate_node()
-                # DefaultMetadataUpdater.handleServerDisconnect: requestUpdate, sent after the
-                # backoff (a leader waiting for fresh metadata keeps waiting)
+                # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate (attempts++,
+                # lastRefreshMs = now, equivalentResponseCount = 0) and handleServerDisconnect ->
+                # requestUpdate: the retry goes out once Metadata.timeToAllowUpdate allows, after
+                # the refresh backoff retry.backoff.ms * 2^(attempts - 1) +-20 %, up to
+                # retry.backoff.max.ms (KIP-580). A leader waiting for fresh metadata keeps waiting.
+                self._metadata_failures += 1
+                self._metadata_retries = 0
                 self._metadata_retry_pending = True
-                self._out.append(
-                    SetTimer(self._keys["metadata"], now + self.config.retry_backoff_ms)
-                )
+                delay = self._backoff.backoff(self._metadata_failures - 1)
+                self._out.append(SetTimer(self._keys["metadata"], now + delay))
                 self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
                 self._offset_fetch_inflight = None
@@ -1030,6 +1036,7 @@ class Consumer:
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
         self._metadata_inflight = None
         self._metadata_at = now
+        self._metadata_failures = 0  # Metadata.update: attempts = 0
         broker_racks = {b.node_id: b.rack for b in resp.brokers}
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
         if nodes:

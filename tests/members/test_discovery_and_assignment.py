@@ -355,6 +355,36 @@ def test_pattern_member_refreshes_metadata_before_rejoining() -> None:
     assert decode_subscription(join.message.protocols[0].metadata).topics == ("t1", "t2")
 
 
+def test_failed_metadata_requests_back_off_exponentially() -> None:
+    """Metadata.failedUpdate counts the failed attempts since the last answer, and
+    Metadata.timeToAllowUpdate holds the next request back for the refresh backoff of that many
+    attempts (KIP-580's ExponentialBackoff: retry.backoff.ms doubling to retry.backoff.max.ms,
+    +-20 % jitter, seeded). An answer resets the count: the next failure waits 100 ms again."""
+
+    def gaps(seed: int) -> list[int]:
+        h = Harness(seed=seed)
+        h.start()
+        h.answer_find_coordinator()
+        out = []
+        for i in range(6):
+            if i == 5:
+                h.answer_metadata()  # an answer: attempts = 0
+                h.advance(h.now + h.config.metadata_max_age_ms)  # the periodic refresh
+            (meta,) = h.pending(MetadataRequest)
+            h.disconnect(meta)
+            failed = h.now
+            while not h.pending(MetadataRequest):
+                h.advance(h.now + 1)
+            out.append(h.now - failed)
+        return out
+
+    a = gaps(1)
+    assert a == gaps(1) and a != gaps(2)
+    bounds = [(80, 120), (160, 240), (320, 480), (640, 960), (800, 1000), (80, 120)]
+    for gap, (lo, hi) in zip(a, bounds, strict=True):
+        assert lo <= gap <= hi, a
+
+
 def test_unavailable_topic_refresh_never_waits_beyond_metadata_max_age() -> None:
     """Metadata.timeToAllowUpdate resets equivalentResponseCount once the metadata has expired
     (lastSuccessfulRefreshMs + metadata.max.age.ms), so the refresh backoff for an unavailable
@@ -457,12 +487,12 @@ def test_leader_waits_through_a_lost_metadata_request_until_a_retry_is_answered(
     h.advance(h.now + 1)  # the request times out
     assert h.log.named("request_timeout")[-1]["correlation_id"] == lost.correlation_id
     assert h.last(MetadataRequest) == lost  # the retry waits for the refresh backoff
-    h.advance(h.now + h.config.retry_backoff_ms)
+    h.advance(h.timers[f"metadata:{h.consumer.incarnation}"])
     retry = h.last(MetadataRequest)
     assert retry != lost
     h.disconnect(retry)  # a failed refresh does not end the wait either
     assert h.pending(SyncGroupRequest) == []
-    h.advance(h.now + h.config.retry_backoff_ms)
+    h.advance(h.timers[f"metadata:{h.consumer.incarnation}"])
     h.respond(h.last(MetadataRequest), h.metadata_response(("t",)))
     assert len(h.pending(SyncGroupRequest)) == 1
     assert h.log.named("assignment_computed")[-1]["assignment"] == {"m1": ["t-0", "t-1"]}
