@@ -375,7 +375,8 @@ class Consumer:
         self._metadata_failures = 0
         self._metadata_at: int | None = None  # when the last metadata answer arrived
         #: A refresh is requested (Metadata.updateRequested) and waits for the refresh backoff
-        #: (timer "metadata"): after a failed request, or an answer with a needed topic unavailable.
+        #: (timer "metadata"): after a failed request, an answer with a needed topic unavailable,
+        #: or a disconnect soon after an answer.
         self._metadata_retry_pending = False
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
@@ -750,6 +751,7 @@ class Consumer:
                         correlation_id=corr,
                     )
                     self._on_failed_request(entry, corr, now_ms, "request timed out")
+                    self._request_update_after_disconnect(now_ms)
                     if self._close_node is not None:
                         self._maybe_finish_closing(now_ms)
             return out
@@ -802,6 +804,7 @@ class Consumer:
             reason="disconnected",
         )
         self._on_failed_request(entry, correlation_id, now_ms, "disconnected")
+        self._request_update_after_disconnect(now_ms)
         if self._close_node is not None:
             self._maybe_finish_closing(now_ms)
         return out
@@ -893,6 +896,30 @@ class Consumer:
                     self._finish_commit(entry.commit, Errors.NETWORK_EXCEPTION.name, now, True)
         except _Fatal as fatal:
             self._fail(fatal, now)
+
+    def _request_update_after_disconnect(self, now: int) -> None:
+        """NetworkClient.processDisconnection -> DefaultMetadataUpdater.handleServerDisconnect:
+        after a connection to a broker is lost, a request timeout included (handleTimedOutRequests
+        closes the connection), Kafka calls Metadata.requestUpdate(false), as "the disconnect may
+        be the result of stale metadata". A disconnect the client makes itself
+        (NetworkClient.disconnect, when it marks the coordinator unknown) requests nothing.
+        The update goes out once Metadata.timeToAllowUpdate allows: the refresh backoff after
+        the last answer (retry.backoff.ms, nominal), so at once unless that answer is recent; a
+        request in flight, or a retry already waiting, serves it."""
+        if self.status is not ConsumerStatus.RUNNING:
+            return  # a closing consumer sends nothing new
+        if self._metadata_inflight is not None or self._metadata_retry_pending:
+            return
+        allowed = (
+            now
+            if self._metadata_at is None
+            else max(now, self._metadata_at + self.config.retry_backoff_ms)
+        )
+        if allowed <= now:
+            self._request_metadata(now)
+        else:
+            self._metadata_retry_pending = True
+            self._out.append(SetTimer(self._keys["metadata"], allowed))
 
     # ------------------------------------------------------------------ coordinator discovery
 
@@ -1845,7 +1872,7 @@ class Consumer:
     def _metadata_update_expected(self, now: int) -> bool:
         """ConsumerNetworkClient.ensureFreshMetadata's test: Metadata.updateRequested() (a
         refresh asked for and not answered: one in flight, or one waiting for the refresh backoff
-        after a failed request or an answer missing a needed topic) or timeToNextUpdate == 0
+        after a failed request, an answer missing a needed topic or a disconnect) or timeToNextUpdate == 0
         (the metadata is due: never answered, or the last answer is metadata.max.age.ms old)."""
         return (
             self._metadata_inflight is not None

@@ -7,6 +7,8 @@ from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
     FindCoordinatorResponse,
+    HeartbeatRequest,
+    HeartbeatResponse,
     JoinGroupRequest,
     MetadataRequest,
     SyncGroupRequest,
@@ -122,6 +124,90 @@ def test_join_group_request_timeout_rediscovers_and_rejoins() -> None:
     h.answer_find_coordinator()
     h.advance(h.now + 100)
     assert h.count(JoinGroupRequest) == 2
+
+
+def test_join_group_request_timeout_requests_a_metadata_update_the_leader_waits_for() -> None:
+    """NetworkClient.handleTimedOutRequests closes the connection of a request that timed out,
+    and processDisconnection calls DefaultMetadataUpdater.handleServerDisconnect, which asks for
+    a metadata update (Metadata.requestUpdate: "the disconnect may be the result of stale
+    metadata"); the last answer is old, so it goes out at once. A leader elected before that
+    update is answered waits for it (ensureFreshMetadata) before it assigns."""
+    cfg = ConsumerConfig(
+        group_id="g",
+        partition_assignment_strategy=("range",),
+        enable_auto_commit=False,
+        max_poll_interval_ms=10_000,
+    )
+    h = Harness(cfg, partitions={"t": 2})
+    h.connect()
+    h.advance(h.now + 30_000)  # the JoinGroup times out
+    assert h.log.named("request_timeout")[-1]["api"] == "JoinGroup"
+    (meta,) = h.pending(MetadataRequest)
+    assert meta.message.topics == ("t",)
+    h.answer_find_coordinator()
+    h.advance(h.now + 100)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1"))
+    assert h.pending(SyncGroupRequest) == []  # the leader waits for the requested update
+    h.partitions["t"] = 3
+    h.respond(meta, h.metadata_response(meta.message.topics))
+    assert len(h.pending(SyncGroupRequest)) == 1
+    assert h.log.named("assignment_computed")[-1]["assignment"] == {"m1": ["t-0", "t-1", "t-2"]}
+
+
+def test_a_disconnected_heartbeat_requests_a_metadata_update() -> None:
+    """A request that fails because its connection broke (the coordinator's broker died) asks
+    for a metadata update as a timed-out one does (NetworkClient.handleDisconnections ->
+    processDisconnection -> handleServerDisconnect)."""
+    h = Harness()
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    h.answer_offset_fetch()
+    before = h.count(MetadataRequest)
+    h.advance(h.now + h.config.heartbeat_interval_ms)
+    (hb,) = h.pending(HeartbeatRequest)
+    h.disconnect(hb)
+    assert h.count(MetadataRequest) == before + 1
+
+
+def test_a_disconnect_soon_after_a_metadata_answer_waits_for_the_refresh_backoff() -> None:
+    """Metadata.timeToAllowUpdate holds a requested update back until retry.backoff.ms after the
+    last answer (lastRefreshMs + the refresh backoff), so a disconnect just after a metadata
+    answer sends the update only then; a leader elected while it is out waits for it."""
+    h = Harness(partitions={"t": 2})
+    h.connect()
+    answered = h.now
+    (join,) = h.pending(JoinGroupRequest)
+    h.now += 10
+    h.disconnect(join)
+    assert h.pending(MetadataRequest) == []
+    h.advance(answered + h.config.retry_backoff_ms - 1)
+    assert h.pending(MetadataRequest) == []
+    h.advance(answered + h.config.retry_backoff_ms)
+    assert len(h.pending(MetadataRequest)) == 1
+    h.answer_find_coordinator()
+    while not h.pending(JoinGroupRequest):
+        h.advance(h.now + 1)
+    h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1"))
+    assert h.pending(SyncGroupRequest) == []  # the update is still out
+    h.answer_metadata()
+    assert len(h.pending(SyncGroupRequest)) == 1
+
+
+def test_marking_the_coordinator_unknown_requests_no_metadata_update() -> None:
+    """A disconnect the client makes itself (coordinatorDead -> NetworkClient.disconnect, after an
+    error answer such as NOT_COORDINATOR) does not go through handleServerDisconnect: the
+    requests it cancels ask for no metadata update."""
+    h = Harness()
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    h.answer_offset_fetch()
+    h.advance(h.now + h.config.heartbeat_interval_ms)
+    (hb,) = h.pending(HeartbeatRequest)
+    h.call("commit")
+    before = h.count(MetadataRequest)
+    h.respond(hb, HeartbeatResponse(Errors.NOT_COORDINATOR))  # the commit in flight is cancelled
+    assert h.log.named("request_failed")[-1]["api"] == "OffsetCommit"
+    assert h.count(MetadataRequest) == before
 
 
 class Thief(PartitionAssignor):

@@ -362,8 +362,11 @@ def test_update_last_heartbeat_poll_when_coordinator_unknown(protocol) -> None:
     assert h.consumer.coordinator is None
     lost_at = h.now
     h.advance(lost_at + 90_000)  # the coordinator stays unknown beyond max.poll.interval.ms
-    for find in h.pending(FindCoordinatorRequest):
-        h.respond(find, FindCoordinatorResponse(Errors.NONE, 1, "broker-1", 9092))
+    while h.consumer.coordinator is None and h.now < lost_at + 91_000:
+        h.answer_metadata()  # the refresh a lookup waits for
+        for find in h.pending(FindCoordinatorRequest):
+            h.respond(find, FindCoordinatorResponse(Errors.NONE, 1, "broker-1", 9092))
+        h.advance(h.now + 1)
     assert h.consumer.coordinator == "broker-1"
     h.advance(h.now + 10_000)
     for hb in h.pending(HeartbeatRequest):
