@@ -64,6 +64,7 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupResponse,
     api_name,
+    offset_commit_response,
     response_error,
 )
 from coordinator.shard import GroupShard
@@ -748,18 +749,7 @@ def _error_response(request: object, error: Errors, *, failed_operation: bool = 
     if isinstance(request, LeaveGroupRequest):
         return LeaveGroupResponse(error)
     if isinstance(request, OffsetCommitRequest):
-        return OffsetCommitResponse(
-            tuple(
-                OffsetCommitResponseTopic(
-                    t.name,
-                    tuple(
-                        OffsetCommitResponsePartition(p.partition_index, error)
-                        for p in t.partitions
-                    ),
-                )
-                for t in request.topics
-            )
-        )
+        return offset_commit_response(request, error)
     if isinstance(request, OffsetFetchRequest):
         return OffsetFetchResponse(error)
     raise TypeError(f"no error response for {type(request).__name__}")

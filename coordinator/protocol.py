@@ -344,6 +344,22 @@ class DeleteGroupsResponse:
     results: tuple[DeletableGroupResult, ...] = field(converter=tuple)
 
 
+def offset_commit_response(request: OffsetCommitRequest, error: Errors) -> OffsetCommitResponse:
+    """An OffsetCommit answer giving ``error`` for every partition the request names (Kafka's
+    OffsetCommitRequest.getErrorResponse shape)."""
+    return OffsetCommitResponse(
+        tuple(
+            OffsetCommitResponseTopic(
+                t.name,
+                tuple(
+                    OffsetCommitResponsePartition(p.partition_index, error) for p in t.partitions
+                ),
+            )
+            for t in request.topics
+        )
+    )
+
+
 def response_error(message: object) -> Errors | None:
     """The error a message reports, as the event log names it: its error code; for the
     responses that carry codes only per entry (OffsetCommit per partition, DeleteGroups per

@@ -998,7 +998,7 @@ class Consumer:
         for corr in [
             c
             for c, e in self._inflight.items()
-            if e.dst == old and e.api not in ("FindCoordinator", "Metadata")
+            if e.dst == old and e.api not in _NOT_COORDINATOR_REQUESTS
         ]:
             entry = self._inflight.pop(corr)
             self._out.append(CancelTimer(entry.timer_key))

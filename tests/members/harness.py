@@ -31,15 +31,13 @@ from coordinator.protocol import (
     MetadataResponsePartition,
     MetadataResponseTopic,
     OffsetCommitRequest,
-    OffsetCommitResponse,
-    OffsetCommitResponsePartition,
-    OffsetCommitResponseTopic,
     OffsetFetchRequest,
     OffsetFetchResponse,
     OffsetFetchResponsePartition,
     OffsetFetchResponseTopic,
     SyncGroupRequest,
     SyncGroupResponse,
+    offset_commit_response,
 )
 from members.config import ConsumerConfig
 from members.consumer import Consumer
@@ -367,18 +365,7 @@ class Harness:
     def answer_commit(self, request: Send, error: Errors = Errors.NONE):
         """Answer an OffsetCommit with ``error`` for every partition it names."""
         assert isinstance(request.message, OffsetCommitRequest)
-        response = OffsetCommitResponse(
-            tuple(
-                OffsetCommitResponseTopic(
-                    t.name,
-                    tuple(
-                        OffsetCommitResponsePartition(p.partition_index, error)
-                        for p in t.partitions
-                    ),
-                )
-                for t in request.message.topics
-            )
-        )
+        response = offset_commit_response(request.message, error)
         return self.respond(request, response)
 
     def answer_leave_group(self, error: Errors = Errors.NONE):

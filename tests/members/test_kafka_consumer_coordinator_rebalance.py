@@ -39,6 +39,7 @@ import attrs
 import pytest
 
 from assignors.api import RebalanceProtocol
+from coordinator import protocol
 from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
@@ -52,8 +53,6 @@ from coordinator.protocol import (
     MetadataResponseTopic,
     OffsetCommitRequest,
     OffsetCommitResponse,
-    OffsetCommitResponsePartition,
-    OffsetCommitResponseTopic,
     SyncGroupRequest,
 )
 from members.config import ConfigError, ConsumerConfig
@@ -1205,17 +1204,7 @@ def test_sync_group_error_rejoins(protocol, error, rejoin_member_id) -> None:
 
 
 def offset_commit_response(request, error: Errors) -> OffsetCommitResponse:
-    return OffsetCommitResponse(
-        tuple(
-            OffsetCommitResponseTopic(
-                t.name,
-                tuple(
-                    OffsetCommitResponsePartition(p.partition_index, error) for p in t.partitions
-                ),
-            )
-            for t in request.message.topics
-        )
-    )
+    return protocol.offset_commit_response(request.message, error)
 
 
 def static_member_rejoining_after_failed_commit(protocol: RebalanceProtocol, **config) -> Harness:

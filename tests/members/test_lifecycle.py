@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from coordinator import protocol
 from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
@@ -12,8 +13,6 @@ from coordinator.protocol import (
     LeaveGroupRequest,
     OffsetCommitRequest,
     OffsetCommitResponse,
-    OffsetCommitResponsePartition,
-    OffsetCommitResponseTopic,
 )
 from members.config import ConsumerConfig
 from tests.members.harness import Harness, tps
@@ -34,17 +33,7 @@ def stable(h: Harness, *partitions: str, member_id: str = "m1", generation_id: i
 
 
 def commit_response(request, error: Errors = Errors.NONE) -> OffsetCommitResponse:
-    return OffsetCommitResponse(
-        tuple(
-            OffsetCommitResponseTopic(
-                t.name,
-                tuple(
-                    OffsetCommitResponsePartition(p.partition_index, error) for p in t.partitions
-                ),
-            )
-            for t in request.message.topics
-        )
-    )
+    return protocol.offset_commit_response(request.message, error)
 
 
 # --- close -----------------------------------------------------------------------------------------
