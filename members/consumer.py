@@ -85,6 +85,7 @@ from members.consumer_protocol import (
     encode_subscriptions,
 )
 from members.listener import CallbackRecord, RebalanceListener, invoke
+from members.metadata import ConsumerMetadata
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 
 PROTOCOL_TYPE = "consumer"
@@ -363,21 +364,10 @@ class Consumer:
         self._last_now = 0
         self._drive_timer_at: int | None = None
         self._next_auto_commit = 0
-        self._metadata: dict[str, int] = {}
-        self._metadata_racks: dict[str, list[list[str]]] = {}
-        self._metadata_version = 0
-        self._metadata_inflight: int | None = None
-        #: Topics were needed that the request in flight does not ask for: ask again on its answer.
-        self._metadata_stale = False
-        #: Consecutive metadata answers with a needed topic unavailable (the refresh backoff).
-        self._metadata_retries = 0
-        #: Consecutive failed metadata requests (Metadata.attempts: the refresh backoff).
-        self._metadata_failures = 0
-        self._metadata_at: int | None = None  # when the last metadata answer arrived
-        #: A refresh is requested (Metadata.updateRequested) and waits for the refresh backoff
-        #: (timer "metadata"): after a failed request, an answer with a needed topic unavailable,
-        #: or a disconnect soon after an answer.
-        self._metadata_retry_pending = False
+        # What the consumer knows of the topics, and when it asks again (Kafka's Metadata).
+        self._md = ConsumerMetadata(
+            self._backoff, self.config.retry_backoff_ms, self.config.metadata_max_age_ms
+        )
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._close_deadline = 0  # close(): when its timer ends
@@ -545,7 +535,7 @@ class Consumer:
         return tuple(
             sorted(
                 t
-                for t in self._metadata
+                for t in self._md.partition_counts
                 if t not in INTERNAL_TOPICS and self._pattern.fullmatch(t) is not None
             )
         )
@@ -867,17 +857,17 @@ class Consumer:
                 self._rotate_node()
                 self._find_failed(now, reason)
             elif entry.api == "Metadata":
-                self._metadata_inflight = None
+                self._md.in_flight = None
                 self._rotate_node()
                 # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate (attempts++,
                 # lastRefreshMs = now, equivalentResponseCount = 0) and handleServerDisconnect ->
                 # requestUpdate: the retry goes out once Metadata.timeToAllowUpdate allows, after
                 # the refresh backoff retry.backoff.ms * 2^(attempts - 1) +-20 %, up to
                 # retry.backoff.max.ms (KIP-580). A leader waiting for fresh metadata keeps waiting.
-                self._metadata_failures += 1
-                self._metadata_retries = 0
-                self._metadata_retry_pending = True
-                delay = self._backoff.backoff(self._metadata_failures - 1)
+                self._md.attempts += 1
+                self._md.equivalent_response_count = 0
+                self._md.need_full_update = True
+                delay = self._backoff.backoff(self._md.attempts - 1)
                 self._out.append(SetTimer(self._keys["metadata"], now + delay))
                 self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
@@ -908,17 +898,17 @@ class Consumer:
         request in flight, or a retry already waiting, serves it."""
         if self.status is not ConsumerStatus.RUNNING:
             return  # a closing consumer sends nothing new
-        if self._metadata_inflight is not None or self._metadata_retry_pending:
+        if self._md.in_flight is not None or self._md.need_full_update:
             return
         allowed = (
             now
-            if self._metadata_at is None
-            else max(now, self._metadata_at + self.config.retry_backoff_ms)
+            if self._md.last_successful_refresh_ms is None
+            else max(now, self._md.last_successful_refresh_ms + self.config.retry_backoff_ms)
         )
         if allowed <= now:
             self._request_metadata(now)
         else:
-            self._metadata_retry_pending = True
+            self._md.need_full_update = True
             self._out.append(SetTimer(self._keys["metadata"], allowed))
 
     # ------------------------------------------------------------------ coordinator discovery
@@ -943,7 +933,7 @@ class Consumer:
             self._find_after_metadata = False
             self._find_awaits_metadata = True
             self._request_metadata(now)
-            if self._metadata_inflight is None:  # nothing to fetch metadata for
+            if self._md.in_flight is None:  # nothing to fetch metadata for
                 self._find_awaits_metadata = False
         if self._find_awaits_metadata:
             return
@@ -1026,8 +1016,8 @@ class Consumer:
 
     def _request_metadata(self, now: int) -> None:
         topics = self._metadata_topics()
-        if self._metadata_inflight is not None:
-            entry = self._inflight.get(self._metadata_inflight)
+        if self._md.in_flight is not None:
+            entry = self._inflight.get(self._md.in_flight)
             if (
                 entry is not None
                 and entry.topics is not None
@@ -1036,17 +1026,17 @@ class Consumer:
                 # Metadata.requestUpdateForNewTopics while an older request is out: its answer
                 # leaves needPartialUpdate set (an older requestVersion), so the NetworkClient
                 # asks again as soon as it arrives.
-                self._metadata_stale = True
+                self._md.need_partial_update = True
             return
-        self._metadata_stale = False
+        self._md.need_partial_update = False
         if topics is not None and not topics:
             self._out.append(
                 SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
             )
             return
-        self._metadata_retry_pending = False
+        self._md.need_full_update = False
         request = MetadataRequest(topics=None if topics is None else tuple(sorted(topics)))
-        self._metadata_inflight = self._send(
+        self._md.in_flight = self._send(
             self._pick_node(),
             request,
             now,
@@ -1061,9 +1051,9 @@ class Consumer:
             self._lookup_coordinator(now)
 
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
-        self._metadata_inflight = None
-        self._metadata_at = now
-        self._metadata_failures = 0  # Metadata.update: attempts = 0
+        self._md.in_flight = None
+        self._md.last_successful_refresh_ms = now
+        self._md.attempts = 0  # Metadata.update: attempts = 0
         broker_racks = {b.node_id: b.rack for b in resp.brokers}
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
         if nodes:
@@ -1071,14 +1061,14 @@ class Consumer:
             self._known_nodes = nodes
             self._node_index = nodes.index(current) if current in nodes else 0
         if entry.topics is None:
-            self._metadata = {}
-            self._metadata_racks = {}
+            self._md.partition_counts = {}
+            self._md.racks = {}
         unavailable = False
         invalid: list[str] = []
         for topic in resp.topics:
             if topic.error_code != Errors.NONE or not topic.partitions:
-                self._metadata.pop(topic.name, None)
-                self._metadata_racks.pop(topic.name, None)
+                self._md.partition_counts.pop(topic.name, None)
+                self._md.racks.pop(topic.name, None)
                 if topic.error_code in _INVALID_METADATA and self._needs_topic(topic.name):
                     unavailable = True
                 elif topic.error_code == Errors.INVALID_TOPIC_EXCEPTION and self._needs_topic(
@@ -1087,14 +1077,14 @@ class Consumer:
                     invalid.append(topic.name)
                 continue
             count, racks = _topic_racks(topic, broker_racks)
-            self._metadata[topic.name] = count
-            self._metadata_racks[topic.name] = racks
-        self._metadata_version += 1
+            self._md.partition_counts[topic.name] = count
+            self._md.racks[topic.name] = racks
+        self._md.update_version += 1
         self._emit(
             "metadata_updated",
             t_ms=now,
-            topics={t: self._metadata[t] for t in sorted(self._metadata)},
-            version=self._metadata_version,
+            topics={t: self._md.partition_counts[t] for t in sorted(self._md.partition_counts)},
+            version=self._md.update_version,
         )
         if self._pattern is not None:
             matched = self._pattern_matches()
@@ -1121,20 +1111,20 @@ class Consumer:
             # stay the same (equivalentResponseCount). Never later than metadata.max.age.ms,
             # though: once the metadata expires, timeToAllowUpdate resets
             # equivalentResponseCount, so the refresh goes out and the backoff starts over.
-            backoff = self._backoff.backoff(self._metadata_retries)
+            backoff = self._backoff.backoff(self._md.equivalent_response_count)
             max_age = self.config.metadata_max_age_ms
             if backoff < max_age:
                 next_refresh = now + backoff
-                self._metadata_retries += 1
+                self._md.equivalent_response_count += 1
             else:
                 next_refresh = now + max_age
-                self._metadata_retries = 0
+                self._md.equivalent_response_count = 0
         else:
-            self._metadata_retries = 0
+            self._md.equivalent_response_count = 0
             next_refresh = now + self.config.metadata_max_age_ms
-        self._metadata_retry_pending = unavailable
+        self._md.need_full_update = unavailable
         self._out.append(SetTimer(self._keys["metadata"], next_refresh))
-        if self._metadata_stale:
+        if self._md.need_partial_update:
             self._request_metadata(now)
         self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
@@ -1173,11 +1163,11 @@ class Consumer:
         self._snapshot_value = tuple(
             (
                 t,
-                self._metadata[t],
-                tuple(map(tuple, self._metadata_racks.get(t, ()))) if with_racks else (),
+                self._md.partition_counts[t],
+                tuple(map(tuple, self._md.racks.get(t, ()))) if with_racks else (),
             )
             for t in sorted(topics)
-            if t in self._metadata
+            if t in self._md.partition_counts
         )
 
     # ------------------------------------------------------------------ the application thread
@@ -1351,11 +1341,14 @@ class Consumer:
         created or deleted since; the first join waits for the first metadata. Kafka repeats this
         on every poll() while the rebalance lasts; the simulator refreshes once per round, before
         onJoinPrepare. False while the consumer must wait."""
-        if self._metadata_inflight is not None or self._metadata_version == 0:
+        if self._md.in_flight is not None or self._md.update_version == 0:
             return False
-        if self._metadata_at is None or now - self._metadata_at >= self.config.retry_backoff_ms:
+        if (
+            self._md.last_successful_refresh_ms is None
+            or now - self._md.last_successful_refresh_ms >= self.config.retry_backoff_ms
+        ):
             self._request_metadata(now)
-            return self._metadata_inflight is None
+            return self._md.in_flight is None
         return True
 
     def _request_rejoin(self, reason: str, now: int) -> None:
@@ -1863,11 +1856,11 @@ class Consumer:
             self._request_metadata(now)  # requestUpdateForNewTopics: no backoff
         elif not self._metadata_update_expected(now):
             return False  # the metadata is fresh
-        elif self._metadata_inflight is None and not self._metadata_retry_pending:
+        elif self._md.in_flight is None and not self._md.need_full_update:
             self._request_metadata(now)  # due now: the NetworkClient's poll sends it
         # awaitMetadataUpdate waits for the next answer; a failed request is retried after the
         # backoff and the wait goes on (its timer is Long.MAX_VALUE)
-        return self._metadata_inflight is not None or self._metadata_retry_pending
+        return self._md.in_flight is not None or self._md.need_full_update
 
     def _metadata_update_expected(self, now: int) -> bool:
         """ConsumerNetworkClient.ensureFreshMetadata's test: Metadata.updateRequested() (a
@@ -1875,10 +1868,10 @@ class Consumer:
         after a failed request, an answer missing a needed topic or a disconnect) or timeToNextUpdate == 0
         (the metadata is due: never answered, or the last answer is metadata.max.age.ms old)."""
         return (
-            self._metadata_inflight is not None
-            or self._metadata_retry_pending
-            or self._metadata_at is None
-            or now - self._metadata_at >= self.config.metadata_max_age_ms
+            self._md.in_flight is not None
+            or self._md.need_full_update
+            or self._md.last_successful_refresh_ms is None
+            or now - self._md.last_successful_refresh_ms >= self.config.metadata_max_age_ms
         )
 
     def _continue_leader_assignment(self, now: int) -> None:
@@ -1976,8 +1969,8 @@ class Consumer:
         return True
 
     def _cluster_metadata(self, topics: Sequence[str]) -> ClusterMetadata:
-        counts = {t: self._metadata[t] for t in topics if t in self._metadata}
-        racks = {t: self._metadata_racks[t] for t in counts if t in self._metadata_racks}
+        counts = {t: self._md.partition_counts[t] for t in topics if t in self._md.partition_counts}
+        racks = {t: self._md.racks[t] for t in counts if t in self._md.racks}
         has_racks = any(any(r) for rs in racks.values() for r in rs)
         return ClusterMetadata(counts, racks if has_racks else None)
 
