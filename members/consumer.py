@@ -35,7 +35,6 @@ import structlog
 from attrs import define
 
 from assignors.api import (
-    ClusterMetadata,
     RebalanceProtocol,
     Subscription,
     TopicPartition,
@@ -125,12 +124,6 @@ _JOIN_NON_FATAL = frozenset(
         Errors.COORDINATOR_NOT_AVAILABLE,
         Errors.NOT_COORDINATOR,
     }
-)
-
-#: Topic errors that are Kafka InvalidMetadataExceptions: Metadata.handleMetadataResponse asks for
-#: another update when a topic the consumer needs is answered with one of them.
-_INVALID_METADATA = frozenset(
-    {Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR}
 )
 
 #: The timers that still run while close() waits for its commitSync.
@@ -1051,40 +1044,19 @@ class Consumer:
             self._lookup_coordinator(now)
 
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
-        self._md.in_flight = None
-        self._md.last_successful_refresh_ms = now
-        self._md.attempts = 0  # Metadata.update: attempts = 0
-        broker_racks = {b.node_id: b.rack for b in resp.brokers}
+        md = self._md
+        unavailable, invalid = md.update(now, resp, entry.topics is None, self._needs_topic)
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
         if nodes:
             current = self._pick_node()
             self._known_nodes = nodes
             self._node_index = nodes.index(current) if current in nodes else 0
-        if entry.topics is None:
-            self._md.partition_counts = {}
-            self._md.racks = {}
-        unavailable = False
-        invalid: list[str] = []
-        for topic in resp.topics:
-            if topic.error_code != Errors.NONE or not topic.partitions:
-                self._md.partition_counts.pop(topic.name, None)
-                self._md.racks.pop(topic.name, None)
-                if topic.error_code in _INVALID_METADATA and self._needs_topic(topic.name):
-                    unavailable = True
-                elif topic.error_code == Errors.INVALID_TOPIC_EXCEPTION and self._needs_topic(
-                    topic.name
-                ):
-                    invalid.append(topic.name)
-                continue
-            count, racks = _topic_racks(topic, broker_racks)
-            self._md.partition_counts[topic.name] = count
-            self._md.racks[topic.name] = racks
-        self._md.update_version += 1
+        counts = md.partition_counts
         self._emit(
             "metadata_updated",
             t_ms=now,
-            topics={t: self._md.partition_counts[t] for t in sorted(self._md.partition_counts)},
-            version=self._md.update_version,
+            topics={t: counts[t] for t in sorted(counts)},
+            version=md.update_version,
         )
         if self._pattern is not None:
             matched = self._pattern_matches()
@@ -1159,16 +1131,7 @@ class Consumer:
         topics = set(self._subscription)
         if self._group_subscription:
             topics.update(self._group_subscription)
-        with_racks = self.config.client_rack is not None
-        self._snapshot_value = tuple(
-            (
-                t,
-                self._md.partition_counts[t],
-                tuple(map(tuple, self._md.racks.get(t, ()))) if with_racks else (),
-            )
-            for t in sorted(topics)
-            if t in self._md.partition_counts
-        )
+        self._snapshot_value = self._md.snapshot(topics, self.config.client_rack is not None)
 
     # ------------------------------------------------------------------ the application thread
 
@@ -1905,7 +1868,7 @@ class Consumer:
         result = pending.result
         if result is None:
             group_topics = self._group_subscription or ()
-            cluster = self._cluster_metadata(group_topics)
+            cluster = self._md.cluster(group_topics)
             try:
                 result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
@@ -1967,12 +1930,6 @@ class Consumer:
         self._emit("group_subscription_extended", t_ms=now, topics=sorted(added))
         self._group_subscription = tuple(sorted(group | added))
         return True
-
-    def _cluster_metadata(self, topics: Sequence[str]) -> ClusterMetadata:
-        counts = {t: self._md.partition_counts[t] for t in topics if t in self._md.partition_counts}
-        racks = {t: self._md.racks[t] for t in counts if t in self._md.racks}
-        has_racks = any(any(r) for rs in racks.values() for r in rs)
-        return ClusterMetadata(counts, racks if has_racks else None)
 
     def _send_sync_group(
         self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
@@ -2568,30 +2525,6 @@ class Consumer:
             member_id=entry.sent_generation.member_id,
             generation_id=entry.sent_generation.generation_id,
         )
-
-
-_RACKS_CACHE: dict[int, tuple[object, tuple, int, list[list[str]]]] = {}
-
-
-def _topic_racks(topic: Any, broker_racks: dict[int, str | None]) -> tuple[int, list[list[str]]]:
-    """Partition count and per-partition replica racks of one metadata topic (read-only).
-
-    Memoised by response object: the cluster hands every consumer the same immutable response,
-    so a 1,000-member group over 100,000 partitions parses it once, not 1,000 times.
-    """
-    rack_key = tuple(sorted(broker_racks.items(), key=lambda kv: kv[0]))
-    hit = _RACKS_CACHE.get(id(topic))
-    if hit is not None and hit[0] is topic and hit[1] == rack_key:
-        return hit[2], hit[3]
-    parts = sorted(topic.partitions, key=lambda p: p.partition_index)
-    racks = [
-        sorted({broker_racks.get(r) for r in p.replica_nodes} - {None})  # type: ignore[type-var]
-        for p in parts
-    ]
-    if len(_RACKS_CACHE) >= 256:
-        _RACKS_CACHE.clear()
-    _RACKS_CACHE[id(topic)] = (topic, rack_key, len(parts), racks)
-    return len(parts), racks
 
 
 def _error_name(message: object) -> str | None:
