@@ -850,18 +850,11 @@ class Consumer:
                 self._rotate_node()
                 self._find_failed(now, reason)
             elif entry.api == "Metadata":
-                self._md.in_flight = None
                 self._rotate_node()
-                # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate (attempts++,
-                # lastRefreshMs = now, equivalentResponseCount = 0) and handleServerDisconnect ->
-                # requestUpdate: the retry goes out once Metadata.timeToAllowUpdate allows, after
-                # the refresh backoff retry.backoff.ms * 2^(attempts - 1) +-20 %, up to
-                # retry.backoff.max.ms (KIP-580). A leader waiting for fresh metadata keeps waiting.
-                self._md.attempts += 1
-                self._md.equivalent_response_count = 0
-                self._md.need_full_update = True
-                delay = self._backoff.backoff(self._md.attempts - 1)
-                self._out.append(SetTimer(self._keys["metadata"], now + delay))
+                # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate: retried
+                # after the refresh backoff. A leader waiting for fresh metadata keeps waiting.
+                retry_at = self._md.failed_update(now)
+                self._out.append(SetTimer(self._keys["metadata"], retry_at))
                 self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
                 self._offset_fetch_inflight = None
@@ -891,17 +884,12 @@ class Consumer:
         request in flight, or a retry already waiting, serves it."""
         if self.status is not ConsumerStatus.RUNNING:
             return  # a closing consumer sends nothing new
-        if self._md.in_flight is not None or self._md.need_full_update:
+        allowed = self._md.request_update(now)
+        if allowed is None:
             return
-        allowed = (
-            now
-            if self._md.last_successful_refresh_ms is None
-            else max(now, self._md.last_successful_refresh_ms + self.config.retry_backoff_ms)
-        )
         if allowed <= now:
             self._request_metadata(now)
         else:
-            self._md.need_full_update = True
             self._out.append(SetTimer(self._keys["metadata"], allowed))
 
     # ------------------------------------------------------------------ coordinator discovery
@@ -1008,32 +996,24 @@ class Consumer:
         return topics
 
     def _request_metadata(self, now: int) -> None:
+        """An update is wanted now: DefaultMetadataUpdater.maybeUpdate sends ConsumerMetadata's
+        request at once, unless one is in flight (whose answer may leave an update requested
+        for topics it does not ask for)."""
         topics = self._metadata_topics()
-        if self._md.in_flight is not None:
-            entry = self._inflight.get(self._md.in_flight)
-            if (
-                entry is not None
-                and entry.topics is not None
-                and (topics is None or not topics.issubset(entry.topics))
-            ):
-                # Metadata.requestUpdateForNewTopics while an older request is out: its answer
-                # leaves needPartialUpdate set (an older requestVersion), so the NetworkClient
-                # asks again as soon as it arrives.
-                self._md.need_partial_update = True
+        md = self._md
+        if md.in_flight is not None:
+            md.request_update_for_new_topics(topics)
             return
-        self._md.need_partial_update = False
         if topics is not None and not topics:
+            # nothing to ask for: look again when the metadata would expire
             self._out.append(
                 SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
             )
             return
-        self._md.need_full_update = False
-        request = MetadataRequest(topics=None if topics is None else tuple(sorted(topics)))
-        self._md.in_flight = self._send(
-            self._pick_node(),
-            request,
-            now,
-            topics=None if topics is None else tuple(sorted(topics)),
+        requested = None if topics is None else tuple(sorted(topics))
+        md.request_sent(
+            self._send(self._pick_node(), MetadataRequest(topics=requested), now, topics=requested),
+            requested,
         )
 
     def _metadata_done_for_lookup(self, now: int) -> None:
@@ -1076,27 +1056,11 @@ class Consumer:
             if now >= self._busy_until or self._pending_leader is not None:
                 raise fatal
             self._poll_fatal = fatal
-        if unavailable:
-            # Metadata.handleMetadataResponse: a needed topic answered with an
-            # InvalidMetadataException (say, not created yet) requests another update, sent once
-            # Metadata.timeToAllowUpdate allows: the refresh backoff, growing while the answers
-            # stay the same (equivalentResponseCount). Never later than metadata.max.age.ms,
-            # though: once the metadata expires, timeToAllowUpdate resets
-            # equivalentResponseCount, so the refresh goes out and the backoff starts over.
-            backoff = self._backoff.backoff(self._md.equivalent_response_count)
-            max_age = self.config.metadata_max_age_ms
-            if backoff < max_age:
-                next_refresh = now + backoff
-                self._md.equivalent_response_count += 1
-            else:
-                next_refresh = now + max_age
-                self._md.equivalent_response_count = 0
-        else:
-            self._md.equivalent_response_count = 0
-            next_refresh = now + self.config.metadata_max_age_ms
-        self._md.need_full_update = unavailable
+        # the next refresh: metadata.max.age.ms, or the refresh backoff if a needed topic was
+        # unavailable (Metadata.handleMetadataResponse -> requestUpdate, timeToAllowUpdate)
+        next_refresh = md.next_update_ms(now, unavailable)
         self._out.append(SetTimer(self._keys["metadata"], next_refresh))
-        if self._md.need_partial_update:
+        if md.need_partial_update:
             self._request_metadata(now)
         self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
@@ -1304,14 +1268,12 @@ class Consumer:
         created or deleted since; the first join waits for the first metadata. Kafka repeats this
         on every poll() while the rebalance lasts; the simulator refreshes once per round, before
         onJoinPrepare. False while the consumer must wait."""
-        if self._md.in_flight is not None or self._md.update_version == 0:
+        md = self._md
+        if md.in_flight is not None or md.update_version == 0:
             return False
-        if (
-            self._md.last_successful_refresh_ms is None
-            or now - self._md.last_successful_refresh_ms >= self.config.retry_backoff_ms
-        ):
+        if md.time_to_allow_update(now) == 0:
             self._request_metadata(now)
-            return self._md.in_flight is None
+            return md.in_flight is None
         return True
 
     def _request_rejoin(self, reason: str, now: int) -> None:
@@ -1814,28 +1776,20 @@ class Consumer:
         SubscriptionState.groupSubscribe is true for topics beyond the leader's own subscription,
         and then Metadata.requestUpdateForNewTopics asks for them at once; then
         ConsumerNetworkClient.ensureFreshMetadata waits for the next metadata answer if an
-        update is expected (:meth:`_metadata_update_expected`). True if the leader must wait."""
+        update is expected: Metadata.updateRequested() (one in flight, or one waiting for the
+        refresh backoff after a failed request, an answer missing a needed topic or a
+        disconnect) or timeToNextUpdate == 0 (never answered, or metadata.max.age.ms old).
+        True if the leader must wait."""
+        md = self._md
         if set(self._group_subscription or ()) - set(self._subscription):
             self._request_metadata(now)  # requestUpdateForNewTopics: no backoff
-        elif not self._metadata_update_expected(now):
+        elif not (md.update_requested() or md.expired(now)):
             return False  # the metadata is fresh
-        elif self._md.in_flight is None and not self._md.need_full_update:
+        elif not md.update_requested():
             self._request_metadata(now)  # due now: the NetworkClient's poll sends it
         # awaitMetadataUpdate waits for the next answer; a failed request is retried after the
         # backoff and the wait goes on (its timer is Long.MAX_VALUE)
-        return self._md.in_flight is not None or self._md.need_full_update
-
-    def _metadata_update_expected(self, now: int) -> bool:
-        """ConsumerNetworkClient.ensureFreshMetadata's test: Metadata.updateRequested() (a
-        refresh asked for and not answered: one in flight, or one waiting for the refresh backoff
-        after a failed request, an answer missing a needed topic or a disconnect) or timeToNextUpdate == 0
-        (the metadata is due: never answered, or the last answer is metadata.max.age.ms old)."""
-        return (
-            self._md.in_flight is not None
-            or self._md.need_full_update
-            or self._md.last_successful_refresh_ms is None
-            or now - self._md.last_successful_refresh_ms >= self.config.metadata_max_age_ms
-        )
+        return md.update_requested()
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None

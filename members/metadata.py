@@ -31,6 +31,7 @@ class ConsumerMetadata:
         "attempts",
         "equivalent_response_count",
         "in_flight",
+        "in_flight_topics",
         "last_successful_refresh_ms",
         "metadata_expire_ms",
         "need_full_update",
@@ -60,6 +61,8 @@ class ConsumerMetadata:
         self.update_version = 0
         #: The correlation id of the MetadataRequest in flight (DefaultMetadataUpdater.inProgress).
         self.in_flight: int | None = None
+        #: The topics it asks for (None: all topics, for a pattern subscription).
+        self.in_flight_topics: tuple[str, ...] | None = None
         #: Topics were needed that the request in flight does not ask for (an older
         #: requestVersion, Metadata.needPartialUpdate): ask again as soon as it is answered.
         self.need_partial_update = False
@@ -75,6 +78,84 @@ class ConsumerMetadata:
         #: with a needed topic unavailable, or a disconnect soon after an answer. Cleared when the
         #: request goes out (``in_flight`` stands for it while it is out).
         self.need_full_update = False
+
+    # ------------------------------------------------------------------ when to ask
+
+    def update_requested(self) -> bool:
+        """Metadata.updateRequested(): an update is asked for and not answered yet (in flight,
+        or waiting for the refresh backoff)."""
+        return self.in_flight is not None or self.need_full_update
+
+    def expired(self, now: int) -> bool:
+        """Metadata.timeToNextUpdate's expiry part is 0: never answered, or the last answer is
+        metadata.max.age.ms old."""
+        last = self.last_successful_refresh_ms
+        return last is None or now - last >= self.metadata_expire_ms
+
+    def time_to_allow_update(self, now: int) -> int:
+        """Metadata.timeToAllowUpdate, nominal: how long until retry.backoff.ms (without jitter)
+        has passed since the last answer; 0 before the first."""
+        last = self.last_successful_refresh_ms
+        return 0 if last is None else max(0, last + self.refresh_backoff_ms - now)
+
+    def request_update(self, now: int) -> int | None:
+        """Metadata.requestUpdate(false), as NetworkClient's handleServerDisconnect calls it after
+        a lost connection. Returns when the update may go out (``now``: at once; later: the
+        update waits, ``need_full_update``, for the refresh backoff after the last answer), or
+        None when a request in flight or a retry already waiting serves it."""
+        if self.update_requested():
+            return None
+        wait = self.time_to_allow_update(now)
+        if wait:
+            self.need_full_update = True
+        return now + wait
+
+    def request_update_for_new_topics(self, topics: Collection[str] | None) -> None:
+        """Metadata.requestUpdateForNewTopics while a request is out: if that request does not ask
+        for every topic needed now (``topics``; None: all), its answer leaves needPartialUpdate
+        set (an older requestVersion), and the consumer asks again as soon as it arrives."""
+        asked = self.in_flight_topics
+        if asked is not None and (topics is None or not set(topics).issubset(asked)):
+            self.need_partial_update = True
+
+    def request_sent(self, correlation_id: int, topics: tuple[str, ...] | None) -> None:
+        """The consumer sent a MetadataRequest for ``topics`` (None: all); it serves every
+        update requested so far."""
+        self.in_flight = correlation_id
+        self.in_flight_topics = topics
+        self.need_full_update = False
+        self.need_partial_update = False
+
+    def failed_update(self, now: int) -> int:
+        """Metadata.failedUpdate (attempts++, equivalentResponseCount = 0) and, via
+        handleServerDisconnect, requestUpdate: the request in flight failed at ``now``. Returns
+        when the retry goes out: Metadata.timeToAllowUpdate's refresh backoff,
+        retry.backoff.ms * 2^(attempts - 1) +-20 %, up to retry.backoff.max.ms (KIP-580)."""
+        self.in_flight = None
+        self.attempts += 1
+        self.equivalent_response_count = 0
+        self.need_full_update = True
+        return now + self.refresh_backoff.backoff(self.attempts - 1)
+
+    def next_update_ms(self, now: int, unavailable: bool) -> int:
+        """When the next refresh goes out after an answer at ``now`` (the consumer's "metadata"
+        timer): metadata.max.age.ms later; or, if a needed topic was ``unavailable``
+        (handleMetadataResponse's requestUpdate(false)), once Metadata.timeToAllowUpdate allows:
+        the refresh backoff, growing while the answers stay the same (equivalentResponseCount).
+        Never later than metadata.max.age.ms, though: once the metadata expires,
+        timeToAllowUpdate resets equivalentResponseCount, so the refresh goes out and the
+        backoff starts over."""
+        self.need_full_update = unavailable
+        max_age = self.metadata_expire_ms
+        if not unavailable:
+            self.equivalent_response_count = 0
+            return now + max_age
+        backoff = self.refresh_backoff.backoff(self.equivalent_response_count)
+        if backoff < max_age:
+            self.equivalent_response_count += 1
+            return now + backoff
+        self.equivalent_response_count = 0
+        return now + max_age
 
     # ------------------------------------------------------------------ the answer
 
