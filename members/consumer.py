@@ -84,13 +84,12 @@ from members.consumer_protocol import (
     encode_subscriptions,
 )
 from members.listener import CallbackRecord, RebalanceListener, invoke
-from members.metadata import ConsumerMetadata
+from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 
 PROTOCOL_TYPE = "consumer"
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
-INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 #: The consumer's own timers; each is set under the key ``<name>:<incarnation>``.
 TIMER_NAMES = (
@@ -987,19 +986,11 @@ class Consumer:
 
     # ------------------------------------------------------------------ metadata
 
-    def _metadata_topics(self) -> set[str] | None:
-        if self._pattern is not None:
-            return None
-        topics = set(self._explicit_topics)
-        if self._group_subscription:
-            topics.update(self._group_subscription)
-        return topics
-
     def _request_metadata(self, now: int) -> None:
         """An update is wanted now: DefaultMetadataUpdater.maybeUpdate sends ConsumerMetadata's
         request at once, unless one is in flight (whose answer may leave an update requested
         for topics it does not ask for)."""
-        topics = self._metadata_topics()
+        topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
         md = self._md
         if md.in_flight is not None:
             md.request_update_for_new_topics(topics)
@@ -1025,7 +1016,7 @@ class Consumer:
 
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
         md = self._md
-        unavailable, invalid = md.update(now, resp, entry.topics is None, self._needs_topic)
+        unavailable, invalid = md.update(now, resp, entry.topics is None, self._retain_topic)
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
         if nodes:
             current = self._pick_node()
@@ -1072,17 +1063,9 @@ class Consumer:
                 self._schedule_heartbeat(now)  # the coordinator's lock is free again
         self._maybe_drive(now)
 
-    def _needs_topic(self, topic: str) -> bool:
-        """ConsumerMetadata.retainTopic: the topic is subscribed, in the group subscription, or
-        (pattern subscription) matches the pattern; errors for other topics are ignored."""
-        if topic in self._subscription or topic in (self._group_subscription or ()):
-            return True
-        pattern = self._pattern
-        return (
-            pattern is not None
-            and topic not in INTERNAL_TOPICS
-            and pattern.fullmatch(topic) is not None
-        )
+    def _retain_topic(self, topic: str) -> bool:
+        """ConsumerMetadata.retainTopic, for this consumer's subscription."""
+        return retain_topic(topic, self._subscription, self._group_subscription, self._pattern)
 
     def _metadata_snapshot(self) -> tuple:
         """ConsumerCoordinator.metadataSnapshot: the partition counts (and racks, for a rack-aware

@@ -9,13 +9,18 @@ It sends nothing and sets no timer: the ``Consumer`` builds the MetadataRequests
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from assignors.api import ClusterMetadata
 from coordinator.errors import Errors
 from coordinator.protocol import MetadataResponse
 from members.backoff import ExponentialBackoff
+
+#: Topics a pattern subscription never matches (exclude.internal.topics=true, Kafka's default).
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 #: Topic errors that are Kafka InvalidMetadataExceptions: Metadata.handleMetadataResponse asks for
 #: another update when a topic the consumer needs is answered with one of them.
@@ -110,12 +115,12 @@ class ConsumerMetadata:
             self.need_full_update = True
         return now + wait
 
-    def request_update_for_new_topics(self, topics: Collection[str] | None) -> None:
+    def request_update_for_new_topics(self, topics: AbstractSet[str] | None) -> None:
         """Metadata.requestUpdateForNewTopics while a request is out: if that request does not ask
         for every topic needed now (``topics``; None: all), its answer leaves needPartialUpdate
         set (an older requestVersion), and the consumer asks again as soon as it arrives."""
         asked = self.in_flight_topics
-        if asked is not None and (topics is None or not set(topics).issubset(asked)):
+        if asked is not None and (topics is None or not topics.issubset(asked)):
             self.need_partial_update = True
 
     def request_sent(self, correlation_id: int, topics: tuple[str, ...] | None) -> None:
@@ -221,6 +226,37 @@ class ConsumerMetadata:
             for t in sorted(topics)
             if t in known
         )
+
+
+def metadata_topics(
+    topics: Iterable[str], group_subscription: Iterable[str] | None, pattern: re.Pattern[str] | None
+) -> set[str] | None:
+    """ConsumerMetadata.newMetadataRequestBuilder: the topics the consumer asks for, its own
+    ``topics`` and the group subscription (a leader's, SubscriptionState.metadataTopics); None
+    (all topics) for a ``pattern`` subscription."""
+    if pattern is not None:
+        return None
+    wanted = set(topics)
+    if group_subscription:
+        wanted.update(group_subscription)
+    return wanted
+
+
+def retain_topic(
+    topic: str,
+    subscription: Collection[str],
+    group_subscription: Collection[str] | None,
+    pattern: re.Pattern[str] | None,
+) -> bool:
+    """ConsumerMetadata.retainTopic: the topic is subscribed, in the group subscription, or
+    (pattern subscription) matches the pattern; errors for other topics are ignored."""
+    if topic in subscription or topic in (group_subscription or ()):
+        return True
+    return (
+        pattern is not None
+        and topic not in INTERNAL_TOPICS
+        and pattern.fullmatch(topic) is not None
+    )
 
 
 _RACKS_CACHE: dict[int, tuple[object, tuple, int, list[list[str]]]] = {}
