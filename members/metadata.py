@@ -30,7 +30,20 @@ INVALID_METADATA_ERRORS = frozenset(
 
 
 class ConsumerMetadata:
-    """Kafka's Metadata (+ ConsumerMetadata) for one consumer incarnation."""
+    """Kafka's Metadata (+ ConsumerMetadata) for one consumer incarnation.
+
+    Inputs: ``request_sent`` (a MetadataRequest went out), ``update`` (its answer arrived),
+    ``failed_update`` (it failed: a disconnect or a timeout), ``request_update`` and
+    ``request_update_for_new_topics`` (an update is wanted). Answers: ``update_requested``,
+    ``expired``, ``time_to_allow_update`` and the times ``request_update``, ``failed_update`` and
+    ``next_update_ms`` return, at which the consumer sets its "metadata" timer.
+
+    Modelled more simply than Kafka's: the refresh backoff after an answer is the nominal
+    retry.backoff.ms counted from the last answer (Kafka's timeToAllowUpdate counts from
+    lastRefreshMs, which a failed request also moves, and jitters it); equivalentResponseCount
+    counts only answers with a needed topic unavailable; the request version is the topics the
+    request in flight asks for.
+    """
 
     __slots__ = (
         "attempts",
