@@ -338,6 +338,9 @@ class Consumer:
         # ensureCoordinatorReady after a failed lookup: refresh metadata before the next one
         self._find_after_metadata = False  # due once the backoff ends
         self._find_awaits_metadata = False  # the refresh is under way
+        # a pattern subscriber's ensureFreshMetadata before a rebalance round: the metadata
+        # version whose successor it waits for
+        self._pattern_awaits_version: int | None = None
         self._node_index = 0
         self._known_nodes: list[str] = list(self.bootstrap)
         self._inflight: dict[int, _Inflight] = {}
@@ -678,6 +681,7 @@ class Consumer:
             return out
         if self._pattern is not None:
             self._subscription = self._pattern_matches()
+        self._pattern_awaits_version = None
         self._request_metadata(now_ms)
         self._maybe_drive(now_ms)  # the next poll() rejoins with the new subscription
         return out
@@ -1245,18 +1249,26 @@ class Consumer:
 
     def _pattern_metadata_fresh(self, now: int) -> bool:
         """ConsumerCoordinator.poll, before a pattern subscriber (re)joins: it asks for a metadata
-        update when Metadata.timeToAllowUpdate allows one (the last answer is at least
-        retry.backoff.ms old; the nominal backoff, without jitter) and waits for it
-        (ConsumerNetworkClient.ensureFreshMetadata), so that its JoinGroup carries the topics
-        created or deleted since; the first join waits for the first metadata. Kafka repeats this
-        on every poll() while the rebalance lasts; the simulator refreshes once per round, before
-        onJoinPrepare. False while the consumer must wait."""
+        update when Metadata.timeToAllowUpdate allows one (the refresh backoff after the last
+        answer or failed request has passed) and then, as ConsumerNetworkClient.ensureFreshMetadata,
+        waits for the next answer while an update is requested: the one it asked for, one in
+        flight, or the retry of a failed one, which goes out once the backoff allows. So its
+        JoinGroup carries the topics created or deleted since; the first join waits for the
+        first metadata. Kafka repeats this on every poll() while the rebalance lasts; the
+        simulator refreshes once per round, before onJoinPrepare. False while the consumer must
+        wait."""
         md = self._md
-        if md.in_flight is not None or md.update_version == 0:
-            return False
+        waiting = self._pattern_awaits_version
+        if waiting is not None:
+            if md.update_version == waiting:
+                return False  # awaitMetadataUpdate: until the next answer
+            self._pattern_awaits_version = None
+            return True
         if md.time_to_allow_update(now) == 0:
             self._request_metadata(now)
-            return md.in_flight is None
+        if md.update_requested():
+            self._pattern_awaits_version = md.update_version
+            return False
         return True
 
     def _request_rejoin(self, reason: str, now: int) -> None:

@@ -39,17 +39,18 @@ class ConsumerMetadata:
     ``next_update_ms`` return, at which the consumer sets its "metadata" timer.
 
     Modelled more simply than Kafka's: the refresh backoff after an answer is the nominal
-    retry.backoff.ms counted from the last answer (Kafka's timeToAllowUpdate counts from
-    lastRefreshMs, which a failed request also moves, and jitters it); equivalentResponseCount
+    retry.backoff.ms (Kafka's timeToAllowUpdate jitters it); equivalentResponseCount
     counts only answers with a needed topic unavailable; the request version is the topics the
     request in flight asks for.
     """
 
     __slots__ = (
+        "allow_update_at",
         "attempts",
         "equivalent_response_count",
         "in_flight",
         "in_flight_topics",
+        "last_refresh_ms",
         "last_successful_refresh_ms",
         "metadata_expire_ms",
         "need_full_update",
@@ -91,6 +92,12 @@ class ConsumerMetadata:
         self.attempts = 0
         #: When the last answer arrived (Metadata.lastSuccessfulRefreshMs); None before the first.
         self.last_successful_refresh_ms: int | None = None
+        #: When the last request was answered or failed (Metadata.lastRefreshMs, which
+        #: failedUpdate moves too); None before the first.
+        self.last_refresh_ms: int | None = None
+        #: When Metadata.timeToAllowUpdate lets the next request go: the refresh backoff after
+        #: last_refresh_ms (None: at once).
+        self.allow_update_at: int | None = None
         #: An update is requested (Metadata.requestUpdate: needFullUpdate) and waits for the
         #: refresh backoff (the consumer's "metadata" timer): after a failed request, an answer
         #: with a needed topic unavailable, or a disconnect soon after an answer. Cleared when the
@@ -111,15 +118,16 @@ class ConsumerMetadata:
         return last is None or now - last >= self.metadata_expire_ms
 
     def time_to_allow_update(self, now: int) -> int:
-        """Metadata.timeToAllowUpdate, nominal: how long until retry.backoff.ms (without jitter)
-        has passed since the last answer; 0 before the first."""
-        last = self.last_successful_refresh_ms
-        return 0 if last is None else max(0, last + self.refresh_backoff_ms - now)
+        """Metadata.timeToAllowUpdate: how long until the refresh backoff after lastRefreshMs (the
+        last answer or failed request) has passed; 0 before the first. After a failed request
+        it is the retry's backoff (attempts), after an answer the nominal retry.backoff.ms."""
+        allow = self.allow_update_at
+        return 0 if allow is None else max(0, allow - now)
 
     def request_update(self, now: int) -> int | None:
         """Metadata.requestUpdate(false), as NetworkClient's handleServerDisconnect calls it after
         a lost connection. Returns when the update may go out (``now``: at once; later: the
-        update waits, ``need_full_update``, for the refresh backoff after the last answer), or
+        update waits, ``need_full_update``, for the refresh backoff, time_to_allow_update), or
         None when a request in flight or a retry already waiting serves it."""
         if self.update_requested():
             return None
@@ -150,10 +158,12 @@ class ConsumerMetadata:
         when the retry goes out: Metadata.timeToAllowUpdate's refresh backoff,
         retry.backoff.ms * 2^(attempts - 1) +-20 %, up to retry.backoff.max.ms (KIP-580)."""
         self.in_flight = None
+        self.last_refresh_ms = now
         self.attempts += 1
         self.equivalent_response_count = 0
         self.need_full_update = True
-        return now + self.refresh_backoff.backoff(self.attempts - 1)
+        self.allow_update_at = now + self.refresh_backoff.backoff(self.attempts - 1)
+        return self.allow_update_at
 
     def next_update_ms(self, now: int, unavailable: bool) -> int:
         """When the next refresh goes out after an answer at ``now`` (the consumer's "metadata"
@@ -191,7 +201,8 @@ class ConsumerMetadata:
         InvalidMetadataException: requestUpdate(false)) and the needed topics answered
         INVALID_TOPIC_EXCEPTION (Metadata.invalidTopics), in answer order."""
         self.in_flight = None
-        self.last_successful_refresh_ms = now
+        self.last_successful_refresh_ms = self.last_refresh_ms = now
+        self.allow_update_at = now + self.refresh_backoff_ms
         self.attempts = 0
         counts, racks = self.partition_counts, self.racks
         if full:

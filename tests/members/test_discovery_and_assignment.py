@@ -594,3 +594,42 @@ def test_leader_with_fresh_metadata_assigns_at_once() -> None:
     h.respond(h.last(JoinGroupRequest), h.join_response(member_id="m1"))
     assert len(h.pending(SyncGroupRequest)) == 1
     assert h.count(MetadataRequest) == metadata_before
+
+
+# --- Metadata.timeToAllowUpdate after a failed request (Metadata.failedUpdate) -----------------
+
+
+def test_pattern_member_rejoining_after_a_failed_refresh_waits_for_the_retry() -> None:
+    """Metadata.failedUpdate moves lastRefreshMs to the failure, so timeToAllowUpdate holds any
+    next request back for the refresh backoff: a pattern member that must rejoin just after its
+    refresh was disconnected does not refresh again at once (ConsumerCoordinator.poll asks for
+    an update only once timeToAllowUpdate is 0). The failed refresh left an update requested
+    (handleServerDisconnect), so ensureFreshMetadata waits for the retry, which goes out after
+    the backoff, and the JoinGroup follows its answer."""
+    from coordinator.protocol import HeartbeatResponse
+    from members.consumer_protocol import decode_subscription
+
+    h = Harness(topics=None, pattern="t.*", partitions={"t1": 2})
+    h.connect()
+    h.join_and_sync(tps("t1-0", "t1-1"), member_id="m1")
+    h.answer_offset_fetch()
+    h.advance(h.now + h.config.heartbeat_interval_ms)
+    (hb,) = h.pending(HeartbeatRequest)
+    key = f"metadata:{h.consumer.incarnation}"
+    h.timers.pop(key, None)
+    h._take(h.consumer.handle_timer(key, h.now))  # the periodic refresh goes out ...
+    (refresh,) = h.pending(MetadataRequest)
+    h.disconnect(refresh)  # ... and fails
+    retry_at = h.timers[key]
+    assert h.now + 80 <= retry_at <= h.now + 120  # the refresh backoff, 100 ms +- 20 %
+    h.partitions["t2"] = 1
+    h.respond(hb, HeartbeatResponse(Errors.REBALANCE_IN_PROGRESS))
+    assert h.pending(MetadataRequest) == []  # held back by the backoff
+    assert h.pending(JoinGroupRequest) == []  # the requested update is awaited
+    h.advance(retry_at - 1)
+    assert h.pending(MetadataRequest) == [] and h.pending(JoinGroupRequest) == []
+    h.advance(retry_at)
+    (retry,) = h.pending(MetadataRequest)
+    h.respond(retry, h.metadata_response(retry.message.topics))
+    (join,) = h.pending(JoinGroupRequest)
+    assert decode_subscription(join.message.protocols[0].metadata).topics == ("t1", "t2")

@@ -1314,6 +1314,11 @@ def test_rebalance_after_topic_unavailable(protocol, pattern, unavailable_after)
     h.respond(meta, unknown)
     h.answer_find_coordinator()
     mock.prepare({})
+    if pattern is not None:
+        # ConsumerCoordinator.poll: a pattern subscriber's ensureFreshMetadata waits for the
+        # refresh the unavailable topic requested before it joins (MockClient answers it at once)
+        assert h.pending(JoinGroupRequest) == []
+        h.await_metadata(unknown)
     (join,) = h.pending(JoinGroupRequest)
     h.respond(join, h.join_response(generation_id=1, member_id=CONSUMER, others=()))
     # the unavailable topic left a refresh requested, so the leader waits for it
