@@ -747,8 +747,12 @@ class Consumer:
                 if name == "close":
                     self._close_timed_out(now_ms)
                 return out
-            if name not in _CLOSING_TIMERS:
-                return out  # close() only waits for its commit (and the coordinator it needs)
+            if name not in _CLOSING_TIMERS and not (
+                name == "metadata" and self._find_awaits_metadata
+            ):
+                # close() only waits for its commit (and the coordinator it needs, whose lookup
+                # may wait for a metadata refresh the backoff held back)
+                return out
         if name == "poll":
             self._poll(now_ms)
         elif name == "drive":
@@ -887,6 +891,12 @@ class Consumer:
         request in flight, or a retry already waiting, serves it."""
         if self.status is not ConsumerStatus.RUNNING:
             return  # a closing consumer sends nothing new
+        self._request_update(now)
+
+    def _request_update(self, now: int) -> None:
+        """Metadata.requestUpdate(false); DefaultMetadataUpdater.maybeUpdate sends the update
+        once Metadata.timeToNextUpdate allows: at once, or when the refresh backoff ends (the
+        "metadata" timer); a request in flight, or a retry already waiting, serves it."""
         allowed = self._md.request_update(now)
         if allowed is None:
             return
@@ -894,6 +904,16 @@ class Consumer:
             self._request_metadata(now)
         else:
             self._out.append(SetTimer(self._keys["metadata"], allowed))
+
+    def _await_metadata_update(self, now: int) -> bool:
+        """ConsumerNetworkClient.awaitMetadataUpdate: request an update (sent when the refresh
+        backoff allows, see _request_update) and wait for its answer. False if there is nothing
+        to ask metadata for, so nothing to wait for."""
+        topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
+        if topics is not None and not topics:
+            return False
+        self._request_update(now)
+        return True
 
     # ------------------------------------------------------------------ coordinator discovery
 
@@ -915,10 +935,7 @@ class Consumer:
             # client.awaitMetadataUpdate before the next lookup (the refresh also drops brokers
             # that are gone from the node list the lookup picks from)
             self._find_after_metadata = False
-            self._find_awaits_metadata = True
-            self._request_metadata(now)
-            if self._md.in_flight is None:  # nothing to fetch metadata for
-                self._find_awaits_metadata = False
+            self._find_awaits_metadata = self._await_metadata_update(now)
         if self._find_awaits_metadata:
             return
         self._find_inflight = self._send(

@@ -633,3 +633,63 @@ def test_pattern_member_rejoining_after_a_failed_refresh_waits_for_the_retry() -
     h.respond(retry, h.metadata_response(retry.message.topics))
     (join,) = h.pending(JoinGroupRequest)
     assert decode_subscription(join.message.protocols[0].metadata).topics == ("t1", "t2")
+
+
+def test_a_failed_lookup_awaits_the_metadata_retry_the_refresh_backoff_holds_back() -> None:
+    """ensureCoordinatorReady's awaitMetadataUpdate only requests an update
+    (Metadata.requestUpdate); NetworkClient's DefaultMetadataUpdater.maybeUpdate sends it once
+    Metadata.timeToNextUpdate allows. After two failed metadata requests the refresh backoff
+    (about 200 ms after the second failure) outlasts the lookup's own backoff (about 100 ms), so
+    the refresh the lookup waits for is the retry already scheduled: nothing goes out before it,
+    and the lookup follows its answer."""
+    h = Harness(seed=5)
+    h.start()
+    (find,) = h.pending(FindCoordinatorRequest)
+    key = f"metadata:{h.consumer.incarnation}"
+    h.disconnect(h.pending(MetadataRequest)[0])
+    h.advance(h.timers[key])
+    h.disconnect(h.pending(MetadataRequest)[0])  # the second failure: attempts = 2
+    retry_at = h.timers[key]
+    assert h.now + 160 <= retry_at <= h.now + 240
+    h.respond(find, FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+    lookup_backoff_ends = h.timers[f"find-coordinator:{h.consumer.incarnation}"]
+    assert lookup_backoff_ends < retry_at
+    h.advance(retry_at - 1)
+    assert h.pending(MetadataRequest) == [] and h.pending(FindCoordinatorRequest) == []
+    h.advance(retry_at)
+    (refresh,) = h.pending(MetadataRequest)
+    assert h.pending(FindCoordinatorRequest) == []
+    h.respond(refresh, h.metadata_response(refresh.message.topics))
+    assert len(h.pending(FindCoordinatorRequest)) == 1
+
+
+def test_a_closing_consumer_s_lookup_still_gets_the_refresh_the_backoff_held_back() -> None:
+    """close()'s final commit needs the coordinator; its lookup fails while the refresh backoff
+    holds the metadata retry back. The closing consumer sends nothing new of its own, but the
+    refresh its lookup waits for still goes out when the backoff ends, and the lookup and the
+    commit follow."""
+    from coordinator.protocol import OffsetCommitRequest
+
+    cfg = ConsumerConfig(group_id="g", partition_assignment_strategy=("range",))
+    h = Harness(cfg, seed=5)
+    h.connect()
+    h.join_and_sync(tps("t-0"), member_id="m1")
+    h.answer_offset_fetch()
+    h.mark_coordinator_unknown()
+    (find,) = h.pending(FindCoordinatorRequest)
+    key = f"metadata:{h.consumer.incarnation}"
+    h.timers.pop(key)
+    h._take(h.consumer.handle_timer(key, h.now))  # a refresh goes out and fails twice
+    h.disconnect(h.pending(MetadataRequest)[0])
+    h.advance(h.timers[key])
+    h.disconnect(h.pending(MetadataRequest)[0])
+    retry_at = h.timers[key]
+    h.close()
+    h.respond(find, FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+    h.advance(retry_at - 1)
+    assert h.pending(MetadataRequest) == []
+    h.advance(retry_at)
+    h.answer_metadata()
+    h.answer_find_coordinator()
+    assert len(h.pending(OffsetCommitRequest)) == 1
+    assert h.consumer.status == "CLOSING"

@@ -148,7 +148,8 @@ def test_a_reload_on_the_same_coordinator_may_go_back_to_the_persisted_generatio
     sim.restart_broker("broker-0")
     assert sim.run_until(lambda: sim.group("g") is not None)
     assert sim.generation("g") == 1 and sim.coordinator("g") == "broker-0"
-    assert sim.run_until_stable("g") and sim.generation("g") == 3
+    # all three rejoin in one round (generation 2 again, a number the lost group had used)
+    assert sim.run_until_stable("g") and sim.generation("g") == 2
     assert sim.violations == []
 
 
