@@ -590,7 +590,10 @@ class Consumer:
             pattern=self._pattern.pattern if self._pattern else None,
             rebalance_protocol=self.rebalance_protocol.name,
         )
-        self._request_metadata(now_ms)
+        if self._subscribed:
+            self._request_update_for_new_topics(now_ms)  # subscribe()
+        else:
+            self._request_metadata(now_ms)
         self._poll(now_ms)
         return out
 
@@ -672,18 +675,24 @@ class Consumer:
         old = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
         self._set_subscription(topics, pattern)
         new = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
-        if self.status is not ConsumerStatus.RUNNING or old == new:
-            return out
-        self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
-        if not self._subscribed:
-            self._on_leave_prepare(now_ms)
-            self._maybe_leave_group("the consumer unsubscribed from all topics", now_ms)
+        changed = old != new
+        if self.status is not ConsumerStatus.RUNNING or not (changed or self._pattern):
             return out
         if self._pattern is not None:
+            # ConsumerCoordinator.updatePatternSubscription(metadata.fetch()): match what is known
             self._subscription = self._pattern_matches()
-        self._pattern_awaits_version = None
-        self._request_metadata(now_ms)
-        self._maybe_drive(now_ms)  # the next poll() rejoins with the new subscription
+        if changed:
+            self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
+            if not self._subscribed:
+                self._on_leave_prepare(now_ms)
+                self._maybe_leave_group("the consumer unsubscribed from all topics", now_ms)
+                return out
+            self._pattern_awaits_version = None
+        # ClassicKafkaConsumer.subscribe: requestUpdateForNewTopics when the topics changed, and
+        # always for a pattern
+        self._request_update_for_new_topics(now_ms)
+        if changed:
+            self._maybe_drive(now_ms)  # the next poll() rejoins with the new subscription
         return out
 
     def commit(self, now_ms: int) -> list[Effect]:
@@ -1009,13 +1018,12 @@ class Consumer:
 
     def _request_metadata(self, now: int) -> None:
         """An update is wanted now: DefaultMetadataUpdater.maybeUpdate sends ConsumerMetadata's
-        request at once, unless one is in flight (whose answer may leave an update requested
-        for topics it does not ask for)."""
-        topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
+        request at once, unless one is in flight (which serves it, or whose answer leaves an
+        update requested: an older requestVersion)."""
         md = self._md
         if md.in_flight is not None:
-            md.request_update_for_new_topics(topics)
             return
+        topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
         if topics is not None and not topics:
             # nothing to ask for: look again when the metadata would expire
             self._out.append(
@@ -1024,9 +1032,14 @@ class Consumer:
             return
         requested = None if topics is None else tuple(sorted(topics))
         md.request_sent(
-            self._send(self._pick_node(), MetadataRequest(topics=requested), now, topics=requested),
-            requested,
+            self._send(self._pick_node(), MetadataRequest(topics=requested), now, topics=requested)
         )
+
+    def _request_update_for_new_topics(self, now: int) -> None:
+        """Metadata.requestUpdateForNewTopics: the update goes out at once (no refresh backoff),
+        or after the answer to the request in flight, which is an older version."""
+        self._md.request_update_for_new_topics()
+        self._request_metadata(now)
 
     def _metadata_done_for_lookup(self, now: int) -> None:
         """The metadata refresh a coordinator lookup waits for is over (answered or failed: a
@@ -1071,9 +1084,11 @@ class Consumer:
         # the next refresh: metadata.max.age.ms, or the refresh backoff if a needed topic was
         # unavailable (Metadata.handleMetadataResponse -> requestUpdate, timeToAllowUpdate)
         next_refresh = md.next_update_ms(now, unavailable)
-        self._out.append(SetTimer(self._keys["metadata"], next_refresh))
         if md.need_partial_update:
-            self._request_metadata(now)
+            # an answer to an older requestVersion: the update for the new topics is still
+            # requested and goes out once Metadata.timeToAllowUpdate allows
+            next_refresh = min(next_refresh, now + md.time_to_allow_update(now))
+        self._out.append(SetTimer(self._keys["metadata"], next_refresh))
         self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
             # ConsumerNetworkClient.awaitMetadataUpdate ends with the next update, even one
@@ -1486,7 +1501,7 @@ class Consumer:
         if not added <= current:
             self._subscription = tuple(sorted(current | added))
             self._emit("pattern_matched", t_ms=now, topics=list(self._subscription))
-            self._request_metadata(now)
+            self._request_update_for_new_topics(now)  # subscribeFromPattern changed it
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
@@ -1794,7 +1809,7 @@ class Consumer:
         True if the leader must wait."""
         md = self._md
         if set(self._group_subscription or ()) - set(self._subscription):
-            self._request_metadata(now)  # requestUpdateForNewTopics: no backoff
+            self._request_update_for_new_topics(now)  # SubscriptionState.groupSubscribe
         elif not (md.update_requested() or md.expired(now)):
             return False  # the metadata is fresh
         elif not md.update_requested():

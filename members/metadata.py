@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable
-from collections.abc import Set as AbstractSet
 from typing import Any
 
 from assignors.api import ClusterMetadata
@@ -40,8 +39,9 @@ class ConsumerMetadata:
 
     Modelled more simply than Kafka's: the refresh backoff after an answer is the nominal
     retry.backoff.ms (Kafka's timeToAllowUpdate jitters it); equivalentResponseCount
-    counts only answers with a needed topic unavailable; the request version is the topics the
-    request in flight asks for.
+    counts only answers with a needed topic unavailable; new pattern matches in an answer ask
+    for no further update (Kafka's updatePatternSubscription calls requestUpdateForNewTopics
+    for them, one more refresh at once).
     """
 
     __slots__ = (
@@ -49,7 +49,7 @@ class ConsumerMetadata:
         "attempts",
         "equivalent_response_count",
         "in_flight",
-        "in_flight_topics",
+        "in_flight_version",
         "last_refresh_ms",
         "last_successful_refresh_ms",
         "metadata_expire_ms",
@@ -59,6 +59,7 @@ class ConsumerMetadata:
         "racks",
         "refresh_backoff",
         "refresh_backoff_ms",
+        "request_version",
         "update_version",
     )
 
@@ -78,12 +79,15 @@ class ConsumerMetadata:
         self.racks: dict[str, list[list[str]]] = {}
         #: Metadata.updateVersion: bumped on every answer.
         self.update_version = 0
+        #: Metadata.requestVersion: bumped by every requestUpdateForNewTopics.
+        self.request_version = 0
         #: The correlation id of the MetadataRequest in flight (DefaultMetadataUpdater.inProgress).
         self.in_flight: int | None = None
-        #: The topics it asks for (None: all topics, for a pattern subscription).
-        self.in_flight_topics: tuple[str, ...] | None = None
-        #: Topics were needed that the request in flight does not ask for (an older
-        #: requestVersion, Metadata.needPartialUpdate): ask again as soon as it is answered.
+        #: The requestVersion it was sent with (InProgressData.requestVersion).
+        self.in_flight_version = 0
+        #: Metadata.needPartialUpdate: requestUpdateForNewTopics asked for the topics of a new
+        #: subscription; cleared by an answer to a request sent after that (an answer to an older
+        #: requestVersion leaves it set, and another request follows).
         self.need_partial_update = False
         #: Metadata.equivalentResponseCount, as modelled: consecutive answers with a needed topic
         #: unavailable (the refresh backoff after such answers grows with it).
@@ -109,7 +113,7 @@ class ConsumerMetadata:
     def update_requested(self) -> bool:
         """Metadata.updateRequested(): an update is asked for and not answered yet (in flight,
         or waiting for the refresh backoff)."""
-        return self.in_flight is not None or self.need_full_update
+        return self.in_flight is not None or self.need_full_update or self.need_partial_update
 
     def expired(self, now: int) -> bool:
         """Metadata.timeToNextUpdate's expiry part is 0: never answered, or the last answer is
@@ -136,21 +140,23 @@ class ConsumerMetadata:
             self.need_full_update = True
         return now + wait
 
-    def request_update_for_new_topics(self, topics: AbstractSet[str] | None) -> None:
-        """Metadata.requestUpdateForNewTopics while a request is out: if that request does not ask
-        for every topic needed now (``topics``; None: all), its answer leaves needPartialUpdate
-        set (an older requestVersion), and the consumer asks again as soon as it arrives."""
-        asked = self.in_flight_topics
-        if asked is not None and (topics is None or not topics.issubset(asked)):
-            self.need_partial_update = True
+    def request_update_for_new_topics(self) -> None:
+        """Metadata.requestUpdateForNewTopics, on every subscription change (KafkaConsumer.subscribe
+        when the subscription changed, and always for a pattern; a pattern's new matches; the
+        leader's group subscription beyond its own): a new requestVersion, so a request in
+        flight is an older one and another follows its answer; the update may go out at once
+        (lastRefreshMs = 0: no refresh backoff) and equivalentResponseCount starts over."""
+        self.request_version += 1
+        self.need_partial_update = True
+        self.equivalent_response_count = 0
+        self.allow_update_at = None
 
-    def request_sent(self, correlation_id: int, topics: tuple[str, ...] | None) -> None:
-        """The consumer sent a MetadataRequest for ``topics`` (None: all); it serves every
-        update requested so far."""
+    def request_sent(self, correlation_id: int) -> None:
+        """The consumer sent a MetadataRequest (NetworkClient's InProgressData: the current
+        requestVersion); it serves every full update requested so far."""
         self.in_flight = correlation_id
-        self.in_flight_topics = topics
+        self.in_flight_version = self.request_version
         self.need_full_update = False
-        self.need_partial_update = False
 
     def failed_update(self, now: int) -> int:
         """Metadata.failedUpdate (attempts++, equivalentResponseCount = 0) and, via
@@ -201,6 +207,7 @@ class ConsumerMetadata:
         InvalidMetadataException: requestUpdate(false)) and the needed topics answered
         INVALID_TOPIC_EXCEPTION (Metadata.invalidTopics), in answer order."""
         self.in_flight = None
+        self.need_partial_update = self.in_flight_version < self.request_version
         self.last_successful_refresh_ms = self.last_refresh_ms = now
         self.allow_update_at = now + self.refresh_backoff_ms
         self.attempts = 0

@@ -501,8 +501,9 @@ def test_unavailable_topic_refresh_never_waits_beyond_metadata_max_age() -> None
 def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> None:
     """KafkaConsumer.subscribe calls Metadata.requestUpdateForNewTopics, which bumps the request
     version; an answer to a request sent before (an older version) leaves needPartialUpdate set,
-    so the NetworkClient asks again at once, for the new topics too, instead of waiting for the
-    next periodic refresh (metadata.max.age.ms)."""
+    so the NetworkClient asks again, for the new topics too, once timeToAllowUpdate allows
+    (retry.backoff.ms after that answer), instead of waiting for the next periodic refresh
+    (metadata.max.age.ms)."""
     h = Harness(partitions={"t": 4, "u": 2})
     h.connect()
     h.join_and_sync(tps("t-0", "t-1", "t-2", "t-3"))
@@ -515,6 +516,8 @@ def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> Non
     h.call("subscribe", ["t", "u"])
     assert h.pending(MetadataRequest) == [old]  # one request at a time
     h.respond(old, h.metadata_response(old.message.topics))
+    assert h.pending(MetadataRequest) == []
+    h.advance(h.now + h.config.retry_backoff_ms)
     (new,) = h.pending(MetadataRequest)
     assert new.message.topics == ("t", "u")
 
@@ -693,3 +696,48 @@ def test_a_closing_consumer_s_lookup_still_gets_the_refresh_the_backoff_held_bac
     h.answer_find_coordinator()
     assert len(h.pending(OffsetCommitRequest)) == 1
     assert h.consumer.status == "CLOSING"
+
+
+# --- Metadata.requestUpdateForNewTopics: the request version ---------------------------------
+
+
+def test_any_subscription_change_while_a_request_is_out_asks_again_after_its_answer() -> None:
+    """KafkaConsumer.subscribe calls Metadata.requestUpdateForNewTopics whenever the
+    subscription changes, even to fewer topics: it bumps requestVersion, so the request in
+    flight (an older version) leaves needPartialUpdate set when it is answered, and another
+    request follows, once timeToAllowUpdate allows (retry.backoff.ms after that answer), for the
+    new subscription only."""
+    h = Harness(topics=("t", "u"), partitions={"t": 4, "u": 2})
+    h.connect()
+    h.join_and_sync(tps("t-0", "u-0"))
+    h.answer_offset_fetch()
+    key = f"metadata:{h.consumer.incarnation}"  # the periodic refresh goes out
+    h.timers.pop(key, None)
+    h._take(h.consumer.handle_timer(key, h.now))
+    (out,) = h.pending(MetadataRequest)
+    assert out.message.topics == ("t", "u")
+    h.call("subscribe", ["t"])  # fewer topics: the request out asks for all of them
+    assert h.pending(MetadataRequest) == [out]
+    h.respond(out, h.metadata_response(out.message.topics))
+    answered = h.now
+    assert h.timers[key] < answered + h.config.metadata_max_age_ms  # not the periodic refresh
+    h.advance(h.timers[key])
+    (again,) = h.pending(MetadataRequest)
+    assert again.message.topics == ("t",)
+    assert h.now - answered == h.config.retry_backoff_ms
+
+
+def test_subscribing_to_the_same_pattern_again_refreshes_metadata_and_keeps_the_group() -> None:
+    """ClassicKafkaConsumer.subscribe(Pattern) always calls requestUpdateForNewTopics, so the same
+    pattern again still sends a metadata request; the subscription it matched stays
+    (SubscriptionState.subscribe(Pattern) keeps it, updatePatternSubscription re-matches the
+    known topics), so nothing changes for the group."""
+    h = Harness(topics=None, pattern="t.*", partitions={"t1": 2})
+    h.connect()
+    h.join_and_sync(tps("t1-0", "t1-1"), member_id="m1")
+    h.answer_offset_fetch()
+    before = h.count(MetadataRequest)
+    h._take(h.consumer.subscribe(None, h.now, pattern="t.*"))
+    assert h.count(MetadataRequest) == before + 1
+    h.answer_metadata()
+    assert not h.consumer.rejoin_needed and h.log.named("subscription_changed") == []
