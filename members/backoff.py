@@ -40,3 +40,14 @@ class ExponentialBackoff:
         term = self.initial_ms * self.multiplier ** min(attempts, self.exp_max)
         factor = self.rng.uniform(1 - self.jitter, 1 + self.jitter) if self.jitter > 0 else 1.0
         return min(int(factor * term), self.max_ms)
+
+    def bounds(self, attempts: int) -> tuple[int, int]:
+        """The least and the greatest value ``backoff(attempts)`` can return (equal when it
+        draws nothing), without drawing."""
+        if self.exp_max == 0:
+            return self.initial_ms, self.initial_ms
+        term = self.initial_ms * self.multiplier ** min(attempts, self.exp_max)
+        return (
+            min(int((1 - self.jitter) * term), self.max_ms),
+            min(int((1 + self.jitter) * term), self.max_ms),
+        )

@@ -360,9 +360,8 @@ class Consumer:
         self._drive_timer_at: int | None = None
         self._next_auto_commit = 0
         # What the consumer knows of the topics, and when it asks again (Kafka's Metadata).
-        self._md = ConsumerMetadata(
-            self._backoff, self.config.retry_backoff_ms, self.config.metadata_max_age_ms
-        )
+        self._md = ConsumerMetadata(self._backoff, self.config.metadata_max_age_ms)
+        self._metadata_timer_at: int | None = None  # when the "metadata" timer is set for
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._close_deadline = 0  # close(): when its timer ends
@@ -777,6 +776,7 @@ class Consumer:
             self._find_retry_at = None
             self._lookup_coordinator(now_ms)
         elif name == "metadata":
+            self._metadata_timer_at = None
             self._request_metadata(now_ms)
         elif name == "commit-retry":
             self._sync_timer_at = None
@@ -867,10 +867,12 @@ class Consumer:
                 self._find_failed(now, reason)
             elif entry.api == "Metadata":
                 self._rotate_node()
-                # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate: retried
-                # after the refresh backoff. A leader waiting for fresh metadata keeps waiting.
-                retry_at = self._md.failed_update(now)
-                self._out.append(SetTimer(self._keys["metadata"], retry_at))
+                # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate, then
+                # handleServerDisconnect -> requestUpdate(false): retried after the refresh
+                # backoff. A leader waiting for fresh metadata keeps waiting.
+                self._md.failed_update(now)
+                self._md.request_update(False)
+                self._maybe_update_metadata(now)
                 self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
                 self._offset_fetch_inflight = None
@@ -895,33 +897,23 @@ class Consumer:
         closes the connection), Kafka calls Metadata.requestUpdate(false), as "the disconnect may
         be the result of stale metadata". A disconnect the client makes itself
         (NetworkClient.disconnect, when it marks the coordinator unknown) requests nothing.
-        The update goes out once Metadata.timeToAllowUpdate allows: the refresh backoff after
-        the last answer (retry.backoff.ms, nominal), so at once unless that answer is recent; a
-        request in flight, or a retry already waiting, serves it."""
+        The update goes out once Metadata.timeToAllowUpdate allows (_maybe_update_metadata),
+        so at once unless the last answer or failed request is recent; a request in flight
+        serves it."""
         if self.status is not ConsumerStatus.RUNNING:
             return  # a closing consumer sends nothing new
-        self._request_update(now)
-
-    def _request_update(self, now: int) -> None:
-        """Metadata.requestUpdate(false); DefaultMetadataUpdater.maybeUpdate sends the update
-        once Metadata.timeToNextUpdate allows: at once, or when the refresh backoff ends (the
-        "metadata" timer); a request in flight, or a retry already waiting, serves it."""
-        allowed = self._md.request_update(now)
-        if allowed is None:
-            return
-        if allowed <= now:
-            self._request_metadata(now)
-        else:
-            self._out.append(SetTimer(self._keys["metadata"], allowed))
+        self._md.request_update(False)
+        self._maybe_update_metadata(now)
 
     def _await_metadata_update(self, now: int) -> bool:
-        """ConsumerNetworkClient.awaitMetadataUpdate: request an update (sent when the refresh
-        backoff allows, see _request_update) and wait for its answer. False if there is nothing
-        to ask metadata for, so nothing to wait for."""
+        """ConsumerNetworkClient.awaitMetadataUpdate: Metadata.requestUpdate(false), sent when the
+        refresh backoff allows (_maybe_update_metadata), and wait for the next answer. False if
+        there is nothing to ask metadata for, so nothing to wait for."""
         topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
         if topics is not None and not topics:
             return False
-        self._request_update(now)
+        self._md.request_update(False)
+        self._maybe_update_metadata(now)
         return True
 
     # ------------------------------------------------------------------ coordinator discovery
@@ -1016,30 +1008,44 @@ class Consumer:
 
     # ------------------------------------------------------------------ metadata
 
+    def _maybe_update_metadata(self, now: int) -> None:
+        """NetworkClient's DefaultMetadataUpdater.maybeUpdate, after anything that changes when
+        the next metadata request is due: with none in flight, it goes out once
+        Metadata.timeToNextUpdate is 0 (ConsumerMetadata.next_update_at), now or on the
+        "metadata" timer (set again only if that time moved)."""
+        md = self._md
+        if md.in_flight is not None:
+            return
+        at = md.next_update_at(now)
+        if at <= now:
+            self._request_metadata(now)
+        elif at != self._metadata_timer_at:
+            self._metadata_timer_at = at
+            self._out.append(SetTimer(self._keys["metadata"], at))
+
     def _request_metadata(self, now: int) -> None:
-        """An update is wanted now: DefaultMetadataUpdater.maybeUpdate sends ConsumerMetadata's
-        request at once, unless one is in flight (which serves it, or whose answer leaves an
-        update requested: an older requestVersion)."""
+        """The next metadata request is due (the "metadata" timer, or _maybe_update_metadata):
+        send ConsumerMetadata's request unless one is in flight."""
         md = self._md
         if md.in_flight is not None:
             return
         topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
         if topics is not None and not topics:
             # nothing to ask for: look again when the metadata would expire
-            self._out.append(
-                SetTimer(self._keys["metadata"], now + self.config.metadata_max_age_ms)
-            )
+            self._metadata_timer_at = now + self.config.metadata_max_age_ms
+            self._out.append(SetTimer(self._keys["metadata"], self._metadata_timer_at))
             return
         requested = None if topics is None else tuple(sorted(topics))
         md.request_sent(
-            self._send(self._pick_node(), MetadataRequest(topics=requested), now, topics=requested)
+            self._send(self._pick_node(), MetadataRequest(topics=requested), now, topics=requested),
+            now,
         )
 
     def _request_update_for_new_topics(self, now: int) -> None:
         """Metadata.requestUpdateForNewTopics: the update goes out at once (no refresh backoff),
         or after the answer to the request in flight, which is an older version."""
         self._md.request_update_for_new_topics()
-        self._request_metadata(now)
+        self._maybe_update_metadata(now)
 
     def _metadata_done_for_lookup(self, now: int) -> None:
         """The metadata refresh a coordinator lookup waits for is over (answered or failed: a
@@ -1050,7 +1056,7 @@ class Consumer:
 
     def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
         md = self._md
-        unavailable, invalid = md.update(now, resp, entry.topics is None, self._retain_topic)
+        invalid = md.update(now, resp, entry.topics is None, self._retain_topic)
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
         if nodes:
             current = self._pick_node()
@@ -1081,14 +1087,10 @@ class Consumer:
             if now >= self._busy_until or self._pending_leader is not None:
                 raise fatal
             self._poll_fatal = fatal
-        # the next refresh: metadata.max.age.ms, or the refresh backoff if a needed topic was
-        # unavailable (Metadata.handleMetadataResponse -> requestUpdate, timeToAllowUpdate)
-        next_refresh = md.next_update_ms(now, unavailable)
-        if md.need_partial_update:
-            # an answer to an older requestVersion: the update for the new topics is still
-            # requested and goes out once Metadata.timeToAllowUpdate allows
-            next_refresh = min(next_refresh, now + md.time_to_allow_update(now))
-        self._out.append(SetTimer(self._keys["metadata"], next_refresh))
+        # the next refresh: metadata.max.age.ms later, or once the refresh backoff allows if an
+        # update is still requested (a needed topic unavailable, handleMetadataResponse's
+        # requestUpdate; or an answer to an older requestVersion)
+        self._maybe_update_metadata(now)
         self._metadata_done_for_lookup(now)
         if self._pending_leader is not None and self._close_node is None:
             # ConsumerNetworkClient.awaitMetadataUpdate ends with the next update, even one
@@ -1297,8 +1299,10 @@ class Consumer:
             self._pattern_awaits_version = None
             return True
         if md.time_to_allow_update(now) == 0:
-            self._request_metadata(now)
-        if md.update_requested():
+            md.request_update(True)
+        if md.awaits_update(now):
+            md.request_update(False)  # awaitMetadataUpdate
+            self._maybe_update_metadata(now)
             self._pattern_awaits_version = md.update_version
             return False
         return True
@@ -1810,13 +1814,14 @@ class Consumer:
         md = self._md
         if set(self._group_subscription or ()) - set(self._subscription):
             self._request_update_for_new_topics(now)  # SubscriptionState.groupSubscribe
-        elif not (md.update_requested() or md.expired(now)):
+        if not md.awaits_update(now):
             return False  # the metadata is fresh
-        elif not md.update_requested():
-            self._request_metadata(now)  # due now: the NetworkClient's poll sends it
-        # awaitMetadataUpdate waits for the next answer; a failed request is retried after the
-        # backoff and the wait goes on (its timer is Long.MAX_VALUE)
-        return md.update_requested()
+        # awaitMetadataUpdate: requestUpdate(false), sent when the backoff allows, and wait for
+        # the next answer; a failed request is retried after the backoff and the wait goes on
+        # (its timer is Long.MAX_VALUE)
+        md.request_update(False)
+        self._maybe_update_metadata(now)
+        return True
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None

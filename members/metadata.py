@@ -1,8 +1,9 @@
 """The consumer's metadata bookkeeping: Kafka's ``Metadata`` and ``ConsumerMetadata``, sans-I/O.
 
-``ConsumerMetadata`` holds what the consumer knows of the cluster's topics (partition counts and
-replica racks) and the state that decides when it asks again: whether an update is requested and
-why, the request in flight, when the last answer came, and the two refresh-backoff counters.
+``ConsumerMetadata`` holds what the consumer knows of the cluster's topics (partition counts,
+replica racks, leaders) and the state that decides when it asks again: whether an update is
+requested and why, the request versions, the request in flight, when the last answer and the
+last failure came, and the two refresh-backoff counters.
 It sends nothing and sets no timer: the ``Consumer`` builds the MetadataRequests, sets the
 ``metadata`` timer and logs the events.
 """
@@ -31,52 +32,61 @@ INVALID_METADATA_ERRORS = frozenset(
 class ConsumerMetadata:
     """Kafka's Metadata (+ ConsumerMetadata) for one consumer incarnation.
 
-    Inputs: ``request_sent`` (a MetadataRequest went out), ``update`` (its answer arrived),
-    ``failed_update`` (it failed: a disconnect or a timeout), ``request_update`` and
-    ``request_update_for_new_topics`` (an update is wanted). Answers: ``update_requested``,
-    ``expired``, ``time_to_allow_update`` and the times ``request_update``, ``failed_update`` and
-    ``next_update_ms`` return, at which the consumer sets its "metadata" timer.
+    Inputs: ``request_update`` and ``request_update_for_new_topics`` (an update is wanted),
+    ``request_sent`` (a MetadataRequest went out), ``update`` (its answer arrived),
+    ``failed_update`` (it failed: a disconnect or a timeout). Answers: ``update_requested``,
+    ``time_to_allow_update``, ``next_update_at`` (when DefaultMetadataUpdater.maybeUpdate sends
+    the next request: the consumer sends it then, or sets its "metadata" timer for it) and
+    ``awaits_update`` (ensureFreshMetadata's test).
 
-    Modelled more simply than Kafka's: the refresh backoff after an answer is the nominal
-    retry.backoff.ms (Kafka's timeToAllowUpdate jitters it); equivalentResponseCount
-    counts only answers with a needed topic unavailable; new pattern matches in an answer ask
-    for no further update (Kafka's updatePatternSubscription calls requestUpdateForNewTopics
-    for them, one more refresh at once).
+    The refresh backoff is Kafka's (Metadata.timeToAllowUpdate): the larger of the attempts
+    backoff (refreshBackoff.backoff(attempts - 1), or of 0 after an answer) and the backoff of
+    equivalentResponseCount, both counted from lastRefreshMs (the last answer or failed
+    request), the latter dropped once the metadata has expired. Each is an ExponentialBackoff
+    with jitter from the consumer's seeded random source. Kafka draws a new jitter on every
+    call; here a backoff period (from one lastRefreshMs on) draws each of its values once, and
+    only when a decision depends on it (a value whose whole range is already past, or beyond
+    the expiry that ends it, is never drawn), so the draws, and the run, are reproducible.
+
+    Modelled more simply than Kafka's: the leader epochs behind equivalentResponseCount are
+    read as "a partition the consumer did not know, or a new leader for one"
+    (updateLatestMetadata resets the count for a first epoch, a new topic id or a higher
+    epoch); new pattern matches in an answer ask for no further update (Kafka's
+    updatePatternSubscription calls requestUpdateForNewTopics for them, one more refresh at
+    once).
     """
 
     __slots__ = (
-        "allow_update_at",
+        "_drawn",
         "attempts",
         "equivalent_response_count",
         "in_flight",
         "in_flight_version",
         "last_refresh_ms",
         "last_successful_refresh_ms",
+        "leaders",
         "metadata_expire_ms",
         "need_full_update",
         "need_partial_update",
         "partition_counts",
         "racks",
         "refresh_backoff",
-        "refresh_backoff_ms",
         "request_version",
         "update_version",
     )
 
-    def __init__(
-        self, refresh_backoff: ExponentialBackoff, refresh_backoff_ms: int, metadata_expire_ms: int
-    ) -> None:
+    def __init__(self, refresh_backoff: ExponentialBackoff, metadata_expire_ms: int) -> None:
         #: retry.backoff.ms .. retry.backoff.max.ms, jittered (Metadata.refreshBackoff); the
         #: consumer's own ExponentialBackoff, so the jitter comes from its seeded random source.
         self.refresh_backoff = refresh_backoff
-        #: retry.backoff.ms, the nominal refresh backoff.
-        self.refresh_backoff_ms = refresh_backoff_ms
         #: metadata.max.age.ms (Metadata.metadataExpireMs).
         self.metadata_expire_ms = metadata_expire_ms
         #: Partition count of every known topic.
         self.partition_counts: dict[str, int] = {}
         #: Per topic, each partition's replica racks (sorted; empty without broker racks).
         self.racks: dict[str, list[list[str]]] = {}
+        #: Per topic, each partition's leader (what changes its leader epoch).
+        self.leaders: dict[str, tuple[int, ...]] = {}
         #: Metadata.updateVersion: bumped on every answer.
         self.update_version = 0
         #: Metadata.requestVersion: bumped by every requestUpdateForNewTopics.
@@ -85,111 +95,143 @@ class ConsumerMetadata:
         self.in_flight: int | None = None
         #: The requestVersion it was sent with (InProgressData.requestVersion).
         self.in_flight_version = 0
+        #: Metadata.needFullUpdate: requestUpdate was called (a disconnect, an answer with a
+        #: needed topic unavailable, a failed request, awaitMetadataUpdate); an answer clears it.
+        self.need_full_update = False
         #: Metadata.needPartialUpdate: requestUpdateForNewTopics asked for the topics of a new
         #: subscription; cleared by an answer to a request sent after that (an answer to an older
         #: requestVersion leaves it set, and another request follows).
         self.need_partial_update = False
-        #: Metadata.equivalentResponseCount, as modelled: consecutive answers with a needed topic
-        #: unavailable (the refresh backoff after such answers grows with it).
+        #: Metadata.equivalentResponseCount: answers in a row that brought nothing new.
         self.equivalent_response_count = 0
-        #: Metadata.attempts: failed requests since the last answer (the refresh backoff).
+        #: Metadata.attempts: failed requests since the last answer.
         self.attempts = 0
         #: When the last answer arrived (Metadata.lastSuccessfulRefreshMs); None before the first.
         self.last_successful_refresh_ms: int | None = None
-        #: When the last request was answered or failed (Metadata.lastRefreshMs, which
-        #: failedUpdate moves too); None before the first.
+        #: When the last request was answered or failed (Metadata.lastRefreshMs); None: never,
+        #: or requestUpdateForNewTopics reset it (no refresh backoff).
         self.last_refresh_ms: int | None = None
-        #: When Metadata.timeToAllowUpdate lets the next request go: the refresh backoff after
-        #: last_refresh_ms (None: at once).
-        self.allow_update_at: int | None = None
-        #: An update is requested (Metadata.requestUpdate: needFullUpdate) and waits for the
-        #: refresh backoff (the consumer's "metadata" timer): after a failed request, an answer
-        #: with a needed topic unavailable, or a disconnect soon after an answer. Cleared when the
-        #: request goes out (``in_flight`` stands for it while it is out).
-        self.need_full_update = False
+        #: The refresh backoffs drawn since lastRefreshMs, by (term, backoff attempts).
+        self._drawn: dict[tuple[str, int], int] = {}
 
     # ------------------------------------------------------------------ when to ask
 
     def update_requested(self) -> bool:
-        """Metadata.updateRequested(): an update is asked for and not answered yet (in flight,
-        or waiting for the refresh backoff)."""
-        return self.in_flight is not None or self.need_full_update or self.need_partial_update
-
-    def expired(self, now: int) -> bool:
-        """Metadata.timeToNextUpdate's expiry part is 0: never answered, or the last answer is
-        metadata.max.age.ms old."""
-        last = self.last_successful_refresh_ms
-        return last is None or now - last >= self.metadata_expire_ms
+        """Metadata.updateRequested(): requestUpdate or requestUpdateForNewTopics was called and
+        no answer has served it yet (a request for it may be in flight)."""
+        return self.need_full_update or self.need_partial_update
 
     def time_to_allow_update(self, now: int) -> int:
-        """Metadata.timeToAllowUpdate: how long until the refresh backoff after lastRefreshMs (the
-        last answer or failed request) has passed; 0 before the first. After a failed request
-        it is the retry's backoff (attempts), after an answer the nominal retry.backoff.ms."""
-        allow = self.allow_update_at
-        return 0 if allow is None else max(0, allow - now)
+        """Metadata.timeToAllowUpdate: how long until the refresh backoff after lastRefreshMs
+        lets the next request go (0: now). Once the metadata has expired it resets
+        equivalentResponseCount, as Kafka's does."""
+        self._expire_equivalent(now)
+        return self._allowed_at(now) - now
 
-    def request_update(self, now: int) -> int | None:
-        """Metadata.requestUpdate(false), as NetworkClient's handleServerDisconnect calls it after
-        a lost connection. Returns when the update may go out (``now``: at once; later: the
-        update waits, ``need_full_update``, for the refresh backoff, time_to_allow_update), or
-        None when a request in flight or a retry already waiting serves it."""
+    def next_update_at(self, now: int) -> int:
+        """When DefaultMetadataUpdater.maybeUpdate sends the next request, with none in flight:
+        the first time Metadata.timeToNextUpdate is 0. With an update requested, once the
+        refresh backoff allows; otherwise once the metadata expires (metadata.max.age.ms after
+        the last answer) and the attempts backoff allows."""
         if self.update_requested():
-            return None
-        wait = self.time_to_allow_update(now)
-        if wait:
-            self.need_full_update = True
-        return now + wait
+            return self._allowed_at(now)
+        expire_at = self._expire_at()
+        return self._allowed_at(now if expire_at is None else max(now, expire_at))
+
+    def awaits_update(self, now: int) -> bool:
+        """ConsumerNetworkClient.ensureFreshMetadata waits for the next answer: an update is
+        requested, or one is due (timeToNextUpdate == 0: never answered, or the last answer is
+        metadata.max.age.ms old and the backoff allows), which a request in flight is."""
+        return (
+            self.in_flight is not None or self.update_requested() or self.next_update_at(now) <= now
+        )
+
+    def request_update(self, reset_equivalent_response_backoff: bool) -> None:
+        """Metadata.requestUpdate: ask for an update (sent once the refresh backoff allows);
+        ``True`` also forgets the equivalent answers (new metadata is wanted)."""
+        self.need_full_update = True
+        if reset_equivalent_response_backoff:
+            self.equivalent_response_count = 0
 
     def request_update_for_new_topics(self) -> None:
         """Metadata.requestUpdateForNewTopics, on every subscription change (KafkaConsumer.subscribe
-        when the subscription changed, and always for a pattern; a pattern's new matches; the
-        leader's group subscription beyond its own): a new requestVersion, so a request in
-        flight is an older one and another follows its answer; the update may go out at once
-        (lastRefreshMs = 0: no refresh backoff) and equivalentResponseCount starts over."""
+        when the subscription changed, and always for a pattern; the leader's group subscription
+        beyond its own; topics assigned to a pattern member): a new requestVersion, so a request
+        in flight is an older one and another follows its answer; lastRefreshMs = 0, so the
+        update may go out at once; equivalentResponseCount starts over."""
         self.request_version += 1
         self.need_partial_update = True
         self.equivalent_response_count = 0
-        self.allow_update_at = None
+        self._set_last_refresh(None)
 
-    def request_sent(self, correlation_id: int) -> None:
+    def request_sent(self, correlation_id: int, now: int) -> None:
         """The consumer sent a MetadataRequest (NetworkClient's InProgressData: the current
-        requestVersion); it serves every full update requested so far."""
+        requestVersion). Sent once the metadata has expired, it finds equivalentResponseCount
+        reset (the timeToAllowUpdate call that let it go does that)."""
+        self._expire_equivalent(now)
         self.in_flight = correlation_id
         self.in_flight_version = self.request_version
-        self.need_full_update = False
 
-    def failed_update(self, now: int) -> int:
-        """Metadata.failedUpdate (attempts++, equivalentResponseCount = 0) and, via
-        handleServerDisconnect, requestUpdate: the request in flight failed at ``now``. Returns
-        when the retry goes out: Metadata.timeToAllowUpdate's refresh backoff,
-        retry.backoff.ms * 2^(attempts - 1) +-20 %, up to retry.backoff.max.ms (KIP-580)."""
+    def failed_update(self, now: int) -> None:
+        """Metadata.failedUpdate (DefaultMetadataUpdater.handleFailedRequest): the request in
+        flight failed at ``now``; the next one waits for the refresh backoff of the failed
+        attempts since the last answer, retry.backoff.ms * 2^(attempts - 1) +-20 %, up to
+        retry.backoff.max.ms (KIP-580)."""
         self.in_flight = None
-        self.last_refresh_ms = now
+        self._set_last_refresh(now)
         self.attempts += 1
         self.equivalent_response_count = 0
-        self.need_full_update = True
-        self.allow_update_at = now + self.refresh_backoff.backoff(self.attempts - 1)
-        return self.allow_update_at
 
-    def next_update_ms(self, now: int, unavailable: bool) -> int:
-        """When the next refresh goes out after an answer at ``now`` (the consumer's "metadata"
-        timer): metadata.max.age.ms later; or, if a needed topic was ``unavailable``
-        (handleMetadataResponse's requestUpdate(false)), once Metadata.timeToAllowUpdate allows:
-        the refresh backoff, growing while the answers stay the same (equivalentResponseCount).
-        Never later than metadata.max.age.ms, though: once the metadata expires,
-        timeToAllowUpdate resets equivalentResponseCount, so the refresh goes out and the
-        backoff starts over."""
-        self.need_full_update = unavailable
-        max_age = self.metadata_expire_ms
-        if not unavailable:
+    # ------------------------------------------------------------------ the refresh backoff
+
+    def _set_last_refresh(self, now: int | None) -> None:
+        """A new lastRefreshMs starts a new backoff period: nothing drawn yet."""
+        self.last_refresh_ms = now
+        if self._drawn:
+            self._drawn = {}
+
+    def _expire_at(self) -> int | None:
+        """lastSuccessfulRefreshMs + metadata.max.age.ms; None before the first answer (due)."""
+        last = self.last_successful_refresh_ms
+        return None if last is None else last + self.metadata_expire_ms
+
+    def _expire_equivalent(self, now: int) -> None:
+        """timeToAllowUpdate's reset: expired metadata forgets the equivalent answers."""
+        expire_at = self._expire_at()
+        if expire_at is not None and now >= expire_at:
             self.equivalent_response_count = 0
-            return now + max_age
-        backoff = self.refresh_backoff.backoff(self.equivalent_response_count)
-        if backoff < max_age:
-            self.equivalent_response_count += 1
-            return now + backoff
-        self.equivalent_response_count = 0
-        return now + max_age
+
+    def _allowed_at(self, now: int) -> int:
+        """The first time from ``now`` on when timeToAllowUpdate is 0: lastRefreshMs plus the
+        larger of the attempts backoff and the equivalent-answers backoff (which ends when the
+        metadata expires)."""
+        last = self.last_refresh_ms
+        if last is None:
+            return now
+        at = now
+        count = self.equivalent_response_count
+        if count > 0:
+            at = self._deadline("equivalent", count - 1, at, self._expire_at())
+        return self._deadline("attempts", max(self.attempts - 1, 0), at, None)
+
+    def _deadline(self, term: str, attempts: int, floor: int, ceiling: int | None) -> int:
+        """lastRefreshMs + refreshBackoff.backoff(attempts), kept within [floor, ceiling]. The
+        backoff is drawn (once per backoff period) only if its range reaches into that
+        interval: otherwise the answer is the same whatever it would be."""
+        last = self.last_refresh_ms
+        assert last is not None
+        if ceiling is not None and ceiling <= floor:
+            return floor
+        lo, hi = self.refresh_backoff.bounds(attempts)
+        if last + hi <= floor:
+            return floor
+        if ceiling is not None and last + lo >= ceiling:
+            return ceiling
+        drawn = self._drawn.get((term, attempts))
+        if drawn is None:
+            drawn = self._drawn[(term, attempts)] = self.refresh_backoff.backoff(attempts)
+        at = max(floor, last + drawn)
+        return at if ceiling is None else min(at, ceiling)
 
     # ------------------------------------------------------------------ the answer
 
@@ -199,39 +241,53 @@ class ConsumerMetadata:
         response: MetadataResponse,
         full: bool,
         retain_topic: Callable[[str], bool],
-    ) -> tuple[bool, list[str]]:
+    ) -> list[str]:
         """Metadata.update + handleMetadataResponse: an answer arrived at ``now``. A ``full``
         answer (to a request for all topics) replaces what is known; one for a list of topics
-        updates those. ``retain_topic`` is ConsumerMetadata.retainTopic: errors for topics the
-        consumer does not need are ignored. Returns whether a needed topic was unavailable (an
-        InvalidMetadataException: requestUpdate(false)) and the needed topics answered
-        INVALID_TOPIC_EXCEPTION (Metadata.invalidTopics), in answer order."""
+        updates those. ``retain_topic`` is ConsumerMetadata.retainTopic: errors and news for
+        topics the consumer does not need are ignored. equivalentResponseCount grows unless a
+        needed topic brings a partition or a leader the consumer did not know. A needed topic
+        unavailable (an InvalidMetadataException) requests another update (requestUpdate(false)).
+        Returns the needed topics answered INVALID_TOPIC_EXCEPTION (Metadata.invalidTopics), in
+        answer order."""
         self.in_flight = None
         self.need_partial_update = self.in_flight_version < self.request_version
-        self.last_successful_refresh_ms = self.last_refresh_ms = now
-        self.allow_update_at = now + self.refresh_backoff_ms
+        self.need_full_update = False
+        self._set_last_refresh(now)
+        self.last_successful_refresh_ms = now
         self.attempts = 0
-        counts, racks = self.partition_counts, self.racks
+        self.equivalent_response_count += 1
+        counts, racks, leaders = self.partition_counts, self.racks, self.leaders
+        known = leaders
         if full:
             counts = self.partition_counts = {}
             racks = self.racks = {}
+            leaders = self.leaders = {}
         broker_racks = {b.node_id: b.rack for b in response.brokers}
         unavailable = False
         invalid: list[str] = []
+        news = False
         for topic in response.topics:
+            name = topic.name
             if topic.error_code != Errors.NONE or not topic.partitions:
-                counts.pop(topic.name, None)
-                racks.pop(topic.name, None)
-                if topic.error_code in INVALID_METADATA_ERRORS and retain_topic(topic.name):
+                counts.pop(name, None)
+                racks.pop(name, None)
+                leaders.pop(name, None)
+                if topic.error_code in INVALID_METADATA_ERRORS and retain_topic(name):
                     unavailable = True
-                elif topic.error_code == Errors.INVALID_TOPIC_EXCEPTION and retain_topic(
-                    topic.name
-                ):
-                    invalid.append(topic.name)
+                elif topic.error_code == Errors.INVALID_TOPIC_EXCEPTION and retain_topic(name):
+                    invalid.append(name)
                 continue
-            counts[topic.name], racks[topic.name] = _topic_racks(topic, broker_racks)
+            before = known.get(name)
+            counts[name], racks[name], leaders[name] = _topic_racks(topic, broker_racks)
+            if not news and before is not leaders[name] and before != leaders[name]:
+                news = retain_topic(name)
+        if news:
+            self.equivalent_response_count = 0  # Metadata.updateLatestMetadata
+        if unavailable:
+            self.request_update(False)
         self.update_version += 1
-        return unavailable, invalid
+        return invalid
 
     # ------------------------------------------------------------------ reading it
 
@@ -290,11 +346,14 @@ def retain_topic(
     )
 
 
-_RACKS_CACHE: dict[int, tuple[object, tuple, int, list[list[str]]]] = {}
+_RACKS_CACHE: dict[int, tuple[object, tuple, int, list[list[str]], tuple[int, ...]]] = {}
 
 
-def _topic_racks(topic: Any, broker_racks: dict[int, str | None]) -> tuple[int, list[list[str]]]:
-    """Partition count and per-partition replica racks of one metadata topic (read-only).
+def _topic_racks(
+    topic: Any, broker_racks: dict[int, str | None]
+) -> tuple[int, list[list[str]], tuple[int, ...]]:
+    """Partition count, per-partition replica racks and leaders of one metadata topic
+    (read-only).
 
     Memoised by response object: the cluster hands every consumer the same immutable response,
     so a 1,000-member group over 100,000 partitions parses it once, not 1,000 times.
@@ -302,13 +361,14 @@ def _topic_racks(topic: Any, broker_racks: dict[int, str | None]) -> tuple[int, 
     rack_key = tuple(sorted(broker_racks.items(), key=lambda kv: kv[0]))
     hit = _RACKS_CACHE.get(id(topic))
     if hit is not None and hit[0] is topic and hit[1] == rack_key:
-        return hit[2], hit[3]
+        return hit[2], hit[3], hit[4]
     parts = sorted(topic.partitions, key=lambda p: p.partition_index)
     racks = [
         sorted({broker_racks.get(r) for r in p.replica_nodes} - {None})  # type: ignore[type-var]
         for p in parts
     ]
+    leaders = tuple(p.leader_id for p in parts)
     if len(_RACKS_CACHE) >= 256:
         _RACKS_CACHE.clear()
-    _RACKS_CACHE[id(topic)] = (topic, rack_key, len(parts), racks)
-    return len(parts), racks
+    _RACKS_CACHE[id(topic)] = (topic, rack_key, len(parts), racks, leaders)
+    return len(parts), racks, leaders

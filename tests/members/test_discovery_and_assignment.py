@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import attrs
+
 from assignors.api import PartitionAssignor, RebalanceProtocol, TopicPartition
 from coordinator.errors import Errors
 from coordinator.protocol import (
@@ -170,9 +172,10 @@ def test_a_disconnected_heartbeat_requests_a_metadata_update() -> None:
 
 
 def test_a_disconnect_soon_after_a_metadata_answer_waits_for_the_refresh_backoff() -> None:
-    """Metadata.timeToAllowUpdate holds a requested update back until retry.backoff.ms after the
-    last answer (lastRefreshMs + the refresh backoff), so a disconnect just after a metadata
-    answer sends the update only then; a leader elected while it is out waits for it."""
+    """Metadata.timeToAllowUpdate holds a requested update back until the refresh backoff
+    (retry.backoff.ms +- 20 %) after the last answer (lastRefreshMs), so a disconnect just after
+    a metadata answer sends the update only then; a leader elected while it is out waits for
+    it."""
     h = Harness(partitions={"t": 2})
     h.connect()
     answered = h.now
@@ -180,9 +183,11 @@ def test_a_disconnect_soon_after_a_metadata_answer_waits_for_the_refresh_backoff
     h.now += 10
     h.disconnect(join)
     assert h.pending(MetadataRequest) == []
-    h.advance(answered + h.config.retry_backoff_ms - 1)
+    allowed = h.timers[f"metadata:{h.consumer.incarnation}"]
+    assert answered + 80 <= allowed <= answered + 120
+    h.advance(allowed - 1)
     assert h.pending(MetadataRequest) == []
-    h.advance(answered + h.config.retry_backoff_ms)
+    h.advance(allowed)
     assert len(h.pending(MetadataRequest)) == 1
     h.answer_find_coordinator()
     while not h.pending(JoinGroupRequest):
@@ -502,7 +507,7 @@ def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> Non
     """KafkaConsumer.subscribe calls Metadata.requestUpdateForNewTopics, which bumps the request
     version; an answer to a request sent before (an older version) leaves needPartialUpdate set,
     so the NetworkClient asks again, for the new topics too, once timeToAllowUpdate allows
-    (retry.backoff.ms after that answer), instead of waiting for the next periodic refresh
+    (the refresh backoff after that answer), instead of waiting for the next periodic refresh
     (metadata.max.age.ms)."""
     h = Harness(partitions={"t": 4, "u": 2})
     h.connect()
@@ -517,7 +522,7 @@ def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> Non
     assert h.pending(MetadataRequest) == [old]  # one request at a time
     h.respond(old, h.metadata_response(old.message.topics))
     assert h.pending(MetadataRequest) == []
-    h.advance(h.now + h.config.retry_backoff_ms)
+    h.advance(h.now + 120)  # retry.backoff.ms +- 20 %
     (new,) = h.pending(MetadataRequest)
     assert new.message.topics == ("t", "u")
 
@@ -705,8 +710,8 @@ def test_any_subscription_change_while_a_request_is_out_asks_again_after_its_ans
     """KafkaConsumer.subscribe calls Metadata.requestUpdateForNewTopics whenever the
     subscription changes, even to fewer topics: it bumps requestVersion, so the request in
     flight (an older version) leaves needPartialUpdate set when it is answered, and another
-    request follows, once timeToAllowUpdate allows (retry.backoff.ms after that answer), for the
-    new subscription only."""
+    request follows, once timeToAllowUpdate allows (the refresh backoff after that answer,
+    retry.backoff.ms +- 20 %), for the new subscription only."""
     h = Harness(topics=("t", "u"), partitions={"t": 4, "u": 2})
     h.connect()
     h.join_and_sync(tps("t-0", "u-0"))
@@ -724,7 +729,7 @@ def test_any_subscription_change_while_a_request_is_out_asks_again_after_its_ans
     h.advance(h.timers[key])
     (again,) = h.pending(MetadataRequest)
     assert again.message.topics == ("t",)
-    assert h.now - answered == h.config.retry_backoff_ms
+    assert 80 <= h.now - answered <= 120
 
 
 def test_subscribing_to_the_same_pattern_again_refreshes_metadata_and_keeps_the_group() -> None:
@@ -741,3 +746,83 @@ def test_subscribing_to_the_same_pattern_again_refreshes_metadata_and_keeps_the_
     assert h.count(MetadataRequest) == before + 1
     h.answer_metadata()
     assert not h.consumer.rejoin_needed and h.log.named("subscription_changed") == []
+
+
+# --- Metadata.timeToAllowUpdate after an answer: the jittered refresh backoff -------------------
+
+
+def test_the_refresh_backoff_after_an_answer_is_jittered() -> None:
+    """After an answer, Metadata.timeToAllowUpdate holds the next request for the refresh
+    backoff, an ExponentialBackoff: retry.backoff.ms +-20 %, drawn from the consumer's seeded
+    random source, so it differs between seeds and repeats for the same seed. Here a heartbeat's
+    connection breaks just as a refresh is answered, and the update it asks for
+    (handleServerDisconnect) waits for that backoff."""
+
+    def wait(seed: int) -> int:
+        h = Harness(seed=seed, partitions={"t": 2})
+        h.connect()
+        h.join_and_sync(tps("t-0", "t-1"), member_id="m1")
+        h.answer_offset_fetch()
+        h.advance(h.now + h.config.heartbeat_interval_ms)
+        (hb,) = h.pending(HeartbeatRequest)
+        h.refresh_metadata()
+        answered = h.now
+        h.disconnect(hb)
+        assert h.pending(MetadataRequest) == []
+        while not h.pending(MetadataRequest):
+            h.advance(h.now + 1)
+        return h.now - answered
+
+    waits = {seed: wait(seed) for seed in range(6)}
+    assert all(80 <= w <= 120 for w in waits.values()), waits
+    assert len(set(waits.values())) > 1, waits
+    assert wait(3) == waits[3]
+
+
+def test_equivalent_answers_grow_the_refresh_backoff_until_something_changes() -> None:
+    """Metadata.update counts every answer that brings nothing new (equivalentResponseCount: no
+    partition or leader the consumer did not know; updateLatestMetadata resets it otherwise),
+    and timeToAllowUpdate holds a requested update back for the larger of the attempts backoff
+    (retry.backoff.ms after an answer) and the backoff of that count. With a subscribed topic
+    missing, every answer requests another update: the first answer brings t's partitions (count
+    0), so the gaps are ~100 ms, ~100 ms (count 1), ~200 ms (count 2); an answer with a new leader
+    for t-0 starts over at ~100 ms."""
+    h = Harness(topics=("t", "x"), partitions={"t": 2}, seed=2)  # "x" does not exist
+    h.start()
+    h.answer_find_coordinator()
+
+    def gap(response=None) -> int:
+        (meta,) = h.pending(MetadataRequest)
+        h.respond(meta, response or h.metadata_response(meta.message.topics))
+        answered = h.now
+        while not h.pending(MetadataRequest):
+            h.advance(h.now + 1)
+        return h.now - answered
+
+    gaps = [gap(), gap(), gap()]
+    moved = h.metadata_response(("t", "x"))
+    t = moved.topics[0]
+    t = attrs.evolve(t, partitions=(attrs.evolve(t.partitions[0], leader_id=1), *t.partitions[1:]))
+    gaps += [gap(attrs.evolve(moved, topics=(t, *moved.topics[1:]))), gap()]
+    bounds = [(80, 120), (80, 120), (160, 240), (80, 120), (80, 120)]
+    for g, (lo, hi) in zip(gaps, bounds, strict=True):
+        assert lo <= g <= hi, gaps
+
+
+def test_backoff_bounds_hold_every_draw_and_draw_nothing() -> None:
+    """ExponentialBackoff.bounds, which lets ConsumerMetadata skip drawing a refresh backoff whose
+    whole range is already past: every value backoff(n) draws lies within bounds(n), and asking
+    for the bounds leaves the random source untouched."""
+    import random
+
+    from members.backoff import ExponentialBackoff
+
+    rng = random.Random(7)
+    backoff = ExponentialBackoff(100, 1000, rng)
+    for n in range(6):
+        state = rng.getstate()
+        lo, hi = backoff.bounds(n)
+        assert rng.getstate() == state
+        draws = [backoff.backoff(n) for _ in range(2_000)]
+        assert lo <= min(draws) and max(draws) <= hi and hi - lo <= 0.4 * hi
+    assert ExponentialBackoff(100, 100, rng).bounds(3) == (100, 100)
