@@ -53,7 +53,10 @@ class ConsumerMetadata:
     (updateLatestMetadata resets the count for a first epoch, a new topic id or a higher
     epoch); new pattern matches in an answer ask for no further update (Kafka's
     updatePatternSubscription calls requestUpdateForNewTopics for them, one more refresh at
-    once).
+    once); an answer to a list of topics updates those and keeps the others known (Kafka's
+    consumer replaces its snapshot with every answer); handleServerDisconnect's "a disconnect
+    while an update is due counts as a failed update" is left out, as a running consumer has
+    always sent a due update already; partition-level errors are not modelled.
     """
 
     __slots__ = (
