@@ -16,6 +16,7 @@ from coordinator.group import (
     Parked,
 )
 from coordinator.log import operation_error_to_response_error
+from coordinator.placement import java_string_length
 from coordinator.protocol import (
     OffsetCommitRequest,
     OffsetCommitResponse,
@@ -54,13 +55,6 @@ def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
         return frozenset(topics)
     except (struct.error, UnicodeDecodeError):
         return None
-
-
-def java_string_length(text: str) -> int:
-    """``String.length()``: UTF-16 code units (a character outside the BMP counts twice)."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le")) // 2
 
 
 class OffsetsMixin:

@@ -20,6 +20,13 @@ INT_MIN = -(1 << 31)
 DEFAULT_OFFSETS_PARTITIONS = 50
 
 
+def java_string_length(text: str) -> int:
+    """Java's ``String.length()``: UTF-16 code units (a character outside the BMP counts twice)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def java_string_hashcode(s: str) -> int:
     """Java's ``String.hashCode``: ``h = 31*h + unit`` over UTF-16 code units, as a signed int32.

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from coordinator.placement import java_string_length
+
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]*")
 
@@ -24,7 +26,7 @@ def invalid_topic_reason(name: str) -> str | None:
         reason = "'.' is not allowed"
     elif name == "..":
         reason = "'..' is not allowed"
-    elif _java_length(name) > MAX_TOPIC_NAME_LENGTH:
+    elif java_string_length(name) > MAX_TOPIC_NAME_LENGTH:
         reason = (
             f"the length of '{name}' is longer than the max allowed length {MAX_TOPIC_NAME_LENGTH}"
         )
@@ -33,13 +35,3 @@ def invalid_topic_reason(name: str) -> str | None:
     else:
         return None
     return f"Topic name is invalid: {reason}"
-
-
-def _java_length(name: str) -> int:
-    """Java's String.length(): UTF-16 code units (a character beyond the BMP counts twice)."""
-    return len(name) if name.isascii() else len(name.encode("utf-16-le")) // 2
-
-
-def is_valid_topic_name(name: str) -> bool:
-    """Topic.isValid."""
-    return invalid_topic_reason(name) is None

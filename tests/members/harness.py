@@ -291,6 +291,13 @@ class Harness:
             ),
         )
 
+    def wait_for(self, kind: type) -> int:
+        """Advance the clock 1 ms at a time until a request of ``kind`` is pending; the ms waited."""
+        start = self.now
+        while not self.pending(kind):
+            self.advance(self.now + 1)
+        return self.now - start
+
     def answer_metadata(self) -> None:
         for req in self.pending(MetadataRequest):
             self.respond(req, self.metadata_response(req.message.topics))

@@ -394,6 +394,17 @@ def test_no_leave_group_on_close_when_disabled() -> None:
     assert h.consumer.status == "CLOSED"
 
 
+def refresh_gaps(h: Harness, answers: int) -> list[int]:
+    """Answer the pending metadata request ``answers`` times; the ms from each answer to the next
+    request."""
+    gaps = []
+    for _ in range(answers):
+        assert len(h.pending(MetadataRequest)) == 1
+        h.answer_metadata()
+        gaps.append(h.wait_for(MetadataRequest))
+    return gaps
+
+
 def test_unavailable_topic_brings_the_next_metadata_refresh_forward() -> None:
     """Metadata.handleMetadataResponse requests another update when a needed topic is answered
     UNKNOWN_TOPIC_OR_PARTITION; NetworkClient sends it after Metadata.timeToAllowUpdate's refresh
@@ -403,14 +414,7 @@ def test_unavailable_topic_brings_the_next_metadata_refresh_forward() -> None:
     h.start()
     # the coordinator is found (else each failed lookup would refresh metadata as well)
     h.answer_find_coordinator()
-    gaps = []
-    for _ in range(5):
-        assert len(h.pending(MetadataRequest)) == 1
-        h.answer_metadata()
-        answered = h.now
-        while not h.pending(MetadataRequest):
-            h.advance(h.now + 1)
-        gaps.append(h.now - answered)
+    gaps = refresh_gaps(h, 5)
     bounds = [(80, 120), (160, 240), (320, 480), (640, 960), (800, 1000)]
     for gap, (lo, hi) in zip(gaps, bounds, strict=True):
         assert lo <= gap <= hi
@@ -463,10 +467,7 @@ def test_failed_metadata_requests_back_off_exponentially() -> None:
                 h.advance(h.now + h.config.metadata_max_age_ms)  # the periodic refresh
             (meta,) = h.pending(MetadataRequest)
             h.disconnect(meta)
-            failed = h.now
-            while not h.pending(MetadataRequest):
-                h.advance(h.now + 1)
-            out.append(h.now - failed)
+            out.append(h.wait_for(MetadataRequest))
         return out
 
     a = gaps(1)
@@ -490,14 +491,7 @@ def test_unavailable_topic_refresh_never_waits_beyond_metadata_max_age() -> None
     )
     h = Harness(config, partitions={"u": 1})  # "t" does not exist
     h.start()
-    gaps = []
-    for _ in range(5):
-        assert len(h.pending(MetadataRequest)) == 1
-        h.answer_metadata()
-        answered = h.now
-        while not h.pending(MetadataRequest):
-            h.advance(h.now + 1)
-        gaps.append(h.now - answered)
+    gaps = refresh_gaps(h, 5)
     bounds = [(80, 120), (160, 240), (300, 300), (80, 120), (160, 240)]
     for gap, (lo, hi) in zip(gaps, bounds, strict=True):
         assert lo <= gap <= hi, gaps
@@ -766,12 +760,9 @@ def test_the_refresh_backoff_after_an_answer_is_jittered() -> None:
         h.advance(h.now + h.config.heartbeat_interval_ms)
         (hb,) = h.pending(HeartbeatRequest)
         h.refresh_metadata()
-        answered = h.now
         h.disconnect(hb)
         assert h.pending(MetadataRequest) == []
-        while not h.pending(MetadataRequest):
-            h.advance(h.now + 1)
-        return h.now - answered
+        return h.wait_for(MetadataRequest)
 
     waits = {seed: wait(seed) for seed in range(6)}
     assert all(80 <= w <= 120 for w in waits.values()), waits
@@ -794,10 +785,7 @@ def test_equivalent_answers_grow_the_refresh_backoff_until_something_changes() -
     def gap(response=None) -> int:
         (meta,) = h.pending(MetadataRequest)
         h.respond(meta, response or h.metadata_response(meta.message.topics))
-        answered = h.now
-        while not h.pending(MetadataRequest):
-            h.advance(h.now + 1)
-        return h.now - answered
+        return h.wait_for(MetadataRequest)
 
     gaps = [gap(), gap(), gap()]
     moved = h.metadata_response(("t", "x"))
