@@ -242,6 +242,7 @@ class _RackTopicState:
         ``limit``, so the cursors only move forward and each topic costs O(partitions x replicas).
         """
         rack = self.member_racks[member] if rack_matching else None
+        candidates: Sequence[int]
         if rack is None:
             candidates, key = range(self.count), None
         else:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from attrs import define
@@ -60,6 +60,9 @@ from assignors.java_order import (
 from assignors.sticky_common_index import PartitionIndex, partition_index
 from assignors.sticky_user_data import DEFAULT_GENERATION
 from coordinator.placement import java_string_hashcodes
+
+if TYPE_CHECKING:
+    from assignors.sticky_common_general import PartitionMovements
 
 __all__ = [
     "DEFAULT_GENERATION",
@@ -178,7 +181,7 @@ class BuildResult:
     member index); ``None`` on the general path, as in Kafka.
     """
 
-    lists: list[np.ndarray | list[int]]
+    lists: Sequence[np.ndarray | list[int]]
     transferring: dict[int, int] | None
     claims: list[Claims] | None = None
 
@@ -225,7 +228,7 @@ class AbstractStickyAssignor(PartitionAssignor):
         self.last_builder: str | None = None
         #: claims of the last call that collided (Kafka logs these as errors/warnings)
         self.last_conflicts: list[ClaimConflict] = []
-        self._movements = None  # PartitionMovements of the last general-builder run
+        self._movements: PartitionMovements | None = None  # of the last general-builder run
 
     # -- subclass hooks ---------------------------------------------------------------------
     def member_data(self, subscription: Subscription) -> MemberData:

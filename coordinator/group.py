@@ -112,7 +112,7 @@ class ClassicGroup:
 
     @property
     def state(self) -> str:
-        return self.model.state  # type: ignore[attr-defined]
+        return self.model.state
 
     @property
     def previous_state(self) -> str | None:

@@ -15,7 +15,7 @@ is then by hash, and this module keeps insertion order).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from coordinator.placement import java_string_hashcode
 
@@ -75,7 +75,7 @@ class JavaHashMapOrder:
             self._cache = sorted(self._seq, key=lambda k: (bucket_of(k, cap), self._seq[k]))
         return list(self._cache)
 
-    def first(self, where=None) -> str | None:
+    def first(self, where: Callable[[str], bool] | None = None) -> str | None:
         for key in self.order():
             if where is None or where(key):
                 return key

@@ -80,7 +80,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         config: CoordinatorConfig,
         log: OffsetsLog,
         rng: random.Random,
-        logger,
+        logger: Any,  # a structlog bound logger
     ) -> None:
         self.partition = partition
         self.node = node
@@ -227,7 +227,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         self, group: ClassicGroup, assignment: dict[str, bytes] | None
     ) -> tuple[GroupMetadataKey, GroupMetadataValue]:
         """GroupCoordinatorRecordHelpers.newGroupMetadataRecord (``assignment`` None = no members)."""
-        members = ()
+        members: tuple[MemberMetadataValue, ...] = ()
         if assignment is not None:
             members = tuple(
                 [
@@ -1034,14 +1034,14 @@ class GroupShard(LoadingMixin, OffsetsMixin):
     def _leave(self, waiter: Parked, req: LeaveGroupRequest) -> None:
         group = self.groups.get(req.group_id)
         if group is None:
-            results = tuple(
+            unknown = tuple(
                 LeaveGroupResponseMember(m.member_id, m.group_instance_id, Errors.UNKNOWN_MEMBER_ID)
                 for m in req.members
             )
-            return self._leave_reply(waiter, req, Errors.NONE, results)
+            return self._leave_reply(waiter, req, Errors.NONE, unknown)
         if group.is_in(DEAD):
             return self._leave_reply(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, ())
-        results = []
+        results: list[LeaveGroupResponseMember] = []
         left = []
         for identity in req.members:
             error = Errors.NONE

@@ -1790,7 +1790,7 @@ class Consumer:
         except SchemaError as exc:
             self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, str(exc), fatal=True)
             return
-        group_topics = set()
+        group_topics: set[str] = set()
         for _, _, sub in members:
             group_topics.update(sub.topics)
         self._group_subscription = tuple(sorted(group_topics))

@@ -19,7 +19,7 @@ def java_hash(ids: pd.Series) -> pd.Series:
     return out
 
 
-def java_hash_udf():  # type: ignore[no-untyped-def]
+def java_hash_udf():
     """``java_hash`` wrapped as a scalar pandas UDF returning INT."""
     from pyspark.sql.functions import pandas_udf
 

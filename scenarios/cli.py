@@ -154,12 +154,12 @@ def run(
         raise typer.Exit(EXIT_INVALID)
     out = console()
     results = []
-    err = console(stderr=True)
+    status = console(stderr=True)
     for i, s in enumerate(scenarios):
         # a spinner on a terminal only (stderr), never in piped or --json output
         with (
-            err.status(f"running {s.name} ({i + 1}/{len(scenarios)})", spinner="dots")
-            if err.is_terminal
+            status.status(f"running {s.name} ({i + 1}/{len(scenarios)})", spinner="dots")
+            if status.is_terminal
             else _nothing()
         ):
             result = run_scenario(s, until_ms=until_ms, seed=seed)
@@ -213,7 +213,7 @@ def demo(
 def _register_plugins() -> None:
     """Commands other packages contribute (the Spark pipeline); absent when they cannot import."""
     try:
-        from pipeline.cli import register  # type: ignore[import-not-found]
+        from pipeline.cli import register
     except ImportError:
         return  # pyspark (or the pipeline package) is not installed: the core CLI still works
     except Exception as exc:  # a broken plugin must not take the whole CLI down

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scenarios.errors import ScenarioError
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
@@ -27,7 +30,7 @@ def _console():
     return console()
 
 
-def _table(title: str):
+def _table(title: str) -> Table:
     """A rich table: box drawing on a terminal, plain ASCII rules when piped."""
     from rich import box
     from rich.table import Table

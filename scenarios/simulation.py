@@ -164,7 +164,8 @@ class Simulation:
         # on a connection that is gone, whether or not the broker is back by then
         self._broker_epoch: dict[str, int] = dict.fromkeys(self.cluster.broker_nodes, 0)
         self._consumers: dict[str, _ConsumerSlot] = {}
-        self._by_group: dict[str, list[_ConsumerSlot]] = {}  # group id -> its consumers
+        # group id (None: a consumer without one) -> its consumers
+        self._by_group: dict[str | None, list[_ConsumerSlot]] = {}
         self._raw: dict[str, _RawClient] = {}
         # (client, correlation_id) -> (broker, incarnation): requests awaiting an answer
         self._outstanding: dict[tuple[str, int], tuple[str, int]] = {}
@@ -641,7 +642,7 @@ class Simulation:
                 touched = set(map(dict.get, events[seen:end], repeat("group_id")))
                 seen = end
                 # is_stable only reads state, so the (hash-dependent) set order is harmless
-                for g in touched & groups:
+                for g in groups & touched:
                     if self.is_stable(g, exact_members):
                         unsettled.discard(g)
                     else:
