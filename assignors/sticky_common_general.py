@@ -30,7 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from assignors.java_order import java_string_hashcode
-from assignors.sticky_common import DEFAULT_GENERATION, BuildResult, Claims, StickyContext
+from assignors.sticky_context import BuildResult, Claims, StickyContext
+from assignors.sticky_user_data import DEFAULT_GENERATION
 
 
 class _JavaHashSet:

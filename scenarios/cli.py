@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from scenarios import cli_tools
+from scenarios.console import EXIT_FAILED, EXIT_INVALID, EXIT_OK, console, print_scenario_error
 from scenarios.errors import ScenarioError
 from scenarios.units import parse_duration_ms
 
@@ -36,18 +37,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
-
-
-def console(stderr: bool = False) -> Console:
-    """A rich console: colour on a terminal, plain text (no escape codes) when piped."""
-    stream = sys.stderr if stderr else sys.stdout
-    piped = not (hasattr(stream, "isatty") and stream.isatty())
-    # piped output is read in files and pagers: wide enough for the tables, never wrapped
-    return Console(
-        file=stream, highlight=False, soft_wrap=True, emoji=False, width=120 if piped else None
-    )
-
 
 def _duration_option(value: str | None) -> int | None:
     if value is None:
@@ -56,12 +45,6 @@ def _duration_option(value: str | None) -> int | None:
         return parse_duration_ms(value)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-
-
-def _print_scenario_error(err: ScenarioError) -> None:
-    out = console(stderr=True)
-    for issue in err.issues:
-        out.print(issue.format(), markup=False, style="red")
 
 
 # --- validate ----------------------------------------------------------------------------------
@@ -86,7 +69,7 @@ def validate(
             s = load_scenario(f)
         except ScenarioError as err:
             bad += 1
-            _print_scenario_error(err)
+            print_scenario_error(err)
             continue
         out.print(
             f"{f}: ok ({s.name}: {len(s.consumers)} consumers, {len(s.timeline)} steps, {len(s.expect)} expectations)",
@@ -149,7 +132,7 @@ def run(
             scenarios.append(load_scenario(f))
         except ScenarioError as err:
             invalid = True
-            _print_scenario_error(err)
+            print_scenario_error(err)
     if invalid:
         raise typer.Exit(EXIT_INVALID)
     out = console()
@@ -222,9 +205,7 @@ def _register_plugins() -> None:
     register(app)
 
 
-from scenarios import cli_tools as _tools  # noqa: E402  (registers assign/coordinator/diagram/step)
-
-_tools.register(app)
+cli_tools.register(app)  # assign, coordinator, diagram, step, lessons
 _register_plugins()
 
 

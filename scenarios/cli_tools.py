@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scenarios.console import EXIT_INVALID, console, print_scenario_error
 from scenarios.errors import ScenarioError
 
 if TYPE_CHECKING:
     from rich.table import Table
-
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
 
 def register(app: typer.Typer) -> None:
@@ -24,23 +23,15 @@ def register(app: typer.Typer) -> None:
     app.command()(lessons)
 
 
-def _console():
-    from scenarios.cli import console
-
-    return console()
-
-
 def _table(title: str) -> Table:
     """A rich table: box drawing on a terminal, plain ASCII rules when piped."""
     from rich import box
     from rich.table import Table
 
-    return Table(title=title, box=box.HEAVY_HEAD if _console().is_terminal else box.ASCII)
+    return Table(title=title, box=box.HEAVY_HEAD if console().is_terminal else box.ASCII)
 
 
 def _fail(message: str) -> typer.Exit:
-    from scenarios.cli import console
-
     console(stderr=True).print(f"error: {message}", markup=False, style="red")
     return typer.Exit(EXIT_INVALID)
 
@@ -132,7 +123,7 @@ def assign(
     except Exception as exc:  # a user's assignor, or a legacy precondition
         raise _fail(f"{assignor} failed: {exc}") from None
     table = {m: [str(tp) for tp in parts] for m, parts in result.items()}
-    out = _console()
+    out = console()
     out.print(assignment_table(table, title=f"{impl.name or assignor}: {topics}"))
 
 
@@ -183,7 +174,7 @@ def coordinator(
         p = partition_for(gid, partitions)
         broker = cluster.offsets_partition_leader(p) if cluster is not None else None
         table.add_row(repr(gid), str(java_string_hashcode(gid)), str(p), broker or "?")
-    _console().print(table)
+    console().print(table)
 
 
 # --- diagram -------------------------------------------------------------------------------------
@@ -247,9 +238,7 @@ def diagram(
         try:
             s = load_scenario(scenario)
         except ScenarioError as err:
-            from scenarios.cli import _print_scenario_error
-
-            _print_scenario_error(err)
+            print_scenario_error(err)
             raise typer.Exit(EXIT_INVALID) from None
         result = run_scenario(s)
         sys.stdout.write(sequence_diagram(s, result.events, heartbeats=heartbeats))
@@ -292,14 +281,12 @@ def step(
     try:
         s = load_scenario(file)
     except ScenarioError as err:
-        from scenarios.cli import _print_scenario_error
-
-        _print_scenario_error(err)
+        print_scenario_error(err)
         raise typer.Exit(EXIT_INVALID) from None
     if group is not None and group not in s.groups:
         raise _fail(f"unknown group {group!r}; the scenario has {', '.join(s.groups) or 'none'}")
     interactive = not auto and sys.stdin.isatty()
-    code = step_through(_console(), s, group=group, interactive=interactive, limit=limit)
+    code = step_through(console(), s, group=group, interactive=interactive, limit=limit)
     raise typer.Exit(code)
 
 
@@ -324,7 +311,7 @@ def lessons() -> None:
             table.add_row(path.stem, "(invalid!)")
             continue
         table.add_row(path.stem, first_sentence(s.description))
-    _console().print(table)
+    console().print(table)
 
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](?=\s|$)")

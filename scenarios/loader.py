@@ -92,6 +92,12 @@ def load_scenario_dict(
     return _build(_string_keys(data), Positions(source), name)
 
 
+def with_overrides(scenario: Scenario, overrides: Mapping[str, Any]) -> Scenario:
+    """A variant of ``scenario`` with dotted-path overrides (see ``scenarios.overrides``)."""
+    data = apply_overrides(scenario.data, overrides)
+    return load_scenario_dict(data, source=f"{scenario.source} (overridden)")
+
+
 def _string_keys(value: Any) -> Any:
     """Mapping keys as YAML files have them (strings), whatever the caller built."""
     if isinstance(value, Mapping):
