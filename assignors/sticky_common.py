@@ -5,7 +5,7 @@ What this module does, in Kafka's order (see ``docs``/the reference notes, secti
 1. **Member order.** Kafka iterates its ``subscriptions`` and ``consumerToOwnedPartitions``
    ``HashMap``s, so which member is visited first is Java ``HashMap`` iteration order of the member
    ids (bucket order; insertion order, i.e. the caller's mapping order, within a bucket). We
-   reproduce that order (:func:`assignors.java_order.java_hashmap_order`); it decides the
+   reproduce that order (:func:`coordinator.java.java_hashmap_order`); it decides the
    constrained builder's owned-keeping pass, the empty-first-subscription bug and same-generation
    conflict chains.
 2. **Ownership sanitising (KIP-341).** Each member's claimed partitions (``member_data``: user data
@@ -50,18 +50,12 @@ from assignors.common import (
     existing_partition_counts,
     subscribed_topics,
 )
-from assignors.java_order import (
-    java_hashmap_capacity,
-    java_hashmap_order,
-    java_string_key,
-    needs_utf16_order,
-)
 from assignors.sticky_common_constrained import build_constrained
 from assignors.sticky_common_general import PartitionMovements, build_general
 from assignors.sticky_common_index import PartitionIndex, partition_index
 from assignors.sticky_context import BuildResult, Claims, RackInfo, StickyContext
 from assignors.sticky_user_data import DEFAULT_GENERATION
-from coordinator.placement import java_string_hashcodes
+from coordinator.java import java_hashmap_order_vectorised, java_string_key, needs_utf16_order
 
 __all__ = [
     "AbstractStickyAssignor",
@@ -90,21 +84,6 @@ class ClaimConflict:
     generation_id: int
     other_generation_id: int
     resolution: str
-
-
-def hashmap_order(keys: list[str]) -> list[str]:
-    """Java ``HashMap`` iteration order of distinct ``keys`` put in this order.
-
-    Same rule as :func:`assignors.java_order.java_hashmap_order` (bucket of the spread hash under
-    the final capacity, insertion order within a bucket), with the hash codes computed vectorised
-    for large groups.
-    """
-    if len(keys) < 64:
-        return java_hashmap_order(keys)
-    h = java_string_hashcodes(keys).astype(np.int64) & 0xFFFFFFFF
-    spread = h ^ (h >> 16)
-    bucket = spread & (java_hashmap_capacity(len(keys)) - 1)
-    return [keys[i] for i in np.argsort(bucket, kind="stable").tolist()]
 
 
 def _member_ranks(members: list[str]) -> np.ndarray:
@@ -184,7 +163,7 @@ class AbstractStickyAssignor(PartitionAssignor):
             return None, BuildResult([], {})
         counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
         index = partition_index(counts)
-        members = hashmap_order(list(subscriptions))
+        members = java_hashmap_order_vectorised(list(subscriptions))
         subs = [subscriptions[m] for m in members]
         ctx = StickyContext(
             index=index,

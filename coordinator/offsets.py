@@ -15,8 +15,8 @@ from coordinator.group import (
     ClassicGroup,
     Parked,
 )
+from coordinator.java import java_string_length
 from coordinator.log import operation_error_to_response_error
-from coordinator.placement import java_string_length
 from coordinator.protocol import (
     OffsetCommitRequest,
     OffsetCommitResponse,

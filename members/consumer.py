@@ -65,8 +65,8 @@ from coordinator.protocol import (
     SyncGroupRequestAssignment,
     SyncGroupResponse,
     api_name,
+    error_name,
     maybe_truncate_reason,
-    response_error,
 )
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -824,7 +824,7 @@ class Consumer:
             api=entry.api,
             src=src,
             correlation_id=correlation_id,
-            error=_error_name(message),
+            error=error_name(message),
         )
         handler = _HANDLERS.get(type(message))
         try:
@@ -2511,15 +2511,6 @@ class Consumer:
             member_id=entry.sent_generation.member_id,
             generation_id=entry.sent_generation.generation_id,
         )
-
-
-def _error_name(message: object) -> str | None:
-    """The error a response reports, as logged (``coordinator.protocol.response_error``)."""
-    code = response_error(message)
-    if code is None:
-        return None
-    name = _ERROR_NAMES.get(code)
-    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
 
 
 def _java_generation(generation: Generation) -> str:

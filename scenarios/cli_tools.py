@@ -150,7 +150,8 @@ def coordinator(
       groupsim coordinator orders --partitions 3 --brokers 3
     """
 
-    from coordinator.placement import java_string_hashcode, partition_for
+    from coordinator.java import java_string_hashcode
+    from coordinator.placement import partition_for
 
     if partitions < 1 or brokers < 1:
         raise _fail("--partitions and --brokers must be positive")
