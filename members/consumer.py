@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -83,26 +83,30 @@ from members.consumer_protocol import (
     encode_assignment,
     encode_subscriptions,
 )
+from members.failure import ConsumerFatal
+from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
+from members.timers import (
+    TIMER_NAMES,
+    CloseTimer,
+    CommitRetryTimer,
+    ConsumerTimer,
+    ConsumerTimers,
+    DriveTimer,
+    FindCoordinatorTimer,
+    HeartbeatTimer,
+    JoinPrepareTimer,
+    JoinRetryTimer,
+    MetadataTimer,
+    PollTimer,
+    RequestTimeout,
+)
 
 PROTOCOL_TYPE = "consumer"
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
-
-#: The consumer's own timers; each is set under the key ``<name>:<incarnation>``.
-TIMER_NAMES = (
-    "poll",
-    "heartbeat",
-    "drive",
-    "join-retry",
-    "find-coordinator",
-    "metadata",
-    "commit-retry",
-    "join-prepare",
-    "close",
-)
 
 #: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
 DEFAULT_CLOSE_TIMEOUT_MS = 30000
@@ -126,7 +130,9 @@ _JOIN_NON_FATAL = frozenset(
 )
 
 #: The timers that still run while close() waits for its commitSync.
-_CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
+_CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
+    {CommitRetryTimer, FindCoordinatorTimer}
+)
 
 #: Requests that do not travel on the coordinator's connection (Kafka opens a connection of its
 #: own to the coordinator, id Integer.MAX_VALUE - node id): close() does not wait for them.
@@ -229,26 +235,6 @@ class _PendingLeader:
     result: dict[str, list[TopicPartition]] | None = None
 
 
-class _Fatal(Exception):
-    def __init__(self, error: str, reason: str) -> None:
-        super().__init__(f"{error}: {reason}")
-        self.error = error
-        self.reason = reason
-
-
-@define
-class _Heartbeat:
-    """Kafka's Heartbeat: three deadlines (heartbeat, session, poll) and the failure count."""
-
-    enabled: bool = False
-    next_heartbeat_ms: int = 0
-    session_deadline_ms: int = 0
-    poll_deadline_ms: int = 0
-    attempts: int = 0
-    failed: _Fatal | None = None
-    timer_at: int | None = None
-
-
 class Consumer:
     """A simulated classic-protocol consumer. See the module docstring for the threading model."""
 
@@ -312,10 +298,9 @@ class Consumer:
     # ------------------------------------------------------------------ state & queries
 
     def _reset_incarnation_state(self) -> None:
-        # Timer keys of this incarnation (every incarnation change resets this state), built
-        # once rather than per timer set; handle_timer maps a key back to its timer's name.
-        self._keys = {name: f"{name}:{self.incarnation}" for name in TIMER_NAMES}
-        self._timer_names = {key: name for name, key in self._keys.items()}
+        # The timers of this incarnation (every incarnation change resets this state): their
+        # keys, and the deadline each is set for.
+        self._timers = ConsumerTimers(self.incarnation)
         self._member_state = MemberState.UNJOINED
         self.generation: Generation = NO_GENERATION
         self.is_leader = False
@@ -323,17 +308,14 @@ class Consumer:
         self._rejoin_reason = ""
         self._needs_join_prepare = True
         self._join: _JoinFuture | None = None
-        self._join_retry_at: int | None = None
         self._joined_subscription: tuple[str, ...] | None = None
         self._group_subscription: tuple[str, ...] | None = None
         self._assignment_snapshot: tuple | None = None
         self._pending_leader: _PendingLeader | None = None
         self._prepare_commit: CommitResult | None = None
         self._prepare_deadline: int | None = None
-        self._prepare_timer_set = False  # the "join-prepare" timer waits for _prepare_deadline
         self._coordinator: str | None = None
         self._find_inflight: int | None = None
-        self._find_retry_at: int | None = None
         self._find_attempts = 0
         # ensureCoordinatorReady after a failed lookup: refresh metadata before the next one
         self._find_after_metadata = False  # due once the backoff ends
@@ -344,32 +326,33 @@ class Consumer:
         self._node_index = 0
         self._known_nodes: list[str] = list(self.bootstrap)
         self._inflight: dict[int, _Inflight] = {}
-        self._hb = _Heartbeat()
+        self.heartbeat = Heartbeat(
+            session_timeout_ms=self.config.session_timeout_ms,
+            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
+            max_poll_interval_ms=self.config.max_poll_interval_ms,
+            backoff=self._backoff,
+        )
         self._owned: list[TopicPartition] = []
         self._positions: dict[TopicPartition, int] = {}
         self._ready: list[TopicPartition] | None = None  # fetchable partitions (cache)
         # Continuous poll model: records accrue from this time at max_poll_records per
         # poll_interval_ms while the application is in poll() and something is fetchable.
         self._accrue_from = 0
-        self._poll_timer_at: int | None = None
         self._fetch_retry_at: int | None = None  # an OffsetFetch retry waits until then
         self._fetch_attempts = 0  # failed attempts of the current offset lookup
         self._offset_fetch_inflight: int | None = None
         self._busy_until = 0
         self._last_now = 0
-        self._drive_timer_at: int | None = None
         self._next_auto_commit = 0
         # What the consumer knows of the topics, and when it asks again (Kafka's Metadata).
         self._md = ConsumerMetadata(self._backoff, self.config.metadata_max_age_ms)
-        self._metadata_timer_at: int | None = None  # when the "metadata" timer is set for
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._close_deadline = 0  # close(): when its timer ends
         # close(), after the LeaveGroup: the coordinator whose pending requests it waits for
         self._close_node: str | None = None
         self._sync_commits: list[_SyncCommit] = []
-        self._sync_timer_at: int | None = None
-        self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
+        self._poll_fatal: ConsumerFatal | None = None  # thrown from the next poll()
 
     @property
     def state(self) -> str:
@@ -548,7 +531,7 @@ class Consumer:
         self._corr += 1
         corr = self._corr
         api = api_name(message)
-        timer_key = f"request-{corr}"
+        timer_key = RequestTimeout(corr).render()
         self._inflight[corr] = _Inflight(api, dst, self.generation, timer_key, commit, topics)
         timeout = (
             self.config.join_request_timeout_ms
@@ -717,7 +700,7 @@ class Consumer:
         self._materialize(now_ms)
         if now_ms >= self._busy_until:
             # heartbeat.poll(): the application was in poll() until now
-            self._hb.poll_deadline_ms = now_ms + self.config.max_poll_interval_ms
+            self.heartbeat.poll(now_ms)
         self._busy_until = max(self._busy_until, now_ms + duration_ms)
         self._accrue_from = self._busy_until
         self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
@@ -728,63 +711,81 @@ class Consumer:
     # ------------------------------------------------------------------ inputs (public)
 
     def handle_timer(self, key: str, now_ms: int) -> list[Effect]:
+        """A timer the consumer set fired: its rendered key is parsed back into the typed key
+        (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
         out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
-        name = self._timer_names.get(key)
-        if name is None:  # a request timeout, or a timer of an earlier incarnation
-            if key.startswith("request-"):
-                corr = int(key[len("request-") :])
-                entry = self._inflight.pop(corr, None)
-                if entry is not None:
-                    self._emit(
-                        "request_timeout",
-                        t_ms=now_ms,
-                        api=entry.api,
-                        dst=entry.dst,
-                        correlation_id=corr,
-                    )
-                    self._on_failed_request(entry, corr, now_ms, "request timed out")
-                    self._request_update_after_disconnect(now_ms)
-                    if self._close_node is not None:
-                        self._maybe_finish_closing(now_ms)
+        timer = self._timers.parse(key)
+        if timer is None:
+            return out  # a timer of an earlier incarnation
+        if type(timer) is RequestTimeout:
+            self._on_request_timeout(timer, now_ms)
             return out
+        kind = type(timer)
         if self.status is ConsumerStatus.CLOSING:
             if self._close_node is not None:
                 # close() waits for the coordinator's answers and does nothing else
-                if name == "close":
+                if kind is CloseTimer:
                     self._close_timed_out(now_ms)
                 return out
-            if name not in _CLOSING_TIMERS and not (
-                name == "metadata" and self._find_awaits_metadata
+            if kind not in _CLOSING_TIMERS and not (
+                kind is MetadataTimer and self._find_awaits_metadata
             ):
                 # close() only waits for its commit (and the coordinator it needs, whose lookup
                 # may wait for a metadata refresh the backoff held back)
                 return out
-        if name == "poll":
-            self._poll(now_ms)
-        elif name == "drive":
-            self._drive_timer_at = None
-            self._drive(now_ms)
-        elif name == "heartbeat":
-            self._hb.timer_at = None
-            self._heartbeat_tick(now_ms)
-        elif name == "join-retry":
-            self._join_retry_at = None
-            self._maybe_drive(now_ms)
-        elif name == "find-coordinator":
-            self._find_retry_at = None
-            self._lookup_coordinator(now_ms)
-        elif name == "metadata":
-            self._metadata_timer_at = None
-            self._request_metadata(now_ms)
-        elif name == "commit-retry":
-            self._sync_timer_at = None
-            self._retry_sync_commits(now_ms)
-        elif name == "join-prepare":
-            self._prepare_timer_set = False
-            self._maybe_drive(now_ms)
+        _TIMER_HANDLERS[kind](self, now_ms)
         return out
+
+    def _on_request_timeout(self, timer: RequestTimeout, now: int) -> None:
+        """NetworkClient.handleTimedOutRequests: the request fails as a disconnect would."""
+        corr = timer.correlation_id
+        entry = self._inflight.pop(corr, None)
+        if entry is None:
+            return
+        self._emit("request_timeout", t_ms=now, api=entry.api, dst=entry.dst, correlation_id=corr)
+        self._on_failed_request(entry, corr, now, "request timed out")
+        self._request_update_after_disconnect(now)
+        if self._close_node is not None:
+            self._maybe_finish_closing(now)
+
+    # The handlers of the consumer's own timers (``_TIMER_HANDLERS``), each a thread's wake-up.
+
+    def _on_poll_timer(self, now: int) -> None:
+        self._poll(now)
+
+    def _on_drive_timer(self, now: int) -> None:
+        self._timers.forget(DriveTimer)
+        self._drive(now)
+
+    def _on_heartbeat_timer(self, now: int) -> None:
+        self._timers.forget(HeartbeatTimer)
+        self._heartbeat_tick(now)
+
+    def _on_join_retry_timer(self, now: int) -> None:
+        self._timers.forget(JoinRetryTimer)
+        self._maybe_drive(now)
+
+    def _on_find_coordinator_timer(self, now: int) -> None:
+        self._timers.forget(FindCoordinatorTimer)
+        self._lookup_coordinator(now)
+
+    def _on_metadata_timer(self, now: int) -> None:
+        self._timers.forget(MetadataTimer)
+        self._request_metadata(now)
+
+    def _on_commit_retry_timer(self, now: int) -> None:
+        self._timers.forget(CommitRetryTimer)
+        self._retry_sync_commits(now)
+
+    def _on_join_prepare_timer(self, now: int) -> None:
+        self._timers.forget(JoinPrepareTimer)
+        self._maybe_drive(now)
+
+    def _on_close_timer(self, now: int) -> None:
+        """A close timer that fires while close() still waits for its commit: nothing to do
+        (the commitSync's own deadline ends that wait)."""
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
         out = self._begin(now_ms)
@@ -832,7 +833,7 @@ class Consumer:
                 self._emit("response_ignored", t_ms=now_ms, api=entry.api, reason="unexpected type")
             else:
                 handler(self, entry, message, now_ms)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now_ms)
         if self._close_node is not None:
             self._maybe_finish_closing(now_ms)
@@ -840,12 +841,12 @@ class Consumer:
 
     # ------------------------------------------------------------------ failures
 
-    def _fail(self, fatal: _Fatal, now: int) -> None:
+    def _fail(self, fatal: ConsumerFatal, now: int) -> None:
         """A fatal error thrown from poll(): the application stops using the consumer."""
         if self.status is ConsumerStatus.FAILED:
             return
         self.fatal_error = fatal.error
-        self._hb.enabled = False
+        self.heartbeat.enabled = False
         self._emit(
             "consumer_fatal",
             t_ms=now,
@@ -855,8 +856,7 @@ class Consumer:
             generation_id=self.generation.generation_id,
         )
         self.status = ConsumerStatus.FAILED
-        for name in TIMER_NAMES:
-            self._out.append(CancelTimer(self._keys[name]))
+        self._out.extend(self._timers.cancel_all())
 
     def _on_failed_request(self, entry: _Inflight, corr: int, now: int, reason: str) -> None:
         """Disconnect or request timeout: Kafka's DisconnectException (retriable)."""
@@ -888,7 +888,7 @@ class Consumer:
                     self._fail_heartbeat(now)
                 elif entry.api == "OffsetCommit" and entry.commit is not None:
                     self._finish_commit(entry.commit, Errors.NETWORK_EXCEPTION.name, now, True)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now)
 
     def _request_update_after_disconnect(self, now: int) -> None:
@@ -929,7 +929,8 @@ class Consumer:
             return
         if self._close_node is not None:
             return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
-        if self._find_retry_at is not None and now < self._find_retry_at:
+        retry_at = self._timers.deadline(FindCoordinatorTimer)
+        if retry_at is not None and now < retry_at:
             return
         if self._find_after_metadata:
             # ensureCoordinatorReady: after a retriable failure and its backoff,
@@ -950,8 +951,7 @@ class Consumer:
         delay = self._backoff.backoff(self._find_attempts)
         self._find_attempts += 1
         self._find_after_metadata = True
-        self._find_retry_at = now + delay
-        self._out.append(SetTimer(self._keys["find-coordinator"], self._find_retry_at))
+        self._out.append(self._timers.set(FindCoordinatorTimer, now + delay))
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
     def _on_find_coordinator(
@@ -961,15 +961,17 @@ class Consumer:
         if resp.error_code == Errors.NONE:
             self._coordinator = f"broker-{resp.node_id}"
             self._find_attempts = 0
-            self._find_retry_at = None
+            self._timers.forget(FindCoordinatorTimer)
             self._find_after_metadata = False
-            self._hb.session_deadline_ms = now + self.config.session_timeout_ms
+            self.heartbeat.reset_session_timeout(now)
             self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
             self._resume_sync_commits(now)
             self._schedule_heartbeat(now)
             self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
-            raise _Fatal(resp.error_code.name, "FindCoordinator: not authorized for the group")
+            raise ConsumerFatal(
+                resp.error_code.name, "FindCoordinator: not authorized for the group"
+            )
         else:
             self._rotate_node()
             self._find_failed(now, resp.error_code.name)
@@ -1019,9 +1021,8 @@ class Consumer:
         at = md.next_update_at(now)
         if at <= now:
             self._request_metadata(now)
-        elif at != self._metadata_timer_at:
-            self._metadata_timer_at = at
-            self._out.append(SetTimer(self._keys["metadata"], at))
+        elif at != self._timers.deadline(MetadataTimer):
+            self._out.append(self._timers.set(MetadataTimer, at))
 
     def _request_metadata(self, now: int) -> None:
         """The next metadata request is due (the "metadata" timer, or _maybe_update_metadata):
@@ -1032,8 +1033,7 @@ class Consumer:
         topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
         if topics is not None and not topics:
             # nothing to ask for: look again when the metadata would expire
-            self._metadata_timer_at = now + self.config.metadata_max_age_ms
-            self._out.append(SetTimer(self._keys["metadata"], self._metadata_timer_at))
+            self._out.append(self._timers.set(MetadataTimer, now + self.config.metadata_max_age_ms))
             return
         requested = None if topics is None else tuple(sorted(topics))
         md.request_sent(
@@ -1081,7 +1081,7 @@ class Consumer:
             # Metadata.maybeThrowAnyException, so the application's poll() throws
             # InvalidTopicException("Invalid topics: [...]"), at once if it is inside poll() (a
             # leader waiting for this answer in ensureFreshMetadata is), else from its next one.
-            fatal = _Fatal(
+            fatal = ConsumerFatal(
                 Errors.INVALID_TOPIC_EXCEPTION.name, f"Invalid topics: [{', '.join(invalid)}]"
             )
             if now >= self._busy_until or self._pending_leader is not None:
@@ -1121,9 +1121,8 @@ class Consumer:
     # ------------------------------------------------------------------ the application thread
 
     def _set_poll_timer(self, at: int) -> None:
-        if self._poll_timer_at != at:
-            self._poll_timer_at = at
-            self._out.append(SetTimer(self._keys["poll"], at))
+        if self._timers.deadline(PollTimer) != at:
+            self._out.append(self._timers.set(PollTimer, at))
 
     def _poll(self, now: int) -> None:
         """The application calls KafkaConsumer.poll() at ``now``.
@@ -1135,11 +1134,11 @@ class Consumer:
         """
         if self.status is not ConsumerStatus.RUNNING or now < self._busy_until:
             return
-        self._poll_timer_at = None
-        self._hb.poll_deadline_ms = now + self.config.max_poll_interval_ms
+        self._timers.forget(PollTimer)
+        self.heartbeat.poll(now)
         try:
-            if self._hb.failed is not None:
-                raise self._hb.failed
+            if self.heartbeat.failed is not None:
+                raise self.heartbeat.failed
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._drive(now)
@@ -1147,7 +1146,7 @@ class Consumer:
                 return
             self._maybe_auto_commit(now)
             self._maybe_fetch_offsets(now)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now)
             return
         if self._continuous:
@@ -1179,7 +1178,8 @@ class Consumer:
             wakeups.append(max(self._fetch_retry_at, now + 1))
         if wakeups:
             at = min(wakeups)
-            if self._poll_timer_at is None or self._poll_timer_at < now or at < self._poll_timer_at:
+            set_at = self._timers.deadline(PollTimer)
+            if set_at is None or set_at < now or at < set_at:
                 self._set_poll_timer(at)
 
     def _app_poll_now(self, now: int) -> None:
@@ -1195,21 +1195,20 @@ class Consumer:
             return
         if now >= self._busy_until:
             self._drive(now)
-        elif self._drive_timer_at != self._busy_until:
-            self._drive_timer_at = self._busy_until
-            self._out.append(SetTimer(self._keys["drive"], self._busy_until))
+        elif self._timers.deadline(DriveTimer) != self._busy_until:
+            self._out.append(self._timers.set(DriveTimer, self._busy_until))
 
     def _drive(self, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
         if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
             return
         try:
-            if self._hb.failed is not None:
-                raise self._hb.failed
+            if self.heartbeat.failed is not None:
+                raise self.heartbeat.failed
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._join_group_if_needed(now)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now)
 
     def _rejoin_needed_or_pending(self, now: int) -> bool:
@@ -1243,7 +1242,8 @@ class Consumer:
                 and not self._pattern_metadata_fresh(now)
             ):
                 return  # a pattern consumer refreshes its metadata before each rebalance round
-            if self._join_retry_at is not None and now < self._join_retry_at:
+            retry_at = self._timers.deadline(JoinRetryTimer)
+            if retry_at is not None and now < retry_at:
                 return
             if self._needs_join_prepare:
                 self._needs_join_prepare = False
@@ -1274,11 +1274,12 @@ class Consumer:
                 # joinGroupIfNeeded: the short reason names the exception's class.
                 self._request_rejoin(f"rebalance failed due to {result.exception}", now)
             if result.fatal or not (result.retriable or result.error in _IMMEDIATE_RETRY):
-                raise _Fatal(result.error.name, result.reason or "JoinGroup/SyncGroup failed")
+                raise ConsumerFatal(
+                    result.error.name, result.reason or "JoinGroup/SyncGroup failed"
+                )
             if result.error in _IMMEDIATE_RETRY:
                 continue
-            self._join_retry_at = now + self.config.retry_backoff_ms
-            self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
+            self._out.append(self._timers.set(JoinRetryTimer, now + self.config.retry_backoff_ms))
             return
 
     def _pattern_metadata_fresh(self, now: int) -> bool:
@@ -1330,7 +1331,7 @@ class Consumer:
             NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
         )
         self._set_state(MemberState.UNJOINED, now, reason)
-        self._hb.enabled = False
+        self.heartbeat.enabled = False
 
     def _reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
         self._reset_state_and_generation(reason, reset_member_id, now)
@@ -1373,12 +1374,14 @@ class Consumer:
                 self._materialize(now)
                 self._prepare_commit = self._commit(self._all_consumed(), "join-prepare", now)
                 self._restart_accrual(now)
-                if not self._prepare_commit.done and not self._prepare_timer_set:
+                if (
+                    not self._prepare_commit.done
+                    and self._timers.deadline(JoinPrepareTimer) is None
+                ):
                     # onJoinPrepare waits for its commit at most until joinPrepareTimer
                     # expires (client.poll on the earlier of the poll and joinPrepare timers),
                     # then goes on without an answer: the application wakes at the deadline.
-                    self._prepare_timer_set = True
-                    self._out.append(SetTimer(self._keys["join-prepare"], self._prepare_deadline))
+                    self._out.append(self._timers.set(JoinPrepareTimer, self._prepare_deadline))
             op = self._prepare_commit
             deadline = self._prepare_deadline
             assert deadline is not None
@@ -1391,8 +1394,11 @@ class Consumer:
                 self._prepare_commit = None
                 self._restart_accrual(now)
                 # pollTimer.sleep(min(remaining, retry.backoff.ms)): not past joinPrepareTimer
-                self._join_retry_at = min(now + self.config.retry_backoff_ms, deadline)
-                self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
+                self._out.append(
+                    self._timers.set(
+                        JoinRetryTimer, min(now + self.config.retry_backoff_ms, deadline)
+                    )
+                )
                 return False
         gen = self.generation
         if gen.generation_id == -1 or gen.member_id == "":
@@ -1416,9 +1422,8 @@ class Consumer:
         self._prepare_commit = None
         self._restart_accrual(now)
         self._prepare_deadline = None
-        if self._prepare_timer_set:
-            self._prepare_timer_set = False
-            self._out.append(CancelTimer(self._keys["join-prepare"]))
+        if self._timers.deadline(JoinPrepareTimer) is not None:
+            self._out.append(self._timers.cancel(JoinPrepareTimer))
         return True
 
     def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
@@ -1427,12 +1432,12 @@ class Consumer:
             self._assignment_snapshot = None
         assignor = self._assignor_named(self.generation.protocol_name)
         if assignor is None:
-            raise _Fatal(
+            raise ConsumerFatal(
                 "ILLEGAL_STATE",
                 f"coordinator selected invalid assignment protocol: {self.generation.protocol_name}",
             )
         if len(assignment_bytes) < 2:
-            raise _Fatal(
+            raise ConsumerFatal(
                 "ILLEGAL_STATE",
                 "insufficient bytes available to read assignment from the sync-group response "
                 f"(actual byte size {len(assignment_bytes)})",
@@ -1440,7 +1445,7 @@ class Consumer:
         try:
             partitions, _user_data = decode_assignment(assignment_bytes)
         except SchemaError as exc:
-            raise _Fatal("SCHEMA_ERROR", str(exc)) from exc
+            raise ConsumerFatal("SCHEMA_ERROR", str(exc)) from exc
         assigned = sorted(set(partitions))
         self._emit(
             "assignment_received",
@@ -1561,7 +1566,7 @@ class Consumer:
         awaitPendingRequests(coordinator, timer): the consumer stays CLOSING while requests to
         the coordinator are pending (answered, failed or timed out) and the close timer runs. It
         sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
-        self._hb.enabled = False
+        self.heartbeat.enabled = False
         if self.config.internal_leave_group_on_close:
             self._on_leave_prepare(now)
             self._maybe_leave_group("the consumer is being closed", now)
@@ -1569,7 +1574,7 @@ class Consumer:
         if node is not None and self._pending_on(node):
             if now < self._close_deadline:
                 self._close_node = node
-                self._out.append(SetTimer(self._keys["close"], self._close_deadline))
+                self._out.append(self._timers.set(CloseTimer, self._close_deadline))
                 return
             self._emit_close_timeout(node, now)
         self._closed(now)
@@ -1618,8 +1623,7 @@ class Consumer:
         self._close_node = None
         self.status = ConsumerStatus.CLOSED
         self._emit("consumer_closed", t_ms=now)
-        for name in TIMER_NAMES:
-            self._out.append(CancelTimer(self._keys[name]))
+        self._out.extend(self._timers.cancel_all())
 
     # ------------------------------------------------------------------ JoinGroup / SyncGroup
 
@@ -2003,32 +2007,28 @@ class Consumer:
 
     def _enable_heartbeat(self, now: int) -> None:
         """HeartbeatThread.enable -> Heartbeat.resetTimeouts."""
-        hb = self._hb
+        hb = self.heartbeat
         hb.enabled = True
-        hb.session_deadline_ms = now + self.config.session_timeout_ms
-        hb.poll_deadline_ms = now + self.config.max_poll_interval_ms
-        hb.next_heartbeat_ms = now + self.config.heartbeat_interval_ms
+        hb.reset_timeouts(now)
         self._schedule_heartbeat(now)
 
     def _schedule_heartbeat(self, now: int) -> None:
-        hb = self._hb
+        hb = self.heartbeat
         if not hb.enabled or self.status is not ConsumerStatus.RUNNING:
             return
         if self._coordinator is None:
             at = now + self.config.retry_backoff_ms
         else:
-            at = min(hb.next_heartbeat_ms, hb.session_deadline_ms)
-            if self._poll_timeout_possible(now):
-                at = min(at, hb.poll_deadline_ms)
+            at = hb.next_deadline(self._poll_timeout_possible(now))
         at = max(at, now)
-        if hb.timer_at is not None and hb.timer_at <= at and hb.timer_at >= now:
+        set_at = self._timers.deadline(HeartbeatTimer)
+        if set_at is not None and set_at <= at and set_at >= now:
             return  # an earlier wake-up is already set; it will re-plan
-        hb.timer_at = at
-        self._out.append(SetTimer(self._keys["heartbeat"], at))
+        self._out.append(self._timers.set(HeartbeatTimer, at))
 
     def _heartbeat_tick(self, now: int) -> None:
         """One pass of HeartbeatThread.run's loop."""
-        hb = self._hb
+        hb = self.heartbeat
         if not hb.enabled:
             return
         if self._pending_leader is not None:
@@ -2044,13 +2044,13 @@ class Consumer:
             self._lookup_coordinator(now)
             self._schedule_heartbeat(now)
             return
-        if now >= hb.session_deadline_ms:
+        if hb.session_timeout_expired(now):
             self._mark_coordinator_unknown(
                 "session timed out without receiving a heartbeat response", now
             )
             self._schedule_heartbeat(now)
             return
-        if self._poll_timeout_possible(now) and now >= hb.poll_deadline_ms:
+        if self._poll_timeout_possible(now) and hb.poll_timeout_expired(now):
             self._emit(
                 "poll_timeout",
                 t_ms=now,
@@ -2059,8 +2059,8 @@ class Consumer:
             )
             self._maybe_leave_group("consumer poll timeout has expired.", now)
             return
-        if now >= hb.next_heartbeat_ms:
-            hb.next_heartbeat_ms = now + self.config.heartbeat_interval_ms
+        if hb.should_heartbeat(now):
+            hb.sent_heartbeat(now)
             self._send(
                 self._coordinator,
                 HeartbeatRequest(
@@ -2078,18 +2078,17 @@ class Consumer:
     def _poll_timeout_possible(self, now: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can
         overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
-        return now < self._busy_until and self._hb.poll_deadline_ms < self._busy_until
+        return now < self._busy_until and self.heartbeat.poll_deadline_ms < self._busy_until
 
     def _receive_heartbeat(self, now: int) -> None:
-        self._hb.attempts = 0
-        self._hb.session_deadline_ms = now + self.config.session_timeout_ms
+        self.heartbeat.receive_heartbeat(now)
 
     def _fail_heartbeat(self, now: int) -> None:
-        hb = self._hb
-        hb.next_heartbeat_ms = now + self._backoff.backoff(hb.attempts)
-        hb.attempts += 1
-        if hb.timer_at is not None and hb.timer_at > hb.next_heartbeat_ms:
-            hb.timer_at = None
+        hb = self.heartbeat
+        hb.fail_heartbeat(now)
+        set_at = self._timers.deadline(HeartbeatTimer)
+        if set_at is not None and set_at > hb.next_heartbeat_ms:
+            self._timers.forget(HeartbeatTimer)
         self._schedule_heartbeat(now)
 
     def _on_heartbeat(self, entry: _Inflight, resp: HeartbeatResponse, now: int) -> None:
@@ -2114,7 +2113,9 @@ class Consumer:
                 )
                 if err is Errors.FENCED_INSTANCE_ID:
                     # The heartbeat thread fails; the next poll() throws.
-                    self._hb.failed = _Fatal(err.name, "group.instance.id fenced (Heartbeat)")
+                    self.heartbeat.failed = ConsumerFatal(
+                        err.name, "group.instance.id fenced (Heartbeat)"
+                    )
                 else:
                     self._fail_heartbeat(now)
                 self._maybe_drive(now)
@@ -2225,7 +2226,7 @@ class Consumer:
                 # GroupAuthorizationException, TopicAuthorizationException or a KafkaException
                 # (UNKNOWN_TOPIC_OR_PARTITION: the partition does not exist; unexpected errors)
                 # escapes updateFetchPositions and is thrown from poll().
-                self._poll_fatal = _Fatal(error.name, "OffsetFetch failed")
+                self._poll_fatal = ConsumerFatal(error.name, "OffsetFetch failed")
                 self._maybe_drive(now)
                 return
             self._offset_fetch_failed(now)
@@ -2307,9 +2308,9 @@ class Consumer:
             s.deadline_ms if s.retry_at is None else min(s.retry_at, s.deadline_ms)
             for s in self._sync_commits
         )
-        if self._sync_timer_at is None or at < self._sync_timer_at:
-            self._sync_timer_at = at
-            self._out.append(SetTimer(self._keys["commit-retry"], at))
+        set_at = self._timers.deadline(CommitRetryTimer)
+        if set_at is None or at < set_at:
+            self._out.append(self._timers.set(CommitRetryTimer, at))
 
     def _retry_sync_commits(self, now: int) -> None:
         for sync in list(self._sync_commits):
@@ -2476,7 +2477,9 @@ class Consumer:
                 self._finish_commit(op, error.name, now, False)
                 # commitSync throws; an async (auto) commit sets asyncCommitFenced and the
                 # next poll() throws: either way FencedInstanceIdException reaches the app.
-                self._poll_fatal = _Fatal(error.name, "OffsetCommit: group.instance.id fenced")
+                self._poll_fatal = ConsumerFatal(
+                    error.name, "OffsetCommit: group.instance.id fenced"
+                )
                 self._maybe_drive(now)
             else:
                 rebalancing = self._member_state is MemberState.PREPARING_REBALANCE
@@ -2586,4 +2589,17 @@ _HANDLERS: dict[type, Any] = {
     LeaveGroupResponse: Consumer._on_leave_group,
 }
 
-__all__ = ["CommitResult", "Consumer"]
+#: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).
+_TIMER_HANDLERS: dict[type[ConsumerTimer], Callable[[Consumer, int], None]] = {
+    PollTimer: Consumer._on_poll_timer,
+    DriveTimer: Consumer._on_drive_timer,
+    HeartbeatTimer: Consumer._on_heartbeat_timer,
+    JoinRetryTimer: Consumer._on_join_retry_timer,
+    FindCoordinatorTimer: Consumer._on_find_coordinator_timer,
+    MetadataTimer: Consumer._on_metadata_timer,
+    CommitRetryTimer: Consumer._on_commit_retry_timer,
+    JoinPrepareTimer: Consumer._on_join_prepare_timer,
+    CloseTimer: Consumer._on_close_timer,
+}
+
+__all__ = ["TIMER_NAMES", "CommitResult", "Consumer"]

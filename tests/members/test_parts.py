@@ -1,0 +1,116 @@
+"""The consumer's parts tested alone: typed timer keys, Kafka's Heartbeat."""
+
+from __future__ import annotations
+
+import random
+
+from coordinator.effects import CancelTimer, SetTimer
+from members.backoff import ExponentialBackoff
+from members.heartbeat import Heartbeat
+from members.timers import (
+    TIMER_KINDS,
+    TIMER_NAMES,
+    CloseTimer,
+    ConsumerTimers,
+    HeartbeatTimer,
+    PollTimer,
+    RequestTimeout,
+)
+
+# --- timers -------------------------------------------------------------------------------
+
+
+def test_timer_keys_render_as_the_runner_and_the_log_know_them() -> None:
+    assert HeartbeatTimer(2).render() == "heartbeat:2"
+    assert RequestTimeout(17).render() == "request-17"
+    assert TIMER_NAMES == (
+        "poll",
+        "heartbeat",
+        "drive",
+        "join-retry",
+        "find-coordinator",
+        "metadata",
+        "commit-retry",
+        "join-prepare",
+        "close",
+    )
+    assert HeartbeatTimer(2) == HeartbeatTimer(2) != PollTimer(2)  # the type is part of the key
+
+
+def test_parse_gives_back_this_incarnation_s_keys_only() -> None:
+    timers = ConsumerTimers(3)
+    assert timers.parse("poll:3") == PollTimer(3)
+    assert timers.parse("close:3") == CloseTimer(3)
+    assert timers.parse("request-42") == RequestTimeout(42)
+    assert timers.parse("poll:2") is None  # an earlier incarnation's
+    assert timers.parse("request-x") is None
+    assert timers.parse("nonsense") is None
+
+
+def test_the_table_remembers_deadlines_and_returns_the_effects() -> None:
+    timers = ConsumerTimers(0)
+    assert timers.deadline(PollTimer) is None
+    assert timers.set(PollTimer, 500) == SetTimer("poll:0", 500)
+    assert timers.deadline(PollTimer) == 500
+    assert timers.set(PollTimer, 700) == SetTimer("poll:0", 700)  # moved
+    assert timers.deadline(PollTimer) == 700
+    timers.forget(PollTimer)
+    assert timers.deadline(PollTimer) is None
+    timers.set(HeartbeatTimer, 10)
+    assert timers.cancel(HeartbeatTimer) == CancelTimer("heartbeat:0")
+    assert timers.deadline(HeartbeatTimer) is None
+    assert timers.cancel_all() == [CancelTimer(f"{k.name}:0") for k in TIMER_KINDS]
+
+
+# --- heartbeat ------------------------------------------------------------------------------
+
+
+def _heartbeat(seed: int = 1) -> Heartbeat:
+    return Heartbeat(
+        session_timeout_ms=45000,
+        heartbeat_interval_ms=3000,
+        max_poll_interval_ms=300000,
+        backoff=ExponentialBackoff(100, 1000, random.Random(seed)),
+    )
+
+
+def test_reset_timeouts_starts_all_three_deadlines() -> None:
+    hb = _heartbeat()
+    hb.reset_timeouts(1000)
+    assert (hb.next_heartbeat_ms, hb.session_deadline_ms, hb.poll_deadline_ms) == (
+        4000,
+        46000,
+        301000,
+    )
+    assert not hb.should_heartbeat(3999) and hb.should_heartbeat(4000)
+    assert not hb.session_timeout_expired(45999) and hb.session_timeout_expired(46000)
+    assert not hb.poll_timeout_expired(300999) and hb.poll_timeout_expired(301000)
+    assert hb.next_deadline(poll_timeout_possible=False) == 4000
+    hb.sent_heartbeat(4000)
+    assert hb.next_heartbeat_ms == 7000
+    hb.poll(2000)
+    assert hb.poll_deadline_ms == 302000
+
+
+def test_failed_heartbeats_back_off_exponentially_and_a_success_resets() -> None:
+    hb = _heartbeat(seed=7)
+    hb.reset_timeouts(0)
+    delays = []
+    for _ in range(6):
+        hb.fail_heartbeat(10_000)
+        delays.append(hb.next_heartbeat_ms - 10_000)
+    assert hb.attempts == 6
+    expected = ExponentialBackoff(100, 1000, random.Random(7))  # the same draws, in order
+    assert delays == [expected.backoff(n) for n in range(6)]
+    assert 80 <= delays[0] <= 120 and delays[-1] <= 1000
+    hb.receive_heartbeat(20_000)
+    assert hb.attempts == 0 and hb.session_deadline_ms == 65_000
+
+
+def test_next_deadline_counts_the_poll_timer_only_when_it_can_expire() -> None:
+    hb = _heartbeat()
+    hb.reset_timeouts(0)
+    hb.next_heartbeat_ms = hb.session_deadline_ms = 10**9
+    hb.poll_deadline_ms = 5000
+    assert hb.next_deadline(poll_timeout_possible=True) == 5000
+    assert hb.next_deadline(poll_timeout_possible=False) == 10**9
