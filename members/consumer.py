@@ -39,7 +39,7 @@ from assignors.api import (
     Subscription,
     TopicPartition,
 )
-from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.effects import CancelTimer, Effect
 from coordinator.errors import EXCEPTION_NAMES, Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
@@ -64,7 +64,6 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
     SyncGroupResponse,
-    api_name,
     maybe_truncate_reason,
     response_error,
 )
@@ -87,6 +86,8 @@ from members.failure import ConsumerFatal
 from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
+from members.network import ConsumerNetworkClient, InFlightRequest
+from members.offsets import CommitResult, SyncCommit, offset_fetch_error
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 from members.timers import (
     TIMER_NAMES,
@@ -134,10 +135,6 @@ _CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
     {CommitRetryTimer, FindCoordinatorTimer}
 )
 
-#: Requests that do not travel on the coordinator's connection (Kafka opens a connection of its
-#: own to the coordinator, id Integer.MAX_VALUE - node id): close() does not wait for them.
-_NOT_COORDINATOR_REQUESTS = frozenset({"FindCoordinator", "Metadata"})
-
 #: The JoinGroup errors with a branch of their own in JoinGroupResponseHandler: their future fails
 #: with the error's exception; any other error with a KafkaException.
 _JOIN_HANDLED = _JOIN_NON_FATAL | {
@@ -175,29 +172,6 @@ _IMMEDIATE_RETRY = frozenset(
 
 
 @define
-class CommitResult:
-    """One offset commit, as the application saw it (``error`` None = success)."""
-
-    t_ms: int
-    purpose: str  # "auto" | "manual" | "join-prepare" | "close"
-    offsets: dict[TopicPartition, int]
-    generation_id: int
-    error: str | None = None  # Errors name, or COMMIT_FAILED / REBALANCE_IN_PROGRESS (client side)
-    done: bool = False
-    retriable: bool = False
-
-
-@define
-class _Inflight:
-    api: str
-    dst: str
-    sent_generation: Generation
-    timer_key: str  # the request-timeout timer, cancelled when the request completes
-    commit: CommitResult | None = None
-    topics: tuple[str, ...] | None = None
-
-
-@define
 class _JoinFuture:
     """The combined JoinGroup + SyncGroup future of AbstractCoordinator (``joinFuture``)."""
 
@@ -209,17 +183,6 @@ class _JoinFuture:
     fatal: bool = False
     #: The simple name of the exception Kafka's future fails with (the rejoin reason names it).
     exception: str = ""
-
-
-@define
-class _SyncCommit:
-    """A commitSync in progress (ConsumerCoordinator.commitOffsetsSync's retry loop)."""
-
-    op: CommitResult
-    deadline_ms: int
-    attempts: int = 0
-    retry_at: int | None = None  # backing off until then; None: in flight or awaiting coordinator
-    in_flight: bool = False
 
 
 @define
@@ -292,7 +255,11 @@ class Consumer:
         self.incarnation = 0
         self.status = ConsumerStatus.NEW
         self.fatal_error: str | None = None
-        self._corr = 0
+        self.network = ConsumerNetworkClient(
+            node,
+            request_timeout_ms=config.request_timeout_ms,
+            join_request_timeout_ms=config.join_request_timeout_ms,
+        )
         self._reset_incarnation_state()
 
     # ------------------------------------------------------------------ state & queries
@@ -325,7 +292,7 @@ class Consumer:
         self._pattern_awaits_version: int | None = None
         self._node_index = 0
         self._known_nodes: list[str] = list(self.bootstrap)
-        self._inflight: dict[int, _Inflight] = {}
+        self.network.reset()
         self.heartbeat = Heartbeat(
             session_timeout_ms=self.config.session_timeout_ms,
             heartbeat_interval_ms=self.config.heartbeat_interval_ms,
@@ -351,7 +318,7 @@ class Consumer:
         self._close_deadline = 0  # close(): when its timer ends
         # close(), after the LeaveGroup: the coordinator whose pending requests it waits for
         self._close_node: str | None = None
-        self._sync_commits: list[_SyncCommit] = []
+        self._sync_commits: list[SyncCommit] = []
         self._poll_fatal: ConsumerFatal | None = None  # thrown from the next poll()
 
     @property
@@ -528,20 +495,11 @@ class Consumer:
         **extra: Any,
     ) -> int:
         """Send a request with its timeout; ``extra`` fields go into the request_sent event."""
-        self._corr += 1
-        corr = self._corr
-        api = api_name(message)
-        timer_key = RequestTimeout(corr).render()
-        self._inflight[corr] = _Inflight(api, dst, self.generation, timer_key, commit, topics)
-        timeout = (
-            self.config.join_request_timeout_ms
-            if api == "JoinGroup"
-            else self.config.request_timeout_ms
+        corr, entry, effects = self.network.send(
+            dst, message, now, self.generation, commit=commit, topics=topics
         )
-        out = self._out
-        out.append(Send(self.node, dst, corr, message))
-        out.append(SetTimer(timer_key, now + timeout))
-        self._emit("request_sent", t_ms=now, api=api, dst=dst, correlation_id=corr, **extra)
+        self._out.extend(effects)
+        self._emit("request_sent", t_ms=now, api=entry.api, dst=dst, correlation_id=corr, **extra)
         return corr
 
     def _begin(self, now: int) -> list[Effect]:
@@ -741,7 +699,7 @@ class Consumer:
     def _on_request_timeout(self, timer: RequestTimeout, now: int) -> None:
         """NetworkClient.handleTimedOutRequests: the request fails as a disconnect would."""
         corr = timer.correlation_id
-        entry = self._inflight.pop(corr, None)
+        entry = self.network.complete(corr)
         if entry is None:
             return
         self._emit("request_timeout", t_ms=now, api=entry.api, dst=entry.dst, correlation_id=corr)
@@ -791,7 +749,7 @@ class Consumer:
         out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
-        entry = self._inflight.pop(correlation_id, None)
+        entry = self.network.complete(correlation_id)
         if entry is None:
             return out
         out.append(CancelTimer(entry.timer_key))
@@ -815,7 +773,7 @@ class Consumer:
         out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
-        entry = self._inflight.pop(correlation_id, None)
+        entry = self.network.complete(correlation_id)
         if entry is None:
             return out  # a late answer to a request that timed out or an earlier incarnation
         out.append(CancelTimer(entry.timer_key))
@@ -858,7 +816,7 @@ class Consumer:
         self.status = ConsumerStatus.FAILED
         self._out.extend(self._timers.cancel_all())
 
-    def _on_failed_request(self, entry: _Inflight, corr: int, now: int, reason: str) -> None:
+    def _on_failed_request(self, entry: InFlightRequest, corr: int, now: int, reason: str) -> None:
         """Disconnect or request timeout: Kafka's DisconnectException (retriable)."""
         try:
             if entry.api == "FindCoordinator":
@@ -955,7 +913,7 @@ class Consumer:
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
     def _on_find_coordinator(
-        self, entry: _Inflight, resp: FindCoordinatorResponse, now: int
+        self, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
     ) -> None:
         self._find_inflight = None
         if resp.error_code == Errors.NONE:
@@ -989,12 +947,8 @@ class Consumer:
         old, self._coordinator = self._coordinator, None
         # Kafka disconnects from the old coordinator (disconnectAsync): every group request
         # still in flight on that connection fails with a DisconnectException.
-        for corr in [
-            c
-            for c, e in self._inflight.items()
-            if e.dst == old and e.api not in _NOT_COORDINATOR_REQUESTS
-        ]:
-            entry = self._inflight.pop(corr)
+        for corr, entry in list(self.network.coordinator_requests(old)):
+            self.network.complete(corr)
             self._out.append(CancelTimer(entry.timer_key))
             self._emit(
                 "request_failed",
@@ -1054,7 +1008,7 @@ class Consumer:
             self._find_awaits_metadata = False
             self._lookup_coordinator(now)
 
-    def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
+    def _on_metadata(self, entry: InFlightRequest, resp: MetadataResponse, now: int) -> None:
         md = self._md
         invalid = md.update(now, resp, entry.topics is None, self._retain_topic)
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
@@ -1571,7 +1525,7 @@ class Consumer:
             self._on_leave_prepare(now)
             self._maybe_leave_group("the consumer is being closed", now)
         node = self._coordinator
-        if node is not None and self._pending_on(node):
+        if node is not None and self.network.pending_request_count(node):
             if now < self._close_deadline:
                 self._close_node = node
                 self._out.append(self._timers.set(CloseTimer, self._close_deadline))
@@ -1579,21 +1533,13 @@ class Consumer:
             self._emit_close_timeout(node, now)
         self._closed(now)
 
-    def _pending_on(self, node: str) -> int:
-        """ConsumerNetworkClient.pendingRequestCount(coordinator): requests in flight to it."""
-        return sum(
-            1
-            for e in self._inflight.values()
-            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
-        )
-
     def _maybe_finish_closing(self, now: int) -> None:
         """close() waits for the coordinator's pending requests: done when none is left."""
         node = self._close_node
         if (
             node is not None
             and self.status is ConsumerStatus.CLOSING
-            and (self._coordinator != node or not self._pending_on(node))
+            and (self._coordinator != node or not self.network.pending_request_count(node))
         ):
             self._closed(now)
 
@@ -1606,11 +1552,7 @@ class Consumer:
         self._closed(now)
 
     def _emit_close_timeout(self, node: str, now: int) -> None:
-        pending = sorted(
-            (corr, e.api)
-            for corr, e in self._inflight.items()
-            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
-        )
+        pending = sorted((corr, e.api) for corr, e in self.network.coordinator_requests(node))
         self._emit(
             "close_timed_out",
             t_ms=now,
@@ -1703,10 +1645,10 @@ class Consumer:
         )
         self._maybe_drive(now)
 
-    def _generation_unchanged(self, entry: _Inflight) -> bool:
+    def _generation_unchanged(self, entry: InFlightRequest) -> bool:
         return entry.sent_generation == self.generation
 
-    def _on_join_group(self, entry: _Inflight, resp: JoinGroupResponse, now: int) -> None:
+    def _on_join_group(self, entry: InFlightRequest, resp: JoinGroupResponse, now: int) -> None:
         err = resp.error_code
         if self._join is None or self._join.done:
             return  # a stale answer (the join was abandoned)
@@ -1946,7 +1888,7 @@ class Consumer:
             assignments=len(assignments),
         )
 
-    def _on_sync_group(self, entry: _Inflight, resp: SyncGroupResponse, now: int) -> None:
+    def _on_sync_group(self, entry: InFlightRequest, resp: SyncGroupResponse, now: int) -> None:
         err = resp.error_code
         if self._join is None or self._join.done:
             return
@@ -2091,7 +2033,7 @@ class Consumer:
             self._timers.forget(HeartbeatTimer)
         self._schedule_heartbeat(now)
 
-    def _on_heartbeat(self, entry: _Inflight, resp: HeartbeatResponse, now: int) -> None:
+    def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
         err = resp.error_code
         if err == Errors.NONE:
             self._receive_heartbeat(now)
@@ -2213,12 +2155,12 @@ class Consumer:
             partitions=[str(tp) for tp in missing],
         )
 
-    def _on_offset_fetch(self, entry: _Inflight, resp: OffsetFetchResponse, now: int) -> None:
+    def _on_offset_fetch(self, entry: InFlightRequest, resp: OffsetFetchResponse, now: int) -> None:
         """ConsumerCoordinator.OffsetFetchResponseHandler, as fetchCommittedOffsets reacts to it:
         a retriable error (UNSTABLE_OFFSET_COMMIT for a partition included) fails the whole
         lookup and it is retried after the backoff; any other error is thrown from poll()."""
         self._offset_fetch_inflight = None
-        error, retriable = _offset_fetch_error(resp)
+        error, retriable = offset_fetch_error(resp)
         if error != Errors.NONE:
             if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
                 self._mark_coordinator_unknown(f"error response {error.name}", now)
@@ -2289,12 +2231,12 @@ class Consumer:
             return op
         self.commits.append(op)
         if sync_deadline is not None:
-            self._sync_commits.append(_SyncCommit(op, sync_deadline))
+            self._sync_commits.append(SyncCommit(op, sync_deadline))
             self._plan_sync_timer()
         self._send_commit(op, now)
         return op
 
-    def _sync_of(self, op: CommitResult) -> _SyncCommit | None:
+    def _sync_of(self, op: CommitResult) -> SyncCommit | None:
         for sync in self._sync_commits:
             if sync.op is op:
                 return sync
@@ -2430,7 +2372,9 @@ class Consumer:
             self._close_commit = None
             self._finish_close(now)
 
-    def _on_offset_commit(self, entry: _Inflight, resp: OffsetCommitResponse, now: int) -> None:
+    def _on_offset_commit(
+        self, entry: InFlightRequest, resp: OffsetCommitResponse, now: int
+    ) -> None:
         op = entry.commit
         if op is None:
             return
@@ -2489,7 +2433,7 @@ class Consumer:
         else:
             self._finish_commit(op, error.name, now, False)
 
-    def _on_leave_group(self, entry: _Inflight, resp: LeaveGroupResponse, now: int) -> None:
+    def _on_leave_group(self, entry: InFlightRequest, resp: LeaveGroupResponse, now: int) -> None:
         """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
         reset its generation when it sent the request), but a failure is logged, as Kafka logs
         "LeaveGroup request with <generation> failed": an answer naming more than one member
@@ -2532,34 +2476,6 @@ def _java_generation(generation: Generation) -> str:
         f"Generation{{generationId={generation.generation_id}, "
         f"memberId='{generation.member_id}', protocol='{protocol}'}}"
     )
-
-
-def _offset_fetch_error(resp: OffsetFetchResponse) -> tuple[Errors, bool]:
-    """The error an OffsetFetch answer fails with, and whether it is retriable
-    (OffsetFetchResponseHandler.handle): a group-level error, retriable as its exception is;
-    else the first partition error other than TOPIC_AUTHORIZATION_FAILED (collected, the answer
-    failing with it after the loop) and UNSTABLE_OFFSET_COMMIT (the only retriable one, when
-    nothing worse is found), UNKNOWN_TOPIC_OR_PARTITION included (a KafkaException here).
-    ``(NONE, False)`` when every partition has its offset."""
-    if resp.error_code != Errors.NONE:
-        return resp.error_code, resp.error_code.retriable
-    unauthorized = unstable = False
-    for topic in resp.topics:
-        for p in topic.partitions:
-            code = p.error_code
-            if code == Errors.NONE:
-                continue
-            if code == Errors.TOPIC_AUTHORIZATION_FAILED:
-                unauthorized = True
-            elif code == Errors.UNSTABLE_OFFSET_COMMIT:
-                unstable = True
-            else:
-                return code, False
-    if unauthorized:
-        return Errors.TOPIC_AUTHORIZATION_FAILED, False
-    if unstable:
-        return Errors.UNSTABLE_OFFSET_COMMIT, True
-    return Errors.NONE, False
 
 
 def _cooperative_violations(
