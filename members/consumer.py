@@ -85,6 +85,7 @@ from members.consumer_protocol import (
 from members.failure import ConsumerFatal
 from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
+from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.network import ConsumerNetworkClient, InFlightRequest
 from members.offsets import CommitResult, SyncCommit, offset_fetch_error
@@ -117,57 +118,12 @@ DEFAULT_API_TIMEOUT_MS = 60000
 #: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
 _ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
-#: JoinGroup answers that JoinGroupResponseHandler turns into a retry (at once or after the
-#: backoff); every other error is thrown from poll().
-_JOIN_NON_FATAL = frozenset(
-    {
-        Errors.MEMBER_ID_REQUIRED,
-        Errors.UNKNOWN_MEMBER_ID,
-        Errors.REBALANCE_IN_PROGRESS,
-        Errors.COORDINATOR_LOAD_IN_PROGRESS,
-        Errors.COORDINATOR_NOT_AVAILABLE,
-        Errors.NOT_COORDINATOR,
-    }
-)
+#: How Kafka's log and rejoin reasons name an API (ApiKeys, upper case).
+_API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
 
 #: The timers that still run while close() waits for its commitSync.
 _CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
     {CommitRetryTimer, FindCoordinatorTimer}
-)
-
-#: The JoinGroup errors with a branch of their own in JoinGroupResponseHandler: their future fails
-#: with the error's exception; any other error with a KafkaException.
-_JOIN_HANDLED = _JOIN_NON_FATAL | {
-    Errors.FENCED_INSTANCE_ID,
-    Errors.INCONSISTENT_GROUP_PROTOCOL,
-    Errors.INVALID_SESSION_TIMEOUT,
-    Errors.INVALID_GROUP_ID,
-    Errors.GROUP_AUTHORIZATION_FAILED,
-    Errors.GROUP_MAX_SIZE_REACHED,
-    Errors.UNSUPPORTED_VERSION,
-}
-
-#: Likewise for SyncGroupResponseHandler.
-_SYNC_HANDLED = frozenset(
-    {
-        Errors.GROUP_AUTHORIZATION_FAILED,
-        Errors.REBALANCE_IN_PROGRESS,
-        Errors.FENCED_INSTANCE_ID,
-        Errors.UNKNOWN_MEMBER_ID,
-        Errors.ILLEGAL_GENERATION,
-        Errors.COORDINATOR_NOT_AVAILABLE,
-        Errors.NOT_COORDINATOR,
-    }
-)
-
-#: Join/sync failures after which joinGroupIfNeeded retries at once (no backoff).
-_IMMEDIATE_RETRY = frozenset(
-    {
-        Errors.UNKNOWN_MEMBER_ID,
-        Errors.ILLEGAL_GENERATION,
-        Errors.REBALANCE_IN_PROGRESS,
-        Errors.MEMBER_ID_REQUIRED,
-    }
 )
 
 
@@ -177,10 +133,10 @@ class _JoinFuture:
 
     done: bool = False
     error: Errors | None = None
-    retriable: bool = False
+    #: What joinGroupIfNeeded does with the failure (members.membership.Retry).
+    retry: Retry = Retry.THROW
     reason: str = ""
     assignment: bytes = b""
-    fatal: bool = False
     #: The simple name of the exception Kafka's future fails with (the rejoin reason names it).
     exception: str = ""
 
@@ -840,7 +796,11 @@ class Consumer:
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 if entry.api in ("JoinGroup", "SyncGroup"):
                     self._complete_join_failure(
-                        Errors.NETWORK_EXCEPTION, now, reason, exception="DisconnectException"
+                        Errors.NETWORK_EXCEPTION,
+                        Retry.BACKOFF,
+                        now,
+                        reason,
+                        exception="DisconnectException",
                     )
                 elif entry.api == "Heartbeat":
                     self._fail_heartbeat(now)
@@ -1227,11 +1187,11 @@ class Consumer:
             if result.error is not Errors.MEMBER_ID_REQUIRED:
                 # joinGroupIfNeeded: the short reason names the exception's class.
                 self._request_rejoin(f"rebalance failed due to {result.exception}", now)
-            if result.fatal or not (result.retriable or result.error in _IMMEDIATE_RETRY):
+            if result.retry is Retry.THROW:
                 raise ConsumerFatal(
                     result.error.name, result.reason or "JoinGroup/SyncGroup failed"
                 )
-            if result.error in _IMMEDIATE_RETRY:
+            if result.retry is Retry.IMMEDIATE:
                 continue
             self._out.append(self._timers.set(JoinRetryTimer, now + self.config.retry_backoff_ms))
             return
@@ -1623,27 +1583,50 @@ class Consumer:
     def _complete_join_failure(
         self,
         error: Errors,
+        retry: Retry,
         now: int,
         reason: str = "",
         *,
-        fatal: bool = False,
         exception: str | None = None,
     ) -> None:
-        """Fail the join future with ``error``; ``exception`` names the Java exception when it is
-        not the error code's own (a disconnect, an unexpected error's KafkaException)."""
+        """Fail the join future with ``error``; ``retry`` is what joinGroupIfNeeded then does,
+        ``exception`` names the Java exception when it is not the error code's own (a
+        disconnect, an unexpected error's KafkaException)."""
         if self._join is None or self._join.done:
             return
         self._join.done = True
         self._join.error = error
         self._join.reason = reason
-        self._join.fatal = fatal
+        self._join.retry = retry
         self._join.exception = exception or EXCEPTION_NAMES.get(error, "KafkaException")
-        self._join.retriable = error.retriable or error in (
-            Errors.NETWORK_EXCEPTION,
-            Errors.COORDINATOR_NOT_AVAILABLE,
-            Errors.NOT_COORDINATOR,
-        )
         self._maybe_drive(now)
+
+    def _react_to_join_error(
+        self, api: str, error: Errors, entry: InFlightRequest, now: int, member_id: str = ""
+    ) -> None:
+        """A JoinGroup or SyncGroup error answer, by the table (members.membership.JOIN_ERRORS):
+        the action on the member, then the failed future. ``member_id`` is the one a JoinGroup
+        answer gives (MEMBER_ID_REQUIRED)."""
+        reaction = join_reaction(api, error)
+        action = reaction.action
+        if action is Action.ADOPT_MEMBER_ID:
+            self.generation = Generation(-1, member_id, None)
+            self._request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
+        elif action is Action.MARK_COORDINATOR_UNKNOWN:
+            self._mark_coordinator_unknown(f"error response {error.name}", now)
+        elif action is not Action.NOTHING and self._generation_unchanged(entry):
+            self._reset_state_and_rejoin(
+                f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
+                action is Action.RESET_GENERATION_AND_MEMBER_ID,
+                now,
+            )
+        self._complete_join_failure(
+            error,
+            reaction.retry,
+            now,
+            f"{api} failed: {error.name}",
+            exception=reaction.exception,
+        )
 
     def _generation_unchanged(self, entry: InFlightRequest) -> bool:
         return entry.sent_generation == self.generation
@@ -1655,13 +1638,14 @@ class Consumer:
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol type mismatch", fatal=True
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
                 )
                 return
             if self._member_state is not MemberState.PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
                 self._complete_join_failure(
                     Errors.NETWORK_EXCEPTION,
+                    Retry.BACKOFF,
                     now,
                     "unjoined group",
                     exception="UnjoinedGroupException",
@@ -1686,26 +1670,7 @@ class Consumer:
             else:
                 self._send_sync_group((), now)
             return
-        if err == Errors.MEMBER_ID_REQUIRED:
-            self.generation = Generation(-1, resp.member_id, None)
-            self._request_rejoin(f"need to re-join with the given member-id: {resp.member_id}", now)
-        elif err == Errors.UNKNOWN_MEMBER_ID:
-            if self._generation_unchanged(entry):
-                self._reset_state_and_rejoin(
-                    f"encountered {err.name} from JOIN_GROUP response", True, now
-                )
-        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self._mark_coordinator_unknown(f"error response {err.name}", now)
-        # Every error without its own branch in JoinGroupResponseHandler (ILLEGAL_GENERATION
-        # included) becomes a KafkaException, which joinGroupIfNeeded throws from poll().
-        fatal = err not in _JOIN_NON_FATAL
-        self._complete_join_failure(
-            err,
-            now,
-            f"JoinGroup failed: {err.name}",
-            fatal=fatal,
-            exception=None if err in _JOIN_HANDLED else "KafkaException",
-        )
+        self._react_to_join_error(JOIN_GROUP, err, entry, now, resp.member_id)
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
@@ -1718,7 +1683,7 @@ class Consumer:
                 if assignor is None
                 else f"assignor {name!r} is not available: {assignor.unavailable}"
             )
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
             return
         members = []
         try:
@@ -1734,7 +1699,7 @@ class Consumer:
                 )
                 members.append((m.member_id, m.group_instance_id, sub))
         except SchemaError as exc:
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, str(exc), fatal=True)
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
             return
         group_topics = set()
         for _, _, sub in members:
@@ -1783,6 +1748,7 @@ class Consumer:
             # generation cleared before its answer (ILLEGAL_GENERATION); it must not stay pending.
             self._complete_join_failure(
                 Errors.ILLEGAL_GENERATION,
+                Retry.IMMEDIATE,
                 now,
                 "generation/state changed while the leader waited for metadata",
             )
@@ -1805,7 +1771,10 @@ class Consumer:
                 result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
                 self._complete_join_failure(
-                    Errors.UNKNOWN_SERVER_ERROR, now, f"assignor {name} failed: {exc!r}", fatal=True
+                    Errors.UNKNOWN_SERVER_ERROR,
+                    Retry.THROW,
+                    now,
+                    f"assignor {name} failed: {exc!r}",
                 )
                 return
             if (
@@ -1816,10 +1785,10 @@ class Consumer:
                 if bad:
                     self._complete_join_failure(
                         Errors.UNKNOWN_SERVER_ERROR,
+                        Retry.THROW,
                         now,
                         "assignor supporting the COOPERATIVE protocol violates its requirements: "
                         f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
-                        fatal=True,
                     )
                     return
             if self._maybe_update_group_subscription(name, result, now) and (
@@ -1868,7 +1837,7 @@ class Consumer:
     ) -> None:
         if self._coordinator is None:
             self._complete_join_failure(
-                Errors.COORDINATOR_NOT_AVAILABLE, now, "coordinator unknown"
+                Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
             )
             return
         self._send(
@@ -1895,7 +1864,7 @@ class Consumer:
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol type mismatch", fatal=True
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
                 )
             elif (
                 self.generation.is_reset
@@ -1903,6 +1872,7 @@ class Consumer:
             ):
                 self._complete_join_failure(
                     Errors.ILLEGAL_GENERATION,
+                    Retry.IMMEDIATE,
                     now,
                     "generation/state changed before SyncGroup answer",
                 )
@@ -1911,7 +1881,7 @@ class Consumer:
                 and resp.protocol_name != self.generation.protocol_name
             ):
                 self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol name mismatch", fatal=True
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol name mismatch"
                 )
             else:
                 self._set_state(MemberState.STABLE, now, "SyncGroup succeeded")
@@ -1921,29 +1891,7 @@ class Consumer:
                 self._join.assignment = resp.assignment
                 self._maybe_drive(now)
             return
-        if err in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
-            if self._generation_unchanged(entry):
-                self._reset_state_and_rejoin(
-                    f"encountered {err.name} from SYNC_GROUP response",
-                    err is not Errors.ILLEGAL_GENERATION,
-                    now,
-                )
-        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self._mark_coordinator_unknown(f"error response {err.name}", now)
-        fatal = err not in (
-            Errors.REBALANCE_IN_PROGRESS,
-            Errors.UNKNOWN_MEMBER_ID,
-            Errors.ILLEGAL_GENERATION,
-            Errors.COORDINATOR_NOT_AVAILABLE,
-            Errors.NOT_COORDINATOR,
-        )
-        self._complete_join_failure(
-            err,
-            now,
-            f"SyncGroup failed: {err.name}",
-            fatal=fatal,
-            exception=None if err in _SYNC_HANDLED else "KafkaException",
-        )
+        self._react_to_join_error(SYNC_GROUP, err, entry, now)
 
     # ------------------------------------------------------------------ heartbeat thread
 

@@ -156,3 +156,58 @@ def test_network_client_numbers_requests_and_times_them_out() -> None:
     net.reset()  # a new incarnation: nothing in flight, the numbering goes on
     assert net.pending_request_count("broker-1") == 0 and net.complete(3) is None
     assert net.send("broker-0", find, 400, gen)[0] == 4
+
+
+# --- the JoinGroup / SyncGroup error table --------------------------------------------------
+
+
+def test_join_error_table_retries_as_join_group_if_needed_does() -> None:
+    """joinGroupIfNeeded loops at once on UnknownMemberId / IllegalGeneration /
+    RebalanceInProgress / MemberIdRequired, backs off on retriable exceptions, and throws
+    every other one."""
+    from coordinator.errors import Errors
+    from members.membership import JOIN_ERRORS, Retry
+
+    immediate = {
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.ILLEGAL_GENERATION,
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.MEMBER_ID_REQUIRED,
+    }
+    for (api, error), reaction in JOIN_ERRORS.items():
+        if error in immediate:
+            assert reaction.retry is Retry.IMMEDIATE, (api, error)
+        elif error.retriable:
+            assert reaction.retry is Retry.BACKOFF, (api, error)
+        else:
+            assert reaction.retry is Retry.THROW, (api, error)
+        assert reaction.exception is None  # a branch of its own: the error's own exception
+
+
+def test_join_error_table_rows() -> None:
+    from coordinator.errors import Errors
+    from members.membership import (
+        JOIN_GROUP,
+        SYNC_GROUP,
+        UNEXPECTED,
+        Action,
+        Retry,
+        join_reaction,
+    )
+
+    assert join_reaction(JOIN_GROUP, Errors.MEMBER_ID_REQUIRED).action is Action.ADOPT_MEMBER_ID
+    assert (
+        join_reaction(JOIN_GROUP, Errors.UNKNOWN_MEMBER_ID).action
+        is Action.RESET_GENERATION_AND_MEMBER_ID
+    )
+    # ILLEGAL_GENERATION keeps the member id after a SyncGroup, and is unexpected (thrown as a
+    # KafkaException) after a JoinGroup
+    assert join_reaction(SYNC_GROUP, Errors.ILLEGAL_GENERATION).action is Action.RESET_GENERATION
+    assert join_reaction(JOIN_GROUP, Errors.ILLEGAL_GENERATION) is UNEXPECTED
+    assert UNEXPECTED.retry is Retry.THROW and UNEXPECTED.exception == "KafkaException"
+    for api in (JOIN_GROUP, SYNC_GROUP):
+        for error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            assert join_reaction(api, error).action is Action.MARK_COORDINATOR_UNKNOWN
+    # COORDINATOR_LOAD_IN_PROGRESS has a branch in JoinGroupResponseHandler only
+    assert join_reaction(JOIN_GROUP, Errors.COORDINATOR_LOAD_IN_PROGRESS).retry is Retry.BACKOFF
+    assert join_reaction(SYNC_GROUP, Errors.COORDINATOR_LOAD_IN_PROGRESS) is UNEXPECTED
