@@ -82,6 +82,7 @@ from members.consumer_protocol import (
     encode_assignment,
     encode_subscriptions,
 )
+from members.coordinator_lookup import CoordinatorLookup
 from members.failure import ConsumerFatal
 from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
@@ -237,17 +238,11 @@ class Consumer:
         self._pending_leader: _PendingLeader | None = None
         self._prepare_commit: CommitResult | None = None
         self._prepare_deadline: int | None = None
-        self._coordinator: str | None = None
-        self._find_inflight: int | None = None
-        self._find_attempts = 0
-        # ensureCoordinatorReady after a failed lookup: refresh metadata before the next one
-        self._find_after_metadata = False  # due once the backoff ends
-        self._find_awaits_metadata = False  # the refresh is under way
+        # The coordinator, its lookup, and the brokers requests go to.
+        self.lookup = CoordinatorLookup(self.bootstrap, self._backoff)
         # a pattern subscriber's ensureFreshMetadata before a rebalance round: the metadata
         # version whose successor it waits for
         self._pattern_awaits_version: int | None = None
-        self._node_index = 0
-        self._known_nodes: list[str] = list(self.bootstrap)
         self.network.reset()
         self.heartbeat = Heartbeat(
             session_timeout_ms=self.config.session_timeout_ms,
@@ -350,7 +345,7 @@ class Consumer:
 
     @property
     def coordinator(self) -> str | None:
-        return self._coordinator
+        return self.lookup.coordinator
 
     @property
     def subscription(self) -> tuple[str, ...]:
@@ -644,7 +639,7 @@ class Consumer:
                     self._close_timed_out(now_ms)
                 return out
             if kind not in _CLOSING_TIMERS and not (
-                kind is MetadataTimer and self._find_awaits_metadata
+                kind is MetadataTimer and self.lookup.awaits_metadata
             ):
                 # close() only waits for its commit (and the coordinator it needs, whose lookup
                 # may wait for a metadata refresh the backoff held back)
@@ -776,11 +771,11 @@ class Consumer:
         """Disconnect or request timeout: Kafka's DisconnectException (retriable)."""
         try:
             if entry.api == "FindCoordinator":
-                self._find_inflight = None
-                self._rotate_node()
+                self.lookup.in_flight = None
+                self.lookup.rotate_node()
                 self._find_failed(now, reason)
             elif entry.api == "Metadata":
-                self._rotate_node()
+                self.lookup.rotate_node()
                 # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate, then
                 # handleServerDisconnect -> requestUpdate(false): retried after the refresh
                 # backoff. A leader waiting for fresh metadata keeps waiting.
@@ -836,53 +831,43 @@ class Consumer:
 
     # ------------------------------------------------------------------ coordinator discovery
 
-    def _rotate_node(self) -> None:
-        self._node_index = (self._node_index + 1) % max(len(self._known_nodes), 1)
-
-    def _pick_node(self) -> str:
-        return self._known_nodes[self._node_index % len(self._known_nodes)]
-
     def _lookup_coordinator(self, now: int) -> None:
-        if self._coordinator is not None or self._find_inflight is not None:
+        if self.lookup.coordinator is not None or self.lookup.in_flight is not None:
             return
         if self._close_node is not None:
             return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
         retry_at = self._timers.deadline(FindCoordinatorTimer)
         if retry_at is not None and now < retry_at:
             return
-        if self._find_after_metadata:
+        if self.lookup.after_metadata:
             # ensureCoordinatorReady: after a retriable failure and its backoff,
             # client.awaitMetadataUpdate before the next lookup (the refresh also drops brokers
             # that are gone from the node list the lookup picks from)
-            self._find_after_metadata = False
-            self._find_awaits_metadata = self._await_metadata_update(now)
-        if self._find_awaits_metadata:
+            self.lookup.after_metadata = False
+            self.lookup.awaits_metadata = self._await_metadata_update(now)
+        if self.lookup.awaits_metadata:
             return
-        self._find_inflight = self._send(
-            self._pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
+        self.lookup.in_flight = self._send(
+            self.lookup.pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
         )
 
     def _find_failed(self, now: int, reason: str) -> None:
         """AbstractCoordinator.ensureCoordinatorReady after a retriable FindCoordinator failure
         (an error answer or a disconnect): sleep the exponential backoff, then await a metadata
         update, then look up again."""
-        delay = self._backoff.backoff(self._find_attempts)
-        self._find_attempts += 1
-        self._find_after_metadata = True
+        delay = self.lookup.failed()
         self._out.append(self._timers.set(FindCoordinatorTimer, now + delay))
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
     def _on_find_coordinator(
         self, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
     ) -> None:
-        self._find_inflight = None
+        self.lookup.in_flight = None
         if resp.error_code == Errors.NONE:
-            self._coordinator = f"broker-{resp.node_id}"
-            self._find_attempts = 0
+            self.lookup.found(f"broker-{resp.node_id}")
             self._timers.forget(FindCoordinatorTimer)
-            self._find_after_metadata = False
             self.heartbeat.reset_session_timeout(now)
-            self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
+            self._emit("coordinator_discovered", t_ms=now, coordinator=self.lookup.coordinator)
             self._resume_sync_commits(now)
             self._schedule_heartbeat(now)
             self._app_poll_now(now)
@@ -891,20 +876,21 @@ class Consumer:
                 resp.error_code.name, "FindCoordinator: not authorized for the group"
             )
         else:
-            self._rotate_node()
+            self.lookup.rotate_node()
             self._find_failed(now, resp.error_code.name)
 
     def _mark_coordinator_unknown(self, cause: str, now: int, disconnected: bool = False) -> None:
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             return
         self._emit(
             "coordinator_unknown",
             t_ms=now,
-            coordinator=self._coordinator,
+            coordinator=self.lookup.coordinator,
             reason=cause,
             disconnected=disconnected,
         )
-        old, self._coordinator = self._coordinator, None
+        old = self.lookup.mark_unknown()
+        assert old is not None
         # Kafka disconnects from the old coordinator (disconnectAsync): every group request
         # still in flight on that connection fails with a DisconnectException.
         for corr, entry in list(self.network.coordinator_requests(old)):
@@ -951,7 +937,9 @@ class Consumer:
             return
         requested = None if topics is None else tuple(sorted(topics))
         md.request_sent(
-            self._send(self._pick_node(), MetadataRequest(topics=requested), now, topics=requested),
+            self._send(
+                self.lookup.pick_node(), MetadataRequest(topics=requested), now, topics=requested
+            ),
             now,
         )
 
@@ -964,18 +952,15 @@ class Consumer:
     def _metadata_done_for_lookup(self, now: int) -> None:
         """The metadata refresh a coordinator lookup waits for is over (answered or failed: a
         failed one does not hold the lookup up further, as the next poll() would not)."""
-        if self._find_awaits_metadata:
-            self._find_awaits_metadata = False
+        if self.lookup.awaits_metadata:
+            self.lookup.awaits_metadata = False
             self._lookup_coordinator(now)
 
     def _on_metadata(self, entry: InFlightRequest, resp: MetadataResponse, now: int) -> None:
         md = self._md
         invalid = md.update(now, resp, entry.topics is None, self._retain_topic)
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
-        if nodes:
-            current = self._pick_node()
-            self._known_nodes = nodes
-            self._node_index = nodes.index(current) if current in nodes else 0
+        self.lookup.update_nodes(nodes)
         counts = md.partition_counts
         self._emit(
             "metadata_updated",
@@ -1084,7 +1069,7 @@ class Consumer:
         wakeups = []
         if (
             self.config.enable_auto_commit
-            and self._coordinator is not None
+            and self.lookup.coordinator is not None
             and not self._join_incomplete()
         ):
             wakeups.append(max(self._next_auto_commit, now + 1))
@@ -1147,7 +1132,7 @@ class Consumer:
         for _ in range(64):  # each pass sends a request or consumes a finished future
             if not self._rejoin_needed_or_pending(now):
                 return
-            if self._coordinator is None:
+            if self.lookup.coordinator is None:
                 self._lookup_coordinator(now)
                 return
             if (
@@ -1446,12 +1431,12 @@ class Consumer:
         sent = False
         if (
             not self.is_static
-            and self._coordinator is not None
+            and self.lookup.coordinator is not None
             and self._member_state is not MemberState.UNJOINED
             and self.generation.has_member_id
         ):
             self._send(
-                self._coordinator,
+                self.lookup.coordinator,
                 LeaveGroupRequest(
                     group_id=self.config.group_id,
                     members=(
@@ -1484,7 +1469,7 @@ class Consumer:
         if self.config.internal_leave_group_on_close:
             self._on_leave_prepare(now)
             self._maybe_leave_group("the consumer is being closed", now)
-        node = self._coordinator
+        node = self.lookup.coordinator
         if node is not None and self.network.pending_request_count(node):
             if now < self._close_deadline:
                 self._close_node = node
@@ -1499,7 +1484,7 @@ class Consumer:
         if (
             node is not None
             and self.status is ConsumerStatus.CLOSING
-            and (self._coordinator != node or not self.network.pending_request_count(node))
+            and (self.lookup.coordinator != node or not self.network.pending_request_count(node))
         ):
             self._closed(now)
 
@@ -1557,7 +1542,7 @@ class Consumer:
         )
 
     def _initiate_join_group(self, now: int) -> None:
-        assert self._coordinator is not None
+        assert self.lookup.coordinator is not None
         self._set_state(MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
         self._join = _JoinFuture()
         request = JoinGroupRequest(
@@ -1572,7 +1557,7 @@ class Consumer:
             client_id=self.config.client_id,
         )
         self._send(
-            self._coordinator,
+            self.lookup.coordinator,
             request,
             now,
             member_id=request.member_id,
@@ -1835,13 +1820,13 @@ class Consumer:
     def _send_sync_group(
         self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
     ) -> None:
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             self._complete_join_failure(
                 Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
             )
             return
         self._send(
-            self._coordinator,
+            self.lookup.coordinator,
             SyncGroupRequest(
                 group_id=self.config.group_id,
                 generation_id=self.generation.generation_id,
@@ -1906,7 +1891,7 @@ class Consumer:
         hb = self.heartbeat
         if not hb.enabled or self.status is not ConsumerStatus.RUNNING:
             return
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             at = now + self.config.retry_backoff_ms
         else:
             at = hb.next_deadline(self._poll_timeout_possible(now))
@@ -1930,7 +1915,7 @@ class Consumer:
         if self._member_state.has_not_joined or hb.failed is not None:
             hb.enabled = False
             return
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             self._lookup_coordinator(now)
             self._schedule_heartbeat(now)
             return
@@ -1952,7 +1937,7 @@ class Consumer:
         if hb.should_heartbeat(now):
             hb.sent_heartbeat(now)
             self._send(
-                self._coordinator,
+                self.lookup.coordinator,
                 HeartbeatRequest(
                     group_id=self.config.group_id,
                     generation_id=self.generation.generation_id,
@@ -2074,7 +2059,7 @@ class Consumer:
 
     def _maybe_fetch_offsets(self, now: int) -> None:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
-        if self._offset_fetch_inflight is not None or self._coordinator is None:
+        if self._offset_fetch_inflight is not None or self.lookup.coordinator is None:
             return
         if self.status is not ConsumerStatus.RUNNING:
             return  # only poll() looks offsets up (updateFetchPositions); close() never does
@@ -2089,7 +2074,7 @@ class Consumer:
         for tp in missing:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         self._offset_fetch_inflight = self._send(
-            self._coordinator,
+            self.lookup.coordinator,
             OffsetFetchRequest(
                 group_id=self.config.group_id,
                 topics=tuple(
@@ -2158,7 +2143,7 @@ class Consumer:
         onJoinComplete restarts the interval."""
         if not self.config.enable_auto_commit or now < self._next_auto_commit:
             return
-        if self._coordinator is None or self._join_incomplete():
+        if self.lookup.coordinator is None or self._join_incomplete():
             return
         self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._commit(self._all_consumed(), "auto", now)
@@ -2223,7 +2208,7 @@ class Consumer:
         """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
         offsets = op.offsets
         purpose = op.purpose
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             sync = self._sync_of(op)
             if sync is None:
                 self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
@@ -2245,7 +2230,7 @@ class Consumer:
                 OffsetCommitRequestPartition(tp.partition, offsets[tp])
             )
         self._send(
-            self._coordinator,
+            self.lookup.coordinator,
             OffsetCommitRequest(
                 group_id=self.config.group_id,
                 generation_id=self.generation.generation_id,

@@ -211,3 +211,31 @@ def test_join_error_table_rows() -> None:
     # COORDINATOR_LOAD_IN_PROGRESS has a branch in JoinGroupResponseHandler only
     assert join_reaction(JOIN_GROUP, Errors.COORDINATOR_LOAD_IN_PROGRESS).retry is Retry.BACKOFF
     assert join_reaction(SYNC_GROUP, Errors.COORDINATOR_LOAD_IN_PROGRESS) is UNEXPECTED
+
+
+# --- coordinator lookup ---------------------------------------------------------------------
+
+
+def test_coordinator_lookup_backs_off_then_awaits_metadata_and_rotates_brokers() -> None:
+    from members.coordinator_lookup import CoordinatorLookup
+
+    lookup = CoordinatorLookup(
+        ["broker-0", "broker-1"], ExponentialBackoff(100, 1000, random.Random(3))
+    )
+    assert lookup.pick_node() == "broker-0" and lookup.coordinator is None
+    expected = ExponentialBackoff(100, 1000, random.Random(3))
+    delays = [lookup.failed() for _ in range(3)]
+    assert delays == [expected.backoff(n) for n in range(3)]
+    assert lookup.attempts == 3 and lookup.after_metadata
+    lookup.rotate_node()
+    assert lookup.pick_node() == "broker-1"
+    lookup.update_nodes(["broker-1", "broker-2"])  # the picked broker is kept when still known
+    assert lookup.pick_node() == "broker-1"
+    lookup.update_nodes(["broker-2"])  # gone: start from the first
+    assert lookup.pick_node() == "broker-2"
+    lookup.update_nodes([])  # an answer without brokers changes nothing
+    assert lookup.known_nodes == ["broker-2"]
+    lookup.found("broker-2")
+    assert lookup.coordinator == "broker-2" and lookup.attempts == 0 and not lookup.after_metadata
+    assert lookup.mark_unknown() == "broker-2" and lookup.coordinator is None
+    assert lookup.mark_unknown() is None
