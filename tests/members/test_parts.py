@@ -239,3 +239,43 @@ def test_coordinator_lookup_backs_off_then_awaits_metadata_and_rotates_brokers()
     assert lookup.coordinator == "broker-2" and lookup.attempts == 0 and not lookup.after_metadata
     assert lookup.mark_unknown() == "broker-2" and lookup.coordinator is None
     assert lookup.mark_unknown() is None
+
+
+# --- positions ------------------------------------------------------------------------------
+
+
+def test_positions_accrue_one_batch_per_poll_interval_over_fetchable_partitions() -> None:
+    from assignors.api import TopicPartition
+    from members.positions import FetchPositions
+
+    t0, t1, t2 = (TopicPartition("t", p) for p in range(3))
+    fetch = FetchPositions(max_poll_records=500, poll_interval_ms=100, continuous=True)
+    fetch.set_owned([t2, t0, t1], 0)
+    assert fetch.owned == [t0, t1, t2] and fetch.missing() == [t0, t1, t2]
+    assert not fetch.fetching()  # no positions yet
+    fetch.seek_committed([(t0, 10), (t1, -1), (TopicPartition("other", 0), 7)], 1000)
+    assert fetch.positions == {t0: 10, t1: 0}  # -1: no commit, earliest; not owned: ignored
+    assert fetch.ready() == [t0, t1] and fetch.missing() == [t2]
+    assert fetch.consumed(1250) == {t0: 10 + 2 * 250, t1: 0 + 2 * 250}  # two whole batches
+    assert fetch.accrue_from == 1200
+    fetch.pending_revocation = True  # EAGER onJoinPrepare commit out: nothing is fetched
+    assert fetch.consumed(5000) == {t0: 510, t1: 500} and fetch.accrue_from == 5000
+    fetch.pending_revocation = False
+    fetch.seek_committed([(t2, 3)], 5000)
+    assert fetch.consumed(5100) == {t0: 510 + 167, t1: 500 + 167, t2: 3 + 166}  # remainder first
+    fetch.set_owned([t1], 5100)  # positions of partitions still owned are kept
+    assert fetch.positions == {t1: 667}
+
+
+def test_processing_model_consumes_one_batch_per_poll() -> None:
+    from assignors.api import TopicPartition
+    from members.positions import FetchPositions
+
+    tp = TopicPartition("t", 0)
+    fetch = FetchPositions(max_poll_records=50, poll_interval_ms=100, continuous=False)
+    fetch.set_owned([tp], 0)
+    assert fetch.consume_batch() == 0  # no position yet
+    fetch.seek_committed([(tp, 5)], 0)
+    fetch.materialize(10_000)  # nothing accrues with time in the processing model
+    assert fetch.positions == {tp: 5}
+    assert fetch.consume_batch() == 50 and fetch.positions == {tp: 55}
