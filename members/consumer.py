@@ -89,7 +89,12 @@ from members.listener import CallbackRecord, RebalanceListener, invoke
 from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.network import ConsumerNetworkClient, InFlightRequest
-from members.offsets import CommitResult, SyncCommit, offset_fetch_error
+from members.offsets import (
+    CommitResult,
+    CommittedOffsetsLookup,
+    SyncCommits,
+    offset_fetch_error,
+)
 from members.positions import FetchPositions
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 from members.timers import (
@@ -258,9 +263,8 @@ class Consumer:
             poll_interval_ms=self.config.poll_interval_ms,
             continuous=self._continuous,
         )
-        self._fetch_retry_at: int | None = None  # an OffsetFetch retry waits until then
-        self._fetch_attempts = 0  # failed attempts of the current offset lookup
-        self._offset_fetch_inflight: int | None = None
+        # fetchCommittedOffsets: the OffsetFetch in flight, its retries
+        self.offset_lookup = CommittedOffsetsLookup(self._backoff)
         self._busy_until = 0
         self._last_now = 0
         self._next_auto_commit = 0
@@ -271,7 +275,7 @@ class Consumer:
         self._close_deadline = 0  # close(): when its timer ends
         # close(), after the LeaveGroup: the coordinator whose pending requests it waits for
         self._close_node: str | None = None
-        self._sync_commits: list[SyncCommit] = []
+        self.sync_commits = SyncCommits(self._backoff)
         self._poll_fatal: ConsumerFatal | None = None  # thrown from the next poll()
 
     @property
@@ -786,7 +790,7 @@ class Consumer:
                 self._maybe_update_metadata(now)
                 self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
-                self._offset_fetch_inflight = None
+                self.offset_lookup.in_flight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 self._offset_fetch_failed(now)  # a DisconnectException: retriable
             else:
@@ -1075,8 +1079,8 @@ class Consumer:
             and not self._join_incomplete()
         ):
             wakeups.append(max(self._next_auto_commit, now + 1))
-        if self._fetch_retry_at is not None:
-            wakeups.append(max(self._fetch_retry_at, now + 1))
+        if self.offset_lookup.retry_at is not None:
+            wakeups.append(max(self.offset_lookup.retry_at, now + 1))
         if wakeups:
             at = min(wakeups)
             set_at = self._timers.deadline(PollTimer)
@@ -1379,8 +1383,7 @@ class Consumer:
         self._invoke("assigned", added, now)  # always called, possibly empty
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
         # fetchCommittedOffsets call (its attempts start again, with no backoff).
-        self._fetch_retry_at = None
-        self._fetch_attempts = 0
+        self.offset_lookup.restart()
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
 
@@ -2012,21 +2015,21 @@ class Consumer:
 
     def _maybe_fetch_offsets(self, now: int) -> None:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
-        if self._offset_fetch_inflight is not None or self.lookup.coordinator is None:
+        if self.offset_lookup.in_flight is not None or self.lookup.coordinator is None:
             return
         if self.status is not ConsumerStatus.RUNNING:
             return  # only poll() looks offsets up (updateFetchPositions); close() never does
-        if self._fetch_retry_at is not None:
-            if now < self._fetch_retry_at:
+        if self.offset_lookup.retry_at is not None:
+            if now < self.offset_lookup.retry_at:
                 return  # fetchCommittedOffsets is sleeping its backoff
-            self._fetch_retry_at = None
+            self.offset_lookup.retry_at = None
         if len(self.fetch.ready()) == len(self.fetch.owned):
             return
         missing = self.fetch.missing()
         by_topic: dict[str, list[int]] = {}
         for tp in missing:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
-        self._offset_fetch_inflight = self._send(
+        self.offset_lookup.in_flight = self._send(
             self.lookup.coordinator,
             OffsetFetchRequest(
                 group_id=self.config.group_id,
@@ -2045,7 +2048,7 @@ class Consumer:
         """ConsumerCoordinator.OffsetFetchResponseHandler, as fetchCommittedOffsets reacts to it:
         a retriable error (UNSTABLE_OFFSET_COMMIT for a partition included) fails the whole
         lookup and it is retried after the backoff; any other error is thrown from poll()."""
-        self._offset_fetch_inflight = None
+        self.offset_lookup.in_flight = None
         error, retriable = offset_fetch_error(resp)
         if error != Errors.NONE:
             if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
@@ -2059,8 +2062,7 @@ class Consumer:
                 return
             self._offset_fetch_failed(now)
             return
-        self._fetch_retry_at = None
-        self._fetch_attempts = 0
+        self.offset_lookup.restart()
         self.fetch.seek_committed(
             (
                 (TopicPartition(topic.name, p.partition_index), p.committed_offset)
@@ -2077,9 +2079,7 @@ class Consumer:
         attempts of one call, which its poll() timer bounds; the simulated application, always
         inside poll(), counts them until the lookup succeeds or a new assignment starts a new
         one."""
-        delay = self._backoff.backoff(self._fetch_attempts)
-        self._fetch_attempts += 1
-        self._fetch_retry_at = now + delay
+        self.offset_lookup.failed(now)
         self._schedule_continuous_poll(now)
 
     def _join_incomplete(self) -> bool:
@@ -2114,31 +2114,22 @@ class Consumer:
             return op
         self.commits.append(op)
         if sync_deadline is not None:
-            self._sync_commits.append(SyncCommit(op, sync_deadline))
+            self.sync_commits.add(op, sync_deadline)
             self._plan_sync_timer()
         self._send_commit(op, now)
         return op
 
-    def _sync_of(self, op: CommitResult) -> SyncCommit | None:
-        for sync in self._sync_commits:
-            if sync.op is op:
-                return sync
-        return None
-
     def _plan_sync_timer(self) -> None:
         """One timer for every commitSync's next retry or deadline."""
-        if not self._sync_commits:
+        at = self.sync_commits.next_wakeup()
+        if at is None:
             return
-        at = min(
-            s.deadline_ms if s.retry_at is None else min(s.retry_at, s.deadline_ms)
-            for s in self._sync_commits
-        )
         set_at = self._timers.deadline(CommitRetryTimer)
         if set_at is None or at < set_at:
             self._out.append(self._timers.set(CommitRetryTimer, at))
 
     def _retry_sync_commits(self, now: int) -> None:
-        for sync in list(self._sync_commits):
+        for sync in self.sync_commits:
             if now >= sync.deadline_ms:
                 # commitOffsetsSync returns false: commitSync throws TimeoutException, close()
                 # logs it and goes on (an answer still in flight no longer matters).
@@ -2150,7 +2141,7 @@ class Consumer:
 
     def _resume_sync_commits(self, now: int) -> None:
         """The coordinator is known again: commitSyncs waiting for it send their request."""
-        for sync in list(self._sync_commits):
+        for sync in self.sync_commits:
             if sync.retry_at is None and not sync.in_flight:
                 self._send_commit(sync.op, now)
 
@@ -2159,7 +2150,7 @@ class Consumer:
         offsets = op.offsets
         purpose = op.purpose
         if self.lookup.coordinator is None:
-            sync = self._sync_of(op)
+            sync = self.sync_commits.of(op)
             if sync is None:
                 self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
             else:
@@ -2194,7 +2185,7 @@ class Consumer:
             generation_id=self.generation.generation_id,
             partitions=len(offsets),  # the offsets themselves are in commit_completed
         )
-        sync = self._sync_of(op)
+        sync = self.sync_commits.of(op)
         if sync is not None:
             sync.in_flight = True
 
@@ -2205,14 +2196,12 @@ class Consumer:
             if error is None:
                 self.committed.update(op.offsets)
             return
-        sync = self._sync_of(op)
+        sync = self.sync_commits.of(op)
         if sync is not None:
             sync.in_flight = False
             if error is not None and retriable and error != "TIMEOUT":
                 # commitOffsetsSync: sleep the exponential backoff (at most until the deadline)
-                delay = self._backoff.backoff(sync.attempts)
-                sync.attempts += 1
-                sync.retry_at = min(now + delay, sync.deadline_ms)
+                retry_at = self.sync_commits.back_off(sync, now)
                 self._emit(
                     "commit_failed",
                     t_ms=now,
@@ -2220,11 +2209,11 @@ class Consumer:
                     error=error,
                     retriable=retriable,
                     generation_id=op.generation_id,
-                    retry_in_ms=sync.retry_at - now,
+                    retry_in_ms=retry_at - now,
                 )
                 self._plan_sync_timer()
                 return
-            self._sync_commits.remove(sync)
+            self.sync_commits.finish(sync)
         op.done = True
         op.error = error
         op.retriable = retriable

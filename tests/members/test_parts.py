@@ -279,3 +279,43 @@ def test_processing_model_consumes_one_batch_per_poll() -> None:
     fetch.materialize(10_000)  # nothing accrues with time in the processing model
     assert fetch.positions == {tp: 5}
     assert fetch.consume_batch() == 50 and fetch.positions == {tp: 55}
+
+
+# --- offsets --------------------------------------------------------------------------------
+
+
+def test_sync_commits_share_one_wakeup_and_back_off_within_their_deadline() -> None:
+    from members.offsets import CommitResult, SyncCommits
+
+    syncs = SyncCommits(ExponentialBackoff(100, 1000, random.Random(5)))
+    assert syncs.next_wakeup() is None and not syncs
+    a = CommitResult(0, "manual", {}, 1)
+    b = CommitResult(0, "close", {}, 1)
+    syncs.add(a, 60_000)
+    syncs.add(b, 250)
+    assert syncs.next_wakeup() == 250  # nothing backing off: the deadlines
+    sync_a = syncs.of(a)
+    assert sync_a is not None and syncs.of(CommitResult(0, "auto", {}, 1)) is None
+    expected = ExponentialBackoff(100, 1000, random.Random(5))
+    retry_at = syncs.back_off(sync_a, 100)
+    assert retry_at == 100 + expected.backoff(0) and sync_a.attempts == 1
+    assert syncs.next_wakeup() == min(retry_at, 250)
+    sync_b = syncs.of(b)
+    assert sync_b is not None
+    assert syncs.back_off(sync_b, 240) == 250  # never past the deadline
+    syncs.finish(sync_b)
+    assert [s.op for s in syncs] == [a] and syncs.next_wakeup() == retry_at
+
+
+def test_committed_offsets_lookup_backs_off_until_a_new_lookup() -> None:
+    from members.offsets import CommittedOffsetsLookup
+
+    lookup = CommittedOffsetsLookup(ExponentialBackoff(100, 1000, random.Random(9)))
+    expected = ExponentialBackoff(100, 1000, random.Random(9))
+    lookup.failed(1000)
+    lookup.failed(2000)
+    assert lookup.attempts == 2
+    expected.backoff(0)
+    assert lookup.retry_at == 2000 + expected.backoff(1)
+    lookup.restart()
+    assert lookup.attempts == 0 and lookup.retry_at is None
