@@ -67,6 +67,7 @@ from coordinator.protocol import (
     maybe_truncate_reason,
     response_error,
 )
+from members import rebalance
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
     ResolvedAssignor,
@@ -1304,22 +1305,12 @@ class Consumer:
                     )
                 )
                 return False
-        gen = self.generation
-        if gen.generation_id == -1 or gen.member_id == "":
-            if self.fetch.owned:
-                lost = list(self.fetch.owned)
-                self._invoke("lost", lost, now)
-                self.fetch.set_owned([], now)
-        elif self.rebalance_protocol is RebalanceProtocol.EAGER:
-            revoked = list(self.fetch.owned)
-            self._invoke("revoked", revoked, now)  # called even when nothing is owned
-            self.fetch.set_owned([], now)
-        else:
-            subscribed = set(self._subscription)
-            revoked = [tp for tp in self.fetch.owned if tp.topic not in subscribed]
-            if revoked:
-                self._invoke("revoked", revoked, now)
-                self.fetch.set_owned([tp for tp in self.fetch.owned if tp.topic in subscribed], now)
+        revocation = rebalance.on_join_prepare(
+            self.rebalance_protocol, self.generation, self.fetch.owned, self._subscription
+        )
+        if revocation.callback is not None:
+            self._invoke(revocation.callback, revocation.partitions, now)
+            self.fetch.set_owned(revocation.keep, now)
         self.is_leader = False
         self._group_subscription = None
         self.fetch.materialize(now)
@@ -1360,17 +1351,17 @@ class Consumer:
             protocol_name=self.generation.protocol_name,
             is_leader=self.is_leader,
         )
-        if not self._assignment_matches_subscription(assigned):
+        if not rebalance.assignment_matches_subscription(
+            assigned, self._pattern, self._subscription
+        ):
             self._request_rejoin("received assignment does not match the current subscription", now)
             return
-        owned = set(self.fetch.owned)
-        assigned_set = set(assigned)
-        added = sorted(assigned_set - owned)
-        if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE:
-            revoked = sorted(owned - assigned_set)
-            if revoked:
-                self._invoke("revoked", revoked, now)
-                self._request_rejoin("need to revoke partitions and re-join", now)
+        revoked, added = rebalance.on_join_complete(
+            self.rebalance_protocol, self.fetch.owned, assigned
+        )
+        if revoked:
+            self._invoke(rebalance.REVOKED, revoked, now)
+            self._request_rejoin("need to revoke partitions and re-join", now)
         self._maybe_update_joined_subscription(assigned, now)
         if assignor.instance is not None:
             try:
@@ -1380,21 +1371,12 @@ class Consumer:
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self.fetch.set_owned(assigned, now)
-        self._invoke("assigned", added, now)  # always called, possibly empty
+        self._invoke(rebalance.ASSIGNED, added, now)  # always called, possibly empty
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
         # fetchCommittedOffsets call (its attempts start again, with no backoff).
         self.offset_lookup.restart()
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
-
-    def _assignment_matches_subscription(self, assigned: Sequence[TopicPartition]) -> bool:
-        """SubscriptionState.checkAssignmentMatchedSubscription: a pattern subscription accepts
-        any topic the pattern matches (the leader may know topics this member has not seen)."""
-        if self._pattern is not None:
-            pattern = self._pattern
-            return all(pattern.fullmatch(tp.topic) is not None for tp in assigned)
-        subscribed = set(self._subscription)
-        return all(tp.topic in subscribed for tp in assigned)
 
     def _maybe_update_joined_subscription(
         self, assigned: Sequence[TopicPartition], now: int
@@ -1417,16 +1399,9 @@ class Consumer:
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
-        if not self.fetch.owned:
+        callback = rebalance.on_leave_prepare(self.generation, self._member_state, self.fetch.owned)
+        if callback is None:
             return
-        gen = self.generation
-        rebalancing = self._member_state in (
-            MemberState.PREPARING_REBALANCE,
-            MemberState.COMPLETING_REBALANCE,
-        )
-        callback = (
-            "lost" if gen.generation_id == -1 or gen.member_id == "" or rebalancing else "revoked"
-        )
         self._invoke(callback, list(self.fetch.owned), now)
         self.fetch.set_owned([], now)
 
@@ -1770,7 +1745,7 @@ class Consumer:
                 self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
                 and name != COOPERATIVE_STICKY
             ):
-                bad = _cooperative_violations(subscriptions, result)
+                bad = rebalance.cooperative_violations(subscriptions, result)
                 if bad:
                     self._complete_join_failure(
                         Errors.UNKNOWN_SERVER_ERROR,
@@ -2348,22 +2323,6 @@ def _java_generation(generation: Generation) -> str:
         f"Generation{{generationId={generation.generation_id}, "
         f"memberId='{generation.member_id}', protocol='{protocol}'}}"
     )
-
-
-def _cooperative_violations(
-    subscriptions: Mapping[str, Subscription], result: Mapping[str, Sequence[TopicPartition]]
-) -> list[TopicPartition]:
-    """validateCooperativeAssignment: nothing may move directly from one owner to another."""
-    added: set[TopicPartition] = set()
-    revoked: set[TopicPartition] = set()
-    for member_id, assigned in result.items():
-        owned = (
-            set(subscriptions[member_id].owned_partitions) if member_id in subscriptions else set()
-        )
-        got = set(assigned)
-        added |= got - owned
-        revoked |= owned - got
-    return sorted(added & revoked)
 
 
 _HANDLERS: dict[type, Any] = {
