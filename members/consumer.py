@@ -20,8 +20,17 @@ Threads, modelled:
   ``ConsumerNetworkClient`` completes futures on whichever thread polls it). A JoinGroup
   response therefore triggers the SyncGroup at once, the leader's assignment included.
 
-Timer keys are ``<name>:<incarnation>`` (and ``request-<correlation id>`` for request timeouts), so
-timers of a crashed incarnation are ignored after ``restart``.
+Timer keys are typed (``members.timers``), rendered ``<name>:<incarnation>`` (and
+``request-<correlation id>`` for request timeouts), so timers of a crashed incarnation are ignored
+after ``restart``.
+
+``Consumer`` is the facade over parts that each play one Kafka class and send nothing and set no
+timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbeat),
+``ConsumerNetworkClient`` (members.network), ``CoordinatorLookup`` (members.coordinator_lookup),
+``ConsumerMetadata`` (members.metadata), ``FetchPositions`` (members.positions), ``SyncCommits``
+and ``CommittedOffsetsLookup`` (members.offsets), the rebalance rules (members.rebalance), the
+JoinGroup / SyncGroup error table (members.membership) and the timer table (members.timers).
+The consumer sends what they decide, sets the timers they ask for and logs the events.
 """
 
 from __future__ import annotations
