@@ -27,7 +27,8 @@ after ``restart``.
 ``Consumer`` is the facade over parts that each play one Kafka class and send nothing and set no
 timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbeat),
 ``ConsumerNetworkClient`` (members.network), ``CoordinatorLookup`` (members.coordinator_lookup),
-``ConsumerMetadata`` (members.metadata), ``FetchPositions`` (members.positions), ``SyncCommits``
+``ConsumerMetadata`` (members.metadata), ``FetchPositions`` (members.positions),
+``ApplicationLoop`` (members.application), ``SyncCommits``
 and ``CommittedOffsetsLookup`` (members.offsets), the rebalance rules (members.rebalance), the
 JoinGroup / SyncGroup error table (members.membership) and the timer table (members.timers).
 The consumer sends what they decide, sets the timers they ask for and logs the events.
@@ -77,6 +78,7 @@ from coordinator.protocol import (
     response_error,
 )
 from members import rebalance
+from members.application import ApplicationLoop
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
     ResolvedAssignor,
@@ -208,12 +210,6 @@ class Consumer:
             config.partition_assignment_strategy
         )
         self.rebalance_protocol: RebalanceProtocol = rebalance_protocol_of(self._assignors)
-        # No processing time: the application is always inside poll() unless stalled, so the
-        # simulator needs no poll tick per batch (records accrue with time, see _materialize).
-        # Fixed by the (frozen) config, and read on every poll, so decided once.
-        self._continuous = (
-            config.processing_time_ms == 0 and config.processing_time_per_record_ms == 0
-        )
         self._backoff = ExponentialBackoff(
             config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
         )
@@ -266,16 +262,21 @@ class Consumer:
             max_poll_interval_ms=self.config.max_poll_interval_ms,
             backoff=self._backoff,
         )
+        # The application thread: inside poll(), or busy until app.busy_until.
+        self.app = ApplicationLoop(
+            poll_interval_ms=self.config.poll_interval_ms,
+            processing_time_ms=self.config.processing_time_ms,
+            processing_time_per_record_ms=self.config.processing_time_per_record_ms,
+        )
         # The owned partitions and their positions (SubscriptionState), and the records the
         # application consumes.
         self.fetch = FetchPositions(
             max_poll_records=self.config.max_poll_records,
             poll_interval_ms=self.config.poll_interval_ms,
-            continuous=self._continuous,
+            continuous=self.app.continuous,
         )
         # fetchCommittedOffsets: the OffsetFetch in flight, its retries
         self.offset_lookup = CommittedOffsetsLookup(self._backoff)
-        self._busy_until = 0
         self._last_now = 0
         self._next_auto_commit = 0
         # What the consumer knows of the topics, and when it asks again (Kafka's Metadata).
@@ -623,13 +624,13 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.fetch.materialize(now_ms)
-        if now_ms >= self._busy_until:
+        if self.app.in_poll(now_ms):
             # heartbeat.poll(): the application was in poll() until now
             self.heartbeat.poll(now_ms)
-        self._busy_until = max(self._busy_until, now_ms + duration_ms)
-        self.fetch.accrue_from = self._busy_until
-        self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
-        self._set_poll_timer(self._busy_until)
+        until = self.app.stall(duration_ms, now_ms)
+        self.fetch.accrue_from = until
+        self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=until)
+        self._set_poll_timer(until)
         self._schedule_heartbeat(now_ms)  # the poll timer now counts
         return out
 
@@ -999,7 +1000,7 @@ class Consumer:
             fatal = ConsumerFatal(
                 Errors.INVALID_TOPIC_EXCEPTION.name, f"Invalid topics: [{', '.join(invalid)}]"
             )
-            if now >= self._busy_until or self._pending_leader is not None:
+            if self.app.in_poll(now) or self._pending_leader is not None:
                 raise fatal
             self._poll_fatal = fatal
         # the next refresh: metadata.max.age.ms later, or once the refresh backoff allows if an
@@ -1047,7 +1048,7 @@ class Consumer:
         coordinator is found; the batches in between are accounted lazily. Processing model: one
         batch per call, processed for ``processing_time_ms (+ per record)``, then the next poll.
         """
-        if self.status is not ConsumerStatus.RUNNING or now < self._busy_until:
+        if self.status is not ConsumerStatus.RUNNING or not self.app.in_poll(now):
             return
         self._timers.forget(PollTimer)
         self.heartbeat.poll(now)
@@ -1064,42 +1065,38 @@ class Consumer:
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
             return
-        if self._continuous:
+        if self.app.continuous:
             self.fetch.materialize(now)
             self._schedule_continuous_poll(now)
             return
-        records = self.fetch.consume_batch()
-        processing = self.config.processing_time_ms + int(
-            self.config.processing_time_per_record_ms * records
-        )
-        self._busy_until = now + processing
-        self._set_poll_timer(now + max(processing, self.config.poll_interval_ms))
+        self._set_poll_timer(self.app.processed(self.fetch.consume_batch(), now))
 
     def _schedule_continuous_poll(self, now: int) -> None:
         """The next time the always-polling application has something to do on its own."""
-        if not self._continuous or self.status is not ConsumerStatus.RUNNING:
+        app = self.app
+        if not app.continuous or self.status is not ConsumerStatus.RUNNING:
             return
-        if now < self._busy_until:
-            self._set_poll_timer(self._busy_until)
+        if not app.in_poll(now):
+            self._set_poll_timer(app.busy_until)
             return
-        wakeups = []
+        due = []
         if (
             self.config.enable_auto_commit
             and self.lookup.coordinator is not None
             and not self._join_incomplete()
         ):
-            wakeups.append(max(self._next_auto_commit, now + 1))
+            due.append(self._next_auto_commit)
         if self.offset_lookup.retry_at is not None:
-            wakeups.append(max(self.offset_lookup.retry_at, now + 1))
-        if wakeups:
-            at = min(wakeups)
+            due.append(self.offset_lookup.retry_at)
+        at = app.next_wakeup(now, due)
+        if at is not None:
             set_at = self._timers.deadline(PollTimer)
             if set_at is None or set_at < now or at < set_at:
                 self._set_poll_timer(at)
 
     def _app_poll_now(self, now: int) -> None:
         """Something the application's poll() was waiting for happened (coordinator found)."""
-        if self._continuous and now >= self._busy_until:
+        if self.app.continuous and self.app.in_poll(now):
             self._poll(now)
         else:
             self._maybe_drive(now)
@@ -1108,10 +1105,11 @@ class Consumer:
         """Run application-thread work now if the application is inside poll(), else when it is."""
         if self.status is not ConsumerStatus.RUNNING:
             return
-        if now >= self._busy_until:
+        until = self.app.busy_until
+        if now >= until:
             self._drive(now)
-        elif self._timers.deadline(DriveTimer) != self._busy_until:
-            self._out.append(self._timers.set(DriveTimer, self._busy_until))
+        elif self._timers.deadline(DriveTimer) != until:
+            self._out.append(self._timers.set(DriveTimer, until))
 
     def _drive(self, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
@@ -1941,7 +1939,7 @@ class Consumer:
     def _poll_timeout_possible(self, now: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can
         overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
-        return now < self._busy_until and self.heartbeat.poll_deadline_ms < self._busy_until
+        return self.app.poll_timeout_possible(now, self.heartbeat.poll_deadline_ms)
 
     def _receive_heartbeat(self, now: int) -> None:
         self.heartbeat.receive_heartbeat(now)

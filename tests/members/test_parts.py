@@ -372,3 +372,30 @@ def test_assignment_checks() -> None:
     assert rebalance.cooperative_violations(subs, {"m1": [], "m2": [a0]}) == [a0]
     assert rebalance.cooperative_violations(subs, {"m1": [a0], "m2": []}) == []
     assert rebalance.cooperative_violations(subs, {"m1": [], "m2": []}) == []  # revoked only
+
+
+# --- the application loop -------------------------------------------------------------------
+
+
+def test_application_loop_models() -> None:
+    from members.application import ApplicationLoop
+
+    app = ApplicationLoop(
+        poll_interval_ms=100, processing_time_ms=0, processing_time_per_record_ms=0
+    )
+    assert app.continuous and app.in_poll(0)
+    assert app.stall(500, 1000) == 1500 and not app.in_poll(1499) and app.in_poll(1500)
+    assert app.stall(100, 1200) == 1500  # a shorter stall inside a longer one changes nothing
+    assert app.poll_timeout_possible(1200, poll_deadline_ms=1400)
+    assert not app.poll_timeout_possible(1200, poll_deadline_ms=1600)  # back in poll() first
+    assert not app.poll_timeout_possible(1600, poll_deadline_ms=1400)  # inside poll()
+    assert app.next_wakeup(2000, []) is None
+    assert app.next_wakeup(2000, [1000, 2500]) == 2001  # overdue: at once, but not at now
+    assert app.next_wakeup(2000, [2600, 2500]) == 2500
+
+    busy = ApplicationLoop(
+        poll_interval_ms=100, processing_time_ms=30, processing_time_per_record_ms=0.5
+    )
+    assert not busy.continuous
+    assert busy.processed(500, 1000) == 1000 + 280 and busy.busy_until == 1280
+    assert busy.processed(0, 2000) == 2100 and busy.busy_until == 2030  # poll_interval_ms apart
