@@ -225,6 +225,10 @@ def _register_plugins() -> None:
 from scenarios import cli_tools as _tools  # noqa: E402  (registers assign/coordinator/diagram/step)
 
 _tools.register(app)
+
+from scenarios import html as _html  # noqa: E402  (registers html: the browser page, issue 19)
+
+_html.register(app)
 _register_plugins()
 
 
