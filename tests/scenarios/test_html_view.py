@@ -188,6 +188,14 @@ def test_html_command_writes_the_page(tmp_path):
     assert '"scenario":"cooperative-two-rounds"' in page
 
 
+def test_run_html_writes_the_same_page(tmp_path):
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    assert runner.invoke(app, ["html", "seed003-range", "-o", str(a)]).exit_code == 0
+    res = runner.invoke(app, ["run", "seed003-range", "--quiet", "--html", str(b)])
+    assert res.exit_code == 0, res.output
+    assert a.read_bytes() == b.read_bytes()
+
+
 def test_html_bad_input_exits_2_without_traceback(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: 1\nname: x\nconsumers: [{id: C1}]\n")
