@@ -124,6 +124,10 @@ def run(
         bool,
         typer.Option("--brief", "-b", help="The story only: steps, state changes, assignments."),
     ] = False,
+    html_out: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the run as a browser page (as `groupsim html`)."),
+    ] = None,
 ) -> None:
     """Run scenarios: the timeline, assignment tables, expectation results.
 
@@ -171,6 +175,15 @@ def run(
                 log if len(scenarios) == 1 else log.with_name(f"{log.stem}-{s.name}{log.suffix}")
             )
             write_jsonl(result.events, target)
+        if html_out is not None:
+            from scenarios.html import write_html
+
+            page = (
+                html_out
+                if len(scenarios) == 1
+                else html_out.with_name(f"{html_out.stem}-{s.name}{html_out.suffix}")
+            )
+            write_html(s, result, page)
         if not json_out:
             if i:
                 out.print()
@@ -225,6 +238,10 @@ def _register_plugins() -> None:
 from scenarios import cli_tools as _tools  # noqa: E402  (registers assign/coordinator/diagram/step)
 
 _tools.register(app)
+
+from scenarios import html as _html  # noqa: E402  (registers html: the browser page, issue 19)
+
+_html.register(app)
 _register_plugins()
 
 
