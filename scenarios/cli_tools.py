@@ -11,6 +11,9 @@ import typer
 from scenarios.errors import ScenarioError
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+ALLOW_CODE_HELP = (
+    "Let the scenario name assignor classes as module:Class (imports and runs that code)."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -223,6 +226,7 @@ def diagram(
     heartbeats: Annotated[
         bool, typer.Option("--heartbeats", help="Include heartbeats in the sequence diagram.")
     ] = False,
+    allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """The group's or the client's state machine (Mermaid/Graphviz), or a run as a sequence diagram.
 
@@ -242,7 +246,7 @@ def diagram(
         from scenarios.runner import run_scenario
 
         try:
-            s = load_scenario(scenario)
+            s = load_scenario(scenario, allow_code=allow_code)
         except ScenarioError as err:
             from scenarios.cli import _print_scenario_error
 
@@ -275,6 +279,7 @@ def step(
     limit: Annotated[
         int, typer.Option("--limit", help="Stop after this many shown events.")
     ] = 10_000,
+    allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Step through a scenario one event at a time: the group's state, members and assignments.
 
@@ -287,7 +292,7 @@ def step(
     from scenarios.stepper import step_through
 
     try:
-        s = load_scenario(file)
+        s = load_scenario(file, allow_code=allow_code)
     except ScenarioError as err:
         from scenarios.cli import _print_scenario_error
 
