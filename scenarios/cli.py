@@ -48,10 +48,12 @@ def console(stderr: bool = False) -> Console:
     """A rich console: colour on a terminal, plain text (no escape codes) when piped."""
     stream = sys.stderr if stderr else sys.stdout
     piped = not (hasattr(stream, "isatty") and stream.isatty())
-    # piped output is read in files and pagers: wide enough for the tables, never wrapped
-    return Console(
-        file=stream, highlight=False, soft_wrap=True, emoji=False, width=120 if piped else None
-    )
+    # piped output is read in files and pagers: wide enough for the tables (COLUMNS if set)
+    width = None  # a terminal's own width (rich reads COLUMNS too)
+    if piped:
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and int(columns) >= 40 else 120
+    return Console(file=stream, highlight=False, soft_wrap=True, emoji=False, width=width)
 
 
 def _duration_option(value: str | None) -> int | None:
@@ -136,6 +138,10 @@ def run(
         bool,
         typer.Option("--brief", "-b", help="The story only: steps, state changes, assignments."),
     ] = False,
+    table: Annotated[
+        bool,
+        typer.Option("--table", help="Full assignment tables even past 30 members (a summary)."),
+    ] = False,
     allow_long: Annotated[
         bool,
         typer.Option(
@@ -210,7 +216,7 @@ def run(
         if not json_out:
             if i:
                 out.print()
-            render_run(out, s, result, quiet=quiet, verbose=verbose, brief=brief)
+            render_run(out, s, result, quiet=quiet, verbose=verbose, brief=brief, full_tables=table)
     if json_out:
         docs = [r.to_dict() for r in results]
         sys.stdout.write(
