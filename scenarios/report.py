@@ -20,6 +20,12 @@ from rich.text import Text
 
 from scenarios.model import Scenario
 from scenarios.result import RunResult
+from scenarios.summary import (
+    FULL_TABLE_MAX_MEMBERS,
+    member_rows_table,
+    summarize,
+    summary_table,
+)
 from scenarios.units import format_ms
 
 TEACHING_APIS = ("JoinGroup", "SyncGroup", "LeaveGroup")
@@ -376,8 +382,10 @@ def render_run(
     quiet: bool = False,
     verbose: bool = False,
     brief: bool = False,
+    full_tables: bool = False,
 ) -> None:
-    """The whole human report of one run."""
+    """The whole human report of one run (a group past 30 members gets a summary, not a table,
+    unless ``full_tables``)."""
     console.rule(Text(f"{scenario.name}", style="bold"))
     if not quiet and scenario.description:
         console.print(scenario.description, markup=False)
@@ -411,12 +419,19 @@ def render_run(
             )
             console.print(head, markup=False)
             if g.members:
-                console.print(
-                    assignment_table(
-                        g.assignment,
-                        title=f"assignment of {g.group_id} (generation {g.generation})",
+                title = f"assignment of {g.group_id} (generation {g.generation})"
+                if len(g.assignment) > FULL_TABLE_MAX_MEMBERS and not full_tables:
+                    console.print(
+                        summary_table(
+                            summarize(g.assignment),
+                            title=f"{title}: summary of {len(g.assignment)} members "
+                            "(--table for every column)",
+                        )
                     )
-                )
+                elif len(g.assignment) > FULL_TABLE_MAX_MEMBERS:
+                    console.print(member_rows_table(g.assignment, title=title))
+                else:
+                    console.print(assignment_table(g.assignment, title=title))
         if result.rebalances:
             console.print(rebalance_table(result.rebalances))
         if scenario.seed_note:
@@ -479,6 +494,10 @@ def render_expectations(console: Console, scenario: Scenario, result: RunResult)
         console.print(f"invariant violated: {v}", markup=False, style="red")
     total = len(result.expectations)
     ok = sum(e.passed for e in result.expectations)
+    if total == 0 and result.passed:
+        # nothing was checked: "passed" would claim more than the run showed
+        console.print(Text(f"{scenario.name}: ran (no expectations)", style="bold"))
+        return
     verdict = "passed" if result.passed else "FAILED"
     console.print(
         Text(
