@@ -8,7 +8,6 @@ partition turns every group Dead and answers the parked requests NOT_COORDINATOR
 
 from __future__ import annotations
 
-from coordinator.effects import Effect
 from coordinator.errors import Errors
 from coordinator.group import (
     COMPLETING_REBALANCE,
@@ -21,31 +20,33 @@ from coordinator.group import (
 )
 from coordinator.protocol import JoinGroupResponse, SyncGroupResponse
 from coordinator.records import GroupMetadataKey, GroupMetadataValue, OffsetCommitKey
+from coordinator.result import CoordinatorResult, Step
 from coordinator.state_machine import detach
+from coordinator.timers import FinishLoad, LoadKey
 
 
 class LoadingMixin:
     """GroupMetadataManager.replay / onLoaded / onUnloaded for the classic groups."""
 
-    def begin_load(self, now_ms: int) -> list[Effect]:
+    def begin_load(self, now_ms: int) -> CoordinatorResult:
         """This broker just became leader: replay the partition for ``load_time_ms``."""
-        self._begin(now_ms)
-        self.log.info("partition_loading", t_ms=now_ms, node=self.node, partition=self.partition)
+        out = Step(now_ms)
+        out.event("partition_loading", t_ms=now_ms, node=self.node, partition=self.partition)
         if self.config.load_time_ms == 0:
-            self._load()
+            self._load(out)
         else:
             self._set_timer(
-                self._key("load", str(self.partition)), self.config.load_time_ms, ("load",)
+                out, LoadKey(self.node, self.partition), self.config.load_time_ms, FinishLoad()
             )
-        return self._end()
+        return out.result()
 
-    def finish_load(self, now_ms: int, *, quiet: bool = False) -> list[Effect]:
+    def finish_load(self, now_ms: int, *, quiet: bool = False) -> CoordinatorResult:
         """Load at once (``quiet``: the cluster's start, where there is nothing to replay)."""
-        self._begin(now_ms)
-        self._load(quiet=quiet)
-        return self._end()
+        out = Step(now_ms)
+        self._load(out, quiet=quiet)
+        return out.result()
 
-    def _load(self, *, quiet: bool = False) -> None:
+    def _load(self, out: Step, *, quiet: bool = False) -> None:
         latest = self.offsets_log.latest(self.partition)
         for key, value in latest.items():
             if isinstance(key, GroupMetadataKey) and value is not None:
@@ -54,13 +55,13 @@ class LoadingMixin:
             if isinstance(key, OffsetCommitKey) and value is not None:
                 if key.group not in self.groups:
                     # Offsets without group metadata: an Empty "simple" group.
-                    self.groups[key.group] = ClassicGroup(group_id=key.group, created_ms=self._now)
+                    self.groups[key.group] = ClassicGroup(group_id=key.group, created_ms=out.now)
                 self.offsets.setdefault(key.group, {})[(key.topic, key.partition)] = value
         self.loading = False
         if not quiet:
-            self.log.info(
+            out.event(
                 "partition_loaded",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 partition=self.partition,
                 groups=len(self.groups),
@@ -70,10 +71,10 @@ class LoadingMixin:
         for group_id in sorted(self.groups):
             group = self.groups[group_id]
             for member in group.iter_members():
-                self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+                self._schedule_heartbeat(out, group, member.member_id, member.session_timeout_ms)
             if len(group.members) > self.config.group_max_size:
-                self._prepare_rebalance(group, "loaded group is over group.max.size")
-        self._ensure_expiry_timer()
+                self._prepare_rebalance(out, group, "loaded group is over group.max.size")
+        self._ensure_expiry_timer(out)
 
     def _replay_group(self, group_id: str, value: GroupMetadataValue) -> None:
         state = STABLE if value.members else EMPTY
@@ -112,23 +113,24 @@ class LoadingMixin:
             detach(old.model)
         self.groups[group_id] = group
 
-    def unload(self, now_ms: int) -> list[Effect]:
+    def unload(self, now_ms: int) -> CoordinatorResult:
         """Leadership moved away: every group goes Dead, parked requests get NOT_COORDINATOR.
 
         When this broker is dead it cannot answer anyone: its parked requests are dropped (the
         clients see their connection fail) and only the timers are cancelled.
         """
-        self._begin(now_ms)
+        out = Step(now_ms)
         for key in list(self.timers):
-            self._cancel_timer(key)
+            self._cancel_timer(out, key)
         for group_id in sorted(self.groups):
             group = self.groups[group_id]
             before = group.state
-            self._transition(group, DEAD, "partition unloaded")
+            self._transition(out, group, DEAD, "partition unloaded")
             for member in group.iter_members():
                 if before == PREPARING_REBALANCE and member.join_waiter is not None:
                     waiter, member.join_waiter = member.join_waiter, None
                     self._reply(
+                        out,
                         waiter,
                         JoinGroupResponse(Errors.NOT_COORDINATOR, member_id=member.member_id),
                         group_id,
@@ -137,12 +139,13 @@ class LoadingMixin:
                 if before in (COMPLETING_REBALANCE, STABLE) and member.sync_waiter is not None:
                     waiter, member.sync_waiter = member.sync_waiter, None
                     self._reply(
+                        out,
                         waiter,
                         SyncGroupResponse(Errors.NOT_COORDINATOR),
                         group_id,
                         member.member_id,
                     )
             detach(group.model)
-        self.log.info("partition_unloaded", t_ms=now_ms, node=self.node, partition=self.partition)
+        out.event("partition_unloaded", t_ms=now_ms, node=self.node, partition=self.partition)
         self.loading = True
-        return self._end()
+        return out.result()

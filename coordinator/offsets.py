@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import struct
 
-from coordinator.effects import Effect
 from coordinator.errors import Errors
 from coordinator.group import (
     COMPLETING_REBALANCE,
@@ -28,6 +27,8 @@ from coordinator.protocol import (
     OffsetFetchResponseTopic,
 )
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, OffsetCommitValue
+from coordinator.result import CoordinatorResult, Step
+from coordinator.timers import ExpireOffsets, ExpireOffsetsKey
 
 
 def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
@@ -86,7 +87,7 @@ class OffsetsMixin:
             return Errors.REBALANCE_IN_PROGRESS
         return None
 
-    def _commit(self, waiter: Parked, req: OffsetCommitRequest) -> None:
+    def _commit(self, out: Step, waiter: Parked, req: OffsetCommitRequest) -> None:
         error = self._commit_error(req)
         per_partition: dict[tuple[str, int], Errors] = {}
         if error is not None:
@@ -97,10 +98,10 @@ class OffsetsMixin:
             group = self.groups.get(req.group_id)
             created = group is None
             if group is None:
-                group = self._create_group(req.group_id, "OffsetCommit to an unknown group")
+                group = self._create_group(out, req.group_id, "OffsetCommit to an unknown group")
             elif group.is_in(STABLE, PREPARING_REBALANCE):
                 member = group.members[req.member_id]
-                self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+                self._schedule_heartbeat(out, group, member.member_id, member.session_timeout_ms)
             entries = []
             for topic in req.topics:
                 for part in topic.partitions:
@@ -119,18 +120,18 @@ class OffsetsMixin:
                                 offset=part.committed_offset,
                                 leader_epoch=part.committed_leader_epoch,
                                 metadata=metadata,
-                                commit_timestamp=self._now,
+                                commit_timestamp=out.now,
                             ),
                         )
                     )
-            append_error = self._append(entries, req.group_id) if entries else Errors.NONE
+            append_error = self._append(out, entries, req.group_id) if entries else Errors.NONE
             if append_error != Errors.NONE:
                 # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
                 mapped = operation_error_to_response_error(append_error)
                 for key in per_partition:
                     per_partition[key] = mapped
                 if created:
-                    self._drop_group(group, "offset commit could not be written")
+                    self._drop_group(out, group, "offset commit could not be written")
             else:
                 stored = self.offsets.setdefault(req.group_id, {})
                 for key, value in entries:
@@ -151,10 +152,15 @@ class OffsetsMixin:
             for topic in req.topics
         ]
         self._reply(
-            waiter, OffsetCommitResponse(topics), req.group_id, req.member_id, req.generation_id
+            out,
+            waiter,
+            OffsetCommitResponse(topics),
+            req.group_id,
+            req.member_id,
+            req.generation_id,
         )
 
-    def _fetch(self, waiter: Parked, req: OffsetFetchRequest) -> None:
+    def _fetch(self, out: Step, waiter: Parked, req: OffsetFetchRequest) -> None:
         stored = self.offsets.get(req.group_id, {})
         if req.topics is None:
             by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
@@ -179,21 +185,21 @@ class OffsetsMixin:
                         )
                     )
                 topics.append(OffsetFetchResponseTopic(t.name, partitions))
-        self._reply(waiter, OffsetFetchResponse(Errors.NONE, topics), req.group_id)
+        self._reply(out, waiter, OffsetFetchResponse(Errors.NONE, topics), req.group_id)
 
     def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
         return {k: v.offset for k, v in self.offsets.get(group_id, {}).items()}
 
-    def delete_offsets_of_topic(self, topic: str, now_ms: int) -> list[Effect]:
+    def delete_offsets_of_topic(self, topic: str, now_ms: int) -> CoordinatorResult:
         """OffsetMetadataManager.onPartitionsDeleted for every partition of a deleted topic.
 
         Every group's committed offsets of ``topic`` get tombstones, written as one batch (the
         shard's one CoordinatorResult). A shard still loading is skipped, as Kafka's write to an
         inactive coordinator fails: its offsets come back from the log.
         """
-        self._begin(now_ms)
+        out = Step(now_ms)
         if self.loading:
-            return self._end()
+            return out.result()
         doomed = [
             (group_id, tp)
             for group_id in sorted(self.offsets)
@@ -201,15 +207,15 @@ class OffsetsMixin:
             if tp[0] == topic
         ]
         if not doomed:
-            return self._end()
+            return out.result()
         entries = [(OffsetCommitKey(group_id, t, p), None) for group_id, (t, p) in doomed]
-        if self._append(entries, doomed[0][0]) == Errors.NONE:
+        if self._append(out, entries, doomed[0][0]) == Errors.NONE:
             counts: dict[str, int] = {}
             for group_id, tp in doomed:
                 del self.offsets[group_id][tp]
                 counts[group_id] = counts.get(group_id, 0) + 1
             for group_id, count in counts.items():
-                self.log.info(
+                out.event(
                     "offsets_deleted",
                     t_ms=now_ms,
                     node=self.node,
@@ -217,18 +223,18 @@ class OffsetsMixin:
                     topic=topic,
                     count=count,
                 )
-        return self._end()
+        return out.result()
 
     # --- expiry and deletion (§7.5) ---------------------------------------------------------------
 
-    def _ensure_expiry_timer(self) -> None:
-        key = self._key("expire-offsets", str(self.partition))
+    def _ensure_expiry_timer(self, out: Step) -> None:
+        key = ExpireOffsetsKey(self.node, self.partition)
         if key not in self.timers and self.groups and not self.loading:
             self._set_timer(
-                key, self.config.offsets_retention_check_interval_ms, ("expire-offsets",)
+                out, key, self.config.offsets_retention_check_interval_ms, ExpireOffsets()
             )
 
-    def _expire_offsets(self) -> None:
+    def _expire_offsets(self, out: Step) -> None:
         """GroupCoordinatorShard.cleanupGroupMetadata: the expired offsets' tombstones, and those
         of the groups left Empty without offsets, go out as one batch (one CoordinatorResult for
         the whole shard); if it fails, nothing expires in this run."""
@@ -251,7 +257,7 @@ class OffsetsMixin:
                     base = value.commit_timestamp
                 else:
                     continue
-                if self._now - base >= retention:
+                if out.now - base >= retention:
                     expired.append((topic, partition))
             if expired:
                 entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
@@ -259,23 +265,25 @@ class OffsetsMixin:
             if group.is_in(EMPTY) and len(expired) == len(stored):
                 entries.append((GroupMetadataKey(group_id), None))
                 doomed.append(group)
-        if entries and self._append(entries, entries[0][0].group) == Errors.NONE:
+        if entries and self._append(out, entries, entries[0][0].group) == Errors.NONE:
             for group_id, expired in expired_by_group:
                 stored = self.offsets[group_id]
                 for tp in expired:
                     del stored[tp]
-                self.log.info(
+                out.event(
                     "offsets_expired",
-                    t_ms=self._now,
+                    t_ms=out.now,
                     node=self.node,
                     group_id=group_id,
                     count=len(expired),
                 )
             for group in doomed:
-                self._drop_group(group, "empty group with no offsets left")
-        self._ensure_expiry_timer()
+                self._drop_group(out, group, "empty group with no offsets left")
+        self._ensure_expiry_timer(out)
 
-    def delete_groups(self, group_ids: list[str], now_ms: int) -> tuple[list[Errors], list[Effect]]:
+    def delete_groups(
+        self, group_ids: list[str], now_ms: int
+    ) -> tuple[list[Errors], CoordinatorResult]:
         """GroupCoordinatorShard.deleteGroups: the result of each group, in order, and the effects.
 
         Each group is validated (ClassicGroup.validateDeleteGroup); the tombstones of the valid
@@ -283,7 +291,7 @@ class OffsetsMixin:
         CoordinatorResult. If that write fails, GroupCoordinatorService answers every group of
         the shard with the mapped error, the ones that failed validation included.
         """
-        self._begin(now_ms)
+        out = Step(now_ms)
         results: list[Errors] = []
         doomed: list[ClassicGroup] = []
         entries: list[tuple] = []
@@ -302,9 +310,9 @@ class OffsetsMixin:
                 )
                 entries.append((GroupMetadataKey(group_id), None))
         if entries:
-            error = self._append(entries, doomed[0].group_id)
+            error = self._append(out, entries, doomed[0].group_id)
             if error != Errors.NONE:
-                return [operation_error_to_response_error(error)] * len(group_ids), self._end()
+                return [operation_error_to_response_error(error)] * len(group_ids), out.result()
         for group in doomed:
-            self._drop_group(group, "DeleteGroups")
-        return results, self._end()
+            self._drop_group(out, group, "DeleteGroups")
+        return results, out.result()

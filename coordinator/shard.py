@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coordinator.config import CoordinatorConfig
-from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.effects import CancelTimer, Send, SetTimer
 from coordinator.errors import ERROR_NAMES, Errors
 from coordinator.group import (
     COMPLETING_REBALANCE,
@@ -60,7 +60,21 @@ from coordinator.records import (
     MemberMetadataValue,
     OffsetCommitValue,
 )
+from coordinator.result import NO_RESULT, CoordinatorResult, Step
 from coordinator.state_machine import detach
+from coordinator.timers import (
+    CompleteInitialJoin,
+    CompleteJoin,
+    ExpireHeartbeat,
+    ExpireOffsets,
+    ExpirePendingSync,
+    FinishLoad,
+    HeartbeatKey,
+    JoinKey,
+    ShardTimerKey,
+    SyncKey,
+    TimerOperation,
+)
 from coordinator.views import GroupView
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
@@ -80,68 +94,61 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         config: CoordinatorConfig,
         log: OffsetsLog,
         rng: random.Random,
-        logger: Any,  # a structlog bound logger
     ) -> None:
         self.partition = partition
         self.node = node
         self.config = config
         self.offsets_log = log
         self.rng = rng
-        self.log = logger
         self.loading = True
         self.groups: dict[str, ClassicGroup] = {}
         self.offsets: dict[str, dict[tuple[str, int], OffsetCommitValue]] = {}
         # Every live timer key of this shard -> what to do when it fires.
-        self.timers: dict[str, tuple] = {}
-        self._fx: list[Effect] = []
-        self._now = 0
-        self._appends = 0
+        self.timers: dict[ShardTimerKey, TimerOperation] = {}
 
     # ============================================================================================
-    # plumbing
+    # plumbing (every emitting method takes the call's ``out: Step``; nothing is kept between calls)
     # ============================================================================================
 
-    def _begin(self, now_ms: int) -> None:
-        self._fx = []
-        self._now = now_ms
-        self._appends = 0
+    def _heartbeat_key(self, group_id: str, member_id: str) -> HeartbeatKey:
+        return HeartbeatKey(self.node, self.partition, group_id, member_id)
 
-    def _end(self) -> list[Effect]:
-        out, self._fx = self._fx, []
-        return out
+    def _join_key(self, group_id: str) -> JoinKey:
+        return JoinKey(self.node, self.partition, group_id)
 
-    def _key(self, kind: str, *parts: str) -> str:
-        return f"{self.node}/{kind}-" + "-".join(parts)
+    def _sync_key(self, group_id: str) -> SyncKey:
+        return SyncKey(self.node, self.partition, group_id)
 
-    def _set_timer(self, key: str, delay_ms: int, action: tuple) -> None:
-        deadline = self._now + (delay_ms if delay_ms > 0 else 0)
-        self.timers[key] = action
-        self._fx.append(SetTimer(key, deadline))
-        self.log.info(
+    def _set_timer(
+        self, out: Step, key: ShardTimerKey, delay_ms: int, operation: TimerOperation
+    ) -> None:
+        deadline = out.now + (delay_ms if delay_ms > 0 else 0)
+        self.timers[key] = operation
+        out.effects.append(SetTimer(key, deadline))
+        out.event(
             "timer_set",
-            t_ms=self._now,
+            t_ms=out.now,
             node=self.node,
-            key=key,
+            key=str(key),
             deadline_ms=deadline,
-            group_id=action[1] if len(action) > 1 else None,
+            group_id=operation.group_id,
         )
 
-    def _cancel_timer(self, key: str) -> None:
+    def _cancel_timer(self, out: Step, key: ShardTimerKey) -> None:
         if self.timers.pop(key, None) is not None:
-            self._fx.append(CancelTimer(key))
-            self.log.info("timer_cancelled", t_ms=self._now, node=self.node, key=key)
+            out.effects.append(CancelTimer(key))
+            out.event("timer_cancelled", t_ms=out.now, node=self.node, key=str(key))
 
-    def _heartbeat_key(self, group_id: str, member_id: str) -> str:
-        # _key("heartbeat", group_id, member_id), spelled out: it is built on every heartbeat.
-        return f"{self.node}/heartbeat-{group_id}-{member_id}"
-
-    def _schedule_heartbeat(self, group: ClassicGroup, member_id: str, timeout_ms: int) -> None:
+    def _schedule_heartbeat(
+        self, out: Step, group: ClassicGroup, member_id: str, timeout_ms: int
+    ) -> None:
         group_id = group.group_id
-        key = self._heartbeat_key(group_id, member_id)
-        self._set_timer(key, timeout_ms, ("heartbeat", group_id, member_id))
+        key = HeartbeatKey(self.node, self.partition, group_id, member_id)
+        self._set_timer(out, key, timeout_ms, ExpireHeartbeat(group_id, member_id))
 
     def _reply(
         self,
+        out: Step,
         waiter: Parked,
         response: object,
         group_id: str,
@@ -151,9 +158,9 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         error = response_error(response)
         if error is None:
             error = Errors.NONE
-        self.log.info(
+        out.event(
             "response_sent",
-            t_ms=self._now,
+            t_ms=out.now,
             node=self.node,
             api=api_name(response),
             error=ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
@@ -166,14 +173,14 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             src=self.node,
             dst=waiter.src,
         )
-        self._fx.append(Send(self.node, waiter.src, waiter.correlation_id, response))
+        out.effects.append(Send(self.node, waiter.src, waiter.correlation_id, response))
 
-    def _transition(self, group: ClassicGroup, target: str, reason: str) -> None:
+    def _transition(self, out: Step, group: ClassicGroup, target: str, reason: str) -> None:
         before = group.model.transition_to(target)
-        group.state_timestamp_ms = self._now
-        self.log.info(
+        group.state_timestamp_ms = out.now
+        out.event(
             "group_state_changed",
-            t_ms=self._now,
+            t_ms=out.now,
             node=self.node,
             group_id=group.group_id,
             state_from=before,
@@ -182,11 +189,11 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             reason=reason,
         )
 
-    def _note_leader(self, group: ClassicGroup, before: str | None, reason: str) -> None:
+    def _note_leader(self, out: Step, group: ClassicGroup, before: str | None, reason: str) -> None:
         if group.leader_id != before:
-            self.log.info(
+            out.event(
                 "leader_elected",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 group_id=group.group_id,
                 member_id=group.leader_id,
@@ -195,25 +202,25 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 reason=reason,
             )
 
-    def _append(self, entries: list[tuple], group_id: str) -> Errors:
+    def _append(self, out: Step, entries: list[tuple], group_id: str) -> Errors:
         """Append a batch; NONE or the (unmapped) append error."""
         try:
-            records = self.offsets_log.append(self.partition, entries, self._now)
+            records = self.offsets_log.append(self.partition, entries, out.now)
         except AppendFailed as failure:
-            self.log.info(
+            out.event(
                 "append_failed",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 partition=self.partition,
                 group_id=group_id,
                 error=failure.error.name,
             )
             return failure.error
-        self._appends += 1
+        out.appends += 1
         for record in records:
-            self.log.info(
+            out.event(
                 "record_appended",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 partition=self.partition,
                 offset=record.offset,
@@ -267,25 +274,23 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         )
         return GroupMetadataKey(group.group_id), value
 
-    def _create_group(self, group_id: str, reason: str) -> ClassicGroup:
-        group = ClassicGroup(group_id=group_id, created_ms=self._now)
+    def _create_group(self, out: Step, group_id: str, reason: str) -> ClassicGroup:
+        group = ClassicGroup(group_id=group_id, created_ms=out.now)
         self.groups[group_id] = group
-        self.log.info(
-            "group_created", t_ms=self._now, node=self.node, group_id=group_id, reason=reason
-        )
-        self._ensure_expiry_timer()
+        out.event("group_created", t_ms=out.now, node=self.node, group_id=group_id, reason=reason)
+        self._ensure_expiry_timer(out)
         return group
 
-    def _drop_group(self, group: ClassicGroup, reason: str) -> None:
+    def _drop_group(self, out: Step, group: ClassicGroup, reason: str) -> None:
         self.groups.pop(group.group_id, None)
         self.offsets.pop(group.group_id, None)
         for member_id in list(group.members) + list(group.pending_members):
-            self._cancel_timer(self._heartbeat_key(group.group_id, member_id))
-        self._cancel_timer(self._key("join", group.group_id))
-        self._cancel_timer(self._key("sync", group.group_id))
+            self._cancel_timer(out, self._heartbeat_key(group.group_id, member_id))
+        self._cancel_timer(out, self._join_key(group.group_id))
+        self._cancel_timer(out, self._sync_key(group.group_id))
         detach(group.model)
-        self.log.info(
-            "group_deleted", t_ms=self._now, node=self.node, group_id=group.group_id, reason=reason
+        out.event(
+            "group_deleted", t_ms=out.now, node=self.node, group_id=group.group_id, reason=reason
         )
 
     def _generate_member_id(self, client_id: str, instance_id: str | None) -> str:
@@ -297,39 +302,44 @@ class GroupShard(LoadingMixin, OffsetsMixin):
     # timers
     # ============================================================================================
 
-    def owns_timer(self, key: str) -> bool:
-        return key in self.timers
+    def fire_timer(self, key: ShardTimerKey, now_ms: int) -> CoordinatorResult:
+        """Run the operation of ``key`` if it is still live (a replaced key runs the newest)."""
+        operation = self.timers.pop(key, None)
+        if operation is None:
+            return NO_RESULT
+        out = Step(now_ms)
+        out.event("timer_fired", t_ms=now_ms, node=self.node, key=str(key))
+        _TIMER_OPERATIONS[type(operation)](self, out, operation)
+        return out.result()
 
-    def fire_timer(self, key: str, now_ms: int) -> list[Effect]:
-        self._begin(now_ms)
-        action = self.timers.pop(key, None)
-        if action is None:
-            return []
-        self.log.info("timer_fired", t_ms=now_ms, node=self.node, key=key)
-        kind = action[0]
-        if kind == "load":
-            self._load()
-        elif kind == "expire-offsets":
-            self._expire_offsets()
-        else:
-            group = self.groups.get(action[1])
-            if group is not None:
-                if kind == "heartbeat":
-                    self._expire_heartbeat(group, action[2])
-                elif kind == "join-initial":
-                    self._try_complete_initial_rebalance(group, action[2], action[3])
-                elif kind == "join":
-                    self._complete_join(group)
-                elif kind == "sync":
-                    self._expire_pending_sync(group, action[2])
-        return self._end()
+    def _on_heartbeat_expired(self, out: Step, op: ExpireHeartbeat) -> None:
+        group = self.groups.get(op.group_id)
+        if group is not None:
+            self._expire_heartbeat(out, group, op.member_id)
+
+    def _on_initial_join_delay(self, out: Step, op: CompleteInitialJoin) -> None:
+        group = self.groups.get(op.group_id)
+        if group is not None:
+            self._try_complete_initial_rebalance(out, group, op.delay_ms, op.remaining_ms)
+
+    def _on_join_timeout(self, out: Step, op: CompleteJoin) -> None:
+        group = self.groups.get(op.group_id)
+        if group is not None:
+            self._complete_join(out, group)
+
+    def _on_sync_timeout(self, out: Step, op: ExpirePendingSync) -> None:
+        group = self.groups.get(op.group_id)
+        if group is not None:
+            self._expire_pending_sync(out, group, op.generation_id)
 
     # ============================================================================================
     # requests
     # ============================================================================================
 
-    def handle(self, src: str, correlation_id: int, request: object, now_ms: int) -> list[Effect]:
-        self._begin(now_ms)
+    def handle(
+        self, src: str, correlation_id: int, request: object, now_ms: int
+    ) -> CoordinatorResult:
+        out = Step(now_ms)
         version = getattr(request, "api_version", 0)
         waiter = Parked(src, correlation_id, version if isinstance(version, int) else 0)
         handler = _HANDLERS.get(type(request))
@@ -337,47 +347,51 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             handler = next((h for kind, h in _HANDLERS.items() if isinstance(request, kind)), None)
             if handler is None:  # pragma: no cover - the cluster routes only group APIs here
                 raise TypeError(type(request).__name__)
-        handler(self, waiter, request)
-        return self._end()
+        handler(self, out, waiter, request)
+        return out.result()
 
     # --- JoinGroup (§3) ---------------------------------------------------------------------------
 
     def _join_error(
-        self, waiter: Parked, req: JoinGroupRequest, error: Errors, member_id: str
+        self, out: Step, waiter: Parked, req: JoinGroupRequest, error: Errors, member_id: str
     ) -> None:
-        self._reply(waiter, JoinGroupResponse(error, member_id=member_id), req.group_id, member_id)
+        self._reply(
+            out, waiter, JoinGroupResponse(error, member_id=member_id), req.group_id, member_id
+        )
 
-    def _join(self, waiter: Parked, req: JoinGroupRequest) -> None:
+    def _join(self, out: Step, waiter: Parked, req: JoinGroupRequest) -> None:
         group = self.groups.get(req.group_id)
         is_new_group = group is None
         if group is None:
             if req.member_id != "":
                 # No group is created for a claimed member id (static members too).
-                self._join_error(waiter, req, Errors.UNKNOWN_MEMBER_ID, req.member_id)
+                self._join_error(out, waiter, req, Errors.UNKNOWN_MEMBER_ID, req.member_id)
                 return
-            group = self._create_group(req.group_id, "JoinGroup from a new member")
+            group = self._create_group(out, req.group_id, "JoinGroup from a new member")
         if not self._accept_joining_member(group, req.member_id):
             before = group.leader_id
             removed = group.remove(req.member_id)
             group.remove_pending(req.member_id)
             if removed is not None:
-                self._member_removed(group, removed.member_id, "group.max.size reached")
-            self._note_leader(group, before, "member rejected by group.max.size")
-            self._join_error(waiter, req, Errors.GROUP_MAX_SIZE_REACHED, "")
+                self._member_removed(out, group, removed.member_id, "group.max.size reached")
+            self._note_leader(out, group, before, "member rejected by group.max.size")
+            self._join_error(out, waiter, req, Errors.GROUP_MAX_SIZE_REACHED, "")
         elif req.member_id == "":
-            self._join_new_member(waiter, req, group)
+            self._join_new_member(out, waiter, req, group)
         else:
-            self._join_existing_member(waiter, req, group)
-        if is_new_group and self._appends == 0:
+            self._join_existing_member(out, waiter, req, group)
+        if is_new_group and out.appends == 0:
             # A group that wrote nothing is committed with an "empty group" record; if that fails
             # the creation is rolled back (Kafka reverts its timeline snapshot).
-            error = self._append([self._empty_group_record(group)], group.group_id)
+            error = self._append(out, [self._empty_group_record(group)], group.group_id)
             if error != Errors.NONE:
                 for member in group.iter_members():
                     if member.join_waiter is waiter:
                         member.join_waiter = None
-                        self._join_error(waiter, req, append_error_to_response_error(error), "")
-                self._drop_group(group, "empty group record could not be written")
+                        self._join_error(
+                            out, waiter, req, append_error_to_response_error(error), ""
+                        )
+                self._drop_group(out, group, "empty group record could not be written")
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
         """GroupMetadataManager.acceptJoiningMember: group.max.size (§3.2 step 4)."""
@@ -402,47 +416,49 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         # JoinGroup v0 has no rebalance timeout: the session timeout stands in (KafkaApis).
         return req.session_timeout_ms if req.api_version == 0 else req.rebalance_timeout_ms
 
-    def _join_new_member(self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup) -> None:
+    def _join_new_member(
+        self, out: Step, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup
+    ) -> None:
         protocols = self._protocols(req)
         if group.is_in(DEAD):
-            self._join_error(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, "")
+            self._join_error(out, waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, "")
             return
         if not group.supports_protocols(req.protocol_type, [n for n, _ in protocols]):
-            self._join_error(waiter, req, Errors.INCONSISTENT_GROUP_PROTOCOL, "")
+            self._join_error(out, waiter, req, Errors.INCONSISTENT_GROUP_PROTOCOL, "")
             return
         new_id = self._generate_member_id(req.client_id, req.group_instance_id)
         if req.group_instance_id is not None:
             old_id = group.static_members.get(req.group_instance_id)
             if old_id is not None:
-                self._replace_static_member(waiter, req, group, old_id, new_id)
+                self._replace_static_member(out, waiter, req, group, old_id, new_id)
             else:
-                self._add_member(waiter, req, group, new_id)
+                self._add_member(out, waiter, req, group, new_id)
         elif req.api_version >= 4:
             # KIP-394: hand out an id and ask the member to come back with it.
             group.pending_members[new_id] = None
-            self.log.info(
+            out.event(
                 "pending_member_added",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 group_id=group.group_id,
                 member_id=new_id,
             )
-            self._schedule_heartbeat(group, new_id, req.session_timeout_ms)
-            self._join_error(waiter, req, Errors.MEMBER_ID_REQUIRED, new_id)
+            self._schedule_heartbeat(out, group, new_id, req.session_timeout_ms)
+            self._join_error(out, waiter, req, Errors.MEMBER_ID_REQUIRED, new_id)
         else:
-            self._add_member(waiter, req, group, new_id)
+            self._add_member(out, waiter, req, group, new_id)
 
     def _join_existing_member(
-        self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup
+        self, out: Step, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup
     ) -> None:
         member_id = req.member_id
         protocols = self._protocols(req)
         state = group.state  # nothing below changes it before the branch on it
         if state == DEAD:
-            self._join_error(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, member_id)
+            self._join_error(out, waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, member_id)
             return
         if not group.supports_protocols(req.protocol_type, [n for n, _ in protocols]):
-            self._join_error(waiter, req, Errors.INCONSISTENT_GROUP_PROTOCOL, member_id)
+            self._join_error(out, waiter, req, Errors.INCONSISTENT_GROUP_PROTOCOL, member_id)
             return
         if member_id in group.pending_members:
             if req.group_instance_id is not None:
@@ -450,42 +466,45 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 # failed operation is answered UNKNOWN_SERVER_ERROR without a member id
                 # (GroupCoordinatorService.joinGroup).
                 response = JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR)
-                self._reply(waiter, response, req.group_id, member_id)
+                self._reply(out, waiter, response, req.group_id, member_id)
                 return
-            self._add_member(waiter, req, group, member_id)
+            self._add_member(out, waiter, req, group, member_id)
             return
         error = self._validate_member(group, member_id, req.group_instance_id)
         if error != Errors.NONE:
-            self._join_error(waiter, req, error, member_id)
+            self._join_error(out, waiter, req, error, member_id)
             return
         member = group.members[member_id]
         if state == PREPARING_REBALANCE:
-            self._update_member(group, member, req, waiter)
-            self._maybe_prepare_rebalance_or_complete_join(group, f"member {member_id} rejoined")
+            self._update_member(out, group, member, req, waiter)
+            self._maybe_prepare_rebalance_or_complete_join(
+                out, group, f"member {member_id} rejoined"
+            )
         elif state == COMPLETING_REBALANCE:
             if member.matches(protocols):
                 self._answer_current_generation(
-                    waiter, group, member_id, group.is_leader(member_id)
+                    out, waiter, group, member_id, group.is_leader(member_id)
                 )
             else:
-                self._update_member(group, member, req, waiter)
+                self._update_member(out, group, member, req, waiter)
                 self._maybe_prepare_rebalance_or_complete_join(
-                    group, f"member {member_id} changed its metadata"
+                    out, group, f"member {member_id} changed its metadata"
                 )
         elif state == STABLE:
             if group.is_leader(member_id) or not member.matches(protocols):
                 why = "the leader rejoined" if group.is_leader(member_id) else "metadata changed"
-                self._update_member(group, member, req, waiter)
-                self._maybe_prepare_rebalance_or_complete_join(group, f"{member_id}: {why}")
+                self._update_member(out, group, member, req, waiter)
+                self._maybe_prepare_rebalance_or_complete_join(out, group, f"{member_id}: {why}")
             else:
-                self._answer_current_generation(waiter, group, member_id, False)
+                self._answer_current_generation(out, waiter, group, member_id, False)
         else:  # Empty: a stale member id
-            self._join_error(waiter, req, Errors.UNKNOWN_MEMBER_ID, member_id)
+            self._join_error(out, waiter, req, Errors.UNKNOWN_MEMBER_ID, member_id)
 
     def _answer_current_generation(
-        self, waiter: Parked, group: ClassicGroup, member_id: str, with_members: bool
+        self, out: Step, waiter: Parked, group: ClassicGroup, member_id: str, with_members: bool
     ) -> None:
         self._reply(
+            out,
             waiter,
             JoinGroupResponse(
                 Errors.NONE,
@@ -525,16 +544,21 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         return Errors.NONE
 
     def _update_member(
-        self, group: ClassicGroup, member: Member, req: JoinGroupRequest, waiter: Parked | None
+        self,
+        out: Step,
+        group: ClassicGroup,
+        member: Member,
+        req: JoinGroupRequest,
+        waiter: Parked | None,
     ) -> None:
         """ClassicGroup.updateMember: new protocols/timeouts; a previous parked join is dropped."""
         group.update_protocols(member, self._protocols(req))
         member.rebalance_timeout_ms = self._rebalance_timeout(req)
         member.session_timeout_ms = req.session_timeout_ms
         if member.join_waiter is not None and waiter is not None:
-            self.log.info(
+            out.event(
                 "join_dropped",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 group_id=group.group_id,
                 member_id=member.member_id,
@@ -544,7 +568,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         member.join_waiter = waiter
 
     def _add_member(
-        self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, member_id: str
+        self, out: Step, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, member_id: str
     ) -> None:
         """addMemberThenRebalanceOrCompleteJoin (§3.5)."""
         member = Member(
@@ -563,9 +587,9 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             group.new_member_added = True
         before = group.leader_id
         group.add(member)
-        self.log.info(
+        out.event(
             "member_added",
-            t_ms=self._now,
+            t_ms=out.now,
             node=self.node,
             group_id=group.group_id,
             member_id=member_id,
@@ -574,12 +598,18 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             reason="JoinGroup",
             client_reason=req.reason,
         )
-        self._note_leader(group, before, "first member added")
-        self._schedule_heartbeat(group, member_id, self.config.new_member_join_timeout_ms)
-        self._maybe_prepare_rebalance_or_complete_join(group, f"new member {member_id} joined")
+        self._note_leader(out, group, before, "first member added")
+        self._schedule_heartbeat(out, group, member_id, self.config.new_member_join_timeout_ms)
+        self._maybe_prepare_rebalance_or_complete_join(out, group, f"new member {member_id} joined")
 
     def _replace_static_member(
-        self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, old_id: str, new_id: str
+        self,
+        out: Step,
+        waiter: Parked,
+        req: JoinGroupRequest,
+        group: ClassicGroup,
+        old_id: str,
+        new_id: str,
     ) -> None:
         """updateStaticMemberThenRebalanceOrCompleteJoin (§3.6)."""
         instance_id = req.group_instance_id
@@ -589,6 +619,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         if old.join_waiter is not None:
             w, old.join_waiter = old.join_waiter, None
             self._reply(
+                out,
                 w,
                 JoinGroupResponse(Errors.FENCED_INSTANCE_ID, member_id=old_id),
                 group.group_id,
@@ -596,11 +627,13 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             )
         if old.sync_waiter is not None:
             w, old.sync_waiter = old.sync_waiter, None
-            self._reply(w, SyncGroupResponse(Errors.FENCED_INSTANCE_ID), group.group_id, old_id)
+            self._reply(
+                out, w, SyncGroupResponse(Errors.FENCED_INSTANCE_ID), group.group_id, old_id
+            )
         new = group.replace_static_member(instance_id, old_id, new_id)
-        self.log.info(
+        out.event(
             "member_replaced",
-            t_ms=self._now,
+            t_ms=out.now,
             node=self.node,
             group_id=group.group_id,
             member_id=new_id,
@@ -609,23 +642,24 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             generation_id=group.generation_id,
             reason="static member rejoined with an unknown member id",
         )
-        self._note_leader(group, current_leader, "static leader replaced")
-        self._schedule_heartbeat(group, new_id, new.session_timeout_ms)
+        self._note_leader(out, group, current_leader, "static leader replaced")
+        self._schedule_heartbeat(out, group, new_id, new.session_timeout_ms)
         old_protocols = new.protocols
         old_rebalance, old_session = new.rebalance_timeout_ms, new.session_timeout_ms
-        self._update_member(group, new, req, waiter)
+        self._update_member(out, group, new, req, waiter)
         if group.is_in(STABLE):
             if (group.protocol_name or "") == group.select_protocol():
                 assignment = {m.member_id: m.assignment for m in group.members.values()}
-                error = self._append([self._group_record(group, assignment)], group.group_id)
+                error = self._append(out, [self._group_record(group, assignment)], group.group_id)
                 if error != Errors.NONE:
                     # Revert: the old incarnation comes back with its old protocols and timeouts.
                     group.update_protocols(new, old_protocols)
                     new.rebalance_timeout_ms, new.session_timeout_ms = old_rebalance, old_session
                     new.join_waiter = None
                     restored = group.replace_static_member(instance_id, new_id, old_id)
-                    self._schedule_heartbeat(group, old_id, restored.session_timeout_ms)
+                    self._schedule_heartbeat(out, group, old_id, restored.session_timeout_ms)
                     self._reply(
+                        out,
                         waiter,
                         JoinGroupResponse(
                             append_error_to_response_error(error),
@@ -661,115 +695,121 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                         leader=current_leader or "",
                         member_id=new_id,
                     )
-                self._reply(waiter, response, group.group_id, new_id)
+                self._reply(out, waiter, response, group.group_id, new_id)
             else:
                 self._maybe_prepare_rebalance_or_complete_join(
-                    group, f"static member {instance_id} replaced; the protocol would change"
+                    out, group, f"static member {instance_id} replaced; the protocol would change"
                 )
         elif group.is_in(COMPLETING_REBALANCE):
-            self._prepare_rebalance(group, f"static member {instance_id} replaced")
+            self._prepare_rebalance(out, group, f"static member {instance_id} replaced")
         elif group.is_in(PREPARING_REBALANCE):
-            self._maybe_complete_join_phase(group)
+            self._maybe_complete_join_phase(out, group)
         else:
             # Empty with static members cannot happen; Kafka throws IllegalStateException, which
             # its runtime answers UNKNOWN_SERVER_ERROR (without a member id).
             new.join_waiter = None
             self._reply(
-                waiter, JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR), req.group_id, new_id
+                out, waiter, JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR), req.group_id, new_id
             )
 
     # --- rebalance machinery (§2.4, §3.3, §3.8, §3.9) ---------------------------------------------
 
-    def _maybe_prepare_rebalance_or_complete_join(self, group: ClassicGroup, reason: str) -> None:
+    def _maybe_prepare_rebalance_or_complete_join(
+        self, out: Step, group: ClassicGroup, reason: str
+    ) -> None:
         if group.can_rebalance():
-            self._prepare_rebalance(group, reason)
+            self._prepare_rebalance(out, group, reason)
         else:
-            self._maybe_complete_join_phase(group)
+            self._maybe_complete_join_phase(out, group)
 
-    def _maybe_complete_join_phase(self, group: ClassicGroup) -> None:
+    def _maybe_complete_join_phase(self, out: Step, group: ClassicGroup) -> None:
         if not group.is_in(PREPARING_REBALANCE):
             return
         if group.previous_state == EMPTY:
             return  # an initial rebalance only ends by its delay chain
         if group.has_all_members_joined():
-            self._complete_join(group)
+            self._complete_join(out, group)
 
-    def _prepare_rebalance(self, group: ClassicGroup, reason: str) -> None:
+    def _prepare_rebalance(self, out: Step, group: ClassicGroup, reason: str) -> None:
         if group.is_in(COMPLETING_REBALANCE):
-            self._reset_and_propagate(group, Errors.REBALANCE_IN_PROGRESS)
-        self._remove_sync_expiration(group)
+            self._reset_and_propagate(out, group, Errors.REBALANCE_IN_PROGRESS)
+        self._remove_sync_expiration(out, group)
         initial = group.is_in(EMPTY)
         if initial:
             delay = self.config.group_initial_rebalance_delay_ms
             remaining = max(group.rebalance_timeout_ms() - delay, 0)
             self._set_timer(
-                self._key("join", group.group_id),
+                out,
+                self._join_key(group.group_id),
                 delay,
-                ("join-initial", group.group_id, delay, remaining),
+                CompleteInitialJoin(group.group_id, delay, remaining),
             )
-        self._transition(group, PREPARING_REBALANCE, reason)
+        self._transition(out, group, PREPARING_REBALANCE, reason)
         if not initial:
             if group.has_all_members_joined():
-                self._complete_join(group)
+                self._complete_join(out, group)
             else:
                 self._set_timer(
-                    self._key("join", group.group_id),
+                    out,
+                    self._join_key(group.group_id),
                     group.rebalance_timeout_ms(),
-                    ("join", group.group_id),
+                    CompleteJoin(group.group_id),
                 )
 
     def _try_complete_initial_rebalance(
-        self, group: ClassicGroup, delay: int, remaining: int
+        self, out: Step, group: ClassicGroup, delay: int, remaining: int
     ) -> None:
         if group.new_member_added and remaining != 0:
             group.new_member_added = False
             new_delay = min(self.config.group_initial_rebalance_delay_ms, remaining)
             new_remaining = max(remaining - delay, 0)
             self._set_timer(
-                self._key("join", group.group_id),
+                out,
+                self._join_key(group.group_id),
                 new_delay,
-                ("join-initial", group.group_id, new_delay, new_remaining),
+                CompleteInitialJoin(group.group_id, new_delay, new_remaining),
             )
         else:
-            self._complete_join(group)
+            self._complete_join(out, group)
 
-    def _complete_join(self, group: ClassicGroup) -> None:
+    def _complete_join(self, out: Step, group: ClassicGroup) -> None:
         """completeClassicGroupJoin (§3.9)."""
-        self._cancel_timer(self._key("join", group.group_id))
+        self._cancel_timer(out, self._join_key(group.group_id))
         for member in group.iter_members():
             if not member.awaiting_join and not member.is_static:
                 before = group.leader_id
                 group.remove(member.member_id)
-                self._cancel_timer(self._heartbeat_key(group.group_id, member.member_id))
+                self._cancel_timer(out, self._heartbeat_key(group.group_id, member.member_id))
                 self._member_removed(
-                    group, member.member_id, "did not rejoin before the join phase ended"
+                    out, group, member.member_id, "did not rejoin before the join phase ended"
                 )
-                self._note_leader(group, before, "leader removed")
+                self._note_leader(out, group, before, "leader removed")
         if group.is_in(DEAD):
             return
         before = group.leader_id
         elected = group.maybe_elect_new_joined_leader()
-        self._note_leader(group, before, "the leader did not rejoin")
+        self._note_leader(out, group, before, "the leader did not rejoin")
         if not elected and group.members:
             self._set_timer(
-                self._key("join", group.group_id),
+                out,
+                self._join_key(group.group_id),
                 group.rebalance_timeout_ms(),
-                ("join", group.group_id),
+                CompleteJoin(group.group_id),
             )
             return
         group.generation_id += 1
         if group.members:
             group.protocol_name = group.select_protocol()
             group.subscribed_topics = self._subscribed_topics(group)
-            self.log.info(
+            out.event(
                 "protocol_selected",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 group_id=group.group_id,
                 generation_id=group.generation_id,
                 protocol_name=group.protocol_name,
             )
-            self._transition(group, COMPLETING_REBALANCE, "join phase completed")
+            self._transition(out, group, COMPLETING_REBALANCE, "join phase completed")
             group.pending_sync.clear()
             members = self._members_list(group)
             for member in group.iter_members():
@@ -777,6 +817,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 if member.join_waiter is not None:
                     waiter, member.join_waiter = member.join_waiter, None
                     self._reply(
+                        out,
                         waiter,
                         JoinGroupResponse(
                             Errors.NONE,
@@ -790,20 +831,21 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                         group.group_id,
                         member.member_id,
                     )
-                self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+                self._schedule_heartbeat(out, group, member.member_id, member.session_timeout_ms)
                 member.is_new = False
                 group.pending_sync[member.member_id] = None
             self._set_timer(
-                self._key("sync", group.group_id),
+                out,
+                self._sync_key(group.group_id),
                 group.rebalance_timeout_ms(),
-                ("sync", group.group_id, group.generation_id),
+                ExpirePendingSync(group.group_id, group.generation_id),
             )
         else:
             group.protocol_name = None
             group.subscribed_topics = None
-            self._transition(group, EMPTY, "join phase completed with no members")
+            self._transition(out, group, EMPTY, "join phase completed with no members")
             group.pending_sync.clear()
-            self._append([self._group_record(group, {})], group.group_id)
+            self._append(out, [self._group_record(group, {})], group.group_id)
 
     def _subscribed_topics(self, group: ClassicGroup) -> frozenset[str] | None:
         if group.protocol_type != CONSUMER_PROTOCOL_TYPE or not group.members:
@@ -816,16 +858,16 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             topics |= parsed
         return frozenset(topics)
 
-    def _remove_sync_expiration(self, group: ClassicGroup) -> None:
+    def _remove_sync_expiration(self, out: Step, group: ClassicGroup) -> None:
         group.pending_sync.clear()
-        self._cancel_timer(self._key("sync", group.group_id))
+        self._cancel_timer(out, self._sync_key(group.group_id))
 
-    def _reset_and_propagate(self, group: ClassicGroup, error: Errors) -> None:
+    def _reset_and_propagate(self, out: Step, group: ClassicGroup, error: Errors) -> None:
         for member in group.members.values():
             member.assignment = b""
-        self._propagate(group, error)
+        self._propagate(out, group, error)
 
-    def _propagate(self, group: ClassicGroup, error: Errors) -> None:
+    def _propagate(self, out: Step, group: ClassicGroup, error: Errors) -> None:
         """propagateAssignment: answer every parked SyncGroup, re-arm the sessions answered."""
         for member in group.iter_members():
             if member.sync_waiter is None:
@@ -837,13 +879,15 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 )
             else:
                 response = SyncGroupResponse(error)
-            self._reply(waiter, response, group.group_id, member.member_id, group.generation_id)
-            self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+            self._reply(
+                out, waiter, response, group.group_id, member.member_id, group.generation_id
+            )
+            self._schedule_heartbeat(out, group, member.member_id, member.session_timeout_ms)
 
-    def _member_removed(self, group: ClassicGroup, member_id: str, reason: str) -> None:
-        self.log.info(
+    def _member_removed(self, out: Step, group: ClassicGroup, member_id: str, reason: str) -> None:
+        out.event(
             "member_removed",
-            t_ms=self._now,
+            t_ms=out.now,
             node=self.node,
             group_id=group.group_id,
             member_id=member_id,
@@ -851,11 +895,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             reason=reason,
         )
 
-    def _remove_member(self, group: ClassicGroup, member: Member, reason: str) -> None:
+    def _remove_member(self, out: Step, group: ClassicGroup, member: Member, reason: str) -> None:
         """Answer a parked JoinGroup UNKNOWN_MEMBER_ID, then remove (leader re-picked)."""
         if member.join_waiter is not None:
             waiter, member.join_waiter = member.join_waiter, None
             self._reply(
+                out,
                 waiter,
                 JoinGroupResponse(Errors.UNKNOWN_MEMBER_ID, member_id=""),
                 group.group_id,
@@ -863,9 +908,9 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             )
         if member.sync_waiter is not None:
             # Kafka drops the parked SyncGroup of a removed member: it is never answered.
-            self.log.info(
+            out.event(
                 "sync_dropped",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 group_id=group.group_id,
                 member_id=member.member_id,
@@ -875,36 +920,38 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             member.sync_waiter = None
         before = group.leader_id
         group.remove(member.member_id)
-        self._member_removed(group, member.member_id, reason)
-        self._note_leader(group, before, "leader removed")
+        self._member_removed(out, group, member.member_id, reason)
+        self._note_leader(out, group, before, "leader removed")
 
     # --- session / pending-sync expiry (§6.2, §6.4) -----------------------------------------------
 
-    def _expire_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
+    def _expire_heartbeat(self, out: Step, group: ClassicGroup, member_id: str) -> None:
         if group.is_in(DEAD):
             return
         if member_id in group.pending_members:
             group.remove_pending(member_id)
-            self.log.info(
+            out.event(
                 "pending_member_expired",
-                t_ms=self._now,
+                t_ms=out.now,
                 node=self.node,
                 group_id=group.group_id,
                 member_id=member_id,
             )
             if group.is_in(PREPARING_REBALANCE) and group.has_all_members_joined():
-                self._complete_join(group)
+                self._complete_join(out, group)
             return
         member = group.members.get(member_id)
         if member is None or member.has_satisfied_heartbeat():
             return
-        self._remove_member(group, member, "session timeout expired")
+        self._remove_member(out, group, member, "session timeout expired")
         if group.is_in(STABLE, COMPLETING_REBALANCE):
-            self._maybe_prepare_rebalance_or_complete_join(group, f"member {member_id} expired")
+            self._maybe_prepare_rebalance_or_complete_join(
+                out, group, f"member {member_id} expired"
+            )
         elif group.is_in(PREPARING_REBALANCE) and group.has_all_members_joined():
-            self._complete_join(group)
+            self._complete_join(out, group)
 
-    def _expire_pending_sync(self, group: ClassicGroup, generation_id: int) -> None:
+    def _expire_pending_sync(self, out: Step, group: ClassicGroup, generation_id: int) -> None:
         if generation_id != group.generation_id or not group.is_in(COMPLETING_REBALANCE, STABLE):
             return
         if not group.pending_sync:
@@ -912,19 +959,24 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         for member_id in list(group.pending_sync):
             member = group.members.get(member_id)
             if member is not None:
-                self._remove_member(group, member, "no SyncGroup before the rebalance timeout")
-            self._cancel_timer(self._heartbeat_key(group.group_id, member_id))
+                self._remove_member(out, group, member, "no SyncGroup before the rebalance timeout")
+            self._cancel_timer(out, self._heartbeat_key(group.group_id, member_id))
         group.pending_sync.clear()
-        self._prepare_rebalance(group, "members expired waiting for SyncGroup")
+        self._prepare_rebalance(out, group, "members expired waiting for SyncGroup")
 
     # --- SyncGroup (§5) ---------------------------------------------------------------------------
 
-    def _sync(self, waiter: Parked, req: SyncGroupRequest) -> None:
+    def _sync(self, out: Step, waiter: Parked, req: SyncGroupRequest) -> None:
         group = self.groups.get(req.group_id)
 
         def fail(error: Errors) -> None:
             self._reply(
-                waiter, SyncGroupResponse(error), req.group_id, req.member_id, req.generation_id
+                out,
+                waiter,
+                SyncGroupResponse(error),
+                req.group_id,
+                req.member_id,
+                req.generation_id,
             )
 
         if group is None:
@@ -949,9 +1001,9 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         if state == COMPLETING_REBALANCE:
             if member.sync_waiter is not None:
                 # ClassicGroupMember.setAwaitingSyncFuture overwrites: the first is never answered.
-                self.log.info(
+                out.event(
                     "sync_dropped",
-                    t_ms=self._now,
+                    t_ms=out.now,
                     node=self.node,
                     group_id=group.group_id,
                     member_id=member.member_id,
@@ -959,7 +1011,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                     reason="superseded by a newer SyncGroup",
                 )
             member.sync_waiter = waiter
-            self._remove_pending_sync(group, req.member_id)
+            self._remove_pending_sync(out, group, req.member_id)
             if group.is_leader(req.member_id):
                 assignment = {a.member_id: a.assignment for a in req.assignments}
                 full = {
@@ -967,29 +1019,30 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 }
                 missing = [mid for mid in full if mid not in assignment]
                 if missing:
-                    self.log.info(
+                    out.event(
                         "assignment_missing",
-                        t_ms=self._now,
+                        t_ms=out.now,
                         node=self.node,
                         group_id=group.group_id,
                         generation_id=group.generation_id,
                         member_ids=sorted(missing),
                     )
-                error = self._append([self._group_record(group, full)], group.group_id)
+                error = self._append(out, [self._group_record(group, full)], group.group_id)
                 if error != Errors.NONE:
                     mapped = append_error_to_response_error(error)
-                    self._reset_and_propagate(group, mapped)
+                    self._reset_and_propagate(out, group, mapped)
                     self._maybe_prepare_rebalance_or_complete_join(
-                        group, f"error {mapped.name} storing the assignment"
+                        out, group, f"error {mapped.name} storing the assignment"
                     )
                 else:
                     for m in group.members.values():
                         m.assignment = full[m.member_id]
-                    self._propagate(group, Errors.NONE)
-                    self._transition(group, STABLE, "the leader's assignment was persisted")
+                    self._propagate(out, group, Errors.NONE)
+                    self._transition(out, group, STABLE, "the leader's assignment was persisted")
         else:  # Stable: hand out the stored assignment
-            self._remove_pending_sync(group, req.member_id)
+            self._remove_pending_sync(out, group, req.member_id)
             self._reply(
+                out,
                 waiter,
                 SyncGroupResponse(
                     Errors.NONE, group.protocol_type, group.protocol_name, member.assignment
@@ -999,14 +1052,14 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 req.generation_id,
             )
 
-    def _remove_pending_sync(self, group: ClassicGroup, member_id: str) -> None:
+    def _remove_pending_sync(self, out: Step, group: ClassicGroup, member_id: str) -> None:
         group.pending_sync.pop(member_id, None)
         if not group.pending_sync:
-            self._cancel_timer(self._key("sync", group.group_id))
+            self._cancel_timer(out, self._sync_key(group.group_id))
 
     # --- Heartbeat (§6.1) -------------------------------------------------------------------------
 
-    def _heartbeat(self, waiter: Parked, req: HeartbeatRequest) -> None:
+    def _heartbeat(self, out: Step, waiter: Parked, req: HeartbeatRequest) -> None:
         group = self.groups.get(req.group_id)
         error = Errors.NONE
         if group is None:
@@ -1022,25 +1075,27 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                     error = Errors.UNKNOWN_MEMBER_ID
                 else:
                     member = group.members[req.member_id]
-                    self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+                    self._schedule_heartbeat(
+                        out, group, member.member_id, member.session_timeout_ms
+                    )
                     if state == PREPARING_REBALANCE:
                         error = Errors.REBALANCE_IN_PROGRESS
         self._reply(
-            waiter, HeartbeatResponse(error), req.group_id, req.member_id, req.generation_id
+            out, waiter, HeartbeatResponse(error), req.group_id, req.member_id, req.generation_id
         )
 
     # --- LeaveGroup (§6.3) ------------------------------------------------------------------------
 
-    def _leave(self, waiter: Parked, req: LeaveGroupRequest) -> None:
+    def _leave(self, out: Step, waiter: Parked, req: LeaveGroupRequest) -> None:
         group = self.groups.get(req.group_id)
         if group is None:
             unknown = tuple(
                 LeaveGroupResponseMember(m.member_id, m.group_instance_id, Errors.UNKNOWN_MEMBER_ID)
                 for m in req.members
             )
-            return self._leave_reply(waiter, req, Errors.NONE, unknown)
+            return self._leave_reply(out, waiter, req, Errors.NONE, unknown)
         if group.is_in(DEAD):
-            return self._leave_reply(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, ())
+            return self._leave_reply(out, waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, ())
         results: list[LeaveGroupResponseMember] = []
         left = []
         for identity in req.members:
@@ -1054,13 +1109,13 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 if target is None:
                     error = Errors.UNKNOWN_MEMBER_ID
                 else:
-                    self._leave_member(group, target, identity.reason)
+                    self._leave_member(out, group, target, identity.reason)
             elif identity.member_id in group.pending_members:
                 group.remove_pending(identity.member_id)
-                self._cancel_timer(self._heartbeat_key(group.group_id, identity.member_id))
-                self.log.info(
+                self._cancel_timer(out, self._heartbeat_key(group.group_id, identity.member_id))
+                out.event(
                     "pending_member_left",
-                    t_ms=self._now,
+                    t_ms=out.now,
                     node=self.node,
                     group_id=group.group_id,
                     member_id=identity.member_id,
@@ -1068,7 +1123,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             else:
                 error = self._validate_member(group, identity.member_id, identity.group_instance_id)
                 if error == Errors.NONE:
-                    self._leave_member(group, identity.member_id, identity.reason)
+                    self._leave_member(out, group, identity.member_id, identity.reason)
             if error == Errors.NONE:
                 left.append(identity.member_id)
             results.append(
@@ -1077,18 +1132,21 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         if left:
             reason = f"LeaveGroup for {left}"
             if group.is_in(STABLE, COMPLETING_REBALANCE):
-                self._maybe_prepare_rebalance_or_complete_join(group, reason)
+                self._maybe_prepare_rebalance_or_complete_join(out, group, reason)
             elif group.is_in(PREPARING_REBALANCE):
-                self._maybe_complete_join_phase(group)
-        self._leave_reply(waiter, req, Errors.NONE, tuple(results))
+                self._maybe_complete_join_phase(out, group)
+        self._leave_reply(out, waiter, req, Errors.NONE, tuple(results))
 
-    def _leave_member(self, group: ClassicGroup, member_id: str, reason: str | None) -> None:
+    def _leave_member(
+        self, out: Step, group: ClassicGroup, member_id: str, reason: str | None
+    ) -> None:
         member = group.members[member_id]
-        self._remove_member(group, member, f"LeaveGroup ({reason or 'not provided'})")
-        self._cancel_timer(self._heartbeat_key(group.group_id, member_id))
+        self._remove_member(out, group, member, f"LeaveGroup ({reason or 'not provided'})")
+        self._cancel_timer(out, self._heartbeat_key(group.group_id, member_id))
 
     def _leave_reply(
         self,
+        out: Step,
         waiter: Parked,
         req: LeaveGroupRequest,
         error: Errors,
@@ -1099,7 +1157,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             error = results[0].error_code if results else Errors.NONE
             results = ()
         member_id = req.members[0].member_id if len(req.members) == 1 else None
-        self._reply(waiter, LeaveGroupResponse(error, results), req.group_id, member_id)
+        self._reply(out, waiter, LeaveGroupResponse(error, results), req.group_id, member_id)
 
     # --- queries ----------------------------------------------------------------------------------
 
@@ -1155,11 +1213,22 @@ class GroupShard(LoadingMixin, OffsetsMixin):
 
 
 # The group APIs' handlers, by request type (GroupShard.handle).
-_HANDLERS: dict[type, Callable[[GroupShard, Parked, Any], None]] = {
+_HANDLERS: dict[type, Callable[[GroupShard, Step, Parked, Any], None]] = {
     JoinGroupRequest: GroupShard._join,
     SyncGroupRequest: GroupShard._sync,
     HeartbeatRequest: GroupShard._heartbeat,
     LeaveGroupRequest: GroupShard._leave,
     OffsetCommitRequest: OffsetsMixin._commit,
     OffsetFetchRequest: OffsetsMixin._fetch,
+}
+
+
+# What each timer operation runs (GroupShard.fire_timer).
+_TIMER_OPERATIONS: dict[type, Callable[[GroupShard, Step, Any], None]] = {
+    ExpireHeartbeat: GroupShard._on_heartbeat_expired,
+    CompleteInitialJoin: GroupShard._on_initial_join_delay,
+    CompleteJoin: GroupShard._on_join_timeout,
+    ExpirePendingSync: GroupShard._on_sync_timeout,
+    FinishLoad: lambda shard, out, _op: shard._load(out),
+    ExpireOffsets: lambda shard, out, _op: shard._expire_offsets(out),
 }

@@ -299,12 +299,9 @@ def coordinator(
     try:
         from coordinator.cluster import KafkaCluster
         from coordinator.config import CoordinatorConfig
-        from scenarios.eventlog import EventLog, make_logger
 
         cluster = KafkaCluster(
-            num_brokers=brokers,
-            config=CoordinatorConfig(offsets_topic_num_partitions=partitions),
-            logger=make_logger(EventLog()),  # a private log: nothing printed
+            num_brokers=brokers, config=CoordinatorConfig(offsets_topic_num_partitions=partitions)
         )
     except Exception:  # the cluster model is optional for this arithmetic
         cluster = None

@@ -974,4 +974,4 @@ def test_on_unloaded():
     assert shard.timers
     d.apply(d.cluster.fail_broker(d.coordinator("group"), d.now))
     assert shard.timers == {} and shard.groups["group"].state == DEAD
-    assert not [key for key in d.timers if key.startswith(f"{shard.node}/")]
+    assert not [key for key in d.timers if str(key).startswith(f"{shard.node}/")]
