@@ -89,7 +89,13 @@ from members.listener import CallbackRecord, RebalanceListener, invoke
 from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.network import ConsumerNetworkClient, InFlightRequest
-from members.offsets import CommitResult, SyncCommit, offset_fetch_error
+from members.offsets import (
+    CommitResult,
+    CommittedOffsetsLookup,
+    SyncCommits,
+    offset_fetch_error,
+)
+from members.positions import FetchPositions
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 from members.timers import (
     TIMER_NAMES,
@@ -250,15 +256,15 @@ class Consumer:
             max_poll_interval_ms=self.config.max_poll_interval_ms,
             backoff=self._backoff,
         )
-        self._owned: list[TopicPartition] = []
-        self._positions: dict[TopicPartition, int] = {}
-        self._ready: list[TopicPartition] | None = None  # fetchable partitions (cache)
-        # Continuous poll model: records accrue from this time at max_poll_records per
-        # poll_interval_ms while the application is in poll() and something is fetchable.
-        self._accrue_from = 0
-        self._fetch_retry_at: int | None = None  # an OffsetFetch retry waits until then
-        self._fetch_attempts = 0  # failed attempts of the current offset lookup
-        self._offset_fetch_inflight: int | None = None
+        # The owned partitions and their positions (SubscriptionState), and the records the
+        # application consumes.
+        self.fetch = FetchPositions(
+            max_poll_records=self.config.max_poll_records,
+            poll_interval_ms=self.config.poll_interval_ms,
+            continuous=self._continuous,
+        )
+        # fetchCommittedOffsets: the OffsetFetch in flight, its retries
+        self.offset_lookup = CommittedOffsetsLookup(self._backoff)
         self._busy_until = 0
         self._last_now = 0
         self._next_auto_commit = 0
@@ -269,7 +275,7 @@ class Consumer:
         self._close_deadline = 0  # close(): when its timer ends
         # close(), after the LeaveGroup: the coordinator whose pending requests it waits for
         self._close_node: str | None = None
-        self._sync_commits: list[SyncCommit] = []
+        self.sync_commits = SyncCommits(self._backoff)
         self._poll_fatal: ConsumerFatal | None = None  # thrown from the next poll()
 
     @property
@@ -312,7 +318,7 @@ class Consumer:
         Empty once the process has crashed, closed or failed: a dead consumer consumes nothing,
         whatever it last believed (that belief stays readable as ``last_owned``).
         """
-        return sorted(self._owned) if self.alive else []
+        return sorted(self.fetch.owned) if self.alive else []
 
     @property
     def owned(self) -> list[TopicPartition]:
@@ -330,12 +336,12 @@ class Consumer:
 
     @property
     def last_owned(self) -> list[TopicPartition]:
-        return sorted(self._owned)
+        return sorted(self.fetch.owned)
 
     @property
     def positions(self) -> dict[TopicPartition, int]:
-        self._materialize(self._last_now)
-        return dict(self._positions)
+        self.fetch.materialize(self._last_now)
+        return dict(self.fetch.positions)
 
     def positions_at(self, now_ms: int) -> dict[TopicPartition, int]:
         """Positions as of ``now_ms`` (``positions`` is as of the consumer's last event: records
@@ -606,12 +612,12 @@ class Consumer:
             raise ValueError(f"stall duration must be >= 0, got {duration_ms}")
         if self.status is not ConsumerStatus.RUNNING:
             return out
-        self._materialize(now_ms)
+        self.fetch.materialize(now_ms)
         if now_ms >= self._busy_until:
             # heartbeat.poll(): the application was in poll() until now
             self.heartbeat.poll(now_ms)
         self._busy_until = max(self._busy_until, now_ms + duration_ms)
-        self._accrue_from = self._busy_until
+        self.fetch.accrue_from = self._busy_until
         self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
         self._set_poll_timer(self._busy_until)
         self._schedule_heartbeat(now_ms)  # the poll timer now counts
@@ -784,7 +790,7 @@ class Consumer:
                 self._maybe_update_metadata(now)
                 self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
-                self._offset_fetch_inflight = None
+                self.offset_lookup.in_flight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 self._offset_fetch_failed(now)  # a DisconnectException: retriable
             else:
@@ -1049,10 +1055,10 @@ class Consumer:
             self._fail(fatal, now)
             return
         if self._continuous:
-            self._materialize(now)
+            self.fetch.materialize(now)
             self._schedule_continuous_poll(now)
             return
-        records = self._consume_batch()
+        records = self.fetch.consume_batch()
         processing = self.config.processing_time_ms + int(
             self.config.processing_time_per_record_ms * records
         )
@@ -1073,8 +1079,8 @@ class Consumer:
             and not self._join_incomplete()
         ):
             wakeups.append(max(self._next_auto_commit, now + 1))
-        if self._fetch_retry_at is not None:
-            wakeups.append(max(self._fetch_retry_at, now + 1))
+        if self.offset_lookup.retry_at is not None:
+            wakeups.append(max(self.offset_lookup.retry_at, now + 1))
         if wakeups:
             at = min(wakeups)
             set_at = self._timers.deadline(PollTimer)
@@ -1255,14 +1261,13 @@ class Consumer:
         except Exception as exc:  # a user's listener must not break the simulation
             self._emit("listener_error", t_ms=now, callback=callback, error=repr(exc))
 
-    def _set_owned(self, partitions: Sequence[TopicPartition], now: int) -> None:
-        """SubscriptionState.assignFromSubscribed: keep positions of partitions still owned."""
-        self._materialize(now)
-        self._ready = None
-        keep = set(partitions)
-        self._owned = sorted(keep)
-        self._positions = {tp: off for tp, off in self._positions.items() if tp in keep}
-        self._restart_accrual(now)
+    def _set_prepare_commit(self, op: CommitResult | None) -> None:
+        """onJoinPrepare's commit is out (or over): an EAGER member's partitions are pending
+        revocation meanwhile, and not fetched (maybeMarkPartitionsPendingRevocation)."""
+        self._prepare_commit = op
+        self.fetch.pending_revocation = (
+            op is not None and self.rebalance_protocol is RebalanceProtocol.EAGER
+        )
 
     def _on_join_prepare(self, now: int) -> bool:
         """ConsumerCoordinator.onJoinPrepare (§8.4): commit, then revoke or lose partitions."""
@@ -1270,9 +1275,9 @@ class Consumer:
             if self._prepare_commit is None:
                 if self._prepare_deadline is None:
                     self._prepare_deadline = now + self.config.rebalance_timeout_ms
-                self._materialize(now)
-                self._prepare_commit = self._commit(self._all_consumed(), "join-prepare", now)
-                self._restart_accrual(now)
+                self.fetch.materialize(now)
+                self._set_prepare_commit(self._commit(self._all_consumed(), "join-prepare", now))
+                self.fetch.restart_accrual(now)
                 if (
                     not self._prepare_commit.done
                     and self._timers.deadline(JoinPrepareTimer) is None
@@ -1289,9 +1294,9 @@ class Consumer:
             elif not op.done:
                 return False
             elif op.error is not None and op.retriable:
-                self._materialize(now)
-                self._prepare_commit = None
-                self._restart_accrual(now)
+                self.fetch.materialize(now)
+                self._set_prepare_commit(None)
+                self.fetch.restart_accrual(now)
                 # pollTimer.sleep(min(remaining, retry.backoff.ms)): not past joinPrepareTimer
                 self._out.append(
                     self._timers.set(
@@ -1301,25 +1306,25 @@ class Consumer:
                 return False
         gen = self.generation
         if gen.generation_id == -1 or gen.member_id == "":
-            if self._owned:
-                lost = list(self._owned)
+            if self.fetch.owned:
+                lost = list(self.fetch.owned)
                 self._invoke("lost", lost, now)
-                self._set_owned([], now)
+                self.fetch.set_owned([], now)
         elif self.rebalance_protocol is RebalanceProtocol.EAGER:
-            revoked = list(self._owned)
+            revoked = list(self.fetch.owned)
             self._invoke("revoked", revoked, now)  # called even when nothing is owned
-            self._set_owned([], now)
+            self.fetch.set_owned([], now)
         else:
             subscribed = set(self._subscription)
-            revoked = [tp for tp in self._owned if tp.topic not in subscribed]
+            revoked = [tp for tp in self.fetch.owned if tp.topic not in subscribed]
             if revoked:
                 self._invoke("revoked", revoked, now)
-                self._set_owned([tp for tp in self._owned if tp.topic in subscribed], now)
+                self.fetch.set_owned([tp for tp in self.fetch.owned if tp.topic in subscribed], now)
         self.is_leader = False
         self._group_subscription = None
-        self._materialize(now)
-        self._prepare_commit = None
-        self._restart_accrual(now)
+        self.fetch.materialize(now)
+        self._set_prepare_commit(None)
+        self.fetch.restart_accrual(now)
         self._prepare_deadline = None
         if self._timers.deadline(JoinPrepareTimer) is not None:
             self._out.append(self._timers.cancel(JoinPrepareTimer))
@@ -1358,7 +1363,7 @@ class Consumer:
         if not self._assignment_matches_subscription(assigned):
             self._request_rejoin("received assignment does not match the current subscription", now)
             return
-        owned = set(self._owned)
+        owned = set(self.fetch.owned)
         assigned_set = set(assigned)
         added = sorted(assigned_set - owned)
         if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE:
@@ -1374,12 +1379,11 @@ class Consumer:
                 self._emit("assignor_error", t_ms=now, error=repr(exc), phase="on_assignment")
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
-        self._set_owned(assigned, now)
+        self.fetch.set_owned(assigned, now)
         self._invoke("assigned", added, now)  # always called, possibly empty
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
         # fetchCommittedOffsets call (its attempts start again, with no backoff).
-        self._fetch_retry_at = None
-        self._fetch_attempts = 0
+        self.offset_lookup.restart()
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
 
@@ -1413,7 +1417,7 @@ class Consumer:
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
-        if not self._owned:
+        if not self.fetch.owned:
             return
         gen = self.generation
         rebalancing = self._member_state in (
@@ -1423,8 +1427,8 @@ class Consumer:
         callback = (
             "lost" if gen.generation_id == -1 or gen.member_id == "" or rebalancing else "revoked"
         )
-        self._invoke(callback, list(self._owned), now)
-        self._set_owned([], now)
+        self._invoke(callback, list(self.fetch.owned), now)
+        self.fetch.set_owned([], now)
 
     def _maybe_leave_group(self, reason: str, now: int) -> None:
         """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
@@ -1530,7 +1534,7 @@ class Consumer:
         ]
         sub = Subscription(
             topics=topics,
-            owned_partitions=self._owned,
+            owned_partitions=self.fetch.owned,
             generation_id=self.generation.generation_id,
             rack_id=self.config.client_rack,
         )
@@ -2007,73 +2011,25 @@ class Consumer:
     # ------------------------------------------------------------------ offsets
 
     def _all_consumed(self) -> dict[TopicPartition, int]:
-        self._materialize(self._last_now)
-        return {tp: self._positions[tp] for tp in self._owned if tp in self._positions}
-
-    def _ready_list(self) -> list[TopicPartition]:
-        """Owned partitions with a position (fetchable), cached until ownership or positions change."""
-        if self._ready is None:
-            self._ready = [tp for tp in self._owned if tp in self._positions]
-        return self._ready
-
-    def _fetching(self) -> bool:
-        """Something to fetch, and not EAGER partitions pending revocation during the
-        onJoinPrepare commit (maybeMarkPartitionsPendingRevocation stops their fetching)."""
-        if not self._ready_list():
-            return False
-        return not (
-            self._prepare_commit is not None and self.rebalance_protocol is RebalanceProtocol.EAGER
-        )
-
-    def _advance(self, batches: int) -> None:
-        """``batches`` polls' worth of records: max.poll.records each, spread evenly over the
-        fetchable partitions (the first ones in partition order take the remainder)."""
-        ready = self._ready_list()
-        share, extra = divmod(self.config.max_poll_records, len(ready))
-        for i, tp in enumerate(ready):
-            self._positions[tp] += batches * (share + (1 if i < extra else 0))
-
-    def _consume_batch(self) -> int:
-        if not self._fetching():
-            return 0
-        self._advance(1)
-        return self.config.max_poll_records
-
-    def _materialize(self, now: int) -> None:
-        """Continuous model: add the batches polled since ``_accrue_from`` (one per
-        poll_interval_ms). Every change of what is fetchable, or of whether the application is
-        in poll(), calls this first and ``_restart_accrual`` after, so the conditions are
-        constant over the interval being accounted."""
-        if not self._continuous or now <= self._accrue_from:
-            return
-        if not self._fetching():
-            self._accrue_from = now
-            return
-        batches = (now - self._accrue_from) // self.config.poll_interval_ms
-        if batches > 0:
-            self._advance(batches)
-            self._accrue_from += batches * self.config.poll_interval_ms
-
-    def _restart_accrual(self, now: int) -> None:
-        self._accrue_from = max(self._accrue_from, now)
+        return self.fetch.consumed(self._last_now)
 
     def _maybe_fetch_offsets(self, now: int) -> None:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
-        if self._offset_fetch_inflight is not None or self.lookup.coordinator is None:
+        if self.offset_lookup.in_flight is not None or self.lookup.coordinator is None:
             return
         if self.status is not ConsumerStatus.RUNNING:
             return  # only poll() looks offsets up (updateFetchPositions); close() never does
-        if self._fetch_retry_at is not None:
-            if now < self._fetch_retry_at:
+        if self.offset_lookup.retry_at is not None:
+            if now < self.offset_lookup.retry_at:
                 return  # fetchCommittedOffsets is sleeping its backoff
-            self._fetch_retry_at = None
-        if len(self._ready_list()) == len(self._owned):
+            self.offset_lookup.retry_at = None
+        if len(self.fetch.ready()) == len(self.fetch.owned):
             return
-        missing = [tp for tp in self._owned if tp not in self._positions]
+        missing = self.fetch.missing()
         by_topic: dict[str, list[int]] = {}
         for tp in missing:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
-        self._offset_fetch_inflight = self._send(
+        self.offset_lookup.in_flight = self._send(
             self.lookup.coordinator,
             OffsetFetchRequest(
                 group_id=self.config.group_id,
@@ -2092,7 +2048,7 @@ class Consumer:
         """ConsumerCoordinator.OffsetFetchResponseHandler, as fetchCommittedOffsets reacts to it:
         a retriable error (UNSTABLE_OFFSET_COMMIT for a partition included) fails the whole
         lookup and it is retried after the backoff; any other error is thrown from poll()."""
-        self._offset_fetch_inflight = None
+        self.offset_lookup.in_flight = None
         error, retriable = offset_fetch_error(resp)
         if error != Errors.NONE:
             if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
@@ -2106,19 +2062,15 @@ class Consumer:
                 return
             self._offset_fetch_failed(now)
             return
-        self._materialize(now)
-        self._ready = None
-        self._fetch_retry_at = None
-        self._fetch_attempts = 0
-        owned = set(self._owned)
-        for topic in resp.topics:
-            for p in topic.partitions:
-                tp = TopicPartition(topic.name, p.partition_index)
-                if tp not in owned or tp in self._positions:
-                    continue
-                # No committed offset: the model's auto.offset.reset is "earliest" (offset 0).
-                self._positions[tp] = max(p.committed_offset, 0)
-        self._restart_accrual(now)
+        self.offset_lookup.restart()
+        self.fetch.seek_committed(
+            (
+                (TopicPartition(topic.name, p.partition_index), p.committed_offset)
+                for topic in resp.topics
+                for p in topic.partitions
+            ),
+            now,
+        )
         self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
 
     def _offset_fetch_failed(self, now: int) -> None:
@@ -2127,9 +2079,7 @@ class Consumer:
         attempts of one call, which its poll() timer bounds; the simulated application, always
         inside poll(), counts them until the lookup succeeds or a new assignment starts a new
         one."""
-        delay = self._backoff.backoff(self._fetch_attempts)
-        self._fetch_attempts += 1
-        self._fetch_retry_at = now + delay
+        self.offset_lookup.failed(now)
         self._schedule_continuous_poll(now)
 
     def _join_incomplete(self) -> bool:
@@ -2164,31 +2114,22 @@ class Consumer:
             return op
         self.commits.append(op)
         if sync_deadline is not None:
-            self._sync_commits.append(SyncCommit(op, sync_deadline))
+            self.sync_commits.add(op, sync_deadline)
             self._plan_sync_timer()
         self._send_commit(op, now)
         return op
 
-    def _sync_of(self, op: CommitResult) -> SyncCommit | None:
-        for sync in self._sync_commits:
-            if sync.op is op:
-                return sync
-        return None
-
     def _plan_sync_timer(self) -> None:
         """One timer for every commitSync's next retry or deadline."""
-        if not self._sync_commits:
+        at = self.sync_commits.next_wakeup()
+        if at is None:
             return
-        at = min(
-            s.deadline_ms if s.retry_at is None else min(s.retry_at, s.deadline_ms)
-            for s in self._sync_commits
-        )
         set_at = self._timers.deadline(CommitRetryTimer)
         if set_at is None or at < set_at:
             self._out.append(self._timers.set(CommitRetryTimer, at))
 
     def _retry_sync_commits(self, now: int) -> None:
-        for sync in list(self._sync_commits):
+        for sync in self.sync_commits:
             if now >= sync.deadline_ms:
                 # commitOffsetsSync returns false: commitSync throws TimeoutException, close()
                 # logs it and goes on (an answer still in flight no longer matters).
@@ -2200,7 +2141,7 @@ class Consumer:
 
     def _resume_sync_commits(self, now: int) -> None:
         """The coordinator is known again: commitSyncs waiting for it send their request."""
-        for sync in list(self._sync_commits):
+        for sync in self.sync_commits:
             if sync.retry_at is None and not sync.in_flight:
                 self._send_commit(sync.op, now)
 
@@ -2209,7 +2150,7 @@ class Consumer:
         offsets = op.offsets
         purpose = op.purpose
         if self.lookup.coordinator is None:
-            sync = self._sync_of(op)
+            sync = self.sync_commits.of(op)
             if sync is None:
                 self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
             else:
@@ -2244,7 +2185,7 @@ class Consumer:
             generation_id=self.generation.generation_id,
             partitions=len(offsets),  # the offsets themselves are in commit_completed
         )
-        sync = self._sync_of(op)
+        sync = self.sync_commits.of(op)
         if sync is not None:
             sync.in_flight = True
 
@@ -2255,14 +2196,12 @@ class Consumer:
             if error is None:
                 self.committed.update(op.offsets)
             return
-        sync = self._sync_of(op)
+        sync = self.sync_commits.of(op)
         if sync is not None:
             sync.in_flight = False
             if error is not None and retriable and error != "TIMEOUT":
                 # commitOffsetsSync: sleep the exponential backoff (at most until the deadline)
-                delay = self._backoff.backoff(sync.attempts)
-                sync.attempts += 1
-                sync.retry_at = min(now + delay, sync.deadline_ms)
+                retry_at = self.sync_commits.back_off(sync, now)
                 self._emit(
                     "commit_failed",
                     t_ms=now,
@@ -2270,11 +2209,11 @@ class Consumer:
                     error=error,
                     retriable=retriable,
                     generation_id=op.generation_id,
-                    retry_in_ms=sync.retry_at - now,
+                    retry_in_ms=retry_at - now,
                 )
                 self._plan_sync_timer()
                 return
-            self._sync_commits.remove(sync)
+            self.sync_commits.finish(sync)
         op.done = True
         op.error = error
         op.retriable = retriable

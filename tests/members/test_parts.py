@@ -239,3 +239,83 @@ def test_coordinator_lookup_backs_off_then_awaits_metadata_and_rotates_brokers()
     assert lookup.coordinator == "broker-2" and lookup.attempts == 0 and not lookup.after_metadata
     assert lookup.mark_unknown() == "broker-2" and lookup.coordinator is None
     assert lookup.mark_unknown() is None
+
+
+# --- positions ------------------------------------------------------------------------------
+
+
+def test_positions_accrue_one_batch_per_poll_interval_over_fetchable_partitions() -> None:
+    from assignors.api import TopicPartition
+    from members.positions import FetchPositions
+
+    t0, t1, t2 = (TopicPartition("t", p) for p in range(3))
+    fetch = FetchPositions(max_poll_records=500, poll_interval_ms=100, continuous=True)
+    fetch.set_owned([t2, t0, t1], 0)
+    assert fetch.owned == [t0, t1, t2] and fetch.missing() == [t0, t1, t2]
+    assert not fetch.fetching()  # no positions yet
+    fetch.seek_committed([(t0, 10), (t1, -1), (TopicPartition("other", 0), 7)], 1000)
+    assert fetch.positions == {t0: 10, t1: 0}  # -1: no commit, earliest; not owned: ignored
+    assert fetch.ready() == [t0, t1] and fetch.missing() == [t2]
+    assert fetch.consumed(1250) == {t0: 10 + 2 * 250, t1: 0 + 2 * 250}  # two whole batches
+    assert fetch.accrue_from == 1200
+    fetch.pending_revocation = True  # EAGER onJoinPrepare commit out: nothing is fetched
+    assert fetch.consumed(5000) == {t0: 510, t1: 500} and fetch.accrue_from == 5000
+    fetch.pending_revocation = False
+    fetch.seek_committed([(t2, 3)], 5000)
+    assert fetch.consumed(5100) == {t0: 510 + 167, t1: 500 + 167, t2: 3 + 166}  # remainder first
+    fetch.set_owned([t1], 5100)  # positions of partitions still owned are kept
+    assert fetch.positions == {t1: 667}
+
+
+def test_processing_model_consumes_one_batch_per_poll() -> None:
+    from assignors.api import TopicPartition
+    from members.positions import FetchPositions
+
+    tp = TopicPartition("t", 0)
+    fetch = FetchPositions(max_poll_records=50, poll_interval_ms=100, continuous=False)
+    fetch.set_owned([tp], 0)
+    assert fetch.consume_batch() == 0  # no position yet
+    fetch.seek_committed([(tp, 5)], 0)
+    fetch.materialize(10_000)  # nothing accrues with time in the processing model
+    assert fetch.positions == {tp: 5}
+    assert fetch.consume_batch() == 50 and fetch.positions == {tp: 55}
+
+
+# --- offsets --------------------------------------------------------------------------------
+
+
+def test_sync_commits_share_one_wakeup_and_back_off_within_their_deadline() -> None:
+    from members.offsets import CommitResult, SyncCommits
+
+    syncs = SyncCommits(ExponentialBackoff(100, 1000, random.Random(5)))
+    assert syncs.next_wakeup() is None and not syncs
+    a = CommitResult(0, "manual", {}, 1)
+    b = CommitResult(0, "close", {}, 1)
+    syncs.add(a, 60_000)
+    syncs.add(b, 250)
+    assert syncs.next_wakeup() == 250  # nothing backing off: the deadlines
+    sync_a = syncs.of(a)
+    assert sync_a is not None and syncs.of(CommitResult(0, "auto", {}, 1)) is None
+    expected = ExponentialBackoff(100, 1000, random.Random(5))
+    retry_at = syncs.back_off(sync_a, 100)
+    assert retry_at == 100 + expected.backoff(0) and sync_a.attempts == 1
+    assert syncs.next_wakeup() == min(retry_at, 250)
+    sync_b = syncs.of(b)
+    assert sync_b is not None
+    assert syncs.back_off(sync_b, 240) == 250  # never past the deadline
+    syncs.finish(sync_b)
+    assert [s.op for s in syncs] == [a] and syncs.next_wakeup() == retry_at
+
+
+def test_committed_offsets_lookup_backs_off_until_a_new_lookup() -> None:
+    from members.offsets import CommittedOffsetsLookup
+
+    lookup = CommittedOffsetsLookup(ExponentialBackoff(100, 1000, random.Random(9)))
+    expected = ExponentialBackoff(100, 1000, random.Random(9))
+    lookup.failed(1000)
+    lookup.failed(2000)
+    assert lookup.attempts == 2
+    expected.backoff(0)
+    assert lookup.retry_at == 2000 + expected.backoff(1)
+    lookup.restart()
+    assert lookup.attempts == 0 and lookup.retry_at is None
