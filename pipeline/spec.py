@@ -234,7 +234,8 @@ def _base(
     return base, str(found), text
 
 
-SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # the runs table stores seeds as BIGINT (signed 64-bit)
+# the runs table stores seeds as BIGINT (signed 64-bit); a scenario's own `seed` is 0 or more
+SEED_MIN, SEED_MAX = 0, 2**63 - 1
 
 
 def _seeds(data: dict[str, Any], pos: Positions, issues: list[Issue]) -> tuple[int, ...]:
@@ -274,7 +275,10 @@ def _seeds(data: dict[str, Any], pos: Positions, issues: list[Issue]) -> tuple[i
 
 def _seed_range_message(seed: int) -> str:
     shown = str(seed) if len(str(seed)) <= 30 else f"{str(seed)[:20]}... ({len(str(seed))} digits)"
-    return f"seed {shown} does not fit a signed 64-bit integer (the runs table's seed column)"
+    return (
+        f"seed {shown} is out of range: seeds are 0 to 2^63-1 (0 or more, as in a scenario; "
+        "at most the runs table's signed 64-bit seed column)"
+    )
 
 
 def _variants(

@@ -44,6 +44,27 @@ app = typer.Typer(
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"groupsim {version('groupsim')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            print("groupsim (not installed)")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Simulate Kafka's classic consumer-group protocol."""
+
+
 def console(stderr: bool = False) -> Console:
     """A rich console: colour on a terminal, plain text (no escape codes) when piped."""
     stream = sys.stderr if stderr else sys.stdout
@@ -126,7 +147,13 @@ def run(
         str | None, typer.Option("--until", help="Stop at this simulated time, e.g. 30s.")
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Override the scenario's seed.")
+        int | None,
+        typer.Option(
+            "--seed",
+            min=0,
+            max=2**63 - 1,
+            help="Override the scenario's seed (0 or more, as in a scenario file).",
+        ),
     ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only the expectation results.")

@@ -329,6 +329,59 @@ CLIENT_TRANSITIONS = (
 )
 
 
+# What causes each ClassicGroupState transition, from GroupMetadataManager and ClassicGroup
+# (Kafka 1eb7644): the coordinator's table (coordinator.state_machine) says only which edges exist.
+_DEAD = "unloaded when the coordinator moves (onUnloaded), or deleted"
+COORDINATOR_CAUSES: dict[tuple[str, str], str] = {
+    ("Empty", "PreparingRebalance"): "first JoinGroup, prepareRebalance after the initial delay",
+    ("PreparingRebalance", "CompletingRebalance"): (
+        "join phase completes with members (initNextGeneration), JoinGroup answers sent"
+    ),
+    ("PreparingRebalance", "Empty"): "join phase completes with no members (initNextGeneration)",
+    ("CompletingRebalance", "Stable"): "leader's SyncGroup assignment stored",
+    ("CompletingRebalance", "PreparingRebalance"): (
+        "member joins, leaves or times out before the assignment (prepareRebalance)"
+    ),
+    ("Stable", "PreparingRebalance"): (
+        "member joins or leaves, session timeout, new metadata from the leader (prepareRebalance)"
+    ),
+    ("Empty", "Dead"): _DEAD,
+    ("PreparingRebalance", "Dead"): _DEAD,
+    ("CompletingRebalance", "Dead"): _DEAD,
+    ("Stable", "Dead"): _DEAD,
+    ("Dead", "Dead"): "unloaded again",
+}
+
+
+def coordinator_diagram(fmt: str) -> str:
+    """ClassicGroupState's transitions (coordinator.state_machine) labelled with their causes."""
+    from coordinator.state_machine import EMPTY, STATES, VALID_PREVIOUS_STATES
+
+    edges = [(src, dst) for dst, srcs in VALID_PREVIOUS_STATES.items() for src in srcs]
+    edges.sort(key=lambda e: (STATES.index(e[0]), STATES.index(e[1])))
+    cause = {e: COORDINATOR_CAUSES.get(e, "") for e in edges}
+    if fmt == "mermaid":
+        lines = ["stateDiagram-v2", f"    [*] --> {EMPTY}"]
+        lines += [
+            f"    {a} --> {b}: {_mermaid_text(why)}" if why else f"    {a} --> {b}"
+            for (a, b), why in cause.items()
+        ]
+        return "\n".join(lines) + "\n"
+    lines = ["digraph ClassicGroupState {", "    rankdir=LR;", "    node [shape=box];"]
+    lines += [f'    "{st}";' for st in STATES]
+    lines += [f'    "{a}" -> "{b}" [label="{_dot_text(why)}"];' for (a, b), why in cause.items()]
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    """Text safe after a Mermaid ``:`` label separator (``:`` and ``;`` as entity codes)."""
+    return text.replace(";", "#59;").replace(":", "#58;")
+
+
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def client_diagram(fmt: str) -> str:
     """The Java consumer's MemberState machine (AbstractCoordinator), reference §8.1."""
     if fmt == "mermaid":
@@ -369,6 +422,8 @@ def diagram(
     """
     if fmt not in ("mermaid", "dot"):
         raise _fail("--format must be mermaid or dot")
+    if scenario is not None and fmt != "mermaid":
+        raise _fail("a run is drawn as a Mermaid sequence diagram only: leave out --format dot")
     if scenario is not None:
         from scenarios.loader import load_scenario
         from scenarios.report import sequence_diagram
@@ -383,11 +438,16 @@ def diagram(
             raise typer.Exit(EXIT_INVALID) from None
         result = run_scenario(s)
         sys.stdout.write(sequence_diagram(s, result.events, heartbeats=heartbeats))
+        if not result.passed:
+            from scenarios.cli import console
+
+            sys.stdout.flush()
+            why = result.error or "an expectation failed"
+            console(stderr=True).print(f"the run failed: {why}", markup=False, style="red")
+            raise typer.Exit(EXIT_FAILED)
         return
     if machine == "coordinator":
-        from coordinator.state_machine import state_diagram
-
-        sys.stdout.write(state_diagram(fmt))
+        sys.stdout.write(coordinator_diagram(fmt))
     elif machine == "client":
         sys.stdout.write(client_diagram(fmt))
     else:
@@ -406,7 +466,7 @@ def step(
         str | None, typer.Option("--group", "-g", help="The group to follow (default: the first).")
     ] = None,
     limit: Annotated[
-        int, typer.Option("--limit", help="Stop after this many shown events.")
+        int, typer.Option("--limit", min=0, help="Stop after this many shown events (0: all).")
     ] = 10_000,
     allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:

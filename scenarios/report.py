@@ -520,13 +520,30 @@ def sequence_diagram(
 ) -> str:
     """A Mermaid sequenceDiagram of the run: requests and responses between clients and brokers."""
     names = member_names(events, [c.id for c in scenario.consumers])
-    participants: list[str] = []
+    consumer_ids = {c.id for c in scenario.consumers}
+    # Mermaid ids: the name with every character but letters, digits and '_' made '_', made
+    # unique with a suffix, and the real name as the label: consumer ids may hold ':' and '-'
+    # (valid in scenarios) which Mermaid misreads, and 'a-b' and 'a_b' must stay two lifelines.
+    participants: dict[str, str] = {}
 
     def part(n: Any) -> str:
-        s = str(n).replace("-", "_")
-        if s not in participants:
-            participants.append(s)
-        return s
+        name = str(n)
+        if name not in participants:
+            pid = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
+            if not pid[0].isalpha():
+                pid = f"p_{pid}"
+            taken = set(participants.values())
+            base, k = pid, 2
+            while pid in taken:
+                pid, k = f"{base}_{k}", k + 1
+            participants[name] = pid
+        return participants[name]
+
+    def lifeline(node: Any) -> str:
+        """The participant an action or note belongs to: its consumer or broker, else the first."""
+        if str(node) in consumer_ids or str(node).startswith("broker-"):
+            return part(node)
+        return next(iter(participants.values()), part("sim"))
 
     for c in scenario.consumers:
         part(c.id)
@@ -537,7 +554,7 @@ def sequence_diagram(
         t = format_ms(int(e.get("t_ms", 0) or 0))
         if name in ACTION_EVENTS:
             body.append(
-                f"    Note over {part(e.get('node') if str(e.get('node')).startswith(('C', 'broker')) else participants[0] if participants else 'sim')}: {t} {_action_line(str(name), e)[3:]}"
+                f"    Note over {lifeline(e.get('node'))}: {t} {_mermaid_text(_action_line(str(name), e)[3:])}"
             )
         elif name in ("request_received", "response_sent") and (
             heartbeats or api not in QUIET_APIS or e.get("error") not in (None, "NONE")
@@ -548,18 +565,30 @@ def sequence_diagram(
             label = f"{api}" if name == "request_received" else f"{api} {e.get('error')}"
             if e.get("generation_id") not in (None, -1):
                 label += f" gen {e['generation_id']}"
-            body.append(f"    {part(e.get('src'))}{arrow}{part(e.get('dst'))}: {t} {label}")
+            body.append(
+                f"    {part(e.get('src'))}{arrow}{part(e.get('dst'))}: {t} {_mermaid_text(label)}"
+            )
         elif (
             "state_from" in e and str(e.get("node", "")).startswith("broker-") and e.get("group_id")
         ):
             body.append(
-                f"    Note over {part(e['node'])}: {t} {e['group_id']} {e['state_from']} -> {e['state_to']}"
+                f"    Note over {part(e['node'])}: {t} "
+                + _mermaid_text(f"{e['group_id']} {e['state_from']} -> {e['state_to']}")
             )
         elif "callback" in e:
             cb = CALLBACK_NAMES.get(str(e["callback"]), str(e["callback"]))
             body.append(
-                f"    Note over {part(e.get('node'))}: {t} {cb}({', '.join(map(str, e.get('partitions') or []))})"
+                f"    Note over {lifeline(e.get('node'))}: {t} "
+                + _mermaid_text(f"{cb}({', '.join(map(str, e.get('partitions') or []))})")
             )
     del names
-    head = ["sequenceDiagram", *(f"    participant {p}" for p in participants)]
+    head = ["sequenceDiagram"]
+    head += [
+        f"    participant {pid} as {_mermaid_text(name)}" for name, pid in participants.items()
+    ]
     return "\n".join([*head, *body]) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    """Text for a Mermaid sequence diagram: ``:``, ``;`` and ``#`` as Mermaid entity codes."""
+    return text.replace("#", "#35;").replace(";", "#59;").replace(":", "#58;")
