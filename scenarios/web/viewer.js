@@ -394,6 +394,10 @@
     var target = dir > 0 ? steps.find(function (s) { return s > cur; }) : steps.filter(function (s) { return s < cur; }).pop();
     if (target !== undefined) seek(target);
   }
+  // a clicked button gives the focus back, so that Space plays instead of clicking it again
+  document.querySelectorAll('#controls button').forEach(function (b) {
+    b.addEventListener('click', function () { b.blur(); });
+  });
   $('btn-first').onclick = function () { seek(0); };
   $('btn-prev').onclick = function () { seek(cur - 1); };
   $('btn-next').onclick = function () { seek(cur + 1); };
@@ -404,7 +408,8 @@
   $('slider').addEventListener('input', function () { seek(Number($('slider').value) - 1); });
   document.addEventListener('keydown', function (ev) {
     var tag = (ev.target && ev.target.tagName) || '';
-    if (tag === 'INPUT' && ev.target.type === 'text' || tag === 'SELECT' || tag === 'TEXTAREA') return;
+    // form fields keep their keys (the slider moves by itself: it seeks through its input event)
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || ev.altKey || ev.ctrlKey || ev.metaKey) return;
     var k = ev.key, big = ev.shiftKey ? 10 : 1;
     if (k === 'ArrowRight') seek(cur + big);
     else if (k === 'ArrowLeft') seek(cur - big);
