@@ -67,7 +67,7 @@ from coordinator.protocol import (
     response_error,
 )
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
-from coordinator.shard import GroupShard
+from coordinator.shard import GroupCoordinatorShard
 from coordinator.timers import ShardTimerKey
 from coordinator.topics import invalid_topic_reason
 from coordinator.validation import malformed_reason
@@ -162,7 +162,7 @@ class KafkaCluster:
         # Leader of each __consumer_offsets partition (a node name, or None when no replica lives).
         self._offsets_leader: list[str | None] = [self._replicas(p)[0] for p in range(n)]
         # The coordinator shard of each partition, on its leader; loaded from the start.
-        self._shards: dict[int, GroupShard] = {}
+        self._shards: dict[int, GroupCoordinatorShard] = {}
         for p in range(n):
             shard = self._new_shard(p, self._offsets_leader[p])
             shard.finish_load(0, quiet=True)
@@ -352,9 +352,9 @@ class KafkaCluster:
             self._shards[p] = shard
             out.add(shard.begin_load(now_ms))
 
-    def _new_shard(self, p: int, node: str | None) -> GroupShard:
+    def _new_shard(self, p: int, node: str | None) -> GroupCoordinatorShard:
         assert node is not None
-        return GroupShard(
+        return GroupCoordinatorShard(
             partition=p,
             node=node,
             config=self.config,
@@ -529,7 +529,7 @@ class KafkaCluster:
             listed.extend(shard.list_groups(request.states_filter))
         return ListGroupsResponse(Errors.NONE, tuple(sorted(listed, key=lambda g: g.group_id)))
 
-    def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupShard | None, Errors]:
+    def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupCoordinatorShard | None, Errors]:
         p = self._partition_cache.get(group_id)  # partition_for's cache: no call when it hits
         shard = self._shards.get(p if p is not None else self.partition_for(group_id))
         if shard is None or shard.node != dst:

@@ -18,6 +18,9 @@ from typing import ClassVar
 
 from attrs import frozen
 
+from coordinator.effects import CancelTimer, SetTimer
+from coordinator.result import Step
+
 
 @frozen
 class ShardTimerKey:
@@ -131,3 +134,59 @@ TimerOperation = (
     | FinishLoad
     | ExpireOffsets
 )
+
+
+class CoordinatorTimer:
+    """Kafka's CoordinatorTimer for one shard: the live keys and the operation each runs.
+
+    ``schedule`` with a key already live replaces it (the engine keeps one timer per key too);
+    ``cancel`` of an unknown key is a no-op. Both return their effect and event into the call's
+    ``Step``; the shard pops a fired key and dispatches its operation.
+    """
+
+    __slots__ = ("node", "partition", "timers")
+
+    def __init__(self, node: str, partition: int) -> None:
+        self.node = node
+        self.partition = partition
+        self.timers: dict[ShardTimerKey, TimerOperation] = {}
+
+    def heartbeat_key(self, group_id: str, member_id: str) -> HeartbeatKey:
+        return HeartbeatKey(self.node, self.partition, group_id, member_id)
+
+    def join_key(self, group_id: str) -> JoinKey:
+        return JoinKey(self.node, self.partition, group_id)
+
+    def sync_key(self, group_id: str) -> SyncKey:
+        return SyncKey(self.node, self.partition, group_id)
+
+    def is_scheduled(self, key: ShardTimerKey) -> bool:
+        return key in self.timers
+
+    def schedule(
+        self, out: Step, key: ShardTimerKey, delay_ms: int, operation: TimerOperation
+    ) -> None:
+        deadline = out.now + (delay_ms if delay_ms > 0 else 0)
+        self.timers[key] = operation
+        out.effects.append(SetTimer(key, deadline))
+        out.event(
+            "timer_set",
+            t_ms=out.now,
+            node=self.node,
+            key=str(key),
+            deadline_ms=deadline,
+            group_id=operation.group_id,
+        )
+
+    def cancel(self, out: Step, key: ShardTimerKey) -> None:
+        if self.timers.pop(key, None) is not None:
+            out.effects.append(CancelTimer(key))
+            out.event("timer_cancelled", t_ms=out.now, node=self.node, key=str(key))
+
+    def cancel_all(self, out: Step) -> None:
+        for key in list(self.timers):
+            self.cancel(out, key)
+
+    def pop(self, key: ShardTimerKey) -> TimerOperation | None:
+        """The operation of a fired key, which is no longer live (None if it was not)."""
+        return self.timers.pop(key, None)

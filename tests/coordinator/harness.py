@@ -29,7 +29,7 @@ from coordinator.protocol import (
 )
 from coordinator.records import Record
 from coordinator.result import CoordinatorResult, Step
-from coordinator.shard import GroupShard
+from coordinator.shard import GroupCoordinatorShard
 
 # Kafka's own test context uses tiny timeouts; these mirror GroupMetadataManagerTestContext.
 TEST_CONFIG = CoordinatorConfig(
@@ -239,11 +239,13 @@ class Driver:
 
     # --- the coordinator's insides (for ports of Kafka's unit tests) ---------------------------
 
-    def shard(self, group_id: str = "g") -> GroupShard:
+    def shard(self, group_id: str = "g") -> GroupCoordinatorShard:
         """The shard that coordinates ``group_id`` (on its partition's current leader)."""
         return self.cluster._shards[self.cluster.partition_for(group_id)]
 
-    def internal(self, fn: Callable[[GroupShard, Step], object], group_id: str = "g") -> list[Send]:
+    def internal(
+        self, fn: Callable[[GroupCoordinatorShard, Step], object], group_id: str = "g"
+    ) -> list[Send]:
         """Run ``fn(shard, out)`` as one coordinator step at ``now`` and apply what it produced.
 
         Kafka's tests call GroupMetadataManager methods (prepareRebalance, ...) directly; this is
@@ -255,11 +257,13 @@ class Driver:
 
     def create_group(self, group_id: str = "g") -> None:
         """GroupMetadataManager.getOrMaybeCreateClassicGroup(id, true): Empty, nothing written."""
-        self.internal(lambda shard, out: shard._create_group(out, group_id, "test"), group_id)
+        self.internal(
+            lambda shard, out: shard.group_manager.create_group(out, group_id, "test"), group_id
+        )
 
     def force(self, *states: str, group_id: str = "g") -> None:
         """ClassicGroup.transitionTo as Kafka's tests call it: the state changes, nothing else."""
-        model = self.shard(group_id).groups[group_id].model
+        model = self.shard(group_id).group_manager.groups[group_id].model
         for state in states:
             model.transition_to(state)
 
