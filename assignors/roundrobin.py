@@ -33,7 +33,7 @@ from assignors.common import (
     member_info_order,
     subscribers_per_topic,
 )
-from assignors.java_order import java_sorted
+from coordinator.java import java_sorted
 
 
 class RoundRobinAssignor(PartitionAssignor):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from assignors.api import TopicPartition, partitions_of
-from assignors.java_order import java_sorted
+from coordinator.java import java_sorted
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False

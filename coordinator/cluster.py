@@ -27,9 +27,9 @@ import attrs
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import Send
 from coordinator.errors import Errors
-from coordinator.java_hashmap import iteration_order_by_hash
+from coordinator.java import hashmap_order_by_hash, java_string_hashcode, topic_partition_hashcode
 from coordinator.log import OffsetsLog
-from coordinator.placement import java_string_hashcode, partition_for
+from coordinator.placement import partition_for
 from coordinator.protocol import (
     KEY_TYPE_GROUP,
     DeletableGroupResult,
@@ -63,8 +63,8 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupResponse,
     api_name,
+    error_name,
     offset_commit_response,
-    response_error,
 )
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
 from coordinator.shard import GroupCoordinatorShard
@@ -447,7 +447,7 @@ class KafkaCluster:
             t_ms=out.now,
             node=dst,
             api=api_name(response),
-            error=_error_name(response),
+            error=error_name(response) or Errors.NONE.name,
             src=dst,
             dst=src,
             correlation_id=correlation_id,
@@ -551,8 +551,8 @@ class KafkaCluster:
         lists = list(by_partition.values())
         if len(lists) < 2:
             return lists
-        hashes = [31 * (31 + p) + _OFFSETS_TOPIC_HASH for p in by_partition]  # spread() wraps it
-        return [lists[i] for i in iteration_order_by_hash(hashes)]
+        hashes = [topic_partition_hashcode(_OFFSETS_TOPIC_HASH, p) for p in by_partition]
+        return [lists[i] for i in hashmap_order_by_hash(hashes)]
 
     def _describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
         out = []
@@ -732,11 +732,6 @@ def _loggable(value: object) -> str | int | None:
     ):
         return value
     return repr(value)
-
-
-def _error_name(response: object) -> str:
-    code = response_error(response)
-    return code.name if isinstance(code, Errors) else Errors.NONE.name
 
 
 def _error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:

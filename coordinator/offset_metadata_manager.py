@@ -20,8 +20,8 @@ from coordinator.group import (
     Parked,
 )
 from coordinator.group_metadata_manager import GroupMetadataManager
+from coordinator.java import java_string_length
 from coordinator.log import operation_error_to_response_error
-from coordinator.placement import java_string_length
 from coordinator.protocol import (
     OffsetCommitRequest,
     OffsetCommitResponse,

@@ -382,6 +382,20 @@ def response_error(message: object) -> Errors | None:
     return None
 
 
+_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
+
+
+def error_name(message: object) -> str | None:
+    """The name of the error a message reports (:func:`response_error`), as the event log writes
+    it; None for a message without error codes. Every sent and received message is logged with
+    it, so known codes are looked up, not converted."""
+    code = response_error(message)
+    if code is None:
+        return None
+    name = _ERROR_NAMES.get(code)
+    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
+
+
 def api_name(message: object) -> str:
     """Kafka's API key name for a request or response ("JoinGroup", "Heartbeat", ...)."""
     kind = type(message)

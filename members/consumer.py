@@ -64,8 +64,8 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
     SyncGroupResponse,
+    error_name,
     maybe_truncate_reason,
-    response_error,
 )
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -740,7 +740,7 @@ class Consumer:
             api=entry.api,
             src=src,
             correlation_id=correlation_id,
-            error=_error_name(message),
+            error=error_name(message),
         )
         handler = _HANDLERS.get(type(message))
         try:
@@ -2330,15 +2330,6 @@ class Consumer:
             member_id=entry.sent_generation.member_id,
             generation_id=entry.sent_generation.generation_id,
         )
-
-
-def _error_name(message: object) -> str | None:
-    """The error a response reports, as logged (``coordinator.protocol.response_error``)."""
-    code = response_error(message)
-    if code is None:
-        return None
-    name = _ERROR_NAMES.get(code)
-    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
 
 
 def _java_generation(generation: Generation) -> str:

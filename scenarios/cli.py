@@ -17,10 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
+from scenarios import cli_tools
+from scenarios.console import (
+    EXIT_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    console,
+    duration_option,
+    print_scenario_error,
+)
 from scenarios.errors import ScenarioError
-from scenarios.units import format_ms, parse_duration_ms
+from scenarios.units import format_ms
 
 if TYPE_CHECKING:
     from scenarios.model import Scenario
@@ -40,8 +48,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
 
 def _version(value: bool) -> None:
@@ -63,33 +69,6 @@ def _main(
     ] = False,
 ) -> None:
     """Simulate Kafka's classic consumer-group protocol."""
-
-
-def console(stderr: bool = False) -> Console:
-    """A rich console: colour on a terminal, plain text (no escape codes) when piped."""
-    stream = sys.stderr if stderr else sys.stdout
-    piped = not (hasattr(stream, "isatty") and stream.isatty())
-    # piped output is read in files and pagers: wide enough for the tables (COLUMNS if set)
-    width = None  # a terminal's own width (rich reads COLUMNS too)
-    if piped:
-        columns = os.environ.get("COLUMNS", "")
-        width = int(columns) if columns.isdigit() and int(columns) >= 40 else 120
-    return Console(file=stream, highlight=False, soft_wrap=True, emoji=False, width=width)
-
-
-def _duration_option(value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return parse_duration_ms(value)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-
-
-def _print_scenario_error(err: ScenarioError) -> None:
-    out = console(stderr=True)
-    for issue in err.issues:
-        out.print(issue.format(), markup=False, style="red")
 
 
 # --- validate ----------------------------------------------------------------------------------
@@ -121,7 +100,7 @@ def validate(
             s = load_scenario(f, allow_code=allow_code)
         except ScenarioError as err:
             bad += 1
-            _print_scenario_error(err)
+            print_scenario_error(err)
             continue
         out.print(
             f"{f}: ok ({s.name}: {len(s.consumers)} consumers, {len(s.timeline)} steps, {len(s.expect)} expectations)",
@@ -204,7 +183,7 @@ def run(
     from scenarios.report import render_run
     from scenarios.runner import run_scenario
 
-    until_ms = _duration_option(until)
+    until_ms = duration_option(until)
     if log is not None:
         check_output_path(log, "--log")
     scenarios = []
@@ -214,7 +193,7 @@ def run(
             scenarios.append(load_scenario(f, allow_code=allow_code))
         except ScenarioError as err:
             invalid = True
-            _print_scenario_error(err)
+            print_scenario_error(err)
     if invalid:
         raise typer.Exit(EXIT_INVALID)
     for s in scenarios:
@@ -345,9 +324,7 @@ def _register_plugins() -> None:
     register(app)
 
 
-from scenarios import cli_tools as _tools  # noqa: E402  (registers assign/coordinator/diagram/step)
-
-_tools.register(app)
+cli_tools.register(app)  # assign, coordinator, diagram, step, lessons
 
 from scenarios import html as _html  # noqa: E402  (registers html: the browser page, issue 19)
 

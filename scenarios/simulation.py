@@ -37,6 +37,7 @@ from coordinator.result import CoordinatorResult, record_events
 from coordinator.views import GroupView
 from scenarios.engine import Engine
 from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
+from scenarios.invariants import InvariantChecker
 from scenarios.network import Network, NetworkConfig
 
 CLUSTER = "@cluster"
@@ -48,10 +49,6 @@ UNJOINED = "UNJOINED"
 
 class SimulationError(Exception):
     """A misuse of the simulation API (unknown consumer, duplicate id, ...)."""
-
-
-class InvariantViolation(AssertionError):
-    """Raised by an invariant check when the simulation was built with ``raise_on_violation``."""
 
 
 def derive_seed(seed: int, name: str) -> int:
@@ -183,10 +180,8 @@ class Simulation:
         self._member_names: dict[str, str] = {}
         self.check_invariants = check_invariants
         self.raise_on_violation = raise_on_violation
-        self._invariants: Any = None
+        self._invariants: InvariantChecker | None = None
         if check_invariants:
-            from scenarios.invariants import InvariantChecker
-
             self._invariants = InvariantChecker(self)
 
     # --- clock --------------------------------------------------------------------------------
