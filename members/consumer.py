@@ -74,8 +74,8 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
     SyncGroupResponse,
+    error_name,
     maybe_truncate_reason,
-    response_error,
 )
 from members import rebalance
 from members.application import ApplicationLoop
@@ -751,7 +751,7 @@ class Consumer:
             api=entry.api,
             src=src,
             correlation_id=correlation_id,
-            error=_error_name(message),
+            error=error_name(message),
         )
         handler = _HANDLERS.get(type(message))
         try:
@@ -1672,7 +1672,7 @@ class Consumer:
         except SchemaError as exc:
             self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
             return
-        group_topics = set()
+        group_topics: set[str] = set()
         for _, _, sub in members:
             group_topics.update(sub.topics)
         self._group_subscription = tuple(sorted(group_topics))
@@ -2312,15 +2312,6 @@ class Consumer:
             member_id=entry.sent_generation.member_id,
             generation_id=entry.sent_generation.generation_id,
         )
-
-
-def _error_name(message: object) -> str | None:
-    """The error a response reports, as logged (``coordinator.protocol.response_error``)."""
-    code = response_error(message)
-    if code is None:
-        return None
-    name = _ERROR_NAMES.get(code)
-    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
 
 
 def _java_generation(generation: Generation) -> str:

@@ -8,7 +8,8 @@ import pytest
 
 from assignors.api import TopicPartition
 from coordinator.views import GroupView, MemberView
-from scenarios.simulation import InvariantViolation, Simulation
+from scenarios.invariants import InvariantViolation
+from scenarios.simulation import Simulation
 from tests.sim.helpers import FAST, FAST_BROKER, consumer_settings
 
 
