@@ -20,8 +20,18 @@ Threads, modelled:
   ``ConsumerNetworkClient`` completes futures on whichever thread polls it). A JoinGroup
   response therefore triggers the SyncGroup at once, the leader's assignment included.
 
-Timer keys are ``<name>:<incarnation>`` (and ``request-<correlation id>`` for request timeouts), so
-timers of a crashed incarnation are ignored after ``restart``.
+Timer keys are typed (``members.timers``), rendered ``<name>:<incarnation>`` (and
+``request-<correlation id>`` for request timeouts), so timers of a crashed incarnation are ignored
+after ``restart``.
+
+``Consumer`` is the facade over parts that each play one Kafka class and send nothing and set no
+timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbeat),
+``ConsumerNetworkClient`` (members.network), ``CoordinatorLookup`` (members.coordinator_lookup),
+``ConsumerMetadata`` (members.metadata), ``FetchPositions`` (members.positions),
+``ApplicationLoop`` (members.application), ``SyncCommits``
+and ``CommittedOffsetsLookup`` (members.offsets), the rebalance rules (members.rebalance), the
+JoinGroup / SyncGroup error table (members.membership) and the timer table (members.timers).
+The consumer sends what they decide, sets the timers they ask for and logs the events.
 """
 
 from __future__ import annotations
@@ -67,6 +77,8 @@ from coordinator.protocol import (
     error_name,
     maybe_truncate_reason,
 )
+from members import rebalance
+from members.application import ApplicationLoop
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
     ResolvedAssignor,
@@ -198,12 +210,6 @@ class Consumer:
             config.partition_assignment_strategy
         )
         self.rebalance_protocol: RebalanceProtocol = rebalance_protocol_of(self._assignors)
-        # No processing time: the application is always inside poll() unless stalled, so the
-        # simulator needs no poll tick per batch (records accrue with time, see _materialize).
-        # Fixed by the (frozen) config, and read on every poll, so decided once.
-        self._continuous = (
-            config.processing_time_ms == 0 and config.processing_time_per_record_ms == 0
-        )
         self._backoff = ExponentialBackoff(
             config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
         )
@@ -256,16 +262,21 @@ class Consumer:
             max_poll_interval_ms=self.config.max_poll_interval_ms,
             backoff=self._backoff,
         )
+        # The application thread: inside poll(), or busy until app.busy_until.
+        self.app = ApplicationLoop(
+            poll_interval_ms=self.config.poll_interval_ms,
+            processing_time_ms=self.config.processing_time_ms,
+            processing_time_per_record_ms=self.config.processing_time_per_record_ms,
+        )
         # The owned partitions and their positions (SubscriptionState), and the records the
         # application consumes.
         self.fetch = FetchPositions(
             max_poll_records=self.config.max_poll_records,
             poll_interval_ms=self.config.poll_interval_ms,
-            continuous=self._continuous,
+            continuous=self.app.continuous,
         )
         # fetchCommittedOffsets: the OffsetFetch in flight, its retries
         self.offset_lookup = CommittedOffsetsLookup(self._backoff)
-        self._busy_until = 0
         self._last_now = 0
         self._next_auto_commit = 0
         # What the consumer knows of the topics, and when it asks again (Kafka's Metadata).
@@ -613,13 +624,13 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING:
             return out
         self.fetch.materialize(now_ms)
-        if now_ms >= self._busy_until:
+        if self.app.in_poll(now_ms):
             # heartbeat.poll(): the application was in poll() until now
             self.heartbeat.poll(now_ms)
-        self._busy_until = max(self._busy_until, now_ms + duration_ms)
-        self.fetch.accrue_from = self._busy_until
-        self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
-        self._set_poll_timer(self._busy_until)
+        until = self.app.stall(duration_ms, now_ms)
+        self.fetch.accrue_from = until
+        self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=until)
+        self._set_poll_timer(until)
         self._schedule_heartbeat(now_ms)  # the poll timer now counts
         return out
 
@@ -989,7 +1000,7 @@ class Consumer:
             fatal = ConsumerFatal(
                 Errors.INVALID_TOPIC_EXCEPTION.name, f"Invalid topics: [{', '.join(invalid)}]"
             )
-            if now >= self._busy_until or self._pending_leader is not None:
+            if self.app.in_poll(now) or self._pending_leader is not None:
                 raise fatal
             self._poll_fatal = fatal
         # the next refresh: metadata.max.age.ms later, or once the refresh backoff allows if an
@@ -1037,7 +1048,7 @@ class Consumer:
         coordinator is found; the batches in between are accounted lazily. Processing model: one
         batch per call, processed for ``processing_time_ms (+ per record)``, then the next poll.
         """
-        if self.status is not ConsumerStatus.RUNNING or now < self._busy_until:
+        if self.status is not ConsumerStatus.RUNNING or not self.app.in_poll(now):
             return
         self._timers.forget(PollTimer)
         self.heartbeat.poll(now)
@@ -1054,42 +1065,38 @@ class Consumer:
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
             return
-        if self._continuous:
+        if self.app.continuous:
             self.fetch.materialize(now)
             self._schedule_continuous_poll(now)
             return
-        records = self.fetch.consume_batch()
-        processing = self.config.processing_time_ms + int(
-            self.config.processing_time_per_record_ms * records
-        )
-        self._busy_until = now + processing
-        self._set_poll_timer(now + max(processing, self.config.poll_interval_ms))
+        self._set_poll_timer(self.app.processed(self.fetch.consume_batch(), now))
 
     def _schedule_continuous_poll(self, now: int) -> None:
         """The next time the always-polling application has something to do on its own."""
-        if not self._continuous or self.status is not ConsumerStatus.RUNNING:
+        app = self.app
+        if not app.continuous or self.status is not ConsumerStatus.RUNNING:
             return
-        if now < self._busy_until:
-            self._set_poll_timer(self._busy_until)
+        if not app.in_poll(now):
+            self._set_poll_timer(app.busy_until)
             return
-        wakeups = []
+        due = []
         if (
             self.config.enable_auto_commit
             and self.lookup.coordinator is not None
             and not self._join_incomplete()
         ):
-            wakeups.append(max(self._next_auto_commit, now + 1))
+            due.append(self._next_auto_commit)
         if self.offset_lookup.retry_at is not None:
-            wakeups.append(max(self.offset_lookup.retry_at, now + 1))
-        if wakeups:
-            at = min(wakeups)
+            due.append(self.offset_lookup.retry_at)
+        at = app.next_wakeup(now, due)
+        if at is not None:
             set_at = self._timers.deadline(PollTimer)
             if set_at is None or set_at < now or at < set_at:
                 self._set_poll_timer(at)
 
     def _app_poll_now(self, now: int) -> None:
         """Something the application's poll() was waiting for happened (coordinator found)."""
-        if self._continuous and now >= self._busy_until:
+        if self.app.continuous and self.app.in_poll(now):
             self._poll(now)
         else:
             self._maybe_drive(now)
@@ -1098,10 +1105,11 @@ class Consumer:
         """Run application-thread work now if the application is inside poll(), else when it is."""
         if self.status is not ConsumerStatus.RUNNING:
             return
-        if now >= self._busy_until:
+        until = self.app.busy_until
+        if now >= until:
             self._drive(now)
-        elif self._timers.deadline(DriveTimer) != self._busy_until:
-            self._out.append(self._timers.set(DriveTimer, self._busy_until))
+        elif self._timers.deadline(DriveTimer) != until:
+            self._out.append(self._timers.set(DriveTimer, until))
 
     def _drive(self, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
@@ -1304,22 +1312,12 @@ class Consumer:
                     )
                 )
                 return False
-        gen = self.generation
-        if gen.generation_id == -1 or gen.member_id == "":
-            if self.fetch.owned:
-                lost = list(self.fetch.owned)
-                self._invoke("lost", lost, now)
-                self.fetch.set_owned([], now)
-        elif self.rebalance_protocol is RebalanceProtocol.EAGER:
-            revoked = list(self.fetch.owned)
-            self._invoke("revoked", revoked, now)  # called even when nothing is owned
-            self.fetch.set_owned([], now)
-        else:
-            subscribed = set(self._subscription)
-            revoked = [tp for tp in self.fetch.owned if tp.topic not in subscribed]
-            if revoked:
-                self._invoke("revoked", revoked, now)
-                self.fetch.set_owned([tp for tp in self.fetch.owned if tp.topic in subscribed], now)
+        revocation = rebalance.on_join_prepare(
+            self.rebalance_protocol, self.generation, self.fetch.owned, self._subscription
+        )
+        if revocation.callback is not None:
+            self._invoke(revocation.callback, revocation.partitions, now)
+            self.fetch.set_owned(revocation.keep, now)
         self.is_leader = False
         self._group_subscription = None
         self.fetch.materialize(now)
@@ -1360,17 +1358,17 @@ class Consumer:
             protocol_name=self.generation.protocol_name,
             is_leader=self.is_leader,
         )
-        if not self._assignment_matches_subscription(assigned):
+        if not rebalance.assignment_matches_subscription(
+            assigned, self._pattern, self._subscription
+        ):
             self._request_rejoin("received assignment does not match the current subscription", now)
             return
-        owned = set(self.fetch.owned)
-        assigned_set = set(assigned)
-        added = sorted(assigned_set - owned)
-        if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE:
-            revoked = sorted(owned - assigned_set)
-            if revoked:
-                self._invoke("revoked", revoked, now)
-                self._request_rejoin("need to revoke partitions and re-join", now)
+        revoked, added = rebalance.on_join_complete(
+            self.rebalance_protocol, self.fetch.owned, assigned
+        )
+        if revoked:
+            self._invoke(rebalance.REVOKED, revoked, now)
+            self._request_rejoin("need to revoke partitions and re-join", now)
         self._maybe_update_joined_subscription(assigned, now)
         if assignor.instance is not None:
             try:
@@ -1380,21 +1378,12 @@ class Consumer:
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self.fetch.set_owned(assigned, now)
-        self._invoke("assigned", added, now)  # always called, possibly empty
+        self._invoke(rebalance.ASSIGNED, added, now)  # always called, possibly empty
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
         # fetchCommittedOffsets call (its attempts start again, with no backoff).
         self.offset_lookup.restart()
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
-
-    def _assignment_matches_subscription(self, assigned: Sequence[TopicPartition]) -> bool:
-        """SubscriptionState.checkAssignmentMatchedSubscription: a pattern subscription accepts
-        any topic the pattern matches (the leader may know topics this member has not seen)."""
-        if self._pattern is not None:
-            pattern = self._pattern
-            return all(pattern.fullmatch(tp.topic) is not None for tp in assigned)
-        subscribed = set(self._subscription)
-        return all(tp.topic in subscribed for tp in assigned)
 
     def _maybe_update_joined_subscription(
         self, assigned: Sequence[TopicPartition], now: int
@@ -1417,16 +1406,9 @@ class Consumer:
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
-        if not self.fetch.owned:
+        callback = rebalance.on_leave_prepare(self.generation, self._member_state, self.fetch.owned)
+        if callback is None:
             return
-        gen = self.generation
-        rebalancing = self._member_state in (
-            MemberState.PREPARING_REBALANCE,
-            MemberState.COMPLETING_REBALANCE,
-        )
-        callback = (
-            "lost" if gen.generation_id == -1 or gen.member_id == "" or rebalancing else "revoked"
-        )
         self._invoke(callback, list(self.fetch.owned), now)
         self.fetch.set_owned([], now)
 
@@ -1770,7 +1752,7 @@ class Consumer:
                 self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
                 and name != COOPERATIVE_STICKY
             ):
-                bad = _cooperative_violations(subscriptions, result)
+                bad = rebalance.cooperative_violations(subscriptions, result)
                 if bad:
                     self._complete_join_failure(
                         Errors.UNKNOWN_SERVER_ERROR,
@@ -1957,7 +1939,7 @@ class Consumer:
     def _poll_timeout_possible(self, now: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can
         overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
-        return now < self._busy_until and self.heartbeat.poll_deadline_ms < self._busy_until
+        return self.app.poll_timeout_possible(now, self.heartbeat.poll_deadline_ms)
 
     def _receive_heartbeat(self, now: int) -> None:
         self.heartbeat.receive_heartbeat(now)
@@ -2339,22 +2321,6 @@ def _java_generation(generation: Generation) -> str:
         f"Generation{{generationId={generation.generation_id}, "
         f"memberId='{generation.member_id}', protocol='{protocol}'}}"
     )
-
-
-def _cooperative_violations(
-    subscriptions: Mapping[str, Subscription], result: Mapping[str, Sequence[TopicPartition]]
-) -> list[TopicPartition]:
-    """validateCooperativeAssignment: nothing may move directly from one owner to another."""
-    added: set[TopicPartition] = set()
-    revoked: set[TopicPartition] = set()
-    for member_id, assigned in result.items():
-        owned = (
-            set(subscriptions[member_id].owned_partitions) if member_id in subscriptions else set()
-        )
-        got = set(assigned)
-        added |= got - owned
-        revoked |= owned - got
-    return sorted(added & revoked)
 
 
 _HANDLERS: dict[type, Any] = {

@@ -385,11 +385,11 @@ def test_invalid_topic_is_thrown_from_the_next_poll_of_a_busy_application() -> N
         h.advance(h.now + 1)
     h.join_and_sync(tps("t-0"), member_id="m1")
     h.answer_offset_fetch()
-    h.advance(h.consumer._busy_until + 1)  # the next poll: processing for 500 ms
+    h.advance(h.consumer.app.busy_until + 1)  # the next poll: processing for 500 ms
     h.call("subscribe", ["t", "topic abc"])
     while not h.pending(MetadataRequest):
         h.advance(h.now + 1)
-    busy_until = h.consumer._busy_until
+    busy_until = h.consumer.app.busy_until
     assert h.now < busy_until
     (meta,) = h.pending(MetadataRequest)
     h.respond(meta, invalid_topic_answer(h, meta))

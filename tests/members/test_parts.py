@@ -319,3 +319,83 @@ def test_committed_offsets_lookup_backs_off_until_a_new_lookup() -> None:
     assert lookup.retry_at == 2000 + expected.backoff(1)
     lookup.restart()
     assert lookup.attempts == 0 and lookup.retry_at is None
+
+
+# --- rebalance rules ------------------------------------------------------------------------
+
+
+def test_rebalance_rules_for_eager_and_cooperative() -> None:
+    from assignors.api import RebalanceProtocol, TopicPartition
+    from members import rebalance
+    from members.state import Generation, MemberState
+
+    a0, a1, b0 = TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("b", 0)
+    gen = Generation(4, "m-1", "range")
+    eager, coop = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
+    # onJoinPrepare
+    assert rebalance.on_join_prepare(eager, gen, [], ["a"]) == rebalance.Revocation(
+        "revoked", [], []
+    )  # EAGER calls onPartitionsRevoked even with nothing owned
+    assert rebalance.on_join_prepare(coop, gen, [a0, b0], ["a", "b"]) is rebalance.NOTHING
+    assert rebalance.on_join_prepare(coop, gen, [a0, b0], ["a"]) == rebalance.Revocation(
+        "revoked", [b0], [a0]
+    )
+    reset = Generation(-1, "m-1", None)
+    assert rebalance.on_join_prepare(coop, reset, [a0], ["a"]) == rebalance.Revocation(
+        "lost", [a0], []
+    )
+    assert rebalance.on_join_prepare(eager, reset, [], ["a"]) is rebalance.NOTHING
+    # onJoinComplete
+    assert rebalance.on_join_complete(coop, [a0, b0], [a0, a1]) == ([b0], [a1])
+    assert rebalance.on_join_complete(eager, [], [a0, a1]) == ([], [a0, a1])
+    # onLeavePrepare
+    assert rebalance.on_leave_prepare(gen, MemberState.STABLE, [a0]) == "revoked"
+    assert rebalance.on_leave_prepare(gen, MemberState.COMPLETING_REBALANCE, [a0]) == "lost"
+    assert rebalance.on_leave_prepare(reset, MemberState.STABLE, [a0]) == "lost"
+    assert rebalance.on_leave_prepare(gen, MemberState.STABLE, []) is None
+
+
+def test_assignment_checks() -> None:
+    import re
+
+    from assignors.api import Subscription, TopicPartition
+    from members import rebalance
+
+    a0, b0 = TopicPartition("a", 0), TopicPartition("b", 0)
+    assert rebalance.assignment_matches_subscription([a0], None, ["a"])
+    assert not rebalance.assignment_matches_subscription([a0, b0], None, ["a"])
+    assert rebalance.assignment_matches_subscription([a0, b0], re.compile("[ab]"), [])
+    subs = {
+        "m1": Subscription(topics=["a"], owned_partitions=[a0]),
+        "m2": Subscription(topics=["a"], owned_partitions=[]),
+    }
+    assert rebalance.cooperative_violations(subs, {"m1": [], "m2": [a0]}) == [a0]
+    assert rebalance.cooperative_violations(subs, {"m1": [a0], "m2": []}) == []
+    assert rebalance.cooperative_violations(subs, {"m1": [], "m2": []}) == []  # revoked only
+
+
+# --- the application loop -------------------------------------------------------------------
+
+
+def test_application_loop_models() -> None:
+    from members.application import ApplicationLoop
+
+    app = ApplicationLoop(
+        poll_interval_ms=100, processing_time_ms=0, processing_time_per_record_ms=0
+    )
+    assert app.continuous and app.in_poll(0)
+    assert app.stall(500, 1000) == 1500 and not app.in_poll(1499) and app.in_poll(1500)
+    assert app.stall(100, 1200) == 1500  # a shorter stall inside a longer one changes nothing
+    assert app.poll_timeout_possible(1200, poll_deadline_ms=1400)
+    assert not app.poll_timeout_possible(1200, poll_deadline_ms=1600)  # back in poll() first
+    assert not app.poll_timeout_possible(1600, poll_deadline_ms=1400)  # inside poll()
+    assert app.next_wakeup(2000, []) is None
+    assert app.next_wakeup(2000, [1000, 2500]) == 2001  # overdue: at once, but not at now
+    assert app.next_wakeup(2000, [2600, 2500]) == 2500
+
+    busy = ApplicationLoop(
+        poll_interval_ms=100, processing_time_ms=30, processing_time_per_record_ms=0.5
+    )
+    assert not busy.continuous
+    assert busy.processed(500, 1000) == 1000 + 280 and busy.busy_until == 1280
+    assert busy.processed(0, 2000) == 2100 and busy.busy_until == 2030  # poll_interval_ms apart
