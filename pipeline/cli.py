@@ -210,10 +210,10 @@ def placement(
         str, typer.Argument(help="Group ids: a text file (one a line) or Parquet.")
     ],
     partitions: Annotated[
-        int, typer.Option("--partitions", help="offsets.topic.num.partitions")
+        int, typer.Option("--partitions", "-p", help="offsets.topic.num.partitions")
     ] = 50,
     brokers: Annotated[
-        int, typer.Option("--brokers", help="Brokers leading those partitions.")
+        int, typer.Option("--brokers", "-b", help="Brokers leading those partitions.")
     ] = 3,
     method: Annotated[
         str, typer.Option(help="reflect (JVM String.hashCode) or pandas-udf.")

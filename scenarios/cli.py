@@ -235,7 +235,16 @@ def run(
         if not json_out:
             if i:
                 out.print()
-            render_run(out, s, result, quiet=quiet, verbose=verbose, brief=brief, full_tables=table)
+            render_run(
+                out,
+                s,
+                result,
+                quiet=quiet,
+                verbose=verbose,
+                brief=brief,
+                full_tables=table,
+                until_ms=until_ms,
+            )
     if json_out:
         docs = [r.to_dict() for r in results]
         sys.stdout.write(

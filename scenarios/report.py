@@ -383,6 +383,7 @@ def render_run(
     verbose: bool = False,
     brief: bool = False,
     full_tables: bool = False,
+    until_ms: int | None = None,
 ) -> None:
     """The whole human report of one run (a group past 30 members gets a summary, not a table,
     unless ``full_tables``)."""
@@ -439,7 +440,41 @@ def render_run(
             console.print(Text("where the seed article differs from Kafka", style="bold underline"))
             console.print(scenario.seed_note, markup=False)
         console.print()
+    warning = settle_warning(scenario, until_ms)
+    if warning:
+        console.print(warning, markup=False, style="yellow")
     render_expectations(console, scenario, result)
+
+
+# actions whose consequences wait for a member's session timeout (crash: no LeaveGroup; a stall
+# or a network split stops heartbeats)
+_SILENT_ACTIONS = ("crash", "stall", "network")
+_DEFAULT_SESSION_TIMEOUT_MS = 45_000  # ConsumerConfig's session.timeout.ms (KIP-735)
+
+
+def settle_warning(scenario: Scenario, until_ms: int | None = None) -> str | None:
+    """A note when the default ``until`` (last time + 30 s) ends the run before a session timeout
+    could expire a member that a late ``crash``/``stall``/``network`` step silenced."""
+    if until_ms is not None or scenario.until_ms is not None:
+        return None  # the user chose the end
+    end = scenario.end_ms
+    timeout = max(
+        (
+            int(c.config.get("session_timeout_ms", _DEFAULT_SESSION_TIMEOUT_MS))
+            for c in scenario.consumers
+        ),
+        default=_DEFAULT_SESSION_TIMEOUT_MS,
+    )
+    late = [a for a in scenario.timeline if a.kind in _SILENT_ACTIONS and a.at_ms + timeout > end]
+    if not late:
+        return None
+    last = late[-1]
+    return (
+        f"note: the run ends at {format_ms(end)} (the default until: last time + 30 s), before "
+        f"session.timeout.ms ({format_ms(timeout)}) can expire a member after the {last.kind} at "
+        f"{format_ms(last.at_ms)}; set until: (or --until) past "
+        f"{format_ms(last.at_ms + timeout + 10_000)} to see what follows"
+    )
 
 
 def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
