@@ -33,6 +33,7 @@ from attrs import define, field
 from assignors.api import TopicPartition
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.protocol import error_name
 from coordinator.result import CoordinatorResult, record_events
 from coordinator.views import GroupView
 from scenarios.engine import Engine
@@ -816,7 +817,7 @@ class Simulation:
                 dst=dst,
                 correlation_id=cid,
                 api=type(send.message).__name__,
-                error=_error_name(send.message),
+                error=error_name(send.message),
             )
 
     def _disconnect(self, arg: tuple[str, str, int, int]) -> None:
@@ -979,8 +980,3 @@ def _rejoin_pending(consumer: Any) -> bool:
         if value is not None:
             return bool(value)
     return False
-
-
-def _error_name(message: object) -> str | None:
-    code = getattr(message, "error_code", None)
-    return getattr(code, "name", None) if code is not None else None

@@ -479,3 +479,19 @@ def test_a_callers_frozen_objects_stay_frozen(monkeypatch) -> None:
     sim.run(until=20)
     assert calls == ["freeze", "unfreeze"]
     assert gc.get_freeze_count() == 0
+
+
+def test_raw_responses_name_their_error_as_the_broker_logged_it() -> None:
+    """A raw OffsetCommit answer carries its errors per partition; the sim_raw_response line names
+    the first failed one, as the coordinator's response_sent line does (it used to say None)."""
+    from scenarios.loader import load_scenario
+    from scenarios.runner import run_scenario
+
+    events = run_scenario(load_scenario("commit-during-rebalance")).events
+    sent = {
+        (e["dst"], e["correlation_id"]): e["error"] for e in events if e["event"] == "response_sent"
+    }
+    raw = [e for e in events if e["event"] == "sim_raw_response"]
+    commits = [e for e in raw if e["api"] == "OffsetCommitResponse"]
+    assert {e["error"] for e in commits} >= {"NONE", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS"}
+    assert all(e["error"] == sent[(e["dst"], e["correlation_id"])] for e in raw)
