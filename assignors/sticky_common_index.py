@@ -33,8 +33,10 @@ class PartitionIndex:
     def __init__(self, counts: tuple[tuple[str, int], ...]) -> None:
         self.topics: list[str] = [t for t, _ in counts]
         self.topic_pos: dict[str, int] = {t: i for i, t in enumerate(self.topics)}
+        # user data names topics in UTF-8; a name with a lone surrogate gets bytes no user data
+        # holds (Java writes its surrogate as "?", which decodes to another name)
         self.topic_pos_bytes: dict[bytes, int] = {
-            t.encode("utf-8"): i for i, t in enumerate(self.topics)
+            t.encode("utf-8", "surrogatepass"): i for i, t in enumerate(self.topics)
         }
         self.counts = np.array([c for _, c in counts], dtype=np.int64)
         self.offsets = np.zeros(len(self.topics) + 1, dtype=np.int64)
@@ -65,7 +67,7 @@ class PartitionIndex:
         """
         cache = self._names_by_length
         if length not in cache:
-            names = [(t.encode("utf-8"), i) for i, t in enumerate(self.topics)]
+            names = [(t.encode("utf-8", "surrogatepass"), i) for i, t in enumerate(self.topics)]
             chosen = sorted((b, i) for b, i in names if len(b) == length)
             if not chosen or any(b"\x00" in b for b, _ in chosen):
                 cache[length] = None

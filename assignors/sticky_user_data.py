@@ -25,7 +25,7 @@ import struct
 from collections.abc import Iterable
 
 from assignors.api import TopicPartition
-from coordinator.java import compute_if_absent_order
+from coordinator.java import compute_if_absent_order, java_utf8
 
 __all__ = [
     "DEFAULT_GENERATION",
@@ -60,7 +60,7 @@ def encode_sticky_user_data(
         by_topic.setdefault(tp.topic, []).append(int(tp.partition))
     out = bytearray(_I32.pack(len(by_topic)))
     for topic in compute_if_absent_order([tp.topic for tp in partitions]):
-        name = topic.encode("utf-8")
+        name = java_utf8(topic)
         if len(name) > 0x7FFF:
             raise UserDataError(f"topic name too long for a protocol STRING: {topic[:40]!r}...")
         out += _I16.pack(len(name)) + name

@@ -45,6 +45,24 @@ def java_string_length(text: str) -> int:
     return len(utf16_units(text)) >> 1
 
 
+def java_substring(text: str, begin: int, end: int) -> str:
+    """``String.substring(begin, end)``: by UTF-16 units, so a cut inside a surrogate pair leaves
+    its half as a lone surrogate, as Java does."""
+    if text.isascii():
+        return text[begin:end]
+    return utf16_units(text)[2 * begin : 2 * end].decode("utf-16-be", "surrogatepass")
+
+
+def java_utf8(text: str) -> bytes:
+    """``String.getBytes(UTF_8)`` (Kafka's ``Utils.utf8``, how protocol strings are written): a
+    lone surrogate becomes ``?``, and surrogate halves that pair up form their character."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        whole = utf16_units(text).decode("utf-16-be", "surrogatepass")  # pairs the halves
+        return whole.encode("utf-8", "replace")  # what is left alone: "?"
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def java_string_hashcode(s: str) -> int:
     """``String.hashCode``: ``h = 31*h + unit`` over UTF-16 code units, as a signed int32.

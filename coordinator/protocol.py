@@ -14,6 +14,7 @@ from __future__ import annotations
 from attrs import field, frozen
 
 from coordinator.errors import Errors
+from coordinator.java import java_string_length, java_substring
 from coordinator.tuples import to_tuple
 
 # --- FindCoordinator ---------------------------------------------------------------------------
@@ -81,8 +82,13 @@ MAX_REASON_LENGTH = 255
 
 
 def maybe_truncate_reason(reason: str) -> str:
-    """JoinGroupRequest.maybeTruncateReason: a KIP-800 reason is cut to 255 characters."""
-    return reason[:MAX_REASON_LENGTH] if len(reason) > MAX_REASON_LENGTH else reason
+    """JoinGroupRequest.maybeTruncateReason: a KIP-800 reason is cut to 255 chars (Java's: UTF-16
+    units, ``String.length`` and ``substring``)."""
+    if len(reason) <= MAX_REASON_LENGTH and (reason.isascii() or max(reason) <= "\uffff"):
+        return reason  # as many units as characters, and no more than 255 of them
+    if java_string_length(reason) <= MAX_REASON_LENGTH:
+        return reason
+    return java_substring(reason, 0, MAX_REASON_LENGTH)
 
 
 @frozen

@@ -145,3 +145,39 @@ def test_topic_partition_order_agrees_with_openjdk():
         hashes = [31 * (31 + p) + topic_hash for p in inserted]  # TopicPartition.hashCode
         iterated = [inserted[i] for i in hashmap_order_by_hash(hashes)]
         assert iterated == [int(p) for p in iterated_csv.split(",")]
+
+
+# --- lone surrogates: legal in Java strings, one UTF-16 unit each ---------------------------------
+
+LONE = "\ud800"
+
+
+def test_lone_surrogates_are_hashed_and_measured_as_one_unit() -> None:
+    from coordinator.java import java_string_hashcodes, java_string_length
+
+    assert java_string_length(f"t{LONE}") == 2
+    assert java_string_length("t\U0001f600") == 3
+    assert java_string_hashcode(f"t{LONE}") == 31 * ord("t") + 0xD800
+    # two halves that pair up are the same Java string as the character they encode
+    assert java_string_hashcode("\ud83d\ude00") == java_string_hashcode("\U0001f600")
+    names = [f"t{LONE}", f"{LONE}x", "\udfff", "plain", "\U0001f600", ""]
+    assert java_string_hashcodes(names).tolist() == [java_string_hashcode(n) for n in names]
+
+
+def test_lone_surrogates_sort_by_utf16_units() -> None:
+    from coordinator.java import java_sorted
+
+    # String.compareTo: "\ud800" is a prefix of U+10000's units (d800 dc00); both before U+E000
+    assert java_sorted(["\ue000", "\U00010000", LONE]) == [LONE, "\U00010000", "\ue000"]
+    assert java_sorted([f"a{LONE}", "a\uffff", "a"]) == ["a", f"a{LONE}", "a\uffff"]
+
+
+def test_protocol_strings_write_a_lone_surrogate_as_a_question_mark() -> None:
+    """Utils.utf8 is String.getBytes(UTF_8), whose encoder replaces a lone surrogate with '?'."""
+    from coordinator.java import java_substring, java_utf8
+
+    assert java_utf8(f"t{LONE}") == b"t?"
+    assert java_utf8("\ud83d\ude00") == "\U0001f600".encode()
+    assert java_utf8("caf\u00e9") == "café".encode()
+    assert java_substring("a\U0001f600b", 0, 2) == "a\ud83d"
+    assert java_substring("a\U0001f600b", 1, 3) == "\U0001f600"
