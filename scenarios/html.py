@@ -562,16 +562,16 @@ def html(
 
     Example: groupsim html cooperative-two-rounds -o run.html
     """
-    from scenarios.cli import EXIT_INVALID, _duration_option, _print_scenario_error, console
+    from scenarios.console import EXIT_INVALID, console, duration_option, print_scenario_error
     from scenarios.errors import ScenarioError
     from scenarios.loader import load_scenario
     from scenarios.runner import run_scenario
 
-    until_ms = _duration_option(until)
+    until_ms = duration_option(until)
     try:
         s = load_scenario(scenario)
     except ScenarioError as err:
-        _print_scenario_error(err)
+        print_scenario_error(err)
         raise typer.Exit(EXIT_INVALID) from None
     if group is not None and group not in s.groups:
         console(stderr=True).print(

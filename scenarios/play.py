@@ -15,7 +15,7 @@ Never raises for a bad run: a simulator exception ends the run and lands in ``Ru
 from __future__ import annotations
 
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -32,8 +32,26 @@ from scenarios.result import (
 )
 from scenarios.validate import REF
 
+Progress = Callable[[int, int], None]  # (simulated now ms, simulated end ms), for a display
+PROGRESS_SLICE_MS = 60_000
+
 DEFAULT_SESSION_TIMEOUT_MS = 45000
 DEFAULT_REBALANCE_TIMEOUT_MS = 300000
+
+
+#: checks of a group's own state: the validator asks for `group:` with them
+_GROUP_CHECKS = frozenset(
+    {
+        "state",
+        "generation",
+        "leader",
+        "protocol",
+        "members",
+        "rebalances",
+        "coordinator",
+        "offsets_partition",
+    }
+)
 
 
 class ScenarioRuntimeError(Exception):
@@ -105,14 +123,28 @@ class Player:
 
     # -- the run ------------------------------------------------------------------------------
 
-    def play(self, until_ms: int | None) -> None:
+    _progress: Progress | None = None
+
+    def _advance(self, t: int, end: int) -> None:
+        """Run to ``t``; with a progress callback, in slices of simulated time (same events)."""
+        if self._progress is None:
+            self.sim.run(until=t)
+            return
+        while True:
+            self.sim.run(until=min(t, self.sim.now + PROGRESS_SLICE_MS))
+            self._progress(self.sim.now, end)
+            if self.sim.now >= t:
+                return
+
+    def play(self, until_ms: int | None, progress: Progress | None = None) -> None:
         end = until_ms if until_ms is not None else self.scenario.end_ms
+        self._progress = progress
         points = sorted(
             {a.at_ms for a in self.scenario.timeline if a.at_ms <= end}
             | {e.at_ms for e in self.scenario.expect if e.at_ms is not None and e.at_ms <= end}
         )
         for t in points:
-            self.sim.run(until=t)
+            self._advance(t, end)
             for action in self.scenario.timeline:
                 if action.at_ms == t:
                     self.apply(action)
@@ -120,7 +152,7 @@ class Player:
                 if exp.at_ms == t:
                     self.results.append(self.evaluate(exp))
         if end > self.sim.now:
-            self.sim.run(until=end)
+            self._advance(end, end)
         for exp in self.scenario.expect:
             if exp.at_ms is None:
                 self.results.append(self.evaluate(exp))
@@ -247,8 +279,9 @@ class Player:
                 fields.setdefault(
                     "protocol_type", getattr(joined, "protocol_type", None) or "consumer"
                 )
-                if getattr(joined, "protocol_name", None):
-                    fields.setdefault("protocol_name", joined.protocol_name)
+                protocol_name = getattr(joined, "protocol_name", None)
+                if protocol_name:
+                    fields.setdefault("protocol_name", protocol_name)
             request = build_request(args["api"], fields, self.scenario)
             to = args["to"]
             if to == "coordinator":
@@ -347,22 +380,10 @@ class Player:
 
     def check(self, key: str, expected: Any, group: str | None) -> list[CheckResult]:
         sim = self.sim
-        if key == "state":
-            return [_eq("state", expected, sim.group_state(group))]
-        if key == "generation":
-            return [_eq("generation", expected, sim.generation(group))]
-        if key == "leader":
-            actual = sim.leader(group)
-            if actual is None and sim.leader_member_id(group):
-                actual = sim.leader_member_id(group)
-            return [_eq("leader", expected, actual)]
-        if key == "protocol":
-            return [_eq("protocol", expected, sim.protocol(group))]
-        if key == "members":
-            members = sorted(self.member_names(group))
-            if isinstance(expected, int):
-                return [_eq("members", expected, len(members))]
-            return [_eq("members", list(expected), members)]
+        if key in _GROUP_CHECKS:
+            if group is None:  # the validator asks for `group:` with these checks
+                raise ScenarioRuntimeError(f"the {key} check needs a group")
+            return self.check_group(key, expected, group)
         if key == "assignment":
             out = []
             for cid, parts in expected.items():
@@ -378,8 +399,8 @@ class Player:
         if key == "owns":
             out = []
             for cid, parts in expected.items():
-                actual = {str(tp) for tp in sim.assignment(cid)}
-                missing = sorted(set(parts) - actual, key=_tp_key)
+                owned = {str(tp) for tp in sim.assignment(cid)}
+                missing = sorted(set(parts) - owned, key=_tp_key)
                 out.append(
                     CheckResult(
                         f"owns[{cid}]",
@@ -393,9 +414,6 @@ class Player:
             return [
                 _eq(f"sizes[{cid}]", n, len(sim.assignment(cid))) for cid, n in expected.items()
             ]
-        if key == "rebalances":
-            actual = len(completed_rebalances(sim, group))
-            return [_count("rebalances", expected, actual)]
         if key == "errors":
             return [
                 _count(f"errors[{name}]", spec, self.error_count(name, group))
@@ -417,11 +435,6 @@ class Player:
                 if not violations
                 else CheckResult("invariants", "no violation", violations[:3], not expected)
             ]
-        if key == "coordinator":
-            return [_eq("coordinator", expected, sim.coordinator(group))]
-        if key == "offsets_partition":
-            n = self.scenario.cluster.offsets_partitions
-            return [_eq("offsets_partition", expected, partition_for(group, n))]
         if key == "events":
             out = []
             for pattern in expected:
@@ -431,6 +444,34 @@ class Player:
                 )
                 out.append(_count(f"events[{_fmt_match(match)}]", pattern["count"], count))
             return out
+        raise ScenarioRuntimeError(f"unknown check {key}")  # pragma: no cover
+
+    def check_group(self, key: str, expected: Any, group: str) -> list[CheckResult]:
+        """The checks of the group's own state (those the validator needs a group for)."""
+        sim = self.sim
+        if key == "state":
+            return [_eq("state", expected, sim.group_state(group))]
+        if key == "generation":
+            return [_eq("generation", expected, sim.generation(group))]
+        if key == "leader":
+            actual = sim.leader(group)
+            if actual is None and sim.leader_member_id(group):
+                actual = sim.leader_member_id(group)
+            return [_eq("leader", expected, actual)]
+        if key == "protocol":
+            return [_eq("protocol", expected, sim.protocol(group))]
+        if key == "members":
+            members = sorted(self.member_names(group))
+            if isinstance(expected, int):
+                return [_eq("members", expected, len(members))]
+            return [_eq("members", list(expected), members)]
+        if key == "rebalances":
+            return [_count("rebalances", expected, len(completed_rebalances(sim, group)))]
+        if key == "coordinator":
+            return [_eq("coordinator", expected, sim.coordinator(group))]
+        if key == "offsets_partition":
+            n = self.scenario.cluster.offsets_partitions
+            return [_eq("offsets_partition", expected, partition_for(group, n))]
         raise ScenarioRuntimeError(f"unknown check {key}")  # pragma: no cover
 
     def consumer_of(self, member_id: str, instance_id: str | None) -> str | None:
@@ -507,13 +548,19 @@ class Player:
         return tuple(out)
 
 
-def play(scenario: Scenario, *, until_ms: int | None = None, seed: int | None = None) -> RunResult:
+def play(
+    scenario: Scenario,
+    *,
+    until_ms: int | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
     end = until_ms if until_ms is not None else scenario.end_ms
     player = None
     error = None
     try:
         player = Player(scenario, seed=seed)
-        player.play(until_ms)
+        player.play(until_ms, progress)
     except ScenarioRuntimeError as exc:
         error = str(exc)
     except Exception as exc:
@@ -638,14 +685,14 @@ def build_request(api: str, fields: dict[str, Any], scenario: Scenario) -> objec
         f["members"] = tuple(members)
         return proto.LeaveGroupRequest(**f)
     if api == "OffsetCommit":
-        topics: dict[str, list[proto.OffsetCommitRequestPartition]] = {}
+        by_name: dict[str, list[proto.OffsetCommitRequestPartition]] = {}
         for text, offset in (f.pop("topics", {}) or {}).items():
             tp = TopicPartition.parse(str(text))
-            topics.setdefault(tp.topic, []).append(
+            by_name.setdefault(tp.topic, []).append(
                 proto.OffsetCommitRequestPartition(tp.partition, int(offset))
             )
         f["topics"] = tuple(
-            proto.OffsetCommitRequestTopic(t, tuple(ps)) for t, ps in topics.items()
+            proto.OffsetCommitRequestTopic(t, tuple(ps)) for t, ps in by_name.items()
         )
         f.setdefault("member_id", "")
         f.setdefault("generation_id", -1)
