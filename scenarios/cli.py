@@ -338,6 +338,10 @@ cli_tools.register(app)  # assign, coordinator, diagram, step, lessons
 from scenarios import html as _html  # noqa: E402  (registers html: the browser page, issue 19)
 
 _html.register(app)
+
+from scenarios import serve as _serve  # noqa: E402  (registers serve: the local web app, issue 19)
+
+_serve.register(app)
 _register_plugins()
 
 

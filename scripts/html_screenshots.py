@@ -46,7 +46,7 @@ def main(out: Path) -> None:
                 (coop, revoke + 1, "members-view", "html-members.png"),
                 (demo, demo_view["callouts"][-2]["step"] + 1, "callouts-view", "html-callouts.png"),
             ]
-            for url, step, element, name in shots:
+            for url, step, element, name in shots:  # the static page
                 browser.get("about:blank")
                 browser.get(f"{url}#step={step}")
                 target = out / name
@@ -55,8 +55,41 @@ def main(out: Path) -> None:
                 else:
                     browser.find_element("id", element).screenshot(str(target))
                 print(f"wrote {target}")
+            _serve_shots(browser, out, Path(tmp) / "forks")
         finally:
             browser.quit()
+
+
+def _serve_shots(browser, out: Path, forks: Path) -> None:
+    """groupsim serve: the editor showing a validation error, and a page with its fork panel."""
+    import threading
+
+    from scenarios.serve import App, make_server
+
+    httpd = make_server(App(forks), "127.0.0.1", 0)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    base = "http://{}:{}".format(*httpd.server_address[:2])
+    try:
+        browser.get(f"{base}/edit?lesson=demo-what-is-a-rebalance")
+        box = browser.find_element("id", "yaml")
+        text = box.get_attribute("value").replace(
+            "session.timeout.ms: 10s", "session.timeout.ms: 10q"
+        )
+        browser.execute_script("arguments[0].value = arguments[1]", box, text)
+        browser.find_element("id", "validate").click()
+        browser.execute_script("return new Promise(r => setTimeout(r, 500))")
+        browser.save_screenshot(str(out / "serve-editor.png"))
+        print(f"wrote {out / 'serve-editor.png'}")
+        browser.get(f"{base}/view?lesson=cooperative-two-rounds#step=68")
+        shot = out / "serve-fork.png"
+        browser.set_window_size(1400, 330)
+        browser.save_screenshot(str(shot))
+        browser.set_window_size(1400, 1150)
+        print(f"wrote {shot}")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 if __name__ == "__main__":

@@ -361,6 +361,32 @@
     if (li) seek(Number(li.getAttribute('data-step')) - 1);
   });
 
+  // ---- groupsim serve: rerun with another seed, edit, fork at this step ----
+  function buildServe() {
+    var S = D.serve, box = $('serve');
+    if (!S) return;
+    box.hidden = false;
+    if (!S.source) { box.innerHTML = '<a href="/">library</a> \u00b7 a run of edited text: save it as a file to fork it'; return; }
+    var kv = S.source.split('='), hidden = '<input type="hidden" name="' + esc(kv[0]) + '" value="' + esc(decodeURIComponent(kv[1])) + '">';
+    var targets = D.members.map(function (m) { return '<option value="' + esc(m) + '">' + esc(m) + '</option>'; }).join('') +
+      (S.topics || []).map(function (t) { return '<option value="' + esc(t) + '">topic ' + esc(t) + '</option>'; }).join('');
+    box.innerHTML = '<a href="/">library</a><a href="/edit?' + esc(S.source) + '">edit</a>' +
+      '<form method="get" action="/view" id="rerun">' + hidden + '<label>seed <input type="number" name="seed" value="' + esc(S.seed) + '"></label><button>rerun</button></form>' +
+      '<form method="post" action="/fork" id="fork"><input type="hidden" name="source" value="' + esc(S.source) + '">' +
+      '<input type="hidden" name="seed" value="' + esc(S.seed) + '"><input type="hidden" name="at_ms" id="fork-at" value="0">' +
+      '<select name="action" id="fork-action">' + S.actions.map(function (a) { return '<option value="' + esc(a) + '">' + esc(a.replace('_', ' ')) + '</option>'; }).join('') + '</select>' +
+      '<select name="target" id="fork-target">' + targets + '</select>' +
+      '<label title="seconds for stall and isolate; a count for add_partitions">value <input name="value" value="30"></label>' +
+      '<button id="fork-button">fork here</button></form>';
+  }
+  function renderServe() {
+    if (!D.serve || !D.serve.source) return;
+    var t = D.steps[cur][0];
+    $('fork-at').value = String(t);
+    $('fork-button').textContent = 'fork at t = ' + fmtT(t);
+  }
+  buildServe();
+
   // ---- the current step ----
   var timings = {};  // per view, total ms spent rendering (for measurements: groupsim.timings)
   function timed(name, f) { var t = performance.now(); f(); timings[name] = (timings[name] || 0) + performance.now() - t; }
@@ -375,6 +401,7 @@
     $('now').className = 'now k-' + st[3];
     timed('group', renderGroup); timed('lanes', renderLanes); timed('grid', renderGrid);
     timed('members', renderMembers); timed('callouts', renderCallouts); timed('log', renderLog);
+    renderServe();
     clearTimeout(hashTimer);
     hashTimer = setTimeout(function () {
       if (location.hash !== '#step=' + (cur + 1)) history.replaceState(null, '', '#step=' + (cur + 1));
