@@ -48,6 +48,42 @@ STABLE = "STABLE"
 UNJOINED = "UNJOINED"
 
 
+class Partitions(list):  # type: ignore[type-arg]
+    """A list of ``TopicPartition`` that also equals the same partitions written as strings:
+    ``sim.assignments("g") == {"C1": ["orders-0", "orders-1"]}`` reads like the scenario files."""
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return [str(tp) for tp in self] == [str(tp) for tp in other]
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Settled:
+    """``run_until_stable``'s answer: truthy when settled; a falsy one says where it stopped."""
+
+    __slots__ = ("detail", "ok")
+
+    def __init__(self, ok: bool, detail: str) -> None:
+        self.ok, self.detail = ok, detail
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __eq__(self, other: object) -> bool:
+        return self.ok == other if isinstance(other, bool) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Settled(True)" if self.ok else f"Settled(False: {self.detail})"
+
+
 class SimulationError(Exception):
     """A misuse of the simulation API (unknown consumer, duplicate id, ...)."""
 
@@ -612,6 +648,37 @@ class Simulation:
         timeout_ms: int = 600_000,
         *,
         exact_members: bool = True,
+    ) -> Settled:
+        """Run until ``group_id`` (or every group of a list) is settled; falsy on timeout.
+
+        The answer is truthy or falsy like a bool; a falsy one's ``repr`` (which pytest shows
+        under a failed ``assert``) says where each unsettled group and its consumers stopped.
+        """
+        if not isinstance(group_id, str):
+            group_id = list(group_id)  # an iterator is read twice below
+        groups = [group_id] if isinstance(group_id, str) else list(dict.fromkeys(group_id))
+        if self._run_until_stable(group_id, timeout_ms, exact_members):
+            return Settled(True, "")
+        unsettled = [g for g in groups if not self.is_stable(g, exact_members)]
+        return Settled(False, f"not settled at t={self.now} ms: " + self.describe_groups(unsettled))
+
+    def describe_groups(self, group_ids: Iterable[str]) -> str:
+        """Each group's state, generation, members, and its consumers' states (for messages)."""
+        parts = []
+        for g in group_ids:
+            clients = ", ".join(
+                f"{cid}={self.client_state(cid)}"
+                for cid, slot in self._consumers.items()
+                if slot.running and not slot.closed and slot.consumer.config.group_id == g
+            )
+            parts.append(
+                f"group {g} {self.group_state(g)} generation {self.generation(g)} "
+                f"members {self.members(g)}; consumers: {clients or 'none running'}"
+            )
+        return "; ".join(parts)
+
+    def _run_until_stable(
+        self, group_id: str | Iterable[str], timeout_ms: int, exact_members: bool
     ) -> bool:
         """Run until ``group_id`` (or every group of a list) is settled; False on timeout.
 
@@ -920,10 +987,13 @@ class Simulation:
             return []
         return sorted(_owned(slot.consumer))
 
-    def assignments(self, group_id: str) -> dict[str, list[TopicPartition]]:
-        """consumer id -> owned partitions, for the running consumers of ``group_id``."""
+    def assignments(self, group_id: str) -> dict[str, Partitions]:
+        """consumer id -> owned partitions, for the running consumers of ``group_id``.
+
+        The lists compare equal to lists of ``"topic-N"`` strings as well (``Partitions``).
+        """
         return {
-            cid: sorted(_owned(slot.consumer))
+            cid: Partitions(sorted(_owned(slot.consumer)))
             for cid, slot in self._consumers.items()
             if slot.running and not slot.closed and slot.consumer.config.group_id == group_id
         }
