@@ -189,7 +189,7 @@ def two_brokers_with_a_loading_partition(**cluster_args) -> Driver:
 def fail_broker_1(d: Driver) -> None:
     d.apply(d.cluster.fail_broker("broker-1", d.now))
     assert d.cluster.offsets_partition_leader(1) == "broker-0"
-    assert d.cluster._shards[1].loading
+    assert d.cluster.service.shards[1].loading
 
 
 # =================================================================================================
