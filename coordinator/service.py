@@ -230,7 +230,7 @@ class GroupCoordinatorService:
         return [lists[i] for i in iteration_order_by_hash(hashes)]
 
     def describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
-        out = []
+        out: list[DescribedGroup] = []
         for group_ids in self._by_partition(request.groups):
             shard, error = self.routed_shard(dst, group_ids[0])
             if shard is None:
