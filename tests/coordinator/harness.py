@@ -241,7 +241,7 @@ class Driver:
 
     def shard(self, group_id: str = "g") -> GroupCoordinatorShard:
         """The shard that coordinates ``group_id`` (on its partition's current leader)."""
-        return self.cluster._shards[self.cluster.partition_for(group_id)]
+        return self.cluster.service.shards[self.cluster.partition_for(group_id)]
 
     def internal(
         self, fn: Callable[[GroupCoordinatorShard, Step], object], group_id: str = "g"

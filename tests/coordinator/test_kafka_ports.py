@@ -34,7 +34,7 @@ def static_pair(d: Driver, rebalance=10000, session=5000):
 
 
 def shard(d: Driver):
-    return d.cluster._shards[d.cluster.partition_for("g")]
+    return d.cluster.service.shards[d.cluster.partition_for("g")]
 
 
 def test_group_stuck_in_rebalance_timeout_due_to_nonjoined_static_member():

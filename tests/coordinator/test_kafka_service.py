@@ -4,8 +4,9 @@ GroupCoordinatorService is the broker-side front of the group coordinator: it ch
 before any shard sees it, routes it to the coordinator of the group's ``__consumer_offsets``
 partition and turns a failed operation into the response's error. GroupCoordinatorShard routes
 requests and records to the group and offset managers, and runs the cleanup job. In groupsim the
-service is ``KafkaCluster`` (cluster.py, with the request checks of validation.py and the error
-mapping of log.py), the shard is ``GroupShard`` (shard.py, loading.py, offsets.py). Kafka's tests
+service is ``GroupCoordinatorService`` (service.py, behind ``KafkaCluster`` and ``KafkaApis``,
+with the request checks of validation.py and the error mapping of log.py), the shard is
+``GroupCoordinatorShard`` (shard.py, composing the managers and the loader). Kafka's tests
 mock the runtime and the managers and check what the service does with their answers; the ports
 produce the same situations with real requests, broker failures and injected append failures
 (``fail_next_append``), and check the responses. A few checks KafkaApis makes before the
@@ -189,7 +190,7 @@ def two_brokers_with_a_loading_partition(**cluster_args) -> Driver:
 def fail_broker_1(d: Driver) -> None:
     d.apply(d.cluster.fail_broker("broker-1", d.now))
     assert d.cluster.offsets_partition_leader(1) == "broker-0"
-    assert d.cluster._shards[1].loading
+    assert d.cluster.service.shards[1].loading
 
 
 # =================================================================================================
