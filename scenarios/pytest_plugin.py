@@ -13,13 +13,21 @@ a ``Simulation`` in one call::
 
 ``kafka_sim`` is the same factory under another name. ``--groupsim-seed N`` changes the default
 seed of every simulation the factory builds (a test that passes its own ``seed=`` keeps it), to
-explore other interleavings. When a test fails, the last events of each simulation it built are
-added to the failure report as a "groupsim events" section.
+explore other interleavings. When a test fails, the end of each simulation's timeline (the lines
+``groupsim run`` prints) is added to the failure report as a "groupsim events" section
+(``--groupsim-raw-events``: the JSON event lines instead).
+
+Scenario files are collected as tests too: every file matching the ``groupsim_scenarios`` ini
+patterns (default ``*.scenario.yaml``) is one test that loads, runs and checks it; a failure shows
+the failed expectations and the run's story. ``groupsim_allow_code = true`` lets those files name
+``module:Class`` assignors (README, "Trust").
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Generator, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -60,6 +68,78 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=0,
         help="default seed of the simulations built by the groupsim fixture (default 0)",
     )
+    group.addoption(
+        "--groupsim-raw-events",
+        action="store_true",
+        default=False,
+        help="on failure, report the JSON event lines instead of the readable timeline",
+    )
+    parser.addini(
+        "groupsim_scenarios",
+        type="args",
+        default=["*.scenario.yaml"],
+        help="file name patterns of groupsim scenario files to collect as tests",
+    )
+    parser.addini(
+        "groupsim_allow_code",
+        type="bool",
+        default=False,
+        help="let collected scenario files name module:Class assignors (imports that code)",
+    )
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
+    if file_path.suffix not in (".yaml", ".yml"):
+        return None
+    patterns = parent.config.getini("groupsim_scenarios")
+    if any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ScenarioFile(pytest.File):
+    """A scenario file: one test, named after the file."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        yield ScenarioItem.from_parent(self, name=self.path.stem)
+
+
+class ScenarioFailed(Exception):
+    """A collected scenario is invalid or its run failed; the message is the report to show."""
+
+
+class ScenarioItem(pytest.Item):
+    """Loads, runs and checks one scenario file, like ``groupsim run`` (exit 0 = pass)."""
+
+    def runtest(self) -> None:
+        import io
+
+        from rich.console import Console
+
+        from scenarios.errors import ScenarioError
+        from scenarios.loader import load_scenario
+        from scenarios.report import render_run
+        from scenarios.runner import run_scenario
+
+        allow_code = bool(self.config.getini("groupsim_allow_code"))
+        try:
+            scenario = load_scenario(self.path, allow_code=allow_code)
+        except ScenarioError as exc:
+            raise ScenarioFailed(exc.format()) from None
+        result = run_scenario(scenario)
+        if not result.passed:
+            out = io.StringIO()
+            console = Console(file=out, width=120, color_system=None, highlight=False)
+            render_run(console, scenario, result, brief=True)
+            raise ScenarioFailed(out.getvalue())
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, ScenarioFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"groupsim scenario {self.name}"
 
 
 @pytest.fixture
@@ -89,9 +169,15 @@ def pytest_runtest_makereport(
     if factory is None or report.when != "call" or not report.failed:
         return
     from scenarios.eventlog import dumps_event
+    from scenarios.report import timeline_lines
+    from scenarios.units import format_ms
 
+    raw = item.config.getoption("--groupsim-raw-events")
     for number, sim in enumerate(factory, start=1):
-        tail = sim.events[-REPORT_TAIL:]
-        text = "\n".join(dumps_event(event) for event in tail)
+        if raw:
+            text = "\n".join(dumps_event(event) for event in sim.events[-REPORT_TAIL:])
+        else:
+            lines = timeline_lines(sim.events, sim.consumer_ids)[-REPORT_TAIL:]
+            text = "\n".join(f"{format_ms(t):>10}  {line}" for t, line, _ in lines)
         title = f"groupsim events (simulation {number}, seed {sim.seed}, t={sim.now} ms)"
         report.sections.append((title, text or "(no events)"))

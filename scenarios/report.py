@@ -20,6 +20,12 @@ from rich.text import Text
 
 from scenarios.model import Scenario
 from scenarios.result import RunResult
+from scenarios.summary import (
+    FULL_TABLE_MAX_MEMBERS,
+    member_rows_table,
+    summarize,
+    summary_table,
+)
 from scenarios.units import format_ms
 
 TEACHING_APIS = ("JoinGroup", "SyncGroup", "LeaveGroup")
@@ -376,8 +382,11 @@ def render_run(
     quiet: bool = False,
     verbose: bool = False,
     brief: bool = False,
+    full_tables: bool = False,
+    until_ms: int | None = None,
 ) -> None:
-    """The whole human report of one run."""
+    """The whole human report of one run (a group past 30 members gets a summary, not a table,
+    unless ``full_tables``)."""
     console.rule(Text(f"{scenario.name}", style="bold"))
     if not quiet and scenario.description:
         console.print(scenario.description, markup=False)
@@ -411,12 +420,19 @@ def render_run(
             )
             console.print(head, markup=False)
             if g.members:
-                console.print(
-                    assignment_table(
-                        g.assignment,
-                        title=f"assignment of {g.group_id} (generation {g.generation})",
+                title = f"assignment of {g.group_id} (generation {g.generation})"
+                if len(g.assignment) > FULL_TABLE_MAX_MEMBERS and not full_tables:
+                    console.print(
+                        summary_table(
+                            summarize(g.assignment),
+                            title=f"{title}: summary of {len(g.assignment)} members "
+                            "(--table for every column)",
+                        )
                     )
-                )
+                elif len(g.assignment) > FULL_TABLE_MAX_MEMBERS:
+                    console.print(member_rows_table(g.assignment, title=title))
+                else:
+                    console.print(assignment_table(g.assignment, title=title))
         if result.rebalances:
             console.print(rebalance_table(result.rebalances))
         if scenario.seed_note:
@@ -424,7 +440,41 @@ def render_run(
             console.print(Text("where the seed article differs from Kafka", style="bold underline"))
             console.print(scenario.seed_note, markup=False)
         console.print()
+    warning = settle_warning(scenario, until_ms)
+    if warning:
+        console.print(warning, markup=False, style="yellow")
     render_expectations(console, scenario, result)
+
+
+# actions whose consequences wait for a member's session timeout (crash: no LeaveGroup; a stall
+# or a network split stops heartbeats)
+_SILENT_ACTIONS = ("crash", "stall", "network")
+_DEFAULT_SESSION_TIMEOUT_MS = 45_000  # ConsumerConfig's session.timeout.ms (KIP-735)
+
+
+def settle_warning(scenario: Scenario, until_ms: int | None = None) -> str | None:
+    """A note when the default ``until`` (last time + 30 s) ends the run before a session timeout
+    could expire a member that a late ``crash``/``stall``/``network`` step silenced."""
+    if until_ms is not None or scenario.until_ms is not None:
+        return None  # the user chose the end
+    end = scenario.end_ms
+    timeout = max(
+        (
+            int(c.config.get("session_timeout_ms", _DEFAULT_SESSION_TIMEOUT_MS))
+            for c in scenario.consumers
+        ),
+        default=_DEFAULT_SESSION_TIMEOUT_MS,
+    )
+    late = [a for a in scenario.timeline if a.kind in _SILENT_ACTIONS and a.at_ms + timeout > end]
+    if not late:
+        return None
+    last = late[-1]
+    return (
+        f"note: the run ends at {format_ms(end)} (the default until: last time + 30 s), before "
+        f"session.timeout.ms ({format_ms(timeout)}) can expire a member after the {last.kind} at "
+        f"{format_ms(last.at_ms)}; set until: (or --until) past "
+        f"{format_ms(last.at_ms + timeout + 10_000)} to see what follows"
+    )
 
 
 def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
@@ -479,6 +529,10 @@ def render_expectations(console: Console, scenario: Scenario, result: RunResult)
         console.print(f"invariant violated: {v}", markup=False, style="red")
     total = len(result.expectations)
     ok = sum(e.passed for e in result.expectations)
+    if total == 0 and result.passed:
+        # nothing was checked: "passed" would claim more than the run showed
+        console.print(Text(f"{scenario.name}: ran (no expectations)", style="bold"))
+        return
     verdict = "passed" if result.passed else "FAILED"
     console.print(
         Text(
@@ -501,13 +555,30 @@ def sequence_diagram(
 ) -> str:
     """A Mermaid sequenceDiagram of the run: requests and responses between clients and brokers."""
     names = member_names(events, [c.id for c in scenario.consumers])
-    participants: list[str] = []
+    consumer_ids = {c.id for c in scenario.consumers}
+    # Mermaid ids: the name with every character but letters, digits and '_' made '_', made
+    # unique with a suffix, and the real name as the label: consumer ids may hold ':' and '-'
+    # (valid in scenarios) which Mermaid misreads, and 'a-b' and 'a_b' must stay two lifelines.
+    participants: dict[str, str] = {}
 
     def part(n: Any) -> str:
-        s = str(n).replace("-", "_")
-        if s not in participants:
-            participants.append(s)
-        return s
+        name = str(n)
+        if name not in participants:
+            pid = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
+            if not pid[0].isalpha():
+                pid = f"p_{pid}"
+            taken = set(participants.values())
+            base, k = pid, 2
+            while pid in taken:
+                pid, k = f"{base}_{k}", k + 1
+            participants[name] = pid
+        return participants[name]
+
+    def lifeline(node: Any) -> str:
+        """The participant an action or note belongs to: its consumer or broker, else the first."""
+        if str(node) in consumer_ids or str(node).startswith("broker-"):
+            return part(node)
+        return next(iter(participants.values()), part("sim"))
 
     for c in scenario.consumers:
         part(c.id)
@@ -518,7 +589,7 @@ def sequence_diagram(
         t = format_ms(int(e.get("t_ms", 0) or 0))
         if name in ACTION_EVENTS:
             body.append(
-                f"    Note over {part(e.get('node') if str(e.get('node')).startswith(('C', 'broker')) else participants[0] if participants else 'sim')}: {t} {_action_line(str(name), e)[3:]}"
+                f"    Note over {lifeline(e.get('node'))}: {t} {_mermaid_text(_action_line(str(name), e)[3:])}"
             )
         elif name in ("request_received", "response_sent") and (
             heartbeats or api not in QUIET_APIS or e.get("error") not in (None, "NONE")
@@ -529,18 +600,30 @@ def sequence_diagram(
             label = f"{api}" if name == "request_received" else f"{api} {e.get('error')}"
             if e.get("generation_id") not in (None, -1):
                 label += f" gen {e['generation_id']}"
-            body.append(f"    {part(e.get('src'))}{arrow}{part(e.get('dst'))}: {t} {label}")
+            body.append(
+                f"    {part(e.get('src'))}{arrow}{part(e.get('dst'))}: {t} {_mermaid_text(label)}"
+            )
         elif (
             "state_from" in e and str(e.get("node", "")).startswith("broker-") and e.get("group_id")
         ):
             body.append(
-                f"    Note over {part(e['node'])}: {t} {e['group_id']} {e['state_from']} -> {e['state_to']}"
+                f"    Note over {part(e['node'])}: {t} "
+                + _mermaid_text(f"{e['group_id']} {e['state_from']} -> {e['state_to']}")
             )
         elif "callback" in e:
             cb = CALLBACK_NAMES.get(str(e["callback"]), str(e["callback"]))
             body.append(
-                f"    Note over {part(e.get('node'))}: {t} {cb}({', '.join(map(str, e.get('partitions') or []))})"
+                f"    Note over {lifeline(e.get('node'))}: {t} "
+                + _mermaid_text(f"{cb}({', '.join(map(str, e.get('partitions') or []))})")
             )
     del names
-    head = ["sequenceDiagram", *(f"    participant {p}" for p in participants)]
+    head = ["sequenceDiagram"]
+    head += [
+        f"    participant {pid} as {_mermaid_text(name)}" for name, pid in participants.items()
+    ]
     return "\n".join([*head, *body]) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    """Text for a Mermaid sequence diagram: ``:``, ``;`` and ``#`` as Mermaid entity codes."""
+    return text.replace("#", "#35;").replace(";", "#59;").replace(":", "#58;")

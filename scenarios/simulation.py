@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
@@ -34,6 +34,7 @@ from assignors.api import TopicPartition
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
 from coordinator.protocol import error_name
+from coordinator.result import CoordinatorResult, record_events
 from coordinator.views import GroupView
 from scenarios.engine import Engine
 from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
@@ -45,6 +46,42 @@ CLUSTER = "@cluster"
 
 STABLE = "STABLE"
 UNJOINED = "UNJOINED"
+
+
+class Partitions(list):  # type: ignore[type-arg]
+    """A list of ``TopicPartition`` that also equals the same partitions written as strings:
+    ``sim.assignments("g") == {"C1": ["orders-0", "orders-1"]}`` reads like the scenario files."""
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return [str(tp) for tp in self] == [str(tp) for tp in other]
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Settled:
+    """``run_until_stable``'s answer: truthy when settled; a falsy one says where it stopped."""
+
+    __slots__ = ("detail", "ok")
+
+    def __init__(self, ok: bool, detail: str) -> None:
+        self.ok, self.detail = ok, detail
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __eq__(self, other: object) -> bool:
+        return self.ok == other if isinstance(other, bool) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Settled(True)" if self.ok else f"Settled(False: {self.detail})"
 
 
 class SimulationError(Exception):
@@ -139,6 +176,16 @@ class Simulation:
         # run_until_stable follows groups through their logged (info) events; a muted level
         # records none, so it must look at every group instead
         self._logs_group_events = LEVELS[log_level] <= LEVELS["info"]
+        # the cluster's events (all at info) go straight into the log when the logger would only
+        # append them there (its usual processor chain, with no bound context)
+        direct = getattr(self.logger, "_events", None)
+        self._direct_events: list[dict[str, Any]] | None = (
+            direct
+            if direct is self.events
+            and self._logs_group_events
+            and not getattr(self.logger, "_context", None)
+            else None
+        )
         self.engine = Engine(self._on_timer)
         self.network = Network(
             network or NetworkConfig(), random.Random(derive_seed(seed, "network"))
@@ -155,7 +202,6 @@ class Simulation:
             topics=dict(topics or {}),
             broker_racks=broker_racks,
             seed=derive_seed(seed, "cluster"),
-            logger=self.logger,
         )
         self._brokers: frozenset[str] = frozenset(self.cluster.broker_nodes)
         # broker -> failures so far: a request sent before a failure and arriving after it was
@@ -431,7 +477,7 @@ class Simulation:
         if name not in self.cluster.topics():
             raise ValueError(f"unknown topic {name!r}")
         self._emit("sim_topic_deleted", node=CLUSTER, topic=name)
-        self._apply(CLUSTER, self.cluster.delete_topic(name, self.engine.now))
+        self._apply_cluster(self.cluster.delete_topic(name, self.engine.now))
 
     def _broker(self, node: str) -> str:
         """``node`` if it is a broker; refused before anything is logged otherwise."""
@@ -445,7 +491,7 @@ class Simulation:
         """Kill a broker: its coordinators move; requests outstanding on it fail (disconnect)."""
         self._broker(node)
         self._emit("sim_broker_failed", node=node)
-        self._apply(CLUSTER, self.cluster.fail_broker(node, self.engine.now))
+        self._apply_cluster(self.cluster.fail_broker(node, self.engine.now))
         self._broker_epoch[node] += 1
         at = self.engine.now + self.network.disconnect_delay()
         drained_at = self.network.drained_at
@@ -460,7 +506,7 @@ class Simulation:
     def restart_broker(self, node: str) -> None:
         self._broker(node)
         self._emit("sim_broker_restarted", node=node)
-        self._apply(CLUSTER, self.cluster.restart_broker(node, self.engine.now))
+        self._apply_cluster(self.cluster.restart_broker(node, self.engine.now))
         self._after_action()
 
     def partition_network(
@@ -584,6 +630,37 @@ class Simulation:
         timeout_ms: int = 600_000,
         *,
         exact_members: bool = True,
+    ) -> Settled:
+        """Run until ``group_id`` (or every group of a list) is settled; falsy on timeout.
+
+        The answer is truthy or falsy like a bool; a falsy one's ``repr`` (which pytest shows
+        under a failed ``assert``) says where each unsettled group and its consumers stopped.
+        """
+        if not isinstance(group_id, str):
+            group_id = list(group_id)  # an iterator is read twice below
+        groups = [group_id] if isinstance(group_id, str) else list(dict.fromkeys(group_id))
+        if self._run_until_stable(group_id, timeout_ms, exact_members):
+            return Settled(True, "")
+        unsettled = [g for g in groups if not self.is_stable(g, exact_members)]
+        return Settled(False, f"not settled at t={self.now} ms: " + self.describe_groups(unsettled))
+
+    def describe_groups(self, group_ids: Iterable[str]) -> str:
+        """Each group's state, generation, members, and its consumers' states (for messages)."""
+        parts = []
+        for g in group_ids:
+            clients = ", ".join(
+                f"{cid}={self.client_state(cid)}"
+                for cid, slot in self._consumers.items()
+                if slot.running and not slot.closed and slot.consumer.config.group_id == g
+            )
+            parts.append(
+                f"group {g} {self.group_state(g)} generation {self.generation(g)} "
+                f"members {self.members(g)}; consumers: {clients or 'none running'}"
+            )
+        return "; ".join(parts)
+
+    def _run_until_stable(
+        self, group_id: str | Iterable[str], timeout_ms: int, exact_members: bool
     ) -> bool:
         """Run until ``group_id`` (or every group of a list) is settled; False on timeout.
 
@@ -675,6 +752,22 @@ class Simulation:
         if self._invariants is not None:
             self._invariants.check()
 
+    def _apply_cluster(self, result: CoordinatorResult) -> None:
+        """Record the cluster's events in the log (in the order they happened), then carry out
+        its effects: the coordinator returns both as a value and never logs by itself."""
+        events = result.events
+        if events:
+            if self._direct_events is not None:
+                # the logger's fast path, inlined: each event's fields dict becomes the entry
+                log = self._direct_events
+                for name, fields in events:
+                    fields["event"] = name
+                    fields["seq"] = len(log)
+                    log.append(fields)
+            elif self._logs_group_events:
+                record_events(events, self.logger)
+        self._apply(CLUSTER, result.effects)
+
     def _apply(self, owner: str, effects: Iterable[Effect] | None) -> None:
         if not effects:
             return
@@ -744,7 +837,7 @@ class Simulation:
                     (src, dst, cid, entry[1]),
                 )
             return
-        self._apply(CLUSTER, self.cluster.handle_request(dst, src, cid, send.message, now))
+        self._apply_cluster(self.cluster.handle_request(dst, src, cid, send.message, now))
 
     def _deliver(self, send: Send) -> None:
         """An answer (or any message to a non-broker) arriving at its destination."""
@@ -799,10 +892,10 @@ class Simulation:
         if raw is not None and cid in raw.calls:
             raw.calls[cid].disconnected = True
 
-    def _on_timer(self, owner: str, key: str) -> None:
+    def _on_timer(self, owner: str, key: Hashable) -> None:
         now = self.engine.now
         if owner == CLUSTER:
-            self._apply(CLUSTER, self.cluster.handle_timer(key, now))
+            self._apply_cluster(self.cluster.handle_timer(key, now))
             return
         slot = self._consumers.get(owner)
         if slot is not None and slot.running:
@@ -876,10 +969,13 @@ class Simulation:
             return []
         return sorted(_owned(slot.consumer))
 
-    def assignments(self, group_id: str) -> dict[str, list[TopicPartition]]:
-        """consumer id -> owned partitions, for the running consumers of ``group_id``."""
+    def assignments(self, group_id: str) -> dict[str, Partitions]:
+        """consumer id -> owned partitions, for the running consumers of ``group_id``.
+
+        The lists compare equal to lists of ``"topic-N"`` strings as well (``Partitions``).
+        """
         return {
-            cid: sorted(_owned(slot.consumer))
+            cid: Partitions(sorted(_owned(slot.consumer)))
             for cid, slot in self._consumers.items()
             if slot.running and not slot.closed and slot.consumer.config.group_id == group_id
         }

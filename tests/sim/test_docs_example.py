@@ -42,7 +42,61 @@ def test_fails(kafka_sim):
     result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*groupsim events (simulation 1, seed 5, t=*"])
-    result.stdout.fnmatch_lines(['*"event":"rebalance_callback"*'])
+    # the readable timeline, as groupsim run prints it, not JSON lines
+    result.stdout.fnmatch_lines(["*C1: onPartitionsAssigned(t-0, t-1)*"])
+    assert '"event":' not in result.stdout.str()
+    raw = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "--groupsim-raw-events")
+    raw.stdout.fnmatch_lines(['*"event":"rebalance_callback"*'])
+
+
+def test_assignments_compare_with_strings_and_unsettled_says_where(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_strings="""
+def test_strings(groupsim):
+    sim = groupsim(topics={"orders": 3}, seed=1)
+    sim.add_consumers(1, group_id="g", topics=["orders"], start=True)
+    assert sim.run_until_stable("g")
+    assert sim.assignments("g") == {"C1": ["orders-0", "orders-1", "orders-2"]}
+    assert {"C1": ["orders-0", "orders-1", "orders-2"]} == sim.assignments("g")
+    assert sim.assignments("g") != {"C1": ["orders-0"]}
+
+def test_unsettled(groupsim):
+    sim = groupsim(topics={"orders": 3}, seed=1)
+    sim.add_consumers(2, group_id="g", topics=["orders"], start=True)
+    assert sim.run_until_stable("g", timeout_ms=50)
+"""
+    )
+    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*Settled(False: not settled at t=50 ms: group g * consumers: C1=*, C2=*"]
+    )
+
+
+SCENARIO = """\
+version: 1
+name: {name}
+cluster: {{topics: {{T1: 2}}}}
+defaults: {{partition.assignment.strategy: [range]}}
+consumers: [{{count: 2, id: "C{{i}}", group: g, topics: [T1]}}]
+timeline: [{{at: 0s, start: all}}]
+expect:
+  - {{at: 10s, state: Stable, assignment: {{C0: [T1-0], C1: [{partition}]}}}}
+"""
+
+
+def test_scenario_files_are_collected_as_tests(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".scenario.yaml", good=SCENARIO.format(name="good", partition="T1-1"))
+    pytester.makefile(".scenario.yaml", bad=SCENARIO.format(name="bad", partition="T1-0"))
+    pytester.makefile(".yaml", ignored="not: [a scenario")  # not matching the pattern
+    pytester.makefile(".scenario.yaml", broken="version: 1\nconsumers: 7\n")
+    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=1, failed=2)
+    out = result.stdout.str()
+    assert "FAIL group g at 10000ms" in out and "C1]: expected [T1-0], got [T1-1]" in out
+    assert "broken.scenario.yaml:2:12: consumers:" in out
 
 
 def test_the_seed_option_changes_the_default_seed(pytester: pytest.Pytester) -> None:
