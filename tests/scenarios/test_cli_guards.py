@@ -79,3 +79,15 @@ def test_steps_and_expectations_after_until_are_validation_errors(tmp_path: Path
     assert "late.yaml:9:5: expect[0].at: this expectation at 60000 ms" in result.output
     assert CliRunner().invoke(app, ["validate", "-"]).exit_code == 2  # no such file: no traceback
     load_scenario(LATE.replace("until: 40s", "until: 60s"))  # at `until` itself is fine
+
+
+def test_a_refused_step_names_its_line() -> None:
+    text = (
+        "version: 1\nname: reopen\ncluster: {topics: {T1: 2}}\n"
+        "consumers: [{id: C1, group: g, topics: [T1]}]\n"
+        "timeline:\n  - {at: 0s, start: all}\n  - {at: 10s, close: C1}\n  - {at: 10s, start: C1}\n"
+    )
+    result = run_scenario(load_scenario(text))
+    assert not result.passed and result.error is not None
+    assert result.error.startswith("<text>:8:5: timeline[2]: `start` refused at t=10000ms: ")
+    assert "still closing" in result.error and "simulation.py" not in result.error
