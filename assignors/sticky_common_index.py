@@ -16,11 +16,12 @@ import itertools
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import repeat
+from typing import Any
 
 import numpy as np
 
 from assignors.api import TopicPartition, partitions_of
-from assignors.java_order import java_sorted
+from coordinator.java import java_sorted
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
@@ -32,8 +33,10 @@ class PartitionIndex:
     def __init__(self, counts: tuple[tuple[str, int], ...]) -> None:
         self.topics: list[str] = [t for t, _ in counts]
         self.topic_pos: dict[str, int] = {t: i for i, t in enumerate(self.topics)}
+        # user data names topics in UTF-8; a name with a lone surrogate gets bytes no user data
+        # holds (Java writes its surrogate as "?", which decodes to another name)
         self.topic_pos_bytes: dict[bytes, int] = {
-            t.encode("utf-8"): i for i, t in enumerate(self.topics)
+            t.encode("utf-8", "surrogatepass"): i for i, t in enumerate(self.topics)
         }
         self.counts = np.array([c for _, c in counts], dtype=np.int64)
         self.offsets = np.zeros(len(self.topics) + 1, dtype=np.int64)
@@ -64,7 +67,7 @@ class PartitionIndex:
         """
         cache = self._names_by_length
         if length not in cache:
-            names = [(t.encode("utf-8"), i) for i, t in enumerate(self.topics)]
+            names = [(t.encode("utf-8", "surrogatepass"), i) for i, t in enumerate(self.topics)]
             chosen = sorted((b, i) for b, i in names if len(b) == length)
             if not chosen or any(b"\x00" in b for b, _ in chosen):
                 cache[length] = None
@@ -110,7 +113,7 @@ class PartitionIndex:
 
     def to_partitions(self, pids: Iterable[int] | np.ndarray) -> list[TopicPartition]:
         if isinstance(pids, list) and len(pids) < 64:
-            flat = self.flat
+            flat: Any = self.flat  # an object array of TopicPartition
             return [flat[p] for p in pids]  # numpy's per-call cost dominates short lists
         arr = np.asarray(pids, dtype=np.int64) if not isinstance(pids, np.ndarray) else pids
         if arr.size == 0:

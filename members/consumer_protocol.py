@@ -21,6 +21,7 @@ import struct
 from collections.abc import Iterable, Sequence
 
 from assignors.api import Subscription, TopicPartition
+from coordinator.java import java_utf8
 
 SUBSCRIPTION_HIGHEST_VERSION = 3
 ASSIGNMENT_HIGHEST_VERSION = 3
@@ -40,7 +41,7 @@ _int32 = _INT32.pack
 
 
 def _string(value: str) -> bytes:
-    raw = value.encode("utf-8")
+    raw = java_utf8(value)
     if len(raw) > 0x7FFF:
         raise SchemaError(f"string too long for the consumer protocol: {len(raw)} bytes")
     return _int16(len(raw)) + raw

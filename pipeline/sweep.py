@@ -36,6 +36,7 @@ from pipeline.spec import Sweep
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from pyspark import StatusTracker
     from pyspark.sql import DataFrame, SparkSession
 
 # the run's identity, repeated on each of its rebalance rows
@@ -245,6 +246,7 @@ class _Progress:
     def __init__(self, spark: SparkSession, report: Callable[[int, int], None] | None) -> None:
         self.report = report
         self.stop = threading.Event()
+        self.tracker: StatusTracker | None
         try:
             self.tracker = spark.sparkContext.statusTracker()
         except Exception:  # Spark Connect: no SparkContext on the client

@@ -17,10 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
+from scenarios import cli_tools
+from scenarios.console import (
+    EXIT_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    console,
+    duration_option,
+    print_scenario_error,
+)
 from scenarios.errors import ScenarioError
-from scenarios.units import format_ms, parse_duration_ms
+from scenarios.units import format_ms
 
 if TYPE_CHECKING:
     from scenarios.model import Scenario
@@ -40,8 +48,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
 
 def _version(value: bool) -> None:
@@ -63,33 +69,6 @@ def _main(
     ] = False,
 ) -> None:
     """Simulate Kafka's classic consumer-group protocol."""
-
-
-def console(stderr: bool = False) -> Console:
-    """A rich console: colour on a terminal, plain text (no escape codes) when piped."""
-    stream = sys.stderr if stderr else sys.stdout
-    piped = not (hasattr(stream, "isatty") and stream.isatty())
-    # piped output is read in files and pagers: wide enough for the tables (COLUMNS if set)
-    width = None  # a terminal's own width (rich reads COLUMNS too)
-    if piped:
-        columns = os.environ.get("COLUMNS", "")
-        width = int(columns) if columns.isdigit() and int(columns) >= 40 else 120
-    return Console(file=stream, highlight=False, soft_wrap=True, emoji=False, width=width)
-
-
-def _duration_option(value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return parse_duration_ms(value)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-
-
-def _print_scenario_error(err: ScenarioError) -> None:
-    out = console(stderr=True)
-    for issue in err.issues:
-        out.print(issue.format(), markup=False, style="red")
 
 
 # --- validate ----------------------------------------------------------------------------------
@@ -121,7 +100,7 @@ def validate(
             s = load_scenario(f, allow_code=allow_code)
         except ScenarioError as err:
             bad += 1
-            _print_scenario_error(err)
+            print_scenario_error(err)
             continue
         out.print(
             f"{f}: ok ({s.name}: {len(s.consumers)} consumers, {len(s.timeline)} steps, {len(s.expect)} expectations)",
@@ -165,6 +144,10 @@ def run(
         bool,
         typer.Option("--brief", "-b", help="The story only: steps, state changes, assignments."),
     ] = False,
+    html_out: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the run as a browser page (as `groupsim html`)."),
+    ] = None,
     table: Annotated[
         bool,
         typer.Option("--table", help="Full assignment tables even past 30 members (a summary)."),
@@ -200,7 +183,7 @@ def run(
     from scenarios.report import render_run
     from scenarios.runner import run_scenario
 
-    until_ms = _duration_option(until)
+    until_ms = duration_option(until)
     if log is not None:
         check_output_path(log, "--log")
     scenarios = []
@@ -210,21 +193,21 @@ def run(
             scenarios.append(load_scenario(f, allow_code=allow_code))
         except ScenarioError as err:
             invalid = True
-            _print_scenario_error(err)
+            print_scenario_error(err)
     if invalid:
         raise typer.Exit(EXIT_INVALID)
     for s in scenarios:
         _check_span(s, until_ms, allow_long)
     out = console()
     results = []
-    err = console(stderr=True)
+    status = console(stderr=True)
     for i, s in enumerate(scenarios):
         # a spinner on a terminal only (stderr), never in piped or --json output
         label = f"running {s.name} ({i + 1}/{len(scenarios)})"
-        if err.is_terminal:
-            with err.status(label, spinner="dots") as status:
+        if status.is_terminal:
+            with status.status(label, spinner="dots") as spinner:
                 result = run_scenario(
-                    s, until_ms=until_ms, seed=seed, progress=SimProgress(status, label)
+                    s, until_ms=until_ms, seed=seed, progress=SimProgress(spinner, label)
                 )
         else:
             result = run_scenario(s, until_ms=until_ms, seed=seed)
@@ -240,6 +223,15 @@ def run(
             except OSError as exc:
                 console(stderr=True).print(f"--log: cannot write {target}: {exc}", markup=False)
                 raise typer.Exit(EXIT_INVALID) from None
+        if html_out is not None:
+            from scenarios.html import write_html
+
+            page = (
+                html_out
+                if len(scenarios) == 1
+                else html_out.with_name(f"{html_out.stem}-{s.name}{html_out.suffix}")
+            )
+            write_html(s, result, page)
         if not json_out:
             if i:
                 out.print()
@@ -332,7 +324,7 @@ def demo(
 def _register_plugins() -> None:
     """Commands other packages contribute (the Spark pipeline); absent when they cannot import."""
     try:
-        from pipeline.cli import register  # type: ignore[import-not-found]
+        from pipeline.cli import register
     except ImportError:
         return  # pyspark (or the pipeline package) is not installed: the core CLI still works
     except Exception as exc:  # a broken plugin must not take the whole CLI down
@@ -341,9 +333,15 @@ def _register_plugins() -> None:
     register(app)
 
 
-from scenarios import cli_tools as _tools  # noqa: E402  (registers assign/coordinator/diagram/step)
+cli_tools.register(app)  # assign, coordinator, diagram, step, lessons
 
-_tools.register(app)
+from scenarios import html as _html  # noqa: E402  (registers html: the browser page, issue 19)
+
+_html.register(app)
+
+from scenarios import serve as _serve  # noqa: E402  (registers serve: the local web app, issue 19)
+
+_serve.register(app)
 _register_plugins()
 
 

@@ -7,14 +7,17 @@ import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scenarios.console import EXIT_FAILED, EXIT_INVALID, console, print_scenario_error
 from scenarios.errors import ScenarioError
 from scenarios.summary import FULL_TABLE_MAX_MEMBERS
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+if TYPE_CHECKING:
+    from rich.table import Table
+
 ALLOW_CODE_HELP = (
     "Let the scenario name assignor classes as module:Class (imports and runs that code)."
 )
@@ -28,23 +31,15 @@ def register(app: typer.Typer) -> None:
     app.command()(lessons)
 
 
-def _console():
-    from scenarios.cli import console
-
-    return console()
-
-
-def _table(title: str):
+def _table(title: str) -> Table:
     """A rich table: box drawing on a terminal, plain ASCII rules when piped."""
     from rich import box
     from rich.table import Table
 
-    return Table(title=title, box=box.HEAVY_HEAD if _console().is_terminal else box.ASCII)
+    return Table(title=title, box=box.HEAVY_HEAD if console().is_terminal else box.ASCII)
 
 
 def _fail(message: str) -> typer.Exit:
-    from scenarios.cli import console
-
     console(stderr=True).print(f"error: {message}", markup=False, style="red")
     return typer.Exit(EXIT_INVALID)
 
@@ -248,7 +243,7 @@ def assign(
         doc["summary"] = figures
         sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
         return
-    out = _console()
+    out = console()
     title = f"{impl.name or assignor}: {topics}"
     if summary or (len(assignment) > FULL_TABLE_MAX_MEMBERS and not table):
         out.print(summary_table(figures, title=f"{title} ({len(assignment)} members)"))
@@ -288,7 +283,8 @@ def coordinator(
       groupsim coordinator orders --partitions 3 --brokers 3
     """
 
-    from coordinator.placement import java_string_hashcode, partition_for
+    from coordinator.java import java_string_hashcode
+    from coordinator.placement import partition_for
 
     if partitions < 1 or brokers < 1:
         raise _fail("--partitions and --brokers must be positive")
@@ -296,12 +292,9 @@ def coordinator(
     try:
         from coordinator.cluster import KafkaCluster
         from coordinator.config import CoordinatorConfig
-        from scenarios.eventlog import EventLog, make_logger
 
         cluster = KafkaCluster(
-            num_brokers=brokers,
-            config=CoordinatorConfig(offsets_topic_num_partitions=partitions),
-            logger=make_logger(EventLog()),  # a private log: nothing printed
+            num_brokers=brokers, config=CoordinatorConfig(offsets_topic_num_partitions=partitions)
         )
     except Exception:  # the cluster model is optional for this arithmetic
         cluster = None
@@ -312,7 +305,7 @@ def coordinator(
         p = partition_for(gid, partitions)
         broker = cluster.offsets_partition_leader(p) if cluster is not None else None
         table.add_row(repr(gid), str(java_string_hashcode(gid)), str(p), broker or "?")
-    _console().print(table)
+    console().print(table)
 
 
 # --- diagram -------------------------------------------------------------------------------------
@@ -432,15 +425,11 @@ def diagram(
         try:
             s = load_scenario(scenario, allow_code=allow_code)
         except ScenarioError as err:
-            from scenarios.cli import _print_scenario_error
-
-            _print_scenario_error(err)
+            print_scenario_error(err)
             raise typer.Exit(EXIT_INVALID) from None
         result = run_scenario(s)
         sys.stdout.write(sequence_diagram(s, result.events, heartbeats=heartbeats))
         if not result.passed:
-            from scenarios.cli import console
-
             sys.stdout.flush()
             why = result.error or "an expectation failed"
             console(stderr=True).print(f"the run failed: {why}", markup=False, style="red")
@@ -483,14 +472,12 @@ def step(
     try:
         s = load_scenario(file, allow_code=allow_code)
     except ScenarioError as err:
-        from scenarios.cli import _print_scenario_error
-
-        _print_scenario_error(err)
+        print_scenario_error(err)
         raise typer.Exit(EXIT_INVALID) from None
     if group is not None and group not in s.groups:
         raise _fail(f"unknown group {group!r}; the scenario has {', '.join(s.groups) or 'none'}")
     interactive = not auto and sys.stdin.isatty()
-    code = step_through(_console(), s, group=group, interactive=interactive, limit=limit)
+    code = step_through(console(), s, group=group, interactive=interactive, limit=limit)
     raise typer.Exit(code)
 
 
@@ -515,7 +502,7 @@ def lessons() -> None:
             table.add_row(path.stem, "(invalid!)")
             continue
         table.add_row(path.stem, first_sentence(s.description))
-    _console().print(table)
+    console().print(table)
 
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](?=\s|$)")

@@ -137,6 +137,14 @@ def load_scenario_dict(
     return _build(_string_keys(data), Positions(source), name, allow_code)
 
 
+def with_overrides(scenario: Scenario, overrides: Mapping[str, Any]) -> Scenario:
+    """A variant of ``scenario`` with dotted-path overrides (see ``scenarios.overrides``)."""
+    data = apply_overrides(scenario.data, overrides)
+    # the scenario was validated already (module:Class names only if allowed then), and the
+    # overrides come from the calling Python code: both are trusted
+    return load_scenario_dict(data, source=f"{scenario.source} (overridden)", allow_code=True)
+
+
 def _string_keys(value: Any) -> Any:
     """Mapping keys as YAML files have them (strings), whatever the caller built."""
     if isinstance(value, Mapping):

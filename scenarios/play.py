@@ -39,6 +39,21 @@ DEFAULT_SESSION_TIMEOUT_MS = 45000
 DEFAULT_REBALANCE_TIMEOUT_MS = 300000
 
 
+#: checks of a group's own state: the validator asks for `group:` with them
+_GROUP_CHECKS = frozenset(
+    {
+        "state",
+        "generation",
+        "leader",
+        "protocol",
+        "members",
+        "rebalances",
+        "coordinator",
+        "offsets_partition",
+    }
+)
+
+
 class ScenarioRuntimeError(Exception):
     """A step that cannot be carried out in the state the run reached (e.g. no coordinator)."""
 
@@ -267,8 +282,9 @@ class Player:
                 fields.setdefault(
                     "protocol_type", getattr(joined, "protocol_type", None) or "consumer"
                 )
-                if getattr(joined, "protocol_name", None):
-                    fields.setdefault("protocol_name", joined.protocol_name)
+                protocol_name = getattr(joined, "protocol_name", None)
+                if protocol_name:
+                    fields.setdefault("protocol_name", protocol_name)
             request = build_request(args["api"], fields, self.scenario)
             to = args["to"]
             if to == "coordinator":
@@ -367,22 +383,10 @@ class Player:
 
     def check(self, key: str, expected: Any, group: str | None) -> list[CheckResult]:
         sim = self.sim
-        if key == "state":
-            return [_eq("state", expected, sim.group_state(group))]
-        if key == "generation":
-            return [_eq("generation", expected, sim.generation(group))]
-        if key == "leader":
-            actual = sim.leader(group)
-            if actual is None and sim.leader_member_id(group):
-                actual = sim.leader_member_id(group)
-            return [_eq("leader", expected, actual)]
-        if key == "protocol":
-            return [_eq("protocol", expected, sim.protocol(group))]
-        if key == "members":
-            members = sorted(self.member_names(group))
-            if isinstance(expected, int):
-                return [_eq("members", expected, len(members))]
-            return [_eq("members", list(expected), members)]
+        if key in _GROUP_CHECKS:
+            if group is None:  # the validator asks for `group:` with these checks
+                raise ScenarioRuntimeError(f"the {key} check needs a group")
+            return self.check_group(key, expected, group)
         if key == "assignment":
             out = []
             for cid, parts in expected.items():
@@ -398,8 +402,8 @@ class Player:
         if key == "owns":
             out = []
             for cid, parts in expected.items():
-                actual = {str(tp) for tp in sim.assignment(cid)}
-                missing = sorted(set(parts) - actual, key=_tp_key)
+                owned = {str(tp) for tp in sim.assignment(cid)}
+                missing = sorted(set(parts) - owned, key=_tp_key)
                 out.append(
                     CheckResult(
                         f"owns[{cid}]",
@@ -413,9 +417,6 @@ class Player:
             return [
                 _eq(f"sizes[{cid}]", n, len(sim.assignment(cid))) for cid, n in expected.items()
             ]
-        if key == "rebalances":
-            actual = len(completed_rebalances(sim, group))
-            return [_count("rebalances", expected, actual)]
         if key == "errors":
             return [
                 _count(f"errors[{name}]", spec, self.error_count(name, group))
@@ -437,11 +438,6 @@ class Player:
                 if not violations
                 else CheckResult("invariants", "no violation", violations[:3], not expected)
             ]
-        if key == "coordinator":
-            return [_eq("coordinator", expected, sim.coordinator(group))]
-        if key == "offsets_partition":
-            n = self.scenario.cluster.offsets_partitions
-            return [_eq("offsets_partition", expected, partition_for(group, n))]
         if key == "events":
             out = []
             for pattern in expected:
@@ -451,6 +447,34 @@ class Player:
                 )
                 out.append(_count(f"events[{_fmt_match(match)}]", pattern["count"], count))
             return out
+        raise ScenarioRuntimeError(f"unknown check {key}")  # pragma: no cover
+
+    def check_group(self, key: str, expected: Any, group: str) -> list[CheckResult]:
+        """The checks of the group's own state (those the validator needs a group for)."""
+        sim = self.sim
+        if key == "state":
+            return [_eq("state", expected, sim.group_state(group))]
+        if key == "generation":
+            return [_eq("generation", expected, sim.generation(group))]
+        if key == "leader":
+            actual = sim.leader(group)
+            if actual is None and sim.leader_member_id(group):
+                actual = sim.leader_member_id(group)
+            return [_eq("leader", expected, actual)]
+        if key == "protocol":
+            return [_eq("protocol", expected, sim.protocol(group))]
+        if key == "members":
+            members = sorted(self.member_names(group))
+            if isinstance(expected, int):
+                return [_eq("members", expected, len(members))]
+            return [_eq("members", list(expected), members)]
+        if key == "rebalances":
+            return [_count("rebalances", expected, len(completed_rebalances(sim, group)))]
+        if key == "coordinator":
+            return [_eq("coordinator", expected, sim.coordinator(group))]
+        if key == "offsets_partition":
+            n = self.scenario.cluster.offsets_partitions
+            return [_eq("offsets_partition", expected, partition_for(group, n))]
         raise ScenarioRuntimeError(f"unknown check {key}")  # pragma: no cover
 
     def consumer_of(self, member_id: str, instance_id: str | None) -> str | None:
@@ -673,14 +697,14 @@ def build_request(api: str, fields: dict[str, Any], scenario: Scenario) -> objec
         f["members"] = tuple(members)
         return proto.LeaveGroupRequest(**f)
     if api == "OffsetCommit":
-        topics: dict[str, list[proto.OffsetCommitRequestPartition]] = {}
+        by_name: dict[str, list[proto.OffsetCommitRequestPartition]] = {}
         for text, offset in (f.pop("topics", {}) or {}).items():
             tp = TopicPartition.parse(str(text))
-            topics.setdefault(tp.topic, []).append(
+            by_name.setdefault(tp.topic, []).append(
                 proto.OffsetCommitRequestPartition(tp.partition, int(offset))
             )
         f["topics"] = tuple(
-            proto.OffsetCommitRequestTopic(t, tuple(ps)) for t, ps in topics.items()
+            proto.OffsetCommitRequestTopic(t, tuple(ps)) for t, ps in by_name.items()
         )
         f.setdefault("member_id", "")
         f.setdefault("generation_id", -1)

@@ -30,6 +30,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pluggy
 import pytest
 
 if TYPE_CHECKING:
@@ -159,7 +160,9 @@ def kafka_sim(groupsim: SimulationFactory) -> SimulationFactory:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     outcome = yield
     report = outcome.get_result()
     factory = getattr(item, "_groupsim_factory", None)

@@ -147,7 +147,7 @@ def known_assignor(name: str) -> bool:
     if ":" in name:  # a user's own assignor, "package.module:Class": resolved when the run starts
         return True
     try:
-        from assignors import get_assignor  # type: ignore[attr-defined]
+        from assignors import get_assignor
     except ImportError:
         return False
     try:
@@ -333,6 +333,7 @@ class Validator:
             self.after_until(until, timeline, expect)
         if self.issues or cluster is None:
             return None
+        assert isinstance(name, str)  # anything else was an issue above
         return Scenario(
             name=name,
             description=description.strip(),

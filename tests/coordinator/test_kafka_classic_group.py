@@ -3,7 +3,8 @@
 Kafka's tests drive a ClassicGroup (and ClassicGroupMember) object directly. groupsim splits that
 class in two: ``coordinator.group.ClassicGroup`` / ``Member`` hold the state and the pure rules
 (transitions, the protocol vote, leader election, member bookkeeping), and
-``coordinator.shard.GroupShard`` does what the Java group does with futures and generations
+``coordinator.group_metadata_manager.GroupMetadataManager`` does what the Java group does with
+futures and generations
 (completing joins and syncs, initNextGeneration, replaceStaticMember's fencing). So a port calls
 the group object where Kafka's check is about that state, and sends requests through the harness
 where Kafka's check is about what the coordinator answers.
@@ -112,7 +113,7 @@ def assert_state(group: ClassicGroup, target: str) -> None:
 
 def shard_group(d: Driver, group_id: str = GROUP) -> ClassicGroup:
     """The coordinator's live group object."""
-    return d.shard(group_id).groups[group_id]
+    return d.shard(group_id).group_manager.groups[group_id]
 
 
 def sends_to(d: Driver, client: str, since: int) -> list[object]:

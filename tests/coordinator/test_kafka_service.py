@@ -4,8 +4,9 @@ GroupCoordinatorService is the broker-side front of the group coordinator: it ch
 before any shard sees it, routes it to the coordinator of the group's ``__consumer_offsets``
 partition and turns a failed operation into the response's error. GroupCoordinatorShard routes
 requests and records to the group and offset managers, and runs the cleanup job. In groupsim the
-service is ``KafkaCluster`` (cluster.py, with the request checks of validation.py and the error
-mapping of log.py), the shard is ``GroupShard`` (shard.py, loading.py, offsets.py). Kafka's tests
+service is ``GroupCoordinatorService`` (service.py, behind ``KafkaCluster`` and ``KafkaApis``,
+with the request checks of validation.py and the error mapping of log.py), the shard is
+``GroupCoordinatorShard`` (shard.py, composing the managers and the loader). Kafka's tests
 mock the runtime and the managers and check what the service does with their answers; the ports
 produce the same situations with real requests, broker failures and injected append failures
 (``fail_next_append``), and check the responses. A few checks KafkaApis makes before the
@@ -189,7 +190,7 @@ def two_brokers_with_a_loading_partition(**cluster_args) -> Driver:
 def fail_broker_1(d: Driver) -> None:
     d.apply(d.cluster.fail_broker("broker-1", d.now))
     assert d.cluster.offsets_partition_leader(1) == "broker-0"
-    assert d.cluster._shards[1].loading
+    assert d.cluster.service.shards[1].loading
 
 
 # =================================================================================================
@@ -240,10 +241,10 @@ def test_on_resignation_unloads_the_partition():
     d.apply(d.cluster.restart_broker(preferred, d.now))
     follower = d.coordinator("g")
     moved = d.shard("g")
-    assert follower != preferred and moved.groups["g"].state == "Stable"
+    assert follower != preferred and moved.group_manager.groups["g"].state == "Stable"
     d.apply(d.cluster.elect_preferred_leaders(d.now))
     assert d.coordinator("g") == preferred
-    assert moved.groups["g"].state == DEAD and moved.timers == {}
+    assert moved.group_manager.groups["g"].state == DEAD and moved.timer.timers == {}
     assert moved.loading  # the old coordinator serves nothing any more
     assert d.cluster.offsets_partition_leader(p) == preferred
     hb = HeartbeatRequest("g", gen, ids["A"])
@@ -866,7 +867,9 @@ def test_replay_offset_commit():
     d = Driver(SERVICE_CONFIG, topics={"foo": 1})
     append(d, "group", OffsetCommitKey("group", "foo", 0), OffsetCommitValue(42, 3, "m", 7))
     d.reload("group")
-    assert d.shard("group").offsets["group"] == {("foo", 0): OffsetCommitValue(42, 3, "m", 7)}
+    assert d.shard("group").offset_manager.offsets["group"] == {
+        ("foo", 0): OffsetCommitValue(42, 3, "m", 7)
+    }
 
 
 def test_replay_offset_commit_with_null_value():
@@ -971,7 +974,7 @@ def test_on_unloaded():
     d = Driver(SERVICE_CONFIG)
     d.stable_group(("A",), group_id="group", session=1000)
     shard = d.shard("group")
-    assert shard.timers
+    assert shard.timer.timers
     d.apply(d.cluster.fail_broker(d.coordinator("group"), d.now))
-    assert shard.timers == {} and shard.groups["group"].state == DEAD
-    assert not [key for key in d.timers if key.startswith(f"{shard.node}/")]
+    assert shard.timer.timers == {} and shard.group_manager.groups["group"].state == DEAD
+    assert not [key for key in d.timers if str(key).startswith(f"{shard.node}/")]

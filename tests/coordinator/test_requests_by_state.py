@@ -10,7 +10,12 @@ from coordinator.protocol import (
     MemberIdentity,
     OffsetFetchRequest,
 )
-from coordinator.state_machine import DEAD
+from coordinator.state_machine import (
+    DEAD,
+    OTHER_TRANSITIONS,
+    REQUEST_BEHAVIOUR,
+    is_valid_transition,
+)
 
 from .harness import Driver
 
@@ -38,8 +43,10 @@ def group_in(state: str) -> tuple[Driver, str, int]:
     elif state == "Empty":
         d.leave("A", MemberIdentity(ids["A"]), MemberIdentity(ids["B"]))
     elif state == "Dead":
-        shard = d.cluster._shards[d.cluster.partition_for("g")]
-        shard.groups["g"].model.transition_to(DEAD)  # the transient state before removal
+        shard = d.cluster.service.shards[d.cluster.partition_for("g")]
+        shard.group_manager.groups["g"].model.transition_to(
+            DEAD
+        )  # the transient state before removal
     assert d.state() == state
     return d, ids["B"], gen
 
@@ -125,3 +132,35 @@ def test_request_in_state(api, state_index):
     assert run(api, d, b, gen) == EXPECTED[api][state_index]
     if api in ("fetch", "describe", "list", "heartbeat"):
         assert d.state() == before  # queries and heartbeats never change state
+
+
+# The documented table (coordinator.state_machine.REQUEST_BEHAVIOUR) against the one above, which
+# the coordinator is tested against: the documentation cannot drift from the behaviour.
+TABLE_ROWS = {
+    "join_existing": "JoinGroup (existing member)",
+    "join_new": "JoinGroup (new member)",
+    "sync": "SyncGroup",
+    "heartbeat": "Heartbeat",
+    "leave": "LeaveGroup",
+    "commit": "OffsetCommit",
+    "fetch": "OffsetFetch",
+    "delete": "DeleteGroups",
+}
+
+
+@pytest.mark.parametrize("api", sorted(TABLE_ROWS))
+def test_documented_behaviour_matches_the_coordinator(api):
+    row = REQUEST_BEHAVIOUR[TABLE_ROWS[api]]
+    assert list(row) == STATES
+    documented = [row[state].answer for state in STATES]
+    assert documented == [e if e == PARKED else e.name for e in EXPECTED[api]]
+
+
+def test_documented_transitions_are_valid():
+    for request, row in REQUEST_BEHAVIOUR.items():
+        for state, behaviour in row.items():
+            for target in behaviour.transitions:
+                assert is_valid_transition(state, target), (request, state, target)
+    for state, moves in OTHER_TRANSITIONS.items():
+        for _why, target in moves:
+            assert is_valid_transition(state, target), (state, target)

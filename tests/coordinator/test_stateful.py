@@ -300,10 +300,10 @@ class CoordinatorMachine(RuleBasedStateMachine):
     def parked_now(self, node: str | None = None) -> set[int]:
         """Correlation ids of the Join/Sync requests parked in the coordinator right now."""
         parked = set()
-        for shard in self.d.cluster._shards.values():
+        for shard in self.d.cluster.service.shards.values():
             if node is not None and shard.node != node:
                 continue
-            for group in shard.groups.values():
+            for group in shard.group_manager.groups.values():
                 for m in group.members.values():
                     for waiter in (m.join_waiter, m.sync_waiter):
                         if waiter is not None:

@@ -197,3 +197,12 @@ def test_assignment_round_trip_groups_by_topic(parts) -> None:
         if not seen or seen[-1] != tp.topic:
             assert tp.topic not in seen
             seen.append(tp.topic)
+
+
+def test_a_topic_name_with_a_lone_surrogate_is_written_as_java_writes_it() -> None:
+    """ConsumerProtocol writes topic names with Utils.utf8: a lone surrogate becomes '?'."""
+    from assignors.api import Subscription
+    from members.consumer_protocol import decode_subscription, encode_subscription
+
+    decoded = decode_subscription(encode_subscription(Subscription(topics=["t\ud800", "u"])))
+    assert list(decoded.topics) == ["t?", "u"]

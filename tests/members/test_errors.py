@@ -213,7 +213,7 @@ def test_heartbeat_rebalance_in_progress_in_stable_rejoins_and_counts_as_alive()
     # EAGER: revoke everything, then JoinGroup with the same member id
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
     assert h.last(JoinGroupRequest).message.member_id == "m1"
-    assert h.consumer._hb.session_deadline_ms == h.now + 45000
+    assert h.consumer.heartbeat.session_deadline_ms == h.now + 45000
 
 
 def test_heartbeat_illegal_generation_resets_generation_keeps_member_id_and_loses_partitions() -> (
@@ -385,11 +385,11 @@ def test_invalid_topic_is_thrown_from_the_next_poll_of_a_busy_application() -> N
         h.advance(h.now + 1)
     h.join_and_sync(tps("t-0"), member_id="m1")
     h.answer_offset_fetch()
-    h.advance(h.consumer._busy_until + 1)  # the next poll: processing for 500 ms
+    h.advance(h.consumer.app.busy_until + 1)  # the next poll: processing for 500 ms
     h.call("subscribe", ["t", "topic abc"])
     while not h.pending(MetadataRequest):
         h.advance(h.now + 1)
-    busy_until = h.consumer._busy_until
+    busy_until = h.consumer.app.busy_until
     assert h.now < busy_until
     (meta,) = h.pending(MetadataRequest)
     h.respond(meta, invalid_topic_answer(h, meta))

@@ -12,6 +12,7 @@ from typing import Any
 from attrs import frozen
 
 from coordinator.effects import Send, SetTimer
+from coordinator.result import NO_RESULT, CoordinatorResult
 from scenarios.network import NetworkConfig
 from scenarios.simulation import Simulation
 
@@ -30,32 +31,31 @@ class Pong:
 class FakeCluster:
     """Answers Ping with Pong at once, or parks it until the broker fails (never answering)."""
 
-    def __init__(self, *, num_brokers: int, logger: Any, **_: Any) -> None:
+    def __init__(self, *, num_brokers: int, **_: Any) -> None:
         self.broker_nodes = tuple(f"broker-{i}" for i in range(num_brokers))
         self.alive = dict.fromkeys(self.broker_nodes, True)
-        self.log = logger
         self.parked: list[tuple[str, int]] = []
 
     def is_alive(self, node: str) -> bool:
         return self.alive[node]
 
-    def handle_request(self, dst: str, src: str, cid: int, request: Ping, now: int) -> list[Any]:
-        self.log.info("fake_request", t_ms=now, node=dst, src=src, text=request.text)
+    def handle_request(self, dst: str, src: str, cid: int, request: Ping, now: int) -> Any:
+        events = (("fake_request", {"t_ms": now, "node": dst, "src": src, "text": request.text}),)
         if request.park:
             self.parked.append((src, cid))
-            return []
-        return [Send(dst, src, cid, Pong(request.text.upper()))]
+            return CoordinatorResult((), events)
+        return CoordinatorResult((Send(dst, src, cid, Pong(request.text.upper())),), events)
 
-    def handle_timer(self, key: str, now: int) -> list[Any]:
-        return []
+    def handle_timer(self, key: str, now: int) -> Any:
+        return NO_RESULT
 
-    def fail_broker(self, node: str, now: int) -> list[Any]:
+    def fail_broker(self, node: str, now: int) -> Any:
         self.alive[node] = False
-        return []
+        return NO_RESULT
 
-    def restart_broker(self, node: str, now: int) -> list[Any]:
+    def restart_broker(self, node: str, now: int) -> Any:
         self.alive[node] = True
-        return []
+        return NO_RESULT
 
     def group(self, group_id: str) -> None:
         return None
@@ -479,3 +479,19 @@ def test_a_callers_frozen_objects_stay_frozen(monkeypatch) -> None:
     sim.run(until=20)
     assert calls == ["freeze", "unfreeze"]
     assert gc.get_freeze_count() == 0
+
+
+def test_raw_responses_name_their_error_as_the_broker_logged_it() -> None:
+    """A raw OffsetCommit answer carries its errors per partition; the sim_raw_response line names
+    the first failed one, as the coordinator's response_sent line does (it used to say None)."""
+    from scenarios.loader import load_scenario
+    from scenarios.runner import run_scenario
+
+    events = run_scenario(load_scenario("commit-during-rebalance")).events
+    sent = {
+        (e["dst"], e["correlation_id"]): e["error"] for e in events if e["event"] == "response_sent"
+    }
+    raw = [e for e in events if e["event"] == "sim_raw_response"]
+    commits = [e for e in raw if e["api"] == "OffsetCommitResponse"]
+    assert {e["error"] for e in commits} >= {"NONE", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS"}
+    assert all(e["error"] == sent[(e["dst"], e["correlation_id"])] for e in raw)

@@ -1,14 +1,14 @@
 """Java HashMap iteration order (bucket of spread hash, insertion order within a bucket)."""
 
-from coordinator.java_hashmap import (
+from coordinator.java import (
     JavaHashMapOrder,
-    bucket_of,
     first_max_by_count,
-    iteration_order,
-    iteration_order_by_hash,
+    hashmap_order_by_hash,
+    java_hashmap_order,
+    java_spread_hash,
+    java_string_hashcode,
     spread,
 )
-from coordinator.placement import java_string_hashcode
 
 
 def test_buckets_of_the_reference_table():
@@ -21,7 +21,7 @@ def test_buckets_of_the_reference_table():
         "cooperative-sticky": 15,
     }
     for name, bucket in expected.items():
-        assert bucket_of(name, 16) == bucket
+        assert java_spread_hash(name) & 15 == bucket
 
 
 def test_spread_uses_unsigned_shift():
@@ -38,8 +38,8 @@ def test_vote_ties_follow_map_order_not_insertion():
 
 def test_same_bucket_keeps_insertion_order():
     # "Aa" and "BB" share a hashCode, hence a bucket.
-    assert iteration_order(["BB", "Aa"]) == ["BB", "Aa"]
-    assert iteration_order(["Aa", "BB"]) == ["Aa", "BB"]
+    assert java_hashmap_order(["BB", "Aa"]) == ["BB", "Aa"]
+    assert java_hashmap_order(["Aa", "BB"]) == ["Aa", "BB"]
 
 
 def test_capacity_doubles_past_load_factor_and_never_shrinks():
@@ -64,8 +64,12 @@ def test_order_depends_on_capacity():
         big.put(k)
     big.remove(keys[12])
     assert sorted(small.order()) == sorted(big.order())
-    assert [bucket_of(k, 16) for k in small.order()] == sorted(bucket_of(k, 16) for k in keys[:12])
-    assert [bucket_of(k, 32) for k in big.order()] == sorted(bucket_of(k, 32) for k in keys[:12])
+    assert [(java_spread_hash(k) & 15) for k in small.order()] == sorted(
+        (java_spread_hash(k) & 15) for k in keys[:12]
+    )
+    assert [(java_spread_hash(k) & 31) for k in big.order()] == sorted(
+        (java_spread_hash(k) & 31) for k in keys[:12]
+    )
 
 
 def test_reinsert_moves_to_end_of_bucket_and_put_existing_keeps_place():
@@ -139,5 +143,41 @@ def test_topic_partition_order_agrees_with_openjdk():
     for inserted_csv, iterated_csv in TOPIC_PARTITION_ORDERS:
         inserted = [int(p) for p in inserted_csv.split(",")]
         hashes = [31 * (31 + p) + topic_hash for p in inserted]  # TopicPartition.hashCode
-        iterated = [inserted[i] for i in iteration_order_by_hash(hashes)]
+        iterated = [inserted[i] for i in hashmap_order_by_hash(hashes)]
         assert iterated == [int(p) for p in iterated_csv.split(",")]
+
+
+# --- lone surrogates: legal in Java strings, one UTF-16 unit each ---------------------------------
+
+LONE = "\ud800"
+
+
+def test_lone_surrogates_are_hashed_and_measured_as_one_unit() -> None:
+    from coordinator.java import java_string_hashcodes, java_string_length
+
+    assert java_string_length(f"t{LONE}") == 2
+    assert java_string_length("t\U0001f600") == 3
+    assert java_string_hashcode(f"t{LONE}") == 31 * ord("t") + 0xD800
+    # two halves that pair up are the same Java string as the character they encode
+    assert java_string_hashcode("\ud83d\ude00") == java_string_hashcode("\U0001f600")
+    names = [f"t{LONE}", f"{LONE}x", "\udfff", "plain", "\U0001f600", ""]
+    assert java_string_hashcodes(names).tolist() == [java_string_hashcode(n) for n in names]
+
+
+def test_lone_surrogates_sort_by_utf16_units() -> None:
+    from coordinator.java import java_sorted
+
+    # String.compareTo: "\ud800" is a prefix of U+10000's units (d800 dc00); both before U+E000
+    assert java_sorted(["\ue000", "\U00010000", LONE]) == [LONE, "\U00010000", "\ue000"]
+    assert java_sorted([f"a{LONE}", "a\uffff", "a"]) == ["a", f"a{LONE}", "a\uffff"]
+
+
+def test_protocol_strings_write_a_lone_surrogate_as_a_question_mark() -> None:
+    """Utils.utf8 is String.getBytes(UTF_8), whose encoder replaces a lone surrogate with '?'."""
+    from coordinator.java import java_substring, java_utf8
+
+    assert java_utf8(f"t{LONE}") == b"t?"
+    assert java_utf8("\ud83d\ude00") == "\U0001f600".encode()
+    assert java_utf8("caf\u00e9") == "café".encode()
+    assert java_substring("a\U0001f600b", 0, 2) == "a\ud83d"
+    assert java_substring("a\U0001f600b", 1, 3) == "\U0001f600"

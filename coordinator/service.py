@@ -1,0 +1,287 @@
+"""The group coordinator service of the cluster: Kafka's GroupCoordinatorService.
+
+It owns one GroupCoordinatorShard per ``__consumer_offsets`` partition, on the partition's
+leader (onElection loads it, onResignation unloads it), routes each group request to its shard
+after the service's own checks (group id, session timeout; NOT_COORDINATOR and
+COORDINATOR_LOAD_IN_PROGRESS from the routing), and fans the multi-group requests out over the
+shards: ListGroups, DescribeGroups, DeleteGroups, and a deleted topic's offsets.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from coordinator.config import CoordinatorConfig
+from coordinator.effects import Send
+from coordinator.errors import Errors
+from coordinator.java import hashmap_order_by_hash, java_string_hashcode, topic_partition_hashcode
+from coordinator.log import OffsetsLog
+from coordinator.placement import partition_for
+from coordinator.protocol import (
+    DeletableGroupResult,
+    DeleteGroupsResponse,
+    DescribedGroup,
+    DescribeGroupsRequest,
+    DescribeGroupsResponse,
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    ListGroupsRequest,
+    ListGroupsResponse,
+    OffsetCommitRequest,
+    OffsetFetchRequest,
+    OffsetFetchResponse,
+    SyncGroupRequest,
+    SyncGroupResponse,
+    offset_commit_response,
+)
+from coordinator.result import Step
+from coordinator.shard import GroupCoordinatorShard
+from coordinator.topology import OFFSETS_TOPIC
+from coordinator.views import GroupView
+
+_OFFSETS_TOPIC_HASH = java_string_hashcode(OFFSETS_TOPIC)
+
+GroupRequest = (
+    JoinGroupRequest
+    | SyncGroupRequest
+    | HeartbeatRequest
+    | LeaveGroupRequest
+    | OffsetCommitRequest
+    | OffsetFetchRequest
+)
+
+# OffsetCommit/OffsetFetch accept "" as a group id; these four reject it (INVALID_GROUP_ID).
+_ID_CHECKED_APIS = frozenset(
+    (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
+)
+
+
+def error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:
+    """The response Kafka sends when a request fails as a whole with ``error``.
+
+    GroupCoordinatorService.joinGroup answers its own checks with the request's member id, but a
+    failed write operation (the runtime's NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, an
+    exception of the shard) with an otherwise default response: no member id.
+    """
+    if isinstance(request, JoinGroupRequest):
+        return JoinGroupResponse(error, member_id="" if failed_operation else request.member_id)
+    if isinstance(request, SyncGroupRequest):
+        return SyncGroupResponse(error)
+    if isinstance(request, HeartbeatRequest):
+        return HeartbeatResponse(error)
+    if isinstance(request, LeaveGroupRequest):
+        return LeaveGroupResponse(error)
+    if isinstance(request, OffsetCommitRequest):
+        return offset_commit_response(request, error)
+    if isinstance(request, OffsetFetchRequest):
+        return OffsetFetchResponse(error)
+    raise TypeError(f"no error response for {type(request).__name__}")
+
+
+class GroupCoordinatorService:
+    """The shards, by ``__consumer_offsets`` partition, and the requests spread over them."""
+
+    def __init__(
+        self,
+        *,
+        config: CoordinatorConfig,
+        offsets_log: OffsetsLog,
+        rng: random.Random,
+        is_alive: Callable[[str], bool],
+    ) -> None:
+        self.config = config
+        self.offsets_log = offsets_log
+        self.rng = rng
+        self._is_alive = is_alive
+        self._partition_cache: dict[str, int] = {}
+        # The coordinator shard of each partition, on its leader.
+        self.shards: dict[int, GroupCoordinatorShard] = {}
+
+    def partition_for(self, group_id: str) -> int:
+        p = self._partition_cache.get(group_id)
+        if p is None:
+            p = partition_for(group_id, self.config.offsets_topic_num_partitions)
+            if len(self._partition_cache) < 1_000_000:
+                self._partition_cache[group_id] = p
+        return p
+
+    def shard_for(self, group_id: str) -> GroupCoordinatorShard | None:
+        return self.shards.get(self.partition_for(group_id))
+
+    # --- elections (onElection / onResignation) ------------------------------------------------
+
+    def start(self, p: int, node: str) -> None:
+        """The cluster's start: ``node`` leads partition ``p``, loaded, with nothing to replay."""
+        shard = self._new_shard(p, node)
+        shard.finish_load(0, quiet=True)
+        self.shards[p] = shard
+
+    def on_resignation(self, out: Step, p: int) -> str | None:
+        """The leader of ``p`` lost it: its shard unloads (a dead broker answers nobody: its
+        parked requests die with its connections). Returns the node that led it, if any."""
+        old = self.shards.pop(p, None)
+        if old is None:
+            return None
+        unloaded = old.unload(out.now)
+        if self._is_alive(old.node):
+            out.add(unloaded)
+        else:
+            out.effects.extend(e for e in unloaded.effects if not isinstance(e, Send))
+            out.events.extend(unloaded.events)
+        return old.node
+
+    def on_election(self, out: Step, p: int, node: str) -> None:
+        """``node`` became the leader of ``p``: a new shard replays the partition."""
+        shard = self._new_shard(p, node)
+        self.shards[p] = shard
+        out.add(shard.begin_load(out.now))
+
+    def _new_shard(self, p: int, node: str) -> GroupCoordinatorShard:
+        return GroupCoordinatorShard(
+            partition=p, node=node, config=self.config, log=self.offsets_log, rng=self.rng
+        )
+
+    # --- group requests --------------------------------------------------------------------------
+
+    def routed_shard(self, dst: str, group_id: str) -> tuple[GroupCoordinatorShard | None, Errors]:
+        """The runtime's routing: the loaded shard of ``group_id`` on ``dst``, or the error."""
+        p = self._partition_cache.get(group_id)  # partition_for's cache: no call when it hits
+        shard = self.shards.get(p if p is not None else self.partition_for(group_id))
+        if shard is None or shard.node != dst:
+            return None, Errors.NOT_COORDINATOR
+        if shard.loading:
+            return None, Errors.COORDINATOR_LOAD_IN_PROGRESS
+        return shard, Errors.NONE
+
+    def handle_group_request(
+        self,
+        out: Step,
+        dst: str,
+        src: str,
+        correlation_id: int,
+        request: GroupRequest,
+        kind: type[GroupRequest],
+    ) -> object | None:
+        """The service's checks, then the shard. Returns the response to send now when the
+        request fails before reaching a shard, else None (the shard answered or parked it).
+
+        ``kind`` is the group API's request type (``request`` is one, or extends it).
+        """
+        error = self._check(request, kind)
+        if error is not None:
+            return error_response(request, error)
+        shard, error = self.routed_shard(dst, request.group_id)
+        if shard is None:
+            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
+                error = Errors.NONE  # "respond blindly" while loading
+            return error_response(request, error, failed_operation=True)
+        out.add(shard.handle(src, correlation_id, request, out.now))
+        return None
+
+    def _check(self, request: GroupRequest, kind: type[GroupRequest]) -> Errors | None:
+        """isGroupIdNotEmpty (Join/Sync/Heartbeat/Leave), then JoinGroup's session timeout."""
+        if kind in _ID_CHECKED_APIS and request.group_id == "":
+            return Errors.INVALID_GROUP_ID
+        if kind is JoinGroupRequest and not (
+            self.config.group_min_session_timeout_ms
+            <= request.session_timeout_ms  # type: ignore[union-attr]
+            <= self.config.group_max_session_timeout_ms
+        ):
+            return Errors.INVALID_SESSION_TIMEOUT
+        return None
+
+    # --- fan-out -------------------------------------------------------------------------------
+
+    def list_groups(self, dst: str, request: ListGroupsRequest) -> ListGroupsResponse:
+        """listGroups: every coordinator this broker runs is read.
+
+        One that is still loading fails the whole request: the combined future fails and the
+        response is the error alone, without the other coordinators' groups.
+        """
+        listed = []
+        for p in sorted(self.shards):
+            shard = self.shards[p]
+            if shard.node != dst:
+                continue
+            if shard.loading:
+                return ListGroupsResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS)
+            listed.extend(shard.list_groups(request.states_filter))
+        return ListGroupsResponse(Errors.NONE, tuple(sorted(listed, key=lambda g: g.group_id)))
+
+    def _by_partition(self, group_ids: Sequence[str]) -> list[list[str]]:
+        """The group ids by ``__consumer_offsets`` partition, each list in the given order.
+
+        describeGroups/deleteGroups collect them in a ``HashMap<TopicPartition, List<String>>``
+        and answer partition by partition in that map's iteration order (TopicPartition.hashCode
+        is ``31 * (31 + partition) + topic.hashCode()``).
+        """
+        by_partition: dict[int, list[str]] = {}
+        for group_id in group_ids:
+            by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
+        lists = list(by_partition.values())
+        if len(lists) < 2:
+            return lists
+        hashes = [topic_partition_hashcode(_OFFSETS_TOPIC_HASH, p) for p in by_partition]
+        return [lists[i] for i in hashmap_order_by_hash(hashes)]
+
+    def describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
+        out: list[DescribedGroup] = []
+        for group_ids in self._by_partition(request.groups):
+            shard, error = self.routed_shard(dst, group_ids[0])
+            if shard is None:
+                out.extend(DescribedGroup(error, group_id) for group_id in group_ids)
+            else:
+                out.extend(shard.describe_group(group_id) for group_id in group_ids)
+        return DescribeGroupsResponse(tuple(out))
+
+    def delete_groups(self, out: Step, dst: str, names: list[str]) -> DeleteGroupsResponse:
+        """deleteGroups: one write operation per coordinator, for all of its groups
+        (GroupCoordinatorShard.deleteGroups)."""
+        errors: dict[str, Errors] = {}
+        for group_ids in self._by_partition(names):
+            shard, error = self.routed_shard(dst, group_ids[0])
+            if shard is None:
+                errors.update(dict.fromkeys(group_ids, error))
+                continue
+            results, more = shard.delete_groups(group_ids, out.now)
+            out.add(more)
+            errors.update(zip(group_ids, results, strict=True))
+        return DeleteGroupsResponse(
+            tuple(DeletableGroupResult(group_id, error) for group_id, error in errors.items())
+        )
+
+    def on_partitions_deleted(self, out: Step, topic: str) -> None:
+        """onPartitionsDeleted: every live coordinator tombstones the groups' offsets of
+        ``topic`` (OffsetMetadataManager.onPartitionsDeleted)."""
+        for p in sorted(self.shards):
+            shard = self.shards[p]
+            if self._is_alive(shard.node):
+                out.add(shard.delete_offsets_of_topic(topic, out.now))
+
+    # --- queries -------------------------------------------------------------------------------
+
+    def group(self, group_id: str) -> GroupView | None:
+        shard = self.shard_for(group_id)
+        return shard.view(group_id) if shard is not None else None
+
+    def groups(self) -> list[GroupView]:
+        out: list[GroupView] = []
+        for p in sorted(self.shards):
+            out.extend(self.shards[p].views())
+        return sorted(out, key=lambda v: v.group_id)
+
+    def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
+        shard = self.shard_for(group_id)
+        return shard.committed_offsets(group_id) if shard is not None else {}
+
+    def coordinator_for(self, group_id: str) -> str | None:
+        """The broker leading (and done loading) the group's offsets partition."""
+        shard = self.shard_for(group_id)
+        if shard is None or shard.loading:
+            return None
+        return shard.node
