@@ -645,7 +645,7 @@ class Consumer:
         timer = self._timers.parse(key)
         if timer is None:
             return out  # a timer of an earlier incarnation
-        if type(timer) is RequestTimeout:
+        if isinstance(timer, RequestTimeout):
             self._on_request_timeout(timer, now_ms)
             return out
         kind = type(timer)
@@ -1284,19 +1284,17 @@ class Consumer:
                 if self._prepare_deadline is None:
                     self._prepare_deadline = now + self.config.rebalance_timeout_ms
                 self.fetch.materialize(now)
-                self._set_prepare_commit(self._commit(self._all_consumed(), "join-prepare", now))
+                prepare = self._commit(self._all_consumed(), "join-prepare", now)
+                self._set_prepare_commit(prepare)
                 self.fetch.restart_accrual(now)
-                if (
-                    not self._prepare_commit.done
-                    and self._timers.deadline(JoinPrepareTimer) is None
-                ):
+                if not prepare.done and self._timers.deadline(JoinPrepareTimer) is None:
                     # onJoinPrepare waits for its commit at most until joinPrepareTimer
                     # expires (client.poll on the earlier of the poll and joinPrepare timers),
                     # then goes on without an answer: the application wakes at the deadline.
                     self._out.append(self._timers.set(JoinPrepareTimer, self._prepare_deadline))
             op = self._prepare_commit
             deadline = self._prepare_deadline
-            assert deadline is not None
+            assert op is not None and deadline is not None
             if now >= deadline:
                 self._emit("join_prepare_commit_timeout", t_ms=now)
             elif not op.done:

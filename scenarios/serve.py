@@ -414,7 +414,7 @@ def serve(
 
     Example: groupsim serve --port 8019
     """
-    from scenarios.cli import console
+    from scenarios.console import console
 
     server = make_server(App(forks), host, port)
     address = server.server_address

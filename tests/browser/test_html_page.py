@@ -124,7 +124,9 @@ def test_slider_seeks_and_the_url_restores_the_step(browser, pages):
     assert browser.find_element("id", "slider").get_attribute("value") == "77"
     # a link to another moment in the same page (the transition's "at step N")
     browser.execute_script("location.hash = '#step=5'")
-    assert _step(browser) == 5
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10, poll_frequency=0.05).until(lambda b: _step(b) == 5)
 
 
 @pytest.mark.parametrize("lesson", ["cooperative-two-rounds", "demo-what-is-a-rebalance"])
@@ -250,7 +252,12 @@ def test_a_large_grid_is_virtualised(browser, pages):
     browser.execute_script(
         "var g = document.getElementById('grid-scroll'); g.scrollTop = 21 * 200;"
     )
-    browser.execute_script("return new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))")
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(
+        browser, 10, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(lambda b: "T-200" in _grid_now(b))
     rows = _grid_now(browser)
     assert "T-200" in rows and "T-0" not in rows
     assert rows["T-200"] == ("C3", "owned")  # range: C3 owns the last 100
