@@ -491,8 +491,9 @@ def unowned_partition_ms(
         t = int(event.get("t_ms", 0) or 0)
         last = max(last, t)
         group_id = event.get("group_id")
-        node = event.get("node")
-        if group_id and node and node not in node_group and not str(node).startswith("broker-"):
+        raw_node = event.get("node")
+        node = "" if raw_node is None else str(raw_node)
+        if group_id and node and node not in node_group and not node.startswith("broker-"):
             node_group[node] = group_id
         if name == CALLBACK_EVENT:
             gid = group_id or node_group.get(node)
@@ -509,7 +510,7 @@ def unowned_partition_ms(
                     lost_at = since.get(gid, {}).pop(partition, None)
                     if lost_at is not None:
                         total[gid] += t - lost_at
-                    owner.setdefault(gid, {})[partition] = str(node)
+                    owner.setdefault(gid, {})[partition] = node
         elif name == CRASH_EVENT:
             gid = node_group.get(node)
             if gid is None:

@@ -435,8 +435,8 @@ def render_run(
                     console.print(assignment_table(g.assignment, title=title))
         if result.rebalances:
             console.print(rebalance_table(result.rebalances))
-        for line in unowned_lines(result):
-            console.print(line, markup=False)
+        for note in unowned_lines(result):
+            console.print(note, markup=False)
         if scenario.seed_note:
             console.print()
             console.print(Text("where the seed article differs from Kafka", style="bold underline"))

@@ -48,7 +48,7 @@ STABLE = "STABLE"
 UNJOINED = "UNJOINED"
 
 
-class Partitions(list):  # type: ignore[type-arg]
+class Partitions(list):
     """A list of ``TopicPartition`` that also equals the same partitions written as strings:
     ``sim.assignments("g") == {"C1": ["orders-0", "orders-1"]}`` reads like the scenario files."""
 
@@ -61,7 +61,7 @@ class Partitions(list):  # type: ignore[type-arg]
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
 
 class Settled:

@@ -1165,7 +1165,8 @@ class Validator:
     def after_until(self, until: int, timeline: list[Action], expect: list[Expectation]) -> None:
         """Steps and expectations past ``until`` would never run or be checked: an error now,
         rather than an expectation reported 'not reached' after the run (issue 15)."""
-        for item in [*timeline, *expect]:
+        items: list[Action | Expectation] = [*timeline, *expect]
+        for item in items:
             at = item.at_ms
             if at is None or at <= until or item.where is None:
                 continue
