@@ -124,6 +124,7 @@ class Player:
     # -- the run ------------------------------------------------------------------------------
 
     _progress: Progress | None = None
+    current_action: Action | None = None  # the step being applied (a refusal names it)
 
     def _advance(self, t: int, end: int) -> None:
         """Run to ``t``; with a progress callback, in slices of simulated time (same events)."""
@@ -147,7 +148,9 @@ class Player:
             self._advance(t, end)
             for action in self.scenario.timeline:
                 if action.at_ms == t:
+                    self.current_action = action  # named by a refusal (play's error message)
                     self.apply(action)
+                    self.current_action = None
             for exp in self.scenario.expect:
                 if exp.at_ms == t:
                     self.results.append(self.evaluate(exp))
@@ -564,8 +567,17 @@ def play(
     except ScenarioRuntimeError as exc:
         error = str(exc)
     except Exception as exc:
-        tb = traceback.extract_tb(exc.__traceback__)[-1]
-        error = f"simulator error: {type(exc).__name__}: {exc} (at {tb.filename}:{tb.lineno})"
+        action = getattr(player, "current_action", None)
+        from scenarios.simulation import SimulationError
+
+        if isinstance(exc, SimulationError) and action is not None and action.where is not None:
+            # the simulation refused a step of the scenario: point at the step, not at our code
+            w = action.where
+            where = f"{w.source}:{w.line}:{w.column}" if w.line is not None else w.source
+            error = f"{where}: {w.path}: `{action.kind}` refused at t={action.at_ms}ms: {exc}"
+        else:
+            tb = traceback.extract_tb(exc.__traceback__)[-1]
+            error = f"simulator error: {type(exc).__name__}: {exc} (at {tb.filename}:{tb.lineno})"
     events = player.sim.events if player is not None else []
     groups: tuple[GroupResult, ...] = ()
     rebalances: tuple[dict[str, Any], ...] = ()

@@ -435,6 +435,8 @@ def render_run(
                     console.print(assignment_table(g.assignment, title=title))
         if result.rebalances:
             console.print(rebalance_table(result.rebalances))
+        for note in unowned_lines(result):
+            console.print(note, markup=False)
         if scenario.seed_note:
             console.print()
             console.print(Text("where the seed article differs from Kafka", style="bold underline"))
@@ -477,6 +479,23 @@ def settle_warning(scenario: Scenario, until_ms: int | None = None) -> str | Non
     )
 
 
+def unowned_lines(result: RunResult) -> list[str]:
+    """Per group: partition-seconds without an owner in all, and the part inside rebalances."""
+    from scenarios.history import unowned_partition_ms
+
+    totals = unowned_partition_ms(result.events, result.end_ms)
+    inside: dict[str, int] = {}
+    for r in result.rebalances:
+        gid = str(r.get("group_id"))
+        inside[gid] = inside.get(gid, 0) + int(r.get("paused_partition_ms") or 0)
+    return [
+        f"group {gid}: partitions without an owner {ms / 1000:.1f} partition-s in all, "
+        f"{inside.get(gid, 0) / 1000:.1f} partition-s of it inside rebalances"
+        for gid, ms in totals.items()
+        if ms or inside.get(gid)
+    ]
+
+
 def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
     """One row per rebalance (scenarios.history): when, how long, why, what it cost."""
     table = Table(title="rebalances", box=box.ASCII, title_justify="left")
@@ -487,8 +506,8 @@ def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
         "took",
         "rounds",
         "trigger",
-        "moved",
-        "paused",
+        "moved (partitions)",
+        "paused (partition-s)",
         "outcome",
     ):
         table.add_column(col)

@@ -329,6 +329,8 @@ class Validator:
         self.collect_raw_groups(top.get("timeline"))
         timeline = self.timeline(top.get("timeline", []))
         expect = self.expectations(top.get("expect", []))
+        if until is not None:
+            self.after_until(until, timeline, expect)
         if self.issues or cluster is None:
             return None
         assert isinstance(name, str)  # anything else was an issue above
@@ -1159,6 +1161,28 @@ class Validator:
         return raw
 
     # -- expectations -------------------------------------------------------------------------
+
+    def after_until(self, until: int, timeline: list[Action], expect: list[Expectation]) -> None:
+        """Steps and expectations past ``until`` would never run or be checked: an error now,
+        rather than an expectation reported 'not reached' after the run (issue 15)."""
+        items: list[Action | Expectation] = [*timeline, *expect]
+        for item in items:
+            at = item.at_ms
+            if at is None or at <= until or item.where is None:
+                continue
+            what = "step" if isinstance(item, Action) else "expectation"
+            w = item.where
+            self.issues.append(
+                Issue(
+                    w.source,
+                    f"{w.path}.at" if w.path else "at",
+                    f"this {what} at {at} ms is after `until` ({until} ms): it would never "
+                    f"{'run' if what == 'step' else 'be checked'}",
+                    w.line,
+                    w.column,
+                    hint="move it before `until`, or raise `until`",
+                )
+            )
 
     def expectations(self, raw: Any) -> list[Expectation]:
         if raw is None:
