@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 from attrs import frozen
 
+from coordinator import events as ev
 from coordinator import protocol as proto
 from scenarios import raw as rawreq
 from scenarios.hints import TOPIC_NAME_HINT, did_you_mean, legal_topic_name
@@ -576,7 +577,7 @@ class Send(ActionArgs):
         except (ScenarioRuntimeError, ValueError, TypeError) as exc:
             step.problem = str(exc)
             sim.log.append(
-                "scenario_raw_failed",
+                ev.SCENARIO_RAW_FAILED,
                 t_ms=sim.now,
                 node=self.sender,
                 api=self.api,
@@ -584,7 +585,7 @@ class Send(ActionArgs):
             )
             return
         sim.log.append(
-            "scenario_raw_sent",
+            ev.SCENARIO_RAW_SENT,
             t_ms=sim.now,
             node=self.sender,
             src=self.sender,

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from coordinator import events as ev
+
 if TYPE_CHECKING:
     from scenarios.simulation import Simulation
 
@@ -108,7 +110,7 @@ class InvariantChecker:
         }
         self.violations.append(record)
         self.sim.logger.warning(
-            "invariant_violated",
+            ev.INVARIANT_VIOLATED,
             t_ms=self.sim.now,
             node="@sim",
             invariant=invariant,

@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from coordinator import events as ev
 from coordinator.placement import partition_for
 from scenarios.actions import ScenarioRuntimeError, Send
 from scenarios.checks import client_state, tp_key
@@ -138,7 +139,7 @@ class Player:
         """Carry out one timeline step (its kind's ``apply``, scenarios.actions)."""
         if action.note is not None:
             self.sim.log.append(
-                "scenario_note", t_ms=self.sim.now, node="scenario", note=action.note
+                ev.SCENARIO_NOTE, t_ms=self.sim.now, node="scenario", note=action.note
             )
         action.args.apply(self, action)
 
@@ -195,7 +196,7 @@ class Player:
         return sum(
             1
             for e in self.sim.events
-            if e.get("event") == "response_sent"
+            if e.get("event") == ev.RESPONSE_SENT
             and e.get("error") == name
             and (group is None or e.get("group_id") in (group, None))
         )
