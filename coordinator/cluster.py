@@ -590,7 +590,7 @@ class KafkaCluster:
         kind: type[GroupRequest],
         now_ms: int,
     ) -> list[Effect]:
-        """The up-front checks of GroupCoordinatorService (§1.3), then the shard.
+        """The up-front checks of GroupCoordinatorService (docs/coordinator.md), then the shard.
 
         ``kind`` is the group API's request type (``request`` is one, or extends it).
         """

@@ -1,4 +1,4 @@
-"""Loading and unloading an ``__consumer_offsets`` partition (§7.4), mixed into GroupShard.
+"""Loading (replay, onLoaded) and unloading an ``__consumer_offsets`` partition; a GroupShard mixin.
 
 A broker that becomes leader replays the partition (for ``load_time_ms``) and rebuilds every group
 from its last GroupMetadata record: Stable with one-protocol members if it has members, else

@@ -1,4 +1,4 @@
-"""OffsetCommit / OffsetFetch, offset expiry and DeleteGroups (§7.1, §7.2, §7.5), mixed into GroupShard."""
+"""OffsetCommit/OffsetFetch, expiry, DeleteGroups (OffsetMetadataManager), mixed into GroupShard."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
 class OffsetsMixin:
     """OffsetMetadataManager for classic groups, plus the expiry job and DeleteGroups."""
 
-    # --- OffsetCommit / OffsetFetch (§7.1, §7.2) --------------------------------------------------
+    # --- OffsetCommit / OffsetFetch (commitOffset, fetchOffsets) ----------------------------------
 
     def _commit_error(self, req: OffsetCommitRequest) -> Errors | None:
         """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit."""
@@ -219,7 +219,7 @@ class OffsetsMixin:
                 )
         return self._end()
 
-    # --- expiry and deletion (§7.5) ---------------------------------------------------------------
+    # --- expiry and deletion (cleanupExpiredOffsets) ----------------------------------------------
 
     def _ensure_expiry_timer(self) -> None:
         key = self._key("expire-offsets", str(self.partition))

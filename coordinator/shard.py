@@ -2,8 +2,8 @@
 
 This is Kafka's GroupMetadataManager + OffsetMetadataManager for the classic protocol
 (KIP-394 member ids, KIP-345 static membership, the initial-delay chain, pending sync), sans-I/O:
-every entry point takes the simulated time and returns effects. Section numbers (§) refer to
-docs/coordinator.md and the protocol reference it summarises.
+every entry point takes the simulated time and returns effects. Comments name the Kafka methods
+each part follows; docs/coordinator.md describes the behaviour.
 
 Loading/unloading (loading.py) and offsets (offsets.py) are mixins sharing this class's state.
 
@@ -340,7 +340,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         handler(self, waiter, request)
         return self._end()
 
-    # --- JoinGroup (§3) ---------------------------------------------------------------------------
+    # --- JoinGroup (GroupMetadataManager.classicGroupJoin) ----------------------------------------
 
     def _join_error(
         self, waiter: Parked, req: JoinGroupRequest, error: Errors, member_id: str
@@ -380,7 +380,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 self._drop_group(group, "empty group record could not be written")
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
-        """GroupMetadataManager.acceptJoiningMember: group.max.size (§3.2 step 4)."""
+        """GroupMetadataManager.acceptJoiningMember: group.max.size."""
         limit = self.config.group_max_size
         state = group.state
         if state in (EMPTY, DEAD):
@@ -546,7 +546,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
     def _add_member(
         self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, member_id: str
     ) -> None:
-        """addMemberThenRebalanceOrCompleteJoin (§3.5)."""
+        """GroupMetadataManager.addMemberThenRebalanceOrCompleteJoin."""
         member = Member(
             member_id=member_id,
             group_instance_id=req.group_instance_id,
@@ -581,7 +581,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
     def _replace_static_member(
         self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, old_id: str, new_id: str
     ) -> None:
-        """updateStaticMemberThenRebalanceOrCompleteJoin (§3.6)."""
+        """GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin (KIP-345)."""
         instance_id = req.group_instance_id
         assert instance_id is not None
         old = group.members[old_id]
@@ -678,7 +678,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 waiter, JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR), req.group_id, new_id
             )
 
-    # --- rebalance machinery (§2.4, §3.3, §3.8, §3.9) ---------------------------------------------
+    # --- rebalance machinery (prepareRebalance, maybeCompleteJoinPhase, initial delay) ------------
 
     def _maybe_prepare_rebalance_or_complete_join(self, group: ClassicGroup, reason: str) -> None:
         if group.can_rebalance():
@@ -734,7 +734,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             self._complete_join(group)
 
     def _complete_join(self, group: ClassicGroup) -> None:
-        """completeClassicGroupJoin (§3.9)."""
+        """GroupMetadataManager.completeClassicGroupJoin."""
         self._cancel_timer(self._key("join", group.group_id))
         for member in group.iter_members():
             if not member.awaiting_join and not member.is_static:
@@ -878,7 +878,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         self._member_removed(group, member.member_id, reason)
         self._note_leader(group, before, "leader removed")
 
-    # --- session / pending-sync expiry (§6.2, §6.4) -----------------------------------------------
+    # --- expireClassicGroupMemberHeartbeat / expirePendingSync ------------------------------------
 
     def _expire_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
         if group.is_in(DEAD):
@@ -917,7 +917,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         group.pending_sync.clear()
         self._prepare_rebalance(group, "members expired waiting for SyncGroup")
 
-    # --- SyncGroup (§5) ---------------------------------------------------------------------------
+    # --- SyncGroup (classicGroupSync) -------------------------------------------------------------
 
     def _sync(self, waiter: Parked, req: SyncGroupRequest) -> None:
         group = self.groups.get(req.group_id)
@@ -1004,7 +1004,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         if not group.pending_sync:
             self._cancel_timer(self._key("sync", group.group_id))
 
-    # --- Heartbeat (§6.1) -------------------------------------------------------------------------
+    # --- Heartbeat (classicGroupHeartbeat) --------------------------------------------------------
 
     def _heartbeat(self, waiter: Parked, req: HeartbeatRequest) -> None:
         group = self.groups.get(req.group_id)
@@ -1029,7 +1029,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             waiter, HeartbeatResponse(error), req.group_id, req.member_id, req.generation_id
         )
 
-    # --- LeaveGroup (§6.3) ------------------------------------------------------------------------
+    # --- LeaveGroup (classicGroupLeave) -----------------------------------------------------------
 
     def _leave(self, waiter: Parked, req: LeaveGroupRequest) -> None:
         group = self.groups.get(req.group_id)

@@ -61,7 +61,7 @@ BROKER_KEYS: dict[str, tuple[str, Kind]] = {
     "coordinator.load.time.ms": ("load_time_ms", Kind.DURATION),
 }
 
-#: Kafka's defaults for the checks the loader makes across settings (reference §9)
+#: Kafka's defaults for the checks the loader makes across settings (GroupCoordinatorConfig)
 BROKER_DEFAULTS = {
     "group_min_session_timeout_ms": 6000,
     "group_max_session_timeout_ms": 1800000,
