@@ -4,15 +4,19 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup test demo bench lint fmt clean java
+.PHONY: setup test demo bench lint fmt clean java browser
 
 setup: $(STAMP)
 
 java:
 	@bash scripts/ensure-java.sh
 
-$(STAMP): pyproject.toml constraints.txt scripts/ensure-java.sh
+browser:
+	@bash scripts/ensure-browser.sh
+
+$(STAMP): pyproject.toml constraints.txt scripts/ensure-java.sh scripts/ensure-browser.sh
 	@bash scripts/ensure-java.sh
+	@bash scripts/ensure-browser.sh
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "groupsim: installing dependencies into $(VENV) (pinned by constraints.txt; log in $(VENV)/install.log) ..."
 	@$(BIN)/python -m pip install -c constraints.txt -e '.[pipeline,dev]' > $(VENV)/install.log 2>&1 \
@@ -34,6 +38,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 fmt: $(STAMP)
 	$(BIN)/ruff check --fix .

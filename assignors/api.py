@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 from attrs import field, frozen
 
+from coordinator.tuples import to_tuple
+
 
 class TopicPartition(NamedTuple):
     topic: str
@@ -56,9 +58,9 @@ class Subscription:
     ``num_streams`` is only read by the ZooKeeper-era legacy assignors (consumer threads).
     """
 
-    topics: tuple[str, ...] = field(converter=tuple)
+    topics: tuple[str, ...] = field(converter=to_tuple)
     user_data: bytes | None = None
-    owned_partitions: tuple[TopicPartition, ...] = field(default=(), converter=tuple)
+    owned_partitions: tuple[TopicPartition, ...] = field(default=(), converter=to_tuple)
     generation_id: int = -1
     group_instance_id: str | None = None
     rack_id: str | None = None

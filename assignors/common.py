@@ -12,7 +12,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from assignors.api import ClusterMetadata, Subscription
-from assignors.java_order import java_string_key, needs_utf16_order
+from coordinator.java import java_string_key, needs_utf16_order
 
 
 class AssignmentInputError(ValueError):

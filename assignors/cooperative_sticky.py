@@ -30,14 +30,13 @@ from assignors.api import (
     Subscription,
     TopicPartition,
 )
-from assignors.sticky_common import (
+from assignors.sticky_common import AbstractStickyAssignor, MemberData
+from assignors.sticky_context import BuildResult, StickyContext
+from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
-    AbstractStickyAssignor,
-    BuildResult,
-    MemberData,
-    StickyContext,
+    decode_cooperative_user_data,
+    encode_cooperative_user_data,
 )
-from assignors.sticky_user_data import decode_cooperative_user_data, encode_cooperative_user_data
 
 __all__ = ["CooperativeStickyAssignor"]
 

@@ -38,7 +38,7 @@ from assignors.api import (
     partitions_of,
 )
 from assignors.common import AssignmentInputError, check_inputs
-from assignors.java_order import java_sorted, java_string_hashcode
+from coordinator.java import java_sorted, java_string_hashcode
 
 StringFormat = Literal["[t,p]", "t-p"]
 

@@ -8,7 +8,7 @@ in every topic, so skew adds up across topics: that keeps equally sized topics c
 
 List order. Kafka appends each member's partitions topic by topic in the iteration order of a
 ``HashMap`` of topics, and only the rack-aware path sorts the lists at the end. ``topic_order="java"``
-(the default) reproduces that order with :func:`assignors.java_order.java_hashmap_order`;
+(the default) reproduces that order with :func:`coordinator.java.java_hashmap_order`;
 ``topic_order="sorted"`` appends topics in name order instead. The sets are identical either way.
 
 Rack-aware variant (KIP-881), used only when some topic *needs* it (a subscriber has a rack, the
@@ -51,7 +51,7 @@ from assignors.common import (
     member_info_order,
     subscribers_per_topic,
 )
-from assignors.java_order import java_hashmap_order, java_string_key, needs_utf16_order
+from coordinator.java import java_hashmap_order, java_string_key, needs_utf16_order
 
 TopicOrder = Literal["java", "sorted"]
 
@@ -242,6 +242,7 @@ class _RackTopicState:
         ``limit``, so the cursors only move forward and each topic costs O(partitions x replicas).
         """
         rack = self.member_racks[member] if rack_matching else None
+        candidates: Sequence[int]
         if rack is None:
             candidates, key = range(self.count), None
         else:

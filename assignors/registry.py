@@ -5,8 +5,11 @@ Accepted names, matched case-sensitively like Kafka's ``partition.assignment.str
 * the short protocol names: ``range``, ``roundrobin``, ``sticky``, ``cooperative-sticky``,
   ``legacy-range``, ``legacy-roundrobin``, and any name added with :func:`register_assignor`;
 * Kafka's class names, e.g. ``org.apache.kafka.clients.consumer.RangeAssignor``;
+* the names of assignors installed under the ``groupsim.assignors`` entry-point group (a
+  package's ``[project.entry-points."groupsim.assignors"] mine = "mypkg.mod:MyAssignor"``);
 * ``package.module:ClassName`` for a user's own :class:`~assignors.api.PartitionAssignor`
-  subclass (the module must be importable).
+  subclass (the module must be importable). Scenario files may use this form only when the
+  user allows it (``--allow-code``): see the README's "Trust" section.
 
 The sticky assignors live in their own modules and are imported only when asked for, so a
 missing or broken sticky module never breaks ``range``.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from importlib import metadata
 from typing import Any
 
 from assignors.api import PartitionAssignor
@@ -43,6 +47,8 @@ KAFKA_CLASS_NAMES: dict[str, str] = {
 
 _registered: dict[str, type[PartitionAssignor]] = {}
 
+ENTRY_POINT_GROUP = "groupsim.assignors"
+
 
 class UnknownAssignorError(ValueError):
     """No assignor has that name; the message lists the known names."""
@@ -50,7 +56,34 @@ class UnknownAssignorError(ValueError):
 
 def available_assignors() -> list[str]:
     """Every short name ``get_assignor`` accepts (built-in and registered), sorted."""
-    return sorted(set(_BUILTINS) | set(_registered))
+    return sorted(set(_BUILTINS) | set(_registered) | set(_entry_points()))
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    """Installed plugins: entry points of the ``groupsim.assignors`` group, by name.
+
+    Installing a package is the user's explicit choice to trust it, so its assignors may be named
+    by scenario files; they are imported only when named.
+    """
+    try:
+        return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    except Exception:  # a broken distribution's metadata must not break the built-in names
+        return {}
+
+
+def _load_entry_point(ep: metadata.EntryPoint) -> type[PartitionAssignor]:
+    try:
+        cls = ep.load()
+    except Exception as exc:
+        raise UnknownAssignorError(
+            f"assignor {ep.name!r} (entry point {ep.value!r} of {ENTRY_POINT_GROUP!r}) "
+            f"cannot be loaded: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not (isinstance(cls, type) and issubclass(cls, PartitionAssignor)):
+        raise UnknownAssignorError(
+            f"assignor {ep.name!r}: entry point {ep.value!r} is not a PartitionAssignor subclass"
+        )
+    return cls
 
 
 def register_assignor(cls: type[PartitionAssignor]) -> type[PartitionAssignor]:
@@ -79,6 +112,10 @@ def get_assignor(name: str, **options: Any) -> PartitionAssignor:
         return _registered[short](**options)
     if short in _BUILTINS:
         return _instantiate(_load(_BUILTINS[short], short), options)
+    if ":" not in name:
+        plugin = _entry_points().get(short)
+        if plugin is not None:
+            return _instantiate(_load_entry_point(plugin), options)
     if ":" in name:
         return _instantiate(_load(name, name), options)
     raise UnknownAssignorError(_unknown_message(name))
@@ -96,7 +133,8 @@ def _unknown_message(name: str) -> str:
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return (
         f"unknown assignor {name!r}.{hint} Known: {', '.join(known)}; Kafka class names "
-        f"({', '.join(sorted(KAFKA_CLASS_NAMES))}); or 'package.module:Class' for your own."
+        f"({', '.join(sorted(KAFKA_CLASS_NAMES))}); an installed '{ENTRY_POINT_GROUP}' entry "
+        "point; or 'package.module:Class' for your own."
     )
 
 

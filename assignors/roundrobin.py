@@ -33,7 +33,7 @@ from assignors.common import (
     member_info_order,
     subscribers_per_topic,
 )
-from assignors.java_order import java_sorted
+from coordinator.java import java_sorted
 
 
 class RoundRobinAssignor(PartitionAssignor):
@@ -71,11 +71,11 @@ class RoundRobinAssignor(PartitionAssignor):
             subscriber_indexes[t] = idx
         cursor = 0
         for topic in topics:
-            subs = subscriber_indexes[topic]  # ascending, never empty: someone subscribed
-            start = bisect_left(subs, cursor)
-            if start == len(subs):
+            indexes = subscriber_indexes[topic]  # ascending, never empty: someone subscribed
+            start = bisect_left(indexes, cursor)
+            if start == len(indexes):
                 start = 0
-            rotated = subs[start:] + subs[:start]
+            rotated = indexes[start:] + indexes[:start]
             parts = partitions_of(topic, counts[topic])
             k = len(rotated)
             for j in range(min(k, len(parts))):

@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 
 from assignors.api import RebalanceProtocol, Subscription, TopicPartition
-from assignors.sticky_common import DEFAULT_GENERATION, AbstractStickyAssignor, Claims, MemberData
+from assignors.sticky_common import AbstractStickyAssignor, MemberData
 from assignors.sticky_common_index import PartitionIndex
+from assignors.sticky_context import Claims
 from assignors.sticky_user_data import (
+    DEFAULT_GENERATION,
     decode_sticky_user_data,
     encode_sticky_user_data,
     scan_sticky_user_data,

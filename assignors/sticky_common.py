@@ -5,7 +5,7 @@ What this module does, in Kafka's order (see ``docs``/the reference notes, secti
 1. **Member order.** Kafka iterates its ``subscriptions`` and ``consumerToOwnedPartitions``
    ``HashMap``s, so which member is visited first is Java ``HashMap`` iteration order of the member
    ids (bucket order; insertion order, i.e. the caller's mapping order, within a bucket). We
-   reproduce that order (:func:`assignors.java_order.java_hashmap_order`); it decides the
+   reproduce that order (:func:`coordinator.java.java_hashmap_order`); it decides the
    constrained builder's owned-keeping pass, the empty-first-subscription bug and same-generation
    conflict chains.
 2. **Ownership sanitising (KIP-341).** Each member's claimed partitions (``member_data``: user data
@@ -39,7 +39,6 @@ from attrs import define
 from assignors.api import (
     Assignment,
     ClusterLike,
-    ClusterMetadata,
     PartitionAssignor,
     Subscription,
     TopicPartition,
@@ -51,24 +50,17 @@ from assignors.common import (
     existing_partition_counts,
     subscribed_topics,
 )
-from assignors.java_order import (
-    java_hashmap_capacity,
-    java_hashmap_order,
-    java_string_key,
-    needs_utf16_order,
-)
+from assignors.sticky_common_constrained import build_constrained
+from assignors.sticky_common_general import PartitionMovements, build_general
 from assignors.sticky_common_index import PartitionIndex, partition_index
+from assignors.sticky_context import BuildResult, Claims, RackInfo, StickyContext
 from assignors.sticky_user_data import DEFAULT_GENERATION
-from coordinator.placement import java_string_hashcodes
+from coordinator.java import java_hashmap_order_vectorised, java_string_key, needs_utf16_order
 
 __all__ = [
-    "DEFAULT_GENERATION",
     "AbstractStickyAssignor",
-    "BuildResult",
     "ClaimConflict",
     "MemberData",
-    "RackInfo",
-    "StickyContext",
 ]
 
 
@@ -78,63 +70,6 @@ class MemberData:
 
     partitions: Sequence[TopicPartition]
     generation: int | None
-
-
-class RackInfo:
-    """KIP-881 rack data for one call (Kafka's ``AbstractStickyAssignor.RackInfo``).
-
-    ``consumer_racks`` (member index -> rack) is filled only when rack-aware logic is in use, so
-    ``racks_mismatch`` is always False otherwise. ``num_consumers`` (pid -> number of members on
-    the partition's racks) is computed whenever some member has a rack, as in Kafka, and orders the
-    constrained builder's unassigned partitions.
-    """
-
-    def __init__(
-        self,
-        index: PartitionIndex,
-        cluster: ClusterMetadata,
-        subs: Sequence[Subscription],
-        prefer_rack_aware_logic: bool,
-    ) -> None:
-        consumers_by_rack: dict[str, list[int]] = {}
-        for m, sub in enumerate(subs):
-            if sub.rack_id:
-                consumers_by_rack.setdefault(sub.rack_id, []).append(m)
-        self.consumer_racks: dict[int, str] = {}
-        self.partition_racks: list[frozenset[str]] = []
-        self.num_consumers: np.ndarray | None = None
-        if not consumers_by_rack:
-            return
-        empty: frozenset[str] = frozenset()
-        if cluster.partition_racks:
-            racks = [
-                cluster.racks_of(t, p)
-                for t, c in zip(index.topics, index.counts.tolist(), strict=True)
-                for p in range(c)
-            ]
-        else:
-            racks = [empty] * index.n
-        all_racks: set[str] = set().union(*racks) if racks else set()
-        self.num_consumers = np.fromiter(
-            (sum(len(consumers_by_rack.get(r, ())) for r in rs) for rs in racks),
-            dtype=np.int64,
-            count=index.n,
-        )
-        if all_racks.isdisjoint(consumers_by_rack):
-            return
-        if prefer_rack_aware_logic or any(rs != all_racks for rs in racks):
-            for rack, members in consumers_by_rack.items():
-                for m in members:
-                    self.consumer_racks[m] = rack
-            self.partition_racks = racks
-
-    @property
-    def enabled(self) -> bool:
-        return bool(self.consumer_racks)
-
-    def racks_mismatch(self, member: int, pid: int) -> bool:
-        rack = self.consumer_racks.get(member)
-        return rack is not None and rack not in self.partition_racks[pid]
 
 
 @define(slots=True, frozen=True)
@@ -149,53 +84,6 @@ class ClaimConflict:
     generation_id: int
     other_generation_id: int
     resolution: str
-
-
-@define(slots=True)
-class Claims:
-    """A member's claimed partitions as ids (in its own order) and its generation (None: absent)."""
-
-    pids: np.ndarray
-    generation: int | None
-
-
-@define(slots=True)
-class StickyContext:
-    """Everything the builders share; members are referred to by their index in ``members``."""
-
-    index: PartitionIndex
-    members: list[str]  # Java HashMap iteration order
-    subs: list[Subscription]
-    rank: np.ndarray  # member index -> position in Java String order of member ids
-    racks: RackInfo
-
-
-@define(slots=True)
-class BuildResult:
-    """A builder's output: per member (context order) its partition ids, in Kafka's list order.
-
-    ``transferring`` is the constrained builder's ``partitionsTransferringOwnership`` (pid ->
-    member index); ``None`` on the general path, as in Kafka.
-    """
-
-    lists: list[np.ndarray | list[int]]
-    transferring: dict[int, int] | None
-    claims: list[Claims] | None = None
-
-
-def hashmap_order(keys: list[str]) -> list[str]:
-    """Java ``HashMap`` iteration order of distinct ``keys`` put in this order.
-
-    Same rule as :func:`assignors.java_order.java_hashmap_order` (bucket of the spread hash under
-    the final capacity, insertion order within a bucket), with the hash codes computed vectorised
-    for large groups.
-    """
-    if len(keys) < 64:
-        return java_hashmap_order(keys)
-    h = java_string_hashcodes(keys).astype(np.int64) & 0xFFFFFFFF
-    spread = h ^ (h >> 16)
-    bucket = spread & (java_hashmap_capacity(len(keys)) - 1)
-    return [keys[i] for i in np.argsort(bucket, kind="stable").tolist()]
 
 
 def _member_ranks(members: list[str]) -> np.ndarray:
@@ -225,7 +113,7 @@ class AbstractStickyAssignor(PartitionAssignor):
         self.last_builder: str | None = None
         #: claims of the last call that collided (Kafka logs these as errors/warnings)
         self.last_conflicts: list[ClaimConflict] = []
-        self._movements = None  # PartitionMovements of the last general-builder run
+        self._movements: PartitionMovements | None = None  # of the last general-builder run
 
     # -- subclass hooks ---------------------------------------------------------------------
     def member_data(self, subscription: Subscription) -> MemberData:
@@ -267,9 +155,6 @@ class AbstractStickyAssignor(PartitionAssignor):
     def _assign_ids(
         self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]
     ) -> tuple[StickyContext | None, BuildResult]:
-        from assignors.sticky_common_constrained import build_constrained
-        from assignors.sticky_common_general import build_general
-
         meta = as_cluster(cluster)
         check_inputs(meta, subscriptions)
         if not subscriptions:
@@ -278,7 +163,7 @@ class AbstractStickyAssignor(PartitionAssignor):
             return None, BuildResult([], {})
         counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
         index = partition_index(counts)
-        members = hashmap_order(list(subscriptions))
+        members = java_hashmap_order_vectorised(list(subscriptions))
         subs = [subscriptions[m] for m in members]
         ctx = StickyContext(
             index=index,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assignors.sticky_common import BuildResult, StickyContext
+from assignors.sticky_context import BuildResult, StickyContext
 
 
 class StickyAssignmentError(RuntimeError):

@@ -19,7 +19,7 @@ structures differ:
   member the largest over its topics) and cached until the next move.
 
 Java ``HashSet`` order decides which partition the anti-swap rule moves back; that order is
-emulated (:class:`_JavaHashSet`, ``TopicPartition.hashCode``). Tree-ified buckets (8+ colliding
+emulated (:class:`JavaHashSetOrder`, ``TopicPartition.hashCode``). Tree-ified buckets (8+ colliding
 partitions of one topic between the same two members, in a table of 64+) are not emulated.
 """
 
@@ -29,37 +29,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from assignors.java_order import java_string_hashcode
-from assignors.sticky_common import DEFAULT_GENERATION, BuildResult, Claims, StickyContext
-
-
-class _JavaHashSet:
-    """Iteration order of a ``java.util.HashSet<TopicPartition>``: only ``first()`` is needed."""
-
-    __slots__ = ("cap", "items", "seq")
-
-    def __init__(self) -> None:
-        self.items: dict[int, tuple[int, int]] = {}
-        self.cap = 16
-        self.seq = 0
-
-    def add(self, pid: int, spread: int) -> None:
-        if pid in self.items:
-            return
-        self.items[pid] = (spread, self.seq)
-        self.seq += 1
-        if len(self.items) > 0.75 * self.cap:
-            self.cap <<= 1
-
-    def remove(self, pid: int) -> None:
-        del self.items[pid]
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
-
-    def first(self) -> int:
-        mask = self.cap - 1
-        return min(self.items, key=lambda p: ((self.items[p][0] & mask), self.items[p][1]))
+from assignors.sticky_context import BuildResult, Claims, StickyContext
+from assignors.sticky_user_data import DEFAULT_GENERATION
+from coordinator.java import (
+    JavaHashSetOrder,
+    java_string_hashcode,
+    spread,
+    topic_partition_hashcode,
+)
 
 
 class PartitionMovements:
@@ -69,12 +46,11 @@ class PartitionMovements:
         self._index = ctx.index
         self._topic_hash = [java_string_hashcode(t) for t in ctx.index.topics]
         self.moves: dict[int, tuple[int, int]] = {}
-        self.by_topic: dict[int, dict[tuple[int, int], _JavaHashSet]] = {}
+        self.by_topic: dict[int, dict[tuple[int, int], JavaHashSetOrder]] = {}
 
     def _spread(self, pid: int, topic: int) -> int:
         part = pid - int(self._index.offsets[topic])
-        h = (31 * (31 + part) + self._topic_hash[topic]) & 0xFFFFFFFF
-        return h ^ (h >> 16)
+        return spread(topic_partition_hashcode(self._topic_hash[topic], part))
 
     def _topic(self, pid: int) -> int:
         return int(self._index.topic_of[pid])
@@ -96,7 +72,7 @@ class PartitionMovements:
         pairs = self.by_topic.setdefault(topic, {})
         bucket = pairs.get(pair)
         if bucket is None:
-            bucket = pairs[pair] = _JavaHashSet()
+            bucket = pairs[pair] = JavaHashSetOrder()
         bucket.add(pid, self._spread(pid, topic))
 
     def move(self, pid: int, old: int, new: int) -> None:

@@ -16,11 +16,12 @@ import itertools
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import repeat
+from typing import Any
 
 import numpy as np
 
 from assignors.api import TopicPartition, partitions_of
-from assignors.java_order import java_sorted
+from coordinator.java import java_sorted
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
@@ -110,7 +111,7 @@ class PartitionIndex:
 
     def to_partitions(self, pids: Iterable[int] | np.ndarray) -> list[TopicPartition]:
         if isinstance(pids, list) and len(pids) < 64:
-            flat = self.flat
+            flat: Any = self.flat  # an object array of TopicPartition
             return [flat[p] for p in pids]  # numpy's per-call cost dominates short lists
         arr = np.asarray(pids, dtype=np.int64) if not isinstance(pids, np.ndarray) else pids
         if arr.size == 0:

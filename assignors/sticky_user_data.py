@@ -25,7 +25,7 @@ import struct
 from collections.abc import Iterable
 
 from assignors.api import TopicPartition
-from assignors.java_order import java_spread_hash
+from coordinator.java import compute_if_absent_order
 
 __all__ = [
     "DEFAULT_GENERATION",
@@ -59,7 +59,7 @@ def encode_sticky_user_data(
     for tp in partitions:
         by_topic.setdefault(tp.topic, []).append(int(tp.partition))
     out = bytearray(_I32.pack(len(by_topic)))
-    for topic in _compute_if_absent_order([tp.topic for tp in partitions]):
+    for topic in compute_if_absent_order([tp.topic for tp in partitions]):
         name = topic.encode("utf-8")
         if len(name) > 0x7FFF:
             raise UserDataError(f"topic name too long for a protocol STRING: {topic[:40]!r}...")
@@ -70,34 +70,6 @@ def encode_sticky_user_data(
     if generation is not None:
         out += _I32.pack(generation)
     return bytes(out)
-
-
-def _compute_if_absent_order(calls: list[str]) -> list[str]:
-    """Iteration order of a ``HashMap`` filled by ``computeIfAbsent`` calls on ``calls`` (keys,
-    one call each, as ``groupPartitionsByTopic`` makes one call per partition).
-
-    Two things differ from ``put``:
-
-    * a new key is linked at the *head* of its bucket, so within a bucket the newest key comes
-      first (resizing keeps each bucket's relative order);
-    * the table grows at the *start* of a call once the size exceeds the threshold, not right
-      after an insertion: a 13th topic added by the very last call leaves the table at 16 buckets.
-
-    Both were checked against the bytes Kafka writes.
-    """
-    capacity = 16
-    first_seen: dict[str, int] = {}
-    for key in calls:
-        if len(first_seen) > 0.75 * capacity:
-            capacity <<= 1
-        if key not in first_seen:
-            first_seen[key] = len(first_seen)
-    keys = list(first_seen)
-    mask = capacity - 1
-    return [
-        keys[i]
-        for i in sorted(range(len(keys)), key=lambda i: (java_spread_hash(keys[i]) & mask, -i))
-    ]
 
 
 class _Reader:

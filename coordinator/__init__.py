@@ -2,7 +2,8 @@
 
 from coordinator.cluster import KafkaCluster
 from coordinator.config import CoordinatorConfig
-from coordinator.placement import java_string_hashcode, partition_for
+from coordinator.java import java_string_hashcode
+from coordinator.placement import partition_for
 from coordinator.state_machine import state_diagram
 from coordinator.views import GroupView, MemberView
 

@@ -23,14 +23,13 @@ import random
 from collections.abc import Mapping, Sequence
 
 import attrs
-import structlog
 
 from coordinator.config import CoordinatorConfig
-from coordinator.effects import Effect, Send
+from coordinator.effects import Send
 from coordinator.errors import Errors
-from coordinator.java_hashmap import iteration_order_by_hash
+from coordinator.java import hashmap_order_by_hash, java_string_hashcode, topic_partition_hashcode
 from coordinator.log import OffsetsLog
-from coordinator.placement import java_string_hashcode, partition_for
+from coordinator.placement import partition_for
 from coordinator.protocol import (
     KEY_TYPE_GROUP,
     DeletableGroupResult,
@@ -64,10 +63,12 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupResponse,
     api_name,
+    error_name,
     offset_commit_response,
-    response_error,
 )
-from coordinator.shard import GroupShard
+from coordinator.result import NO_RESULT, CoordinatorResult, Step
+from coordinator.shard import GroupCoordinatorShard
+from coordinator.timers import ShardTimerKey
 from coordinator.topics import invalid_topic_reason
 from coordinator.validation import malformed_reason
 from coordinator.views import GroupView
@@ -137,7 +138,6 @@ class KafkaCluster:
         broker_racks: Sequence[str | None] | None = None,
         replication_factor: int = 3,
         seed: int = 0,
-        logger=None,
     ) -> None:
         if not isinstance(num_brokers, int) or num_brokers < 1:
             raise ValueError(f"num_brokers must be a positive integer, got {num_brokers!r}")
@@ -154,9 +154,6 @@ class KafkaCluster:
         )
         self.replication_factor = min(replication_factor, num_brokers)
         self.rng = random.Random(seed)
-        logger = logger if logger is not None else structlog.get_logger("groupsim")
-        # A lazy proxy (wrap_logger/get_logger) re-binds on every call; bind it once.
-        self.log = logger.bind() if hasattr(logger, "bind") else logger
         self._partition_cache: dict[str, int] = {}
         self.offsets_log = OffsetsLog(config.offsets_topic_num_partitions)
         self._alive: dict[str, bool] = {node: True for node in self.broker_nodes}
@@ -165,7 +162,7 @@ class KafkaCluster:
         # Leader of each __consumer_offsets partition (a node name, or None when no replica lives).
         self._offsets_leader: list[str | None] = [self._replicas(p)[0] for p in range(n)]
         # The coordinator shard of each partition, on its leader; loaded from the start.
-        self._shards: dict[int, GroupShard] = {}
+        self._shards: dict[int, GroupCoordinatorShard] = {}
         for p in range(n):
             shard = self._new_shard(p, self._offsets_leader[p])
             shard.finish_load(0, quiet=True)
@@ -240,7 +237,7 @@ class KafkaCluster:
             )
         self._topics[name] = count
 
-    def delete_topic(self, name: str, now_ms: int = 0) -> list[Effect]:
+    def delete_topic(self, name: str, now_ms: int = 0) -> CoordinatorResult:
         """Delete a topic; every group's committed offsets of it get tombstones.
 
         Kafka's broker tells the group coordinator of the deleted partitions
@@ -250,12 +247,12 @@ class KafkaCluster:
         if name not in self._topics:
             raise ValueError(f"unknown topic {name!r}")
         del self._topics[name]
-        effects: list[Effect] = []
+        out = Step(now_ms)
         for p in sorted(self._shards):
             shard = self._shards[p]
             if self._alive[shard.node]:
-                effects += shard.delete_offsets_of_topic(name, now_ms)
-        return effects
+                out.add(shard.delete_offsets_of_topic(name, now_ms))
+        return out.result()
 
     def topics(self) -> dict[str, int]:
         return dict(self._topics)
@@ -289,56 +286,60 @@ class KafkaCluster:
 
     # --- brokers -------------------------------------------------------------------------------
 
-    def fail_broker(self, node: str, now_ms: int) -> list[Effect]:
+    def fail_broker(self, node: str, now_ms: int) -> CoordinatorResult:
         """Kill ``node``: leadership of its offsets partitions moves to the next live replica."""
         if node not in self._alive:
             raise ValueError(f"unknown broker {node!r}")
         if not self._alive[node]:
-            return []
+            return NO_RESULT
         self._alive[node] = False
-        self.log.info("broker_failed", t_ms=now_ms, node=node)
-        return self._reelect(now_ms, lost=node)
+        out = Step(now_ms)
+        out.event("broker_failed", t_ms=now_ms, node=node)
+        self._reelect(out, lost=node)
+        return out.result()
 
-    def restart_broker(self, node: str, now_ms: int) -> list[Effect]:
+    def restart_broker(self, node: str, now_ms: int) -> CoordinatorResult:
         """Bring ``node`` back as a follower; it leads only partitions that had no live replica."""
         if node not in self._alive:
             raise ValueError(f"unknown broker {node!r}")
         if self._alive[node]:
-            return []
+            return NO_RESULT
         self._alive[node] = True
-        self.log.info("broker_restarted", t_ms=now_ms, node=node)
-        return self._reelect(now_ms, lost=None)
+        out = Step(now_ms)
+        out.event("broker_restarted", t_ms=now_ms, node=node)
+        self._reelect(out, lost=None)
+        return out.result()
 
-    def elect_preferred_leaders(self, now_ms: int) -> list[Effect]:
+    def elect_preferred_leaders(self, now_ms: int) -> CoordinatorResult:
         """Move every offsets partition back to its preferred (first) replica if it is alive."""
-        effects: list[Effect] = []
+        out = Step(now_ms)
         for p in range(len(self._offsets_leader)):
             preferred = self._replicas(p)[0]
             if self._alive[preferred] and self._offsets_leader[p] != preferred:
-                effects += self._move_leadership(p, preferred, now_ms)
-        return effects
+                self._move_leadership(out, p, preferred)
+        return out.result()
 
-    def _reelect(self, now_ms: int, lost: str | None) -> list[Effect]:
-        effects: list[Effect] = []
+    def _reelect(self, out: Step, lost: str | None) -> None:
         for p, current in enumerate(self._offsets_leader):
             if current is not None and current != lost:
                 continue
             new = self._leader_among(self._replicas(p))
             if new != current:
-                effects += self._move_leadership(p, new, now_ms)
-        return effects
+                self._move_leadership(out, p, new)
 
-    def _move_leadership(self, p: int, new: str | None, now_ms: int) -> list[Effect]:
-        effects: list[Effect] = []
+    def _move_leadership(self, out: Step, p: int, new: str | None) -> None:
+        now_ms = out.now
         old_shard = self._shards.pop(p, None)
         if old_shard is not None:
             unloaded = old_shard.unload(now_ms)
-            if not self._alive[old_shard.node]:
+            if self._alive[old_shard.node]:
+                out.add(unloaded)
+            else:
                 # A dead broker answers nobody: its parked requests die with its connections.
-                unloaded = [e for e in unloaded if not isinstance(e, Send)]
-            effects += unloaded
+                out.effects.extend(e for e in unloaded.effects if not isinstance(e, Send))
+                out.events.extend(unloaded.events)
         self._offsets_leader[p] = new
-        self.log.info(
+        out.event(
             "partition_leader_changed",
             t_ms=now_ms,
             node=new or "-",
@@ -349,38 +350,37 @@ class KafkaCluster:
         if new is not None:
             shard = self._new_shard(p, new)
             self._shards[p] = shard
-            effects += shard.begin_load(now_ms)
-        return effects
+            out.add(shard.begin_load(now_ms))
 
-    def _new_shard(self, p: int, node: str | None) -> GroupShard:
+    def _new_shard(self, p: int, node: str | None) -> GroupCoordinatorShard:
         assert node is not None
-        return GroupShard(
+        return GroupCoordinatorShard(
             partition=p,
             node=node,
             config=self.config,
             log=self.offsets_log,
             rng=self.rng,
-            logger=self.log,
         )
 
     # --- timers --------------------------------------------------------------------------------
 
-    def handle_timer(self, key: str, now_ms: int) -> list[Effect]:
-        node, sep, _ = key.partition("/")
-        if not sep or not self._alive.get(node, False):
-            return []
-        for shard in self._shards.values():
-            if shard.node == node and shard.owns_timer(key):
-                return shard.fire_timer(key, now_ms)
-        return []
+    def handle_timer(self, key: object, now_ms: int) -> CoordinatorResult:
+        """A fired timer goes straight to the shard that owns it (its key names the partition and
+        the broker); one of a broker that died or lost the partition since is ignored."""
+        if not isinstance(key, ShardTimerKey):
+            return NO_RESULT
+        shard = self._shards.get(key.partition)
+        if shard is None or shard.node != key.node or not self._alive.get(key.node, False):
+            return NO_RESULT
+        return shard.fire_timer(key, now_ms)
 
     # --- requests ------------------------------------------------------------------------------
 
     def handle_request(
         self, dst: str, src: str, correlation_id: int, request: object, now_ms: int
-    ) -> list[Effect]:
+    ) -> CoordinatorResult:
         if not self._alive.get(dst, False):
-            return []
+            return NO_RESULT
         # The shape check is pure, so it may run before the request is logged: once it passed on
         # an instance of a request type itself (slotted, so no extra attributes), the logged
         # fields hold str/int/None only, which _loggable would return unchanged.
@@ -396,7 +396,8 @@ class KafkaCluster:
             generation_id = _loggable(getattr(request, "generation_id", None))
             group_instance_id = _loggable(getattr(request, "group_instance_id", None))
         api = api_name(request)
-        self.log.info(
+        out = Step(now_ms)
+        out.event(
             "request_received",
             t_ms=now_ms,
             node=dst,
@@ -412,16 +413,18 @@ class KafkaCluster:
         if reason is not None:
             response = _malformed_response(request, reason)
             if response is None:
-                self.log.info("request_dropped", t_ms=now_ms, node=dst, api=api, reason=reason)
-                return []
-            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+                out.event("request_dropped", t_ms=now_ms, node=dst, api=api, reason=reason)
+            else:
+                self._reply(out, dst, src, correlation_id, response, request)
+            return out.result()
         kind = type(request)
         if kind not in _REQUEST_TYPES:
             # A subclass passed the check of the request type it extends (only one can be: the
             # types are slotted, so none can extend two); it is routed as that type.
             kind = next(c for c in kind.__mro__ if c in _REQUEST_TYPES)
         if kind in _GROUP_APIS:
-            return self._group_request(dst, src, correlation_id, request, kind, now_ms)
+            self._group_request(out, dst, src, correlation_id, request, kind)
+            return out.result()
         if kind is FindCoordinatorRequest:
             response = self._find_coordinator(request)
         elif kind is MetadataRequest:
@@ -431,18 +434,20 @@ class KafkaCluster:
         elif kind is DescribeGroupsRequest:
             response = self._describe_groups(dst, request)
         else:  # DeleteGroupsRequest
-            return self._delete_groups(dst, src, correlation_id, request, now_ms)
-        return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+            self._delete_groups(out, dst, src, correlation_id, request)
+            return out.result()
+        self._reply(out, dst, src, correlation_id, response, request)
+        return out.result()
 
     def _reply(
-        self, dst: str, src: str, correlation_id: int, response: object, now_ms: int, request
-    ) -> Send:
-        self.log.info(
+        self, out: Step, dst: str, src: str, correlation_id: int, response: object, request: object
+    ) -> None:
+        out.event(
             "response_sent",
-            t_ms=now_ms,
+            t_ms=out.now,
             node=dst,
             api=api_name(response),
-            error=_error_name(response),
+            error=error_name(response) or Errors.NONE.name,
             src=dst,
             dst=src,
             correlation_id=correlation_id,
@@ -450,7 +455,7 @@ class KafkaCluster:
             member_id=_loggable(getattr(request, "member_id", None)),
             generation_id=getattr(response, "generation_id", None),
         )
-        return Send(src=dst, dst=src, correlation_id=correlation_id, message=response)
+        out.effects.append(Send(src=dst, dst=src, correlation_id=correlation_id, message=response))
 
     def _find_coordinator(self, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
         if request.key_type != KEY_TYPE_GROUP:
@@ -524,7 +529,7 @@ class KafkaCluster:
             listed.extend(shard.list_groups(request.states_filter))
         return ListGroupsResponse(Errors.NONE, tuple(sorted(listed, key=lambda g: g.group_id)))
 
-    def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupShard | None, Errors]:
+    def _routed_shard(self, dst: str, group_id: str) -> tuple[GroupCoordinatorShard | None, Errors]:
         p = self._partition_cache.get(group_id)  # partition_for's cache: no call when it hits
         shard = self._shards.get(p if p is not None else self.partition_for(group_id))
         if shard is None or shard.node != dst:
@@ -546,8 +551,8 @@ class KafkaCluster:
         lists = list(by_partition.values())
         if len(lists) < 2:
             return lists
-        hashes = [31 * (31 + p) + _OFFSETS_TOPIC_HASH for p in by_partition]  # spread() wraps it
-        return [lists[i] for i in iteration_order_by_hash(hashes)]
+        hashes = [topic_partition_hashcode(_OFFSETS_TOPIC_HASH, p) for p in by_partition]
+        return [lists[i] for i in hashmap_order_by_hash(hashes)]
 
     def _describe_groups(self, dst: str, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
         out = []
@@ -560,12 +565,11 @@ class KafkaCluster:
         return DescribeGroupsResponse(tuple(out))
 
     def _delete_groups(
-        self, dst: str, src: str, correlation_id: int, request: DeleteGroupsRequest, now_ms: int
-    ) -> list[Effect]:
+        self, out: Step, dst: str, src: str, correlation_id: int, request: DeleteGroupsRequest
+    ) -> None:
         """KafkaApis.handleDeleteGroupsRequest (each distinct name once), then
         GroupCoordinatorService.deleteGroups: one write operation per coordinator, for all of
         its groups (GroupCoordinatorShard.deleteGroups)."""
-        effects: list[Effect] = []
         names = list(dict.fromkeys(request.groups_names))
         errors: dict[str, Errors] = {}
         for group_ids in self._by_partition(names):
@@ -573,23 +577,23 @@ class KafkaCluster:
             if shard is None:
                 errors.update(dict.fromkeys(group_ids, error))
                 continue
-            results, more = shard.delete_groups(group_ids, now_ms)
-            effects += more
+            results, more = shard.delete_groups(group_ids, out.now)
+            out.add(more)
             errors.update(zip(group_ids, results, strict=True))
         response = DeleteGroupsResponse(
             tuple(DeletableGroupResult(group_id, error) for group_id, error in errors.items())
         )
-        return [*effects, self._reply(dst, src, correlation_id, response, now_ms, request)]
+        self._reply(out, dst, src, correlation_id, response, request)
 
     def _group_request(
         self,
+        out: Step,
         dst: str,
         src: str,
         correlation_id: int,
         request: GroupRequest,
         kind: type[GroupRequest],
-        now_ms: int,
-    ) -> list[Effect]:
+    ) -> None:
         """The up-front checks of GroupCoordinatorService (docs/coordinator.md), then the shard.
 
         ``kind`` is the group API's request type (``request`` is one, or extends it).
@@ -600,22 +604,23 @@ class KafkaCluster:
                 # KafkaApis sends version 0 to ZooKeeper, which a KRaft broker (the only kind
                 # that runs this coordinator) refuses for the whole request.
                 response = _error_response(request, Errors.UNSUPPORTED_VERSION)
-                return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+                return self._reply(out, dst, src, correlation_id, response, request)
             if unknown:
                 return self._commit_known_partitions(
-                    dst, src, correlation_id, request, unknown, now_ms
+                    out, dst, src, correlation_id, request, unknown
                 )
         error = self._up_front_error(request, kind)
         if error is not None:
             response = _error_response(request, error)
-            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+            return self._reply(out, dst, src, correlation_id, response, request)
         shard, error = self._routed_shard(dst, request.group_id)
         if shard is None:
             if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
                 error = Errors.NONE  # "respond blindly" while loading (GroupCoordinatorService)
             response = _error_response(request, error, failed_operation=True)
-            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
-        return shard.handle(src, correlation_id, request, now_ms)
+            return self._reply(out, dst, src, correlation_id, response, request)
+        out.add(shard.handle(src, correlation_id, request, out.now))
+        return None
 
     def _unknown_partitions(self, request: OffsetCommitRequest) -> dict[str, set[int]]:
         """The partitions of an OffsetCommit that the broker's metadata does not have (a topic it
@@ -632,13 +637,13 @@ class KafkaCluster:
 
     def _commit_known_partitions(
         self,
+        out: Step,
         dst: str,
         src: str,
         correlation_id: int,
         request: OffsetCommitRequest,
         unknown: dict[str, set[int]],
-        now_ms: int,
-    ) -> list[Effect]:
+    ) -> None:
         """KafkaApis.handleOffsetCommitRequest: partitions the broker does not know are answered
         UNKNOWN_TOPIC_OR_PARTITION by the broker itself; only the others reach the coordinator,
         and its answer is merged after the rejected ones (OffsetCommitResponse.Builder.merge).
@@ -666,12 +671,13 @@ class KafkaCluster:
             response = OffsetCommitResponse(
                 tuple(OffsetCommitResponseTopic(name, parts) for name, parts in rejected.items())
             )
-            return [self._reply(dst, src, correlation_id, response, now_ms, request)]
+            return self._reply(out, dst, src, correlation_id, response, request)
         forwarded = attrs.evolve(request, topics=tuple(known))
-        effects = self._group_request(
-            dst, src, correlation_id, forwarded, OffsetCommitRequest, now_ms
-        )
-        for i, effect in enumerate(effects):
+        start = len(out.effects)
+        self._group_request(out, dst, src, correlation_id, forwarded, OffsetCommitRequest)
+        effects = out.effects
+        for i in range(start, len(effects)):
+            effect = effects[i]
             if (
                 isinstance(effect, Send)
                 and effect.dst == src
@@ -685,7 +691,7 @@ class KafkaCluster:
                     tuple(OffsetCommitResponseTopic(name, parts) for name, parts in merged.items())
                 )
                 effects[i] = attrs.evolve(effect, message=message)
-        return effects
+        return None
 
     def _up_front_error(self, request: GroupRequest, kind: type[GroupRequest]) -> Errors | None:
         """Checks made before routing: KafkaApis's SyncGroup v5+ rule, group id, session timeout."""
@@ -726,11 +732,6 @@ def _loggable(value: object) -> str | int | None:
     ):
         return value
     return repr(value)
-
-
-def _error_name(response: object) -> str:
-    code = response_error(response)
-    return code.name if isinstance(code, Errors) else Errors.NONE.name
 
 
 def _error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:

@@ -9,6 +9,8 @@ CoordinatorTimer does), cancelling an unknown key is a no-op.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from attrs import frozen
 
 
@@ -28,15 +30,19 @@ class Send:
 
 @frozen
 class SetTimer:
-    """Fire ``key`` on the owning node at absolute simulated time ``deadline_ms``."""
+    """Fire ``key`` on the owning node at absolute simulated time ``deadline_ms``.
 
-    key: str
+    A key is any hashable value: the consumers use strings, the coordinator typed keys
+    (``coordinator.timers``) whose ``str`` is the name the event log shows.
+    """
+
+    key: Hashable
     deadline_ms: int
 
 
 @frozen
 class CancelTimer:
-    key: str
+    key: Hashable
 
 
 Effect = Send | SetTimer | CancelTimer

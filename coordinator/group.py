@@ -2,14 +2,14 @@
 
 Mutable on purpose (it is the coordinator's private state); the outside world sees GroupView.
 Members live in a dict plus a JavaHashMapOrder so that "first member" means what it means in
-Kafka's HashMap (see java_hashmap).
+Kafka's HashMap (see coordinator.java).
 """
 
 from __future__ import annotations
 
 from attrs import define, field
 
-from coordinator.java_hashmap import JavaHashMapOrder, first_max_by_count
+from coordinator.java import JavaHashMapOrder, first_max_by_count
 from coordinator.state_machine import (
     COMPLETING_REBALANCE,
     DEAD,
@@ -112,7 +112,7 @@ class ClassicGroup:
 
     @property
     def state(self) -> str:
-        return self.model.state  # type: ignore[attr-defined]
+        return self.model.state
 
     @property
     def previous_state(self) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from attrs import field, frozen
 
 from coordinator.errors import Errors
+from coordinator.tuples import to_tuple
 
 # --- FindCoordinator ---------------------------------------------------------------------------
 
@@ -97,7 +98,7 @@ class JoinGroupRequest:
     rebalance_timeout_ms: int
     member_id: str
     protocol_type: str
-    protocols: tuple[JoinGroupRequestProtocol, ...] = field(converter=tuple)
+    protocols: tuple[JoinGroupRequestProtocol, ...] = field(converter=to_tuple)
     group_instance_id: str | None = None
     reason: str | None = None
     api_version: int = 9
@@ -121,7 +122,7 @@ class JoinGroupResponse:
     leader: str = ""
     skip_assignment: bool = False
     member_id: str = ""
-    members: tuple[JoinGroupResponseMember, ...] = field(default=(), converter=tuple)
+    members: tuple[JoinGroupResponseMember, ...] = field(default=(), converter=to_tuple)
 
 
 # --- SyncGroup ---------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ class SyncGroupRequest:
     group_instance_id: str | None = None
     protocol_type: str | None = None
     protocol_name: str | None = None
-    assignments: tuple[SyncGroupRequestAssignment, ...] = field(default=(), converter=tuple)
+    assignments: tuple[SyncGroupRequestAssignment, ...] = field(default=(), converter=to_tuple)
     api_version: int = 5
 
 
@@ -182,7 +183,7 @@ class MemberIdentity:
 @frozen
 class LeaveGroupRequest:
     group_id: str
-    members: tuple[MemberIdentity, ...] = field(converter=tuple)
+    members: tuple[MemberIdentity, ...] = field(converter=to_tuple)
     api_version: int = 5
 
 
@@ -196,7 +197,7 @@ class LeaveGroupResponseMember:
 @frozen
 class LeaveGroupResponse:
     error_code: Errors
-    members: tuple[LeaveGroupResponseMember, ...] = field(default=(), converter=tuple)
+    members: tuple[LeaveGroupResponseMember, ...] = field(default=(), converter=to_tuple)
 
 
 # --- OffsetCommit / OffsetFetch ------------------------------------------------------------------
@@ -213,7 +214,7 @@ class OffsetCommitRequestPartition:
 @frozen
 class OffsetCommitRequestTopic:
     name: str
-    partitions: tuple[OffsetCommitRequestPartition, ...] = field(converter=tuple)
+    partitions: tuple[OffsetCommitRequestPartition, ...] = field(converter=to_tuple)
 
 
 @frozen
@@ -221,7 +222,7 @@ class OffsetCommitRequest:
     group_id: str
     generation_id: int  # Kafka: generationIdOrMemberEpoch
     member_id: str
-    topics: tuple[OffsetCommitRequestTopic, ...] = field(converter=tuple)
+    topics: tuple[OffsetCommitRequestTopic, ...] = field(converter=to_tuple)
     group_instance_id: str | None = None
     api_version: int = 9
 
@@ -235,18 +236,18 @@ class OffsetCommitResponsePartition:
 @frozen
 class OffsetCommitResponseTopic:
     name: str
-    partitions: tuple[OffsetCommitResponsePartition, ...] = field(converter=tuple)
+    partitions: tuple[OffsetCommitResponsePartition, ...] = field(converter=to_tuple)
 
 
 @frozen
 class OffsetCommitResponse:
-    topics: tuple[OffsetCommitResponseTopic, ...] = field(default=(), converter=tuple)
+    topics: tuple[OffsetCommitResponseTopic, ...] = field(default=(), converter=to_tuple)
 
 
 @frozen
 class OffsetFetchRequestTopic:
     name: str
-    partition_indexes: tuple[int, ...] = field(converter=tuple)
+    partition_indexes: tuple[int, ...] = field(converter=to_tuple)
 
 
 @frozen
@@ -268,13 +269,13 @@ class OffsetFetchResponsePartition:
 @frozen
 class OffsetFetchResponseTopic:
     name: str
-    partitions: tuple[OffsetFetchResponsePartition, ...] = field(converter=tuple)
+    partitions: tuple[OffsetFetchResponsePartition, ...] = field(converter=to_tuple)
 
 
 @frozen
 class OffsetFetchResponse:
     error_code: Errors
-    topics: tuple[OffsetFetchResponseTopic, ...] = field(default=(), converter=tuple)
+    topics: tuple[OffsetFetchResponseTopic, ...] = field(default=(), converter=to_tuple)
 
 
 # --- DescribeGroups / ListGroups / DeleteGroups --------------------------------------------------
@@ -282,7 +283,7 @@ class OffsetFetchResponse:
 
 @frozen
 class DescribeGroupsRequest:
-    groups: tuple[str, ...] = field(converter=tuple)
+    groups: tuple[str, ...] = field(converter=to_tuple)
 
 
 @frozen
@@ -302,17 +303,17 @@ class DescribedGroup:
     group_state: str = ""
     protocol_type: str = ""
     protocol_data: str = ""
-    members: tuple[DescribedGroupMember, ...] = field(default=(), converter=tuple)
+    members: tuple[DescribedGroupMember, ...] = field(default=(), converter=to_tuple)
 
 
 @frozen
 class DescribeGroupsResponse:
-    groups: tuple[DescribedGroup, ...] = field(converter=tuple)
+    groups: tuple[DescribedGroup, ...] = field(converter=to_tuple)
 
 
 @frozen
 class ListGroupsRequest:
-    states_filter: tuple[str, ...] = field(default=(), converter=tuple)
+    states_filter: tuple[str, ...] = field(default=(), converter=to_tuple)
 
 
 @frozen
@@ -325,12 +326,12 @@ class ListedGroup:
 @frozen
 class ListGroupsResponse:
     error_code: Errors
-    groups: tuple[ListedGroup, ...] = field(default=(), converter=tuple)
+    groups: tuple[ListedGroup, ...] = field(default=(), converter=to_tuple)
 
 
 @frozen
 class DeleteGroupsRequest:
-    groups_names: tuple[str, ...] = field(converter=tuple)
+    groups_names: tuple[str, ...] = field(converter=to_tuple)
 
 
 @frozen
@@ -341,7 +342,7 @@ class DeletableGroupResult:
 
 @frozen
 class DeleteGroupsResponse:
-    results: tuple[DeletableGroupResult, ...] = field(converter=tuple)
+    results: tuple[DeletableGroupResult, ...] = field(converter=to_tuple)
 
 
 def offset_commit_response(request: OffsetCommitRequest, error: Errors) -> OffsetCommitResponse:
@@ -379,6 +380,20 @@ def response_error(message: object) -> Errors | None:
                 return result.error_code
         return Errors.NONE
     return None
+
+
+_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
+
+
+def error_name(message: object) -> str | None:
+    """The name of the error a message reports (:func:`response_error`), as the event log writes
+    it; None for a message without error codes. Every sent and received message is logged with
+    it, so known codes are looked up, not converted."""
+    code = response_error(message)
+    if code is None:
+        return None
+    name = _ERROR_NAMES.get(code)
+    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
 
 
 def api_name(message: object) -> str:

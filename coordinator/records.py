@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
+from coordinator.tuples import to_tuple
+
 
 @frozen
 class GroupMetadataKey:
@@ -33,7 +35,7 @@ class GroupMetadataValue:
     protocol: str | None
     leader: str | None
     current_state_timestamp: int
-    members: tuple[MemberMetadataValue, ...] = field(default=(), converter=tuple)
+    members: tuple[MemberMetadataValue, ...] = field(default=(), converter=to_tuple)
 
 
 @frozen

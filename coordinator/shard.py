@@ -1,75 +1,59 @@
-"""One ``__consumer_offsets`` partition's group coordinator, as run by the partition's leader.
+"""One ``__consumer_offsets`` partition's group coordinator on the partition's leader: Kafka's
+GroupCoordinatorShard.
 
-This is Kafka's GroupMetadataManager + OffsetMetadataManager for the classic protocol
-(KIP-394 member ids, KIP-345 static membership, the initial-delay chain, pending sync), sans-I/O:
-every entry point takes the simulated time and returns effects. Comments name the Kafka methods
-each part follows; docs/coordinator.md describes the behaviour.
+The shard composes what Kafka's does: a GroupMetadataManager (the classic groups), an
+OffsetMetadataManager (their committed offsets), the CoordinatorTimer they share, the
+PartitionWriter they write through and the CoordinatorLoader that replays the partition. It
+routes each request and each fired timer to its manager through a table, and runs the jobs that
+span both managers: loading and unloading, the periodic cleanup (cleanupGroupMetadata), deleting
+groups and a deleted topic's offsets.
 
-Loading/unloading (loading.py) and offsets (offsets.py) are mixins sharing this class's state.
-
-Log appends are synchronous: an append either succeeds at once (the responses that wait for it go
-out in the same call) or raises the injected failure, mapped to the client error Kafka returns
-(``append_error_to_response_error``).
+Every entry point takes the simulated time and returns a CoordinatorResult (effects and events);
+inside a call, everything that emits writes into that call's ``Step``.
 """
 
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 from coordinator.config import CoordinatorConfig
-from coordinator.effects import CancelTimer, Effect, Send, SetTimer
-from coordinator.errors import ERROR_NAMES, Errors
-from coordinator.group import (
-    COMPLETING_REBALANCE,
-    DEAD,
-    EMPTY,
-    PREPARING_REBALANCE,
-    STABLE,
-    ClassicGroup,
-    Member,
-    Parked,
-)
-from coordinator.loading import LoadingMixin
-from coordinator.log import AppendFailed, OffsetsLog, append_error_to_response_error
-from coordinator.offsets import OffsetsMixin, parse_subscribed_topics
+from coordinator.errors import Errors
+from coordinator.group import DEAD, EMPTY, ClassicGroup, Parked
+from coordinator.group_metadata_manager import GroupMetadataManager
+from coordinator.loading import CoordinatorLoader
+from coordinator.log import OffsetsLog, operation_error_to_response_error
+from coordinator.offset_metadata_manager import OffsetMetadataManager
 from coordinator.protocol import (
     DescribedGroup,
-    DescribedGroupMember,
     HeartbeatRequest,
-    HeartbeatResponse,
     JoinGroupRequest,
-    JoinGroupResponse,
-    JoinGroupResponseMember,
     LeaveGroupRequest,
-    LeaveGroupResponse,
-    LeaveGroupResponseMember,
     ListedGroup,
     OffsetCommitRequest,
     OffsetFetchRequest,
     SyncGroupRequest,
-    SyncGroupResponse,
-    api_name,
-    response_error,
 )
-from coordinator.records import (
-    GroupMetadataKey,
-    GroupMetadataValue,
-    MemberMetadataValue,
-    OffsetCommitValue,
+from coordinator.records import GroupMetadataKey, OffsetCommitKey, RecordKey, RecordValue
+from coordinator.result import NO_RESULT, CoordinatorResult, Step
+from coordinator.runtime import PartitionWriter
+from coordinator.timers import (
+    CompleteInitialJoin,
+    CompleteJoin,
+    CoordinatorTimer,
+    ExpireHeartbeat,
+    ExpireOffsets,
+    ExpireOffsetsKey,
+    ExpirePendingSync,
+    FinishLoad,
+    LoadKey,
+    ShardTimerKey,
 )
-from coordinator.state_machine import detach
 from coordinator.views import GroupView
 
-CONSUMER_PROTOCOL_TYPE = "consumer"
 
-# The characters Java's String.trim removes from both ends: every code point up to U+0020.
-_JAVA_TRIMMED = "".join(map(chr, range(0x21)))
-
-
-class GroupShard(LoadingMixin, OffsetsMixin):
+class GroupCoordinatorShard:
     """The coordinator of the groups of one offsets partition, on the broker leading it."""
 
     def __init__(
@@ -80,1086 +64,234 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         config: CoordinatorConfig,
         log: OffsetsLog,
         rng: random.Random,
-        logger,
     ) -> None:
         self.partition = partition
         self.node = node
         self.config = config
-        self.offsets_log = log
-        self.rng = rng
-        self.log = logger
         self.loading = True
-        self.groups: dict[str, ClassicGroup] = {}
-        self.offsets: dict[str, dict[tuple[str, int], OffsetCommitValue]] = {}
-        # Every live timer key of this shard -> what to do when it fires.
-        self.timers: dict[str, tuple] = {}
-        self._fx: list[Effect] = []
-        self._now = 0
-        self._appends = 0
-
-    # ============================================================================================
-    # plumbing
-    # ============================================================================================
-
-    def _begin(self, now_ms: int) -> None:
-        self._fx = []
-        self._now = now_ms
-        self._appends = 0
-
-    def _end(self) -> list[Effect]:
-        out, self._fx = self._fx, []
-        return out
-
-    def _key(self, kind: str, *parts: str) -> str:
-        return f"{self.node}/{kind}-" + "-".join(parts)
-
-    def _set_timer(self, key: str, delay_ms: int, action: tuple) -> None:
-        deadline = self._now + (delay_ms if delay_ms > 0 else 0)
-        self.timers[key] = action
-        self._fx.append(SetTimer(key, deadline))
-        self.log.info(
-            "timer_set",
-            t_ms=self._now,
-            node=self.node,
-            key=key,
-            deadline_ms=deadline,
-            group_id=action[1] if len(action) > 1 else None,
+        self.timer = CoordinatorTimer(node, partition)
+        self.writer = PartitionWriter(log, node, partition)
+        self.loader = CoordinatorLoader(log, partition)
+        self.group_manager = GroupMetadataManager(
+            node=node,
+            partition=partition,
+            config=config,
+            rng=rng,
+            timer=self.timer,
+            writer=self.writer,
+            on_group_created=self._ensure_cleanup_timer,
         )
-
-    def _cancel_timer(self, key: str) -> None:
-        if self.timers.pop(key, None) is not None:
-            self._fx.append(CancelTimer(key))
-            self.log.info("timer_cancelled", t_ms=self._now, node=self.node, key=key)
-
-    def _heartbeat_key(self, group_id: str, member_id: str) -> str:
-        # _key("heartbeat", group_id, member_id), spelled out: it is built on every heartbeat.
-        return f"{self.node}/heartbeat-{group_id}-{member_id}"
-
-    def _schedule_heartbeat(self, group: ClassicGroup, member_id: str, timeout_ms: int) -> None:
-        group_id = group.group_id
-        key = self._heartbeat_key(group_id, member_id)
-        self._set_timer(key, timeout_ms, ("heartbeat", group_id, member_id))
-
-    def _reply(
-        self,
-        waiter: Parked,
-        response: object,
-        group_id: str,
-        member_id: str | None = None,
-        generation_id: int | None = None,
-    ) -> None:
-        error = response_error(response)
-        if error is None:
-            error = Errors.NONE
-        self.log.info(
-            "response_sent",
-            t_ms=self._now,
-            node=self.node,
-            api=api_name(response),
-            error=ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
-            group_id=group_id,
-            member_id=member_id,
-            generation_id=generation_id
-            if generation_id is not None
-            else getattr(response, "generation_id", None),
-            correlation_id=waiter.correlation_id,
-            src=self.node,
-            dst=waiter.src,
+        self.offset_manager = OffsetMetadataManager(
+            node=node, config=config, writer=self.writer, group_manager=self.group_manager
         )
-        self._fx.append(Send(self.node, waiter.src, waiter.correlation_id, response))
+        groups, offsets = self.group_manager, self.offset_manager
+        # The group APIs, by request type (a subclass of a request type is handled as that type).
+        self._handlers: dict[type, Callable[[Step, Parked, Any], None]] = {
+            JoinGroupRequest: groups.classic_group_join,
+            SyncGroupRequest: groups.classic_group_sync,
+            HeartbeatRequest: groups.classic_group_heartbeat,
+            LeaveGroupRequest: groups.classic_group_leave,
+            OffsetCommitRequest: offsets.commit_offset,
+            OffsetFetchRequest: offsets.fetch_offsets,
+        }
+        # What each timer operation runs (coordinator/timers.py).
+        self._timer_operations: dict[type, Callable[[Step, Any], None]] = {
+            ExpireHeartbeat: groups.on_heartbeat_expired,
+            CompleteInitialJoin: groups.on_initial_join_delay,
+            CompleteJoin: groups.on_join_timeout,
+            ExpirePendingSync: groups.on_sync_timeout,
+            FinishLoad: self._on_load_finished,
+            ExpireOffsets: self._on_cleanup,
+        }
 
-    def _transition(self, group: ClassicGroup, target: str, reason: str) -> None:
-        before = group.model.transition_to(target)
-        group.state_timestamp_ms = self._now
-        self.log.info(
-            "group_state_changed",
-            t_ms=self._now,
-            node=self.node,
-            group_id=group.group_id,
-            state_from=before,
-            state_to=target,
-            generation_id=group.generation_id,
-            reason=reason,
-        )
+    # --- requests and timers ----------------------------------------------------------------------
 
-    def _note_leader(self, group: ClassicGroup, before: str | None, reason: str) -> None:
-        if group.leader_id != before:
-            self.log.info(
-                "leader_elected",
-                t_ms=self._now,
-                node=self.node,
-                group_id=group.group_id,
-                member_id=group.leader_id,
-                previous_leader=before,
-                generation_id=group.generation_id,
-                reason=reason,
-            )
-
-    def _append(self, entries: list[tuple], group_id: str) -> Errors:
-        """Append a batch; NONE or the (unmapped) append error."""
-        try:
-            records = self.offsets_log.append(self.partition, entries, self._now)
-        except AppendFailed as failure:
-            self.log.info(
-                "append_failed",
-                t_ms=self._now,
-                node=self.node,
-                partition=self.partition,
-                group_id=group_id,
-                error=failure.error.name,
-            )
-            return failure.error
-        self._appends += 1
-        for record in records:
-            self.log.info(
-                "record_appended",
-                t_ms=self._now,
-                node=self.node,
-                partition=self.partition,
-                offset=record.offset,
-                group_id=record.key.group,  # one batch can hold several groups' records
-                record_type=type(record.key).__name__.removesuffix("Key"),
-                tombstone=record.value is None,
-            )
-        return Errors.NONE
-
-    def _group_record(
-        self, group: ClassicGroup, assignment: dict[str, bytes] | None
-    ) -> tuple[GroupMetadataKey, GroupMetadataValue]:
-        """GroupCoordinatorRecordHelpers.newGroupMetadataRecord (``assignment`` None = no members)."""
-        members = ()
-        if assignment is not None:
-            members = tuple(
-                [
-                    MemberMetadataValue(
-                        member_id=m.member_id,
-                        group_instance_id=m.group_instance_id,
-                        client_id=m.client_id,
-                        client_host=m.client_host,
-                        rebalance_timeout=m.rebalance_timeout_ms,
-                        session_timeout=m.session_timeout_ms,
-                        subscription=m.metadata_for(group.protocol_name),
-                        assignment=assignment.get(m.member_id, b""),
-                    )
-                    for m in group.iter_members()
-                ]
-            )
-        value = GroupMetadataValue(
-            protocol_type=group.protocol_type or "",
-            generation=group.generation_id,
-            protocol=group.protocol_name,
-            leader=group.leader_id,
-            current_state_timestamp=group.state_timestamp_ms,
-            members=members,
-        )
-        return GroupMetadataKey(group.group_id), value
-
-    def _empty_group_record(
-        self, group: ClassicGroup
-    ) -> tuple[GroupMetadataKey, GroupMetadataValue]:
-        """newEmptyGroupMetadataRecord: generation 0, no type, protocol, leader or members."""
-        value = GroupMetadataValue(
-            protocol_type="",
-            generation=0,
-            protocol=None,
-            leader=None,
-            current_state_timestamp=group.state_timestamp_ms,
-        )
-        return GroupMetadataKey(group.group_id), value
-
-    def _create_group(self, group_id: str, reason: str) -> ClassicGroup:
-        group = ClassicGroup(group_id=group_id, created_ms=self._now)
-        self.groups[group_id] = group
-        self.log.info(
-            "group_created", t_ms=self._now, node=self.node, group_id=group_id, reason=reason
-        )
-        self._ensure_expiry_timer()
-        return group
-
-    def _drop_group(self, group: ClassicGroup, reason: str) -> None:
-        self.groups.pop(group.group_id, None)
-        self.offsets.pop(group.group_id, None)
-        for member_id in list(group.members) + list(group.pending_members):
-            self._cancel_timer(self._heartbeat_key(group.group_id, member_id))
-        self._cancel_timer(self._key("join", group.group_id))
-        self._cancel_timer(self._key("sync", group.group_id))
-        detach(group.model)
-        self.log.info(
-            "group_deleted", t_ms=self._now, node=self.node, group_id=group.group_id, reason=reason
-        )
-
-    def _generate_member_id(self, client_id: str, instance_id: str | None) -> str:
-        """ClassicGroup.generateMemberId: ``<instance id or client id>-<UUID>``, seeded."""
-        u = uuid.UUID(int=self.rng.getrandbits(128), version=4)
-        return f"{instance_id if instance_id is not None else client_id}-{u}"
-
-    # ============================================================================================
-    # timers
-    # ============================================================================================
-
-    def owns_timer(self, key: str) -> bool:
-        return key in self.timers
-
-    def fire_timer(self, key: str, now_ms: int) -> list[Effect]:
-        self._begin(now_ms)
-        action = self.timers.pop(key, None)
-        if action is None:
-            return []
-        self.log.info("timer_fired", t_ms=now_ms, node=self.node, key=key)
-        kind = action[0]
-        if kind == "load":
-            self._load()
-        elif kind == "expire-offsets":
-            self._expire_offsets()
-        else:
-            group = self.groups.get(action[1])
-            if group is not None:
-                if kind == "heartbeat":
-                    self._expire_heartbeat(group, action[2])
-                elif kind == "join-initial":
-                    self._try_complete_initial_rebalance(group, action[2], action[3])
-                elif kind == "join":
-                    self._complete_join(group)
-                elif kind == "sync":
-                    self._expire_pending_sync(group, action[2])
-        return self._end()
-
-    # ============================================================================================
-    # requests
-    # ============================================================================================
-
-    def handle(self, src: str, correlation_id: int, request: object, now_ms: int) -> list[Effect]:
-        self._begin(now_ms)
+    def handle(
+        self, src: str, correlation_id: int, request: object, now_ms: int
+    ) -> CoordinatorResult:
+        """A group API request the service routed here (this shard is loaded)."""
+        out = Step(now_ms)
         version = getattr(request, "api_version", 0)
         waiter = Parked(src, correlation_id, version if isinstance(version, int) else 0)
-        handler = _HANDLERS.get(type(request))
-        if handler is None:  # a subclass of a request type is handled as that type
-            handler = next((h for kind, h in _HANDLERS.items() if isinstance(request, kind)), None)
+        handler = self._handlers.get(type(request))
+        if handler is None:
+            handler = next(
+                (h for kind, h in self._handlers.items() if isinstance(request, kind)), None
+            )
             if handler is None:  # pragma: no cover - the cluster routes only group APIs here
                 raise TypeError(type(request).__name__)
-        handler(self, waiter, request)
-        return self._end()
+        handler(out, waiter, request)
+        return out.result()
 
-    # --- JoinGroup (GroupMetadataManager.classicGroupJoin) ----------------------------------------
+    def fire_timer(self, key: ShardTimerKey, now_ms: int) -> CoordinatorResult:
+        """Run the operation of ``key`` if it is still live (a replaced key runs the newest)."""
+        operation = self.timer.pop(key)
+        if operation is None:
+            return NO_RESULT
+        out = Step(now_ms)
+        out.event("timer_fired", t_ms=now_ms, node=self.node, key=str(key))
+        self._timer_operations[type(operation)](out, operation)
+        return out.result()
 
-    def _join_error(
-        self, waiter: Parked, req: JoinGroupRequest, error: Errors, member_id: str
-    ) -> None:
-        self._reply(waiter, JoinGroupResponse(error, member_id=member_id), req.group_id, member_id)
+    # --- loading and unloading (onLoaded, onUnloaded) ---------------------------------------------
 
-    def _join(self, waiter: Parked, req: JoinGroupRequest) -> None:
-        group = self.groups.get(req.group_id)
-        is_new_group = group is None
-        if group is None:
-            if req.member_id != "":
-                # No group is created for a claimed member id (static members too).
-                self._join_error(waiter, req, Errors.UNKNOWN_MEMBER_ID, req.member_id)
-                return
-            group = self._create_group(req.group_id, "JoinGroup from a new member")
-        if not self._accept_joining_member(group, req.member_id):
-            before = group.leader_id
-            removed = group.remove(req.member_id)
-            group.remove_pending(req.member_id)
-            if removed is not None:
-                self._member_removed(group, removed.member_id, "group.max.size reached")
-            self._note_leader(group, before, "member rejected by group.max.size")
-            self._join_error(waiter, req, Errors.GROUP_MAX_SIZE_REACHED, "")
-        elif req.member_id == "":
-            self._join_new_member(waiter, req, group)
+    def begin_load(self, now_ms: int) -> CoordinatorResult:
+        """This broker just became leader: replay the partition for ``load_time_ms``."""
+        out = Step(now_ms)
+        out.event("partition_loading", t_ms=now_ms, node=self.node, partition=self.partition)
+        if self.config.load_time_ms == 0:
+            self._load(out)
         else:
-            self._join_existing_member(waiter, req, group)
-        if is_new_group and self._appends == 0:
-            # A group that wrote nothing is committed with an "empty group" record; if that fails
-            # the creation is rolled back (Kafka reverts its timeline snapshot).
-            error = self._append([self._empty_group_record(group)], group.group_id)
+            key = LoadKey(self.node, self.partition)
+            self.timer.schedule(out, key, self.config.load_time_ms, FinishLoad())
+        return out.result()
+
+    def finish_load(self, now_ms: int, *, quiet: bool = False) -> CoordinatorResult:
+        """Load at once (``quiet``: the cluster's start, where there is nothing to replay)."""
+        out = Step(now_ms)
+        self._load(out, quiet=quiet)
+        return out.result()
+
+    def _on_load_finished(self, out: Step, _operation: FinishLoad) -> None:
+        self._load(out)
+
+    def _load(self, out: Step, *, quiet: bool = False) -> None:
+        records = self.loader.replay(self.group_manager, self.offset_manager, out.now)
+        self.loading = False
+        if not quiet:
+            out.event(
+                "partition_loaded",
+                t_ms=out.now,
+                node=self.node,
+                partition=self.partition,
+                groups=len(self.group_manager.groups),
+                records=records,
+            )
+        self.group_manager.on_loaded(out)
+        self._ensure_cleanup_timer(out)
+
+    def unload(self, now_ms: int) -> CoordinatorResult:
+        """Leadership moved away: every group goes Dead, parked requests get NOT_COORDINATOR.
+
+        When this broker is dead it cannot answer anyone: the cluster drops the answers (the
+        clients see their connection fail) and keeps only the cancelled timers.
+        """
+        out = Step(now_ms)
+        self.timer.cancel_all(out)
+        self.group_manager.on_unloaded(out)
+        out.event("partition_unloaded", t_ms=now_ms, node=self.node, partition=self.partition)
+        self.loading = True
+        return out.result()
+
+    # --- jobs over both managers (GroupCoordinatorShard) ------------------------------------------
+
+    def _ensure_cleanup_timer(self, out: Step) -> None:
+        """The periodic cleanup runs while the shard holds groups (a documented choice: Kafka
+        schedules it once the shard is loaded, whatever it holds)."""
+        key = ExpireOffsetsKey(self.node, self.partition)
+        if not self.timer.is_scheduled(key) and self.group_manager.groups and not self.loading:
+            interval = self.config.offsets_retention_check_interval_ms
+            self.timer.schedule(out, key, interval, ExpireOffsets())
+
+    def _on_cleanup(self, out: Step, _operation: ExpireOffsets) -> None:
+        """cleanupGroupMetadata: the expired offsets' tombstones, and those of the groups left
+        Empty without offsets, go out as one batch (one CoordinatorResult for the whole shard);
+        if it fails, nothing expires in this run."""
+        groups, offsets = self.group_manager.groups, self.offset_manager
+        entries: list[tuple[RecordKey, RecordValue]] = []
+        expired_by_group: list[tuple[str, list[tuple[str, int]]]] = []
+        doomed: list[ClassicGroup] = []
+        for group_id in sorted(groups):
+            group = groups[group_id]
+            expired = offsets.expired_offsets(group, out.now)
+            if expired:
+                entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
+                expired_by_group.append((group_id, expired))
+            if group.is_in(EMPTY) and len(expired) == offsets.offset_count(group_id):
+                entries.append((GroupMetadataKey(group_id), None))
+                doomed.append(group)
+        if entries and self.writer.append(out, entries, entries[0][0].group) == Errors.NONE:
+            for group_id, expired in expired_by_group:
+                offsets.delete_offsets(group_id, expired)
+                out.event(
+                    "offsets_expired",
+                    t_ms=out.now,
+                    node=self.node,
+                    group_id=group_id,
+                    count=len(expired),
+                )
+            for group in doomed:
+                offsets.delete_all_offsets(group.group_id)
+                self.group_manager.delete_group(out, group, "empty group with no offsets left")
+        self._ensure_cleanup_timer(out)
+
+    def delete_groups(
+        self, group_ids: list[str], now_ms: int
+    ) -> tuple[list[Errors], CoordinatorResult]:
+        """GroupCoordinatorShard.deleteGroups: the result of each group, in order, and the output.
+
+        Each group is validated (ClassicGroup.validateDeleteGroup); the tombstones of the valid
+        ones (each group's offsets, then the group) go out as ONE write, the shard's one
+        CoordinatorResult. If that write fails, GroupCoordinatorService answers every group of
+        the shard with the mapped error, the ones that failed validation included.
+        """
+        out = Step(now_ms)
+        groups, offsets = self.group_manager.groups, self.offset_manager.offsets
+        results: list[Errors] = []
+        doomed: list[ClassicGroup] = []
+        entries: list[tuple[RecordKey, RecordValue]] = []
+        for group_id in group_ids:
+            group = groups.get(group_id)
+            if group is None or group.is_in(DEAD):
+                results.append(Errors.GROUP_ID_NOT_FOUND)
+            elif not group.is_in(EMPTY):
+                results.append(Errors.NON_EMPTY_GROUP)
+            else:
+                results.append(Errors.NONE)
+                doomed.append(group)
+                entries.extend(
+                    (OffsetCommitKey(group_id, t, p), None) for (t, p) in offsets.get(group_id, {})
+                )
+                entries.append((GroupMetadataKey(group_id), None))
+        if entries:
+            error = self.writer.append(out, entries, doomed[0].group_id)
             if error != Errors.NONE:
-                for member in group.iter_members():
-                    if member.join_waiter is waiter:
-                        member.join_waiter = None
-                        self._join_error(waiter, req, append_error_to_response_error(error), "")
-                self._drop_group(group, "empty group record could not be written")
+                return [operation_error_to_response_error(error)] * len(group_ids), out.result()
+        for group in doomed:
+            self.offset_manager.delete_all_offsets(group.group_id)
+            self.group_manager.delete_group(out, group, "DeleteGroups")
+        return results, out.result()
 
-    def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
-        """GroupMetadataManager.acceptJoiningMember: group.max.size."""
-        limit = self.config.group_max_size
-        state = group.state
-        if state in (EMPTY, DEAD):
-            return True
-        if state == PREPARING_REBALANCE:
-            member = group.members.get(member_id)
-            # fewer members than the limit means fewer waiting ones too (no need to count them)
-            return (
-                (member is not None and member.awaiting_join)
-                or len(group.members) < limit
-                or group.num_awaiting_join() < limit
-            )
-        return member_id in group.members or len(group.members) < limit
+    def delete_offsets_of_topic(self, topic: str, now_ms: int) -> CoordinatorResult:
+        """onPartitionsDeleted: tombstones for every group's offsets of a deleted topic.
 
-    def _protocols(self, req: JoinGroupRequest) -> tuple[tuple[str, bytes], ...]:
-        return tuple([(p.name, p.metadata) for p in req.protocols])  # a list: no generator
-
-    def _rebalance_timeout(self, req: JoinGroupRequest) -> int:
-        # JoinGroup v0 has no rebalance timeout: the session timeout stands in (KafkaApis).
-        return req.session_timeout_ms if req.api_version == 0 else req.rebalance_timeout_ms
-
-    def _join_new_member(self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup) -> None:
-        protocols = self._protocols(req)
-        if group.is_in(DEAD):
-            self._join_error(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, "")
-            return
-        if not group.supports_protocols(req.protocol_type, [n for n, _ in protocols]):
-            self._join_error(waiter, req, Errors.INCONSISTENT_GROUP_PROTOCOL, "")
-            return
-        new_id = self._generate_member_id(req.client_id, req.group_instance_id)
-        if req.group_instance_id is not None:
-            old_id = group.static_members.get(req.group_instance_id)
-            if old_id is not None:
-                self._replace_static_member(waiter, req, group, old_id, new_id)
-            else:
-                self._add_member(waiter, req, group, new_id)
-        elif req.api_version >= 4:
-            # KIP-394: hand out an id and ask the member to come back with it.
-            group.pending_members[new_id] = None
-            self.log.info(
-                "pending_member_added",
-                t_ms=self._now,
-                node=self.node,
-                group_id=group.group_id,
-                member_id=new_id,
-            )
-            self._schedule_heartbeat(group, new_id, req.session_timeout_ms)
-            self._join_error(waiter, req, Errors.MEMBER_ID_REQUIRED, new_id)
-        else:
-            self._add_member(waiter, req, group, new_id)
-
-    def _join_existing_member(
-        self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup
-    ) -> None:
-        member_id = req.member_id
-        protocols = self._protocols(req)
-        state = group.state  # nothing below changes it before the branch on it
-        if state == DEAD:
-            self._join_error(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, member_id)
-            return
-        if not group.supports_protocols(req.protocol_type, [n for n, _ in protocols]):
-            self._join_error(waiter, req, Errors.INCONSISTENT_GROUP_PROTOCOL, member_id)
-            return
-        if member_id in group.pending_members:
-            if req.group_instance_id is not None:
-                # Kafka throws IllegalStateException here (a pending id is never static); the
-                # failed operation is answered UNKNOWN_SERVER_ERROR without a member id
-                # (GroupCoordinatorService.joinGroup).
-                response = JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR)
-                self._reply(waiter, response, req.group_id, member_id)
-                return
-            self._add_member(waiter, req, group, member_id)
-            return
-        error = self._validate_member(group, member_id, req.group_instance_id)
-        if error != Errors.NONE:
-            self._join_error(waiter, req, error, member_id)
-            return
-        member = group.members[member_id]
-        if state == PREPARING_REBALANCE:
-            self._update_member(group, member, req, waiter)
-            self._maybe_prepare_rebalance_or_complete_join(group, f"member {member_id} rejoined")
-        elif state == COMPLETING_REBALANCE:
-            if member.matches(protocols):
-                self._answer_current_generation(
-                    waiter, group, member_id, group.is_leader(member_id)
-                )
-            else:
-                self._update_member(group, member, req, waiter)
-                self._maybe_prepare_rebalance_or_complete_join(
-                    group, f"member {member_id} changed its metadata"
-                )
-        elif state == STABLE:
-            if group.is_leader(member_id) or not member.matches(protocols):
-                why = "the leader rejoined" if group.is_leader(member_id) else "metadata changed"
-                self._update_member(group, member, req, waiter)
-                self._maybe_prepare_rebalance_or_complete_join(group, f"{member_id}: {why}")
-            else:
-                self._answer_current_generation(waiter, group, member_id, False)
-        else:  # Empty: a stale member id
-            self._join_error(waiter, req, Errors.UNKNOWN_MEMBER_ID, member_id)
-
-    def _answer_current_generation(
-        self, waiter: Parked, group: ClassicGroup, member_id: str, with_members: bool
-    ) -> None:
-        self._reply(
-            waiter,
-            JoinGroupResponse(
-                Errors.NONE,
-                generation_id=group.generation_id,
-                protocol_type=group.protocol_type,
-                protocol_name=group.protocol_name,
-                leader=group.leader_id or "",
-                member_id=member_id,
-                members=self._members_list(group) if with_members else (),
-            ),
-            group.group_id,
-            member_id,
-        )
-
-    def _members_list(self, group: ClassicGroup) -> tuple[JoinGroupResponseMember, ...]:
-        """ClassicGroup.currentClassicGroupMembers, in HashMap order."""
-        protocol = group.protocol_name
-        return tuple(
-            [
-                JoinGroupResponseMember(m.member_id, m.group_instance_id, m.metadata_for(protocol))
-                for m in group.iter_members()
-            ]
-        )
-
-    def _validate_member(
-        self, group: ClassicGroup, member_id: str, instance_id: str | None
-    ) -> Errors:
-        """ClassicGroup.validateMember: fencing by instance id, then membership."""
-        if instance_id is not None:
-            current = group.static_members.get(instance_id)
-            if current is None:
-                return Errors.UNKNOWN_MEMBER_ID
-            if current != member_id:
-                return Errors.FENCED_INSTANCE_ID
-        if member_id not in group.members:
-            return Errors.UNKNOWN_MEMBER_ID
-        return Errors.NONE
-
-    def _update_member(
-        self, group: ClassicGroup, member: Member, req: JoinGroupRequest, waiter: Parked | None
-    ) -> None:
-        """ClassicGroup.updateMember: new protocols/timeouts; a previous parked join is dropped."""
-        group.update_protocols(member, self._protocols(req))
-        member.rebalance_timeout_ms = self._rebalance_timeout(req)
-        member.session_timeout_ms = req.session_timeout_ms
-        if member.join_waiter is not None and waiter is not None:
-            self.log.info(
-                "join_dropped",
-                t_ms=self._now,
-                node=self.node,
-                group_id=group.group_id,
-                member_id=member.member_id,
-                correlation_id=member.join_waiter.correlation_id,
-                reason="superseded by a newer JoinGroup",
-            )
-        member.join_waiter = waiter
-
-    def _add_member(
-        self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, member_id: str
-    ) -> None:
-        """GroupMetadataManager.addMemberThenRebalanceOrCompleteJoin."""
-        member = Member(
-            member_id=member_id,
-            group_instance_id=req.group_instance_id,
-            client_id=req.client_id,
-            client_host=req.client_host,
-            rebalance_timeout_ms=self._rebalance_timeout(req),
-            session_timeout_ms=req.session_timeout_ms,
-            protocol_type=req.protocol_type,
-            protocols=self._protocols(req),
-            join_waiter=waiter,
-            is_new=True,
-        )
-        if group.is_in(PREPARING_REBALANCE) and group.previous_state == EMPTY:
-            group.new_member_added = True
-        before = group.leader_id
-        group.add(member)
-        self.log.info(
-            "member_added",
-            t_ms=self._now,
-            node=self.node,
-            group_id=group.group_id,
-            member_id=member_id,
-            group_instance_id=req.group_instance_id,
-            generation_id=group.generation_id,
-            reason="JoinGroup",
-            client_reason=req.reason,
-        )
-        self._note_leader(group, before, "first member added")
-        self._schedule_heartbeat(group, member_id, self.config.new_member_join_timeout_ms)
-        self._maybe_prepare_rebalance_or_complete_join(group, f"new member {member_id} joined")
-
-    def _replace_static_member(
-        self, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, old_id: str, new_id: str
-    ) -> None:
-        """GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin (KIP-345)."""
-        instance_id = req.group_instance_id
-        assert instance_id is not None
-        old = group.members[old_id]
-        current_leader = group.leader_id
-        if old.join_waiter is not None:
-            w, old.join_waiter = old.join_waiter, None
-            self._reply(
-                w,
-                JoinGroupResponse(Errors.FENCED_INSTANCE_ID, member_id=old_id),
-                group.group_id,
-                old_id,
-            )
-        if old.sync_waiter is not None:
-            w, old.sync_waiter = old.sync_waiter, None
-            self._reply(w, SyncGroupResponse(Errors.FENCED_INSTANCE_ID), group.group_id, old_id)
-        new = group.replace_static_member(instance_id, old_id, new_id)
-        self.log.info(
-            "member_replaced",
-            t_ms=self._now,
-            node=self.node,
-            group_id=group.group_id,
-            member_id=new_id,
-            previous_member_id=old_id,
-            group_instance_id=instance_id,
-            generation_id=group.generation_id,
-            reason="static member rejoined with an unknown member id",
-        )
-        self._note_leader(group, current_leader, "static leader replaced")
-        self._schedule_heartbeat(group, new_id, new.session_timeout_ms)
-        old_protocols = new.protocols
-        old_rebalance, old_session = new.rebalance_timeout_ms, new.session_timeout_ms
-        self._update_member(group, new, req, waiter)
-        if group.is_in(STABLE):
-            if (group.protocol_name or "") == group.select_protocol():
-                assignment = {m.member_id: m.assignment for m in group.members.values()}
-                error = self._append([self._group_record(group, assignment)], group.group_id)
-                if error != Errors.NONE:
-                    # Revert: the old incarnation comes back with its old protocols and timeouts.
-                    group.update_protocols(new, old_protocols)
-                    new.rebalance_timeout_ms, new.session_timeout_ms = old_rebalance, old_session
-                    new.join_waiter = None
-                    restored = group.replace_static_member(instance_id, new_id, old_id)
-                    self._schedule_heartbeat(group, old_id, restored.session_timeout_ms)
-                    self._reply(
-                        waiter,
-                        JoinGroupResponse(
-                            append_error_to_response_error(error),
-                            generation_id=group.generation_id,
-                            protocol_type=group.protocol_type,
-                            protocol_name=group.protocol_name,
-                            leader=current_leader or "",
-                            member_id="",
-                        ),
-                        group.group_id,
-                        new_id,
-                    )
-                    return
-                new.join_waiter = None
-                if req.api_version >= 9:
-                    is_leader = group.is_leader(new_id)
-                    response = JoinGroupResponse(
-                        Errors.NONE,
-                        generation_id=group.generation_id,
-                        protocol_type=group.protocol_type,
-                        protocol_name=group.protocol_name,
-                        leader=group.leader_id or "",
-                        skip_assignment=is_leader,
-                        member_id=new_id,
-                        members=self._members_list(group) if is_leader else (),
-                    )
-                else:
-                    response = JoinGroupResponse(
-                        Errors.NONE,
-                        generation_id=group.generation_id,
-                        protocol_type=group.protocol_type,
-                        protocol_name=group.protocol_name,
-                        leader=current_leader or "",
-                        member_id=new_id,
-                    )
-                self._reply(waiter, response, group.group_id, new_id)
-            else:
-                self._maybe_prepare_rebalance_or_complete_join(
-                    group, f"static member {instance_id} replaced; the protocol would change"
-                )
-        elif group.is_in(COMPLETING_REBALANCE):
-            self._prepare_rebalance(group, f"static member {instance_id} replaced")
-        elif group.is_in(PREPARING_REBALANCE):
-            self._maybe_complete_join_phase(group)
-        else:
-            # Empty with static members cannot happen; Kafka throws IllegalStateException, which
-            # its runtime answers UNKNOWN_SERVER_ERROR (without a member id).
-            new.join_waiter = None
-            self._reply(
-                waiter, JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR), req.group_id, new_id
-            )
-
-    # --- rebalance machinery (prepareRebalance, maybeCompleteJoinPhase, initial delay) ------------
-
-    def _maybe_prepare_rebalance_or_complete_join(self, group: ClassicGroup, reason: str) -> None:
-        if group.can_rebalance():
-            self._prepare_rebalance(group, reason)
-        else:
-            self._maybe_complete_join_phase(group)
-
-    def _maybe_complete_join_phase(self, group: ClassicGroup) -> None:
-        if not group.is_in(PREPARING_REBALANCE):
-            return
-        if group.previous_state == EMPTY:
-            return  # an initial rebalance only ends by its delay chain
-        if group.has_all_members_joined():
-            self._complete_join(group)
-
-    def _prepare_rebalance(self, group: ClassicGroup, reason: str) -> None:
-        if group.is_in(COMPLETING_REBALANCE):
-            self._reset_and_propagate(group, Errors.REBALANCE_IN_PROGRESS)
-        self._remove_sync_expiration(group)
-        initial = group.is_in(EMPTY)
-        if initial:
-            delay = self.config.group_initial_rebalance_delay_ms
-            remaining = max(group.rebalance_timeout_ms() - delay, 0)
-            self._set_timer(
-                self._key("join", group.group_id),
-                delay,
-                ("join-initial", group.group_id, delay, remaining),
-            )
-        self._transition(group, PREPARING_REBALANCE, reason)
-        if not initial:
-            if group.has_all_members_joined():
-                self._complete_join(group)
-            else:
-                self._set_timer(
-                    self._key("join", group.group_id),
-                    group.rebalance_timeout_ms(),
-                    ("join", group.group_id),
-                )
-
-    def _try_complete_initial_rebalance(
-        self, group: ClassicGroup, delay: int, remaining: int
-    ) -> None:
-        if group.new_member_added and remaining != 0:
-            group.new_member_added = False
-            new_delay = min(self.config.group_initial_rebalance_delay_ms, remaining)
-            new_remaining = max(remaining - delay, 0)
-            self._set_timer(
-                self._key("join", group.group_id),
-                new_delay,
-                ("join-initial", group.group_id, new_delay, new_remaining),
-            )
-        else:
-            self._complete_join(group)
-
-    def _complete_join(self, group: ClassicGroup) -> None:
-        """GroupMetadataManager.completeClassicGroupJoin."""
-        self._cancel_timer(self._key("join", group.group_id))
-        for member in group.iter_members():
-            if not member.awaiting_join and not member.is_static:
-                before = group.leader_id
-                group.remove(member.member_id)
-                self._cancel_timer(self._heartbeat_key(group.group_id, member.member_id))
-                self._member_removed(
-                    group, member.member_id, "did not rejoin before the join phase ended"
-                )
-                self._note_leader(group, before, "leader removed")
-        if group.is_in(DEAD):
-            return
-        before = group.leader_id
-        elected = group.maybe_elect_new_joined_leader()
-        self._note_leader(group, before, "the leader did not rejoin")
-        if not elected and group.members:
-            self._set_timer(
-                self._key("join", group.group_id),
-                group.rebalance_timeout_ms(),
-                ("join", group.group_id),
-            )
-            return
-        group.generation_id += 1
-        if group.members:
-            group.protocol_name = group.select_protocol()
-            group.subscribed_topics = self._subscribed_topics(group)
-            self.log.info(
-                "protocol_selected",
-                t_ms=self._now,
-                node=self.node,
-                group_id=group.group_id,
-                generation_id=group.generation_id,
-                protocol_name=group.protocol_name,
-            )
-            self._transition(group, COMPLETING_REBALANCE, "join phase completed")
-            group.pending_sync.clear()
-            members = self._members_list(group)
-            for member in group.iter_members():
-                is_leader = group.is_leader(member.member_id)
-                if member.join_waiter is not None:
-                    waiter, member.join_waiter = member.join_waiter, None
-                    self._reply(
-                        waiter,
-                        JoinGroupResponse(
-                            Errors.NONE,
-                            generation_id=group.generation_id,
-                            protocol_type=group.protocol_type,
-                            protocol_name=group.protocol_name,
-                            leader=group.leader_id or "",
-                            member_id=member.member_id,
-                            members=members if is_leader else (),
-                        ),
-                        group.group_id,
-                        member.member_id,
-                    )
-                self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
-                member.is_new = False
-                group.pending_sync[member.member_id] = None
-            self._set_timer(
-                self._key("sync", group.group_id),
-                group.rebalance_timeout_ms(),
-                ("sync", group.group_id, group.generation_id),
-            )
-        else:
-            group.protocol_name = None
-            group.subscribed_topics = None
-            self._transition(group, EMPTY, "join phase completed with no members")
-            group.pending_sync.clear()
-            self._append([self._group_record(group, {})], group.group_id)
-
-    def _subscribed_topics(self, group: ClassicGroup) -> frozenset[str] | None:
-        if group.protocol_type != CONSUMER_PROTOCOL_TYPE or not group.members:
-            return None
-        topics: set[str] = set()
-        for member in group.members.values():
-            parsed = parse_subscribed_topics(member.metadata_for(group.protocol_name))
-            if parsed is None:
-                return None
-            topics |= parsed
-        return frozenset(topics)
-
-    def _remove_sync_expiration(self, group: ClassicGroup) -> None:
-        group.pending_sync.clear()
-        self._cancel_timer(self._key("sync", group.group_id))
-
-    def _reset_and_propagate(self, group: ClassicGroup, error: Errors) -> None:
-        for member in group.members.values():
-            member.assignment = b""
-        self._propagate(group, error)
-
-    def _propagate(self, group: ClassicGroup, error: Errors) -> None:
-        """propagateAssignment: answer every parked SyncGroup, re-arm the sessions answered."""
-        for member in group.iter_members():
-            if member.sync_waiter is None:
-                continue
-            waiter, member.sync_waiter = member.sync_waiter, None
-            if error == Errors.NONE:
-                response = SyncGroupResponse(
-                    Errors.NONE, group.protocol_type, group.protocol_name, member.assignment
-                )
-            else:
-                response = SyncGroupResponse(error)
-            self._reply(waiter, response, group.group_id, member.member_id, group.generation_id)
-            self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
-
-    def _member_removed(self, group: ClassicGroup, member_id: str, reason: str) -> None:
-        self.log.info(
-            "member_removed",
-            t_ms=self._now,
-            node=self.node,
-            group_id=group.group_id,
-            member_id=member_id,
-            generation_id=group.generation_id,
-            reason=reason,
-        )
-
-    def _remove_member(self, group: ClassicGroup, member: Member, reason: str) -> None:
-        """Answer a parked JoinGroup UNKNOWN_MEMBER_ID, then remove (leader re-picked)."""
-        if member.join_waiter is not None:
-            waiter, member.join_waiter = member.join_waiter, None
-            self._reply(
-                waiter,
-                JoinGroupResponse(Errors.UNKNOWN_MEMBER_ID, member_id=""),
-                group.group_id,
-                member.member_id,
-            )
-        if member.sync_waiter is not None:
-            # Kafka drops the parked SyncGroup of a removed member: it is never answered.
-            self.log.info(
-                "sync_dropped",
-                t_ms=self._now,
-                node=self.node,
-                group_id=group.group_id,
-                member_id=member.member_id,
-                correlation_id=member.sync_waiter.correlation_id,
-                reason=reason,
-            )
-            member.sync_waiter = None
-        before = group.leader_id
-        group.remove(member.member_id)
-        self._member_removed(group, member.member_id, reason)
-        self._note_leader(group, before, "leader removed")
-
-    # --- expireClassicGroupMemberHeartbeat / expirePendingSync ------------------------------------
-
-    def _expire_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
-        if group.is_in(DEAD):
-            return
-        if member_id in group.pending_members:
-            group.remove_pending(member_id)
-            self.log.info(
-                "pending_member_expired",
-                t_ms=self._now,
-                node=self.node,
-                group_id=group.group_id,
-                member_id=member_id,
-            )
-            if group.is_in(PREPARING_REBALANCE) and group.has_all_members_joined():
-                self._complete_join(group)
-            return
-        member = group.members.get(member_id)
-        if member is None or member.has_satisfied_heartbeat():
-            return
-        self._remove_member(group, member, "session timeout expired")
-        if group.is_in(STABLE, COMPLETING_REBALANCE):
-            self._maybe_prepare_rebalance_or_complete_join(group, f"member {member_id} expired")
-        elif group.is_in(PREPARING_REBALANCE) and group.has_all_members_joined():
-            self._complete_join(group)
-
-    def _expire_pending_sync(self, group: ClassicGroup, generation_id: int) -> None:
-        if generation_id != group.generation_id or not group.is_in(COMPLETING_REBALANCE, STABLE):
-            return
-        if not group.pending_sync:
-            return
-        for member_id in list(group.pending_sync):
-            member = group.members.get(member_id)
-            if member is not None:
-                self._remove_member(group, member, "no SyncGroup before the rebalance timeout")
-            self._cancel_timer(self._heartbeat_key(group.group_id, member_id))
-        group.pending_sync.clear()
-        self._prepare_rebalance(group, "members expired waiting for SyncGroup")
-
-    # --- SyncGroup (classicGroupSync) -------------------------------------------------------------
-
-    def _sync(self, waiter: Parked, req: SyncGroupRequest) -> None:
-        group = self.groups.get(req.group_id)
-
-        def fail(error: Errors) -> None:
-            self._reply(
-                waiter, SyncGroupResponse(error), req.group_id, req.member_id, req.generation_id
-            )
-
-        if group is None:
-            return fail(Errors.UNKNOWN_MEMBER_ID)
-        state = group.state  # nothing below changes it before the branch on it
-        if state == EMPTY:
-            return fail(Errors.UNKNOWN_MEMBER_ID)
-        if state == DEAD:
-            return fail(Errors.COORDINATOR_NOT_AVAILABLE)
-        error = self._validate_member(group, req.member_id, req.group_instance_id)
-        if error != Errors.NONE:
-            return fail(error)
-        if req.generation_id != group.generation_id:
-            return fail(Errors.ILLEGAL_GENERATION)
-        if req.protocol_type is not None and req.protocol_type != group.protocol_type:
-            return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
-        if req.protocol_name is not None and req.protocol_name != group.protocol_name:
-            return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
-        if state == PREPARING_REBALANCE:
-            return fail(Errors.REBALANCE_IN_PROGRESS)
-        member = group.members[req.member_id]
-        if state == COMPLETING_REBALANCE:
-            if member.sync_waiter is not None:
-                # ClassicGroupMember.setAwaitingSyncFuture overwrites: the first is never answered.
-                self.log.info(
-                    "sync_dropped",
-                    t_ms=self._now,
-                    node=self.node,
-                    group_id=group.group_id,
-                    member_id=member.member_id,
-                    correlation_id=member.sync_waiter.correlation_id,
-                    reason="superseded by a newer SyncGroup",
-                )
-            member.sync_waiter = waiter
-            self._remove_pending_sync(group, req.member_id)
-            if group.is_leader(req.member_id):
-                assignment = {a.member_id: a.assignment for a in req.assignments}
-                full = {
-                    m.member_id: assignment.get(m.member_id, b"") for m in group.members.values()
-                }
-                missing = [mid for mid in full if mid not in assignment]
-                if missing:
-                    self.log.info(
-                        "assignment_missing",
-                        t_ms=self._now,
-                        node=self.node,
-                        group_id=group.group_id,
-                        generation_id=group.generation_id,
-                        member_ids=sorted(missing),
-                    )
-                error = self._append([self._group_record(group, full)], group.group_id)
-                if error != Errors.NONE:
-                    mapped = append_error_to_response_error(error)
-                    self._reset_and_propagate(group, mapped)
-                    self._maybe_prepare_rebalance_or_complete_join(
-                        group, f"error {mapped.name} storing the assignment"
-                    )
-                else:
-                    for m in group.members.values():
-                        m.assignment = full[m.member_id]
-                    self._propagate(group, Errors.NONE)
-                    self._transition(group, STABLE, "the leader's assignment was persisted")
-        else:  # Stable: hand out the stored assignment
-            self._remove_pending_sync(group, req.member_id)
-            self._reply(
-                waiter,
-                SyncGroupResponse(
-                    Errors.NONE, group.protocol_type, group.protocol_name, member.assignment
-                ),
-                req.group_id,
-                req.member_id,
-                req.generation_id,
-            )
-
-    def _remove_pending_sync(self, group: ClassicGroup, member_id: str) -> None:
-        group.pending_sync.pop(member_id, None)
-        if not group.pending_sync:
-            self._cancel_timer(self._key("sync", group.group_id))
-
-    # --- Heartbeat (classicGroupHeartbeat) --------------------------------------------------------
-
-    def _heartbeat(self, waiter: Parked, req: HeartbeatRequest) -> None:
-        group = self.groups.get(req.group_id)
-        error = Errors.NONE
-        if group is None:
-            error = Errors.UNKNOWN_MEMBER_ID
-        elif (state := group.state) == DEAD:
-            error = Errors.COORDINATOR_NOT_AVAILABLE
-        else:
-            error = self._validate_member(group, req.member_id, req.group_instance_id)
-            if error == Errors.NONE and req.generation_id != group.generation_id:
-                error = Errors.ILLEGAL_GENERATION
-            if error == Errors.NONE:
-                if state == EMPTY:
-                    error = Errors.UNKNOWN_MEMBER_ID
-                else:
-                    member = group.members[req.member_id]
-                    self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
-                    if state == PREPARING_REBALANCE:
-                        error = Errors.REBALANCE_IN_PROGRESS
-        self._reply(
-            waiter, HeartbeatResponse(error), req.group_id, req.member_id, req.generation_id
-        )
-
-    # --- LeaveGroup (classicGroupLeave) -----------------------------------------------------------
-
-    def _leave(self, waiter: Parked, req: LeaveGroupRequest) -> None:
-        group = self.groups.get(req.group_id)
-        if group is None:
-            results = tuple(
-                LeaveGroupResponseMember(m.member_id, m.group_instance_id, Errors.UNKNOWN_MEMBER_ID)
-                for m in req.members
-            )
-            return self._leave_reply(waiter, req, Errors.NONE, results)
-        if group.is_in(DEAD):
-            return self._leave_reply(waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, ())
-        results = []
-        left = []
-        for identity in req.members:
-            error = Errors.NONE
-            if identity.member_id == "":
-                target = (
-                    group.static_members.get(identity.group_instance_id)
-                    if identity.group_instance_id is not None
-                    else None
-                )
-                if target is None:
-                    error = Errors.UNKNOWN_MEMBER_ID
-                else:
-                    self._leave_member(group, target, identity.reason)
-            elif identity.member_id in group.pending_members:
-                group.remove_pending(identity.member_id)
-                self._cancel_timer(self._heartbeat_key(group.group_id, identity.member_id))
-                self.log.info(
-                    "pending_member_left",
-                    t_ms=self._now,
-                    node=self.node,
-                    group_id=group.group_id,
-                    member_id=identity.member_id,
-                )
-            else:
-                error = self._validate_member(group, identity.member_id, identity.group_instance_id)
-                if error == Errors.NONE:
-                    self._leave_member(group, identity.member_id, identity.reason)
-            if error == Errors.NONE:
-                left.append(identity.member_id)
-            results.append(
-                LeaveGroupResponseMember(identity.member_id, identity.group_instance_id, error)
-            )
-        if left:
-            reason = f"LeaveGroup for {left}"
-            if group.is_in(STABLE, COMPLETING_REBALANCE):
-                self._maybe_prepare_rebalance_or_complete_join(group, reason)
-            elif group.is_in(PREPARING_REBALANCE):
-                self._maybe_complete_join_phase(group)
-        self._leave_reply(waiter, req, Errors.NONE, tuple(results))
-
-    def _leave_member(self, group: ClassicGroup, member_id: str, reason: str | None) -> None:
-        member = group.members[member_id]
-        self._remove_member(group, member, f"LeaveGroup ({reason or 'not provided'})")
-        self._cancel_timer(self._heartbeat_key(group.group_id, member_id))
-
-    def _leave_reply(
-        self,
-        waiter: Parked,
-        req: LeaveGroupRequest,
-        error: Errors,
-        results: tuple[LeaveGroupResponseMember, ...],
-    ) -> None:
-        if req.api_version < 3 and error == Errors.NONE:
-            # v0-2 carry one member; its error is lifted to the top level, no member list.
-            error = results[0].error_code if results else Errors.NONE
-            results = ()
-        member_id = req.members[0].member_id if len(req.members) == 1 else None
-        self._reply(waiter, LeaveGroupResponse(error, results), req.group_id, member_id)
+        A shard still loading is skipped, as Kafka's write to an inactive coordinator fails: its
+        offsets come back from the log.
+        """
+        if self.loading:
+            return NO_RESULT
+        out = Step(now_ms)
+        self.offset_manager.on_partitions_deleted(out, topic)
+        return out.result()
 
     # --- queries ----------------------------------------------------------------------------------
 
     def view(self, group_id: str) -> GroupView | None:
-        group = self.groups.get(group_id)
+        group = self.group_manager.groups.get(group_id)
         if group is None:
             return None
         return group.view(self.partition, None if self.loading else self.node)
 
     def views(self) -> list[GroupView]:
-        return [self.view(gid) for gid in sorted(self.groups)]  # type: ignore[misc]
+        groups = self.group_manager.groups
+        coordinator = None if self.loading else self.node
+        return [groups[gid].view(self.partition, coordinator) for gid in sorted(groups)]
 
     def list_groups(self, states_filter: tuple[str, ...]) -> list[ListedGroup]:
-        """GroupMetadataManager.listGroups: each state name is lower-cased and trimmed first."""
-        wanted = {s.lower().strip(_JAVA_TRIMMED) for s in states_filter}
-        out = []
-        for gid in sorted(self.groups):
-            group = self.groups[gid]
-            if wanted and group.state.lower() not in wanted:
-                continue
-            out.append(ListedGroup(gid, group.protocol_type or "", group.state))
-        return out
+        return self.group_manager.list_groups(states_filter)
 
     def describe_group(self, group_id: str) -> DescribedGroup:
-        """GroupMetadataManager.describeGroups for one group.
+        return self.group_manager.describe_group(group_id)
 
-        Member metadata and the protocol are only shown in Stable; each member's current
-        assignment is shown in every state (ClassicGroupMember.describeNoMetadata sets it too).
-        """
-        group = self.groups.get(group_id)
-        if group is None:
-            return DescribedGroup(Errors.NONE, group_id, group_state=DEAD)
-        stable = group.is_in(STABLE)
-        members = tuple(
-            DescribedGroupMember(
-                member_id=m.member_id,
-                group_instance_id=m.group_instance_id,
-                client_id=m.client_id,
-                client_host=m.client_host,
-                member_metadata=m.metadata_for(group.protocol_name) if stable else b"",
-                member_assignment=m.assignment,
-            )
-            for m in group.iter_members()
-        )
-        return DescribedGroup(
-            Errors.NONE,
-            group_id,
-            group_state=group.state,
-            protocol_type=group.protocol_type or "",
-            protocol_data=(group.protocol_name or "") if stable else "",
-            members=members,
-        )
-
-
-# The group APIs' handlers, by request type (GroupShard.handle).
-_HANDLERS: dict[type, Callable[[GroupShard, Parked, Any], None]] = {
-    JoinGroupRequest: GroupShard._join,
-    SyncGroupRequest: GroupShard._sync,
-    HeartbeatRequest: GroupShard._heartbeat,
-    LeaveGroupRequest: GroupShard._leave,
-    OffsetCommitRequest: OffsetsMixin._commit,
-    OffsetFetchRequest: OffsetsMixin._fetch,
-}
+    def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
+        return self.offset_manager.committed_offsets(group_id)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from coordinator.placement import java_string_length
+from coordinator.java import java_string_length
 
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]*")

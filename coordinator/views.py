@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
+from coordinator.tuples import to_tuple
+
 
 @frozen
 class MemberView:
@@ -17,7 +19,7 @@ class MemberView:
     is_new: bool
     session_timeout_ms: int
     rebalance_timeout_ms: int
-    protocols: tuple[tuple[str, bytes], ...] = field(converter=tuple)
+    protocols: tuple[tuple[str, bytes], ...] = field(converter=to_tuple)
 
 
 @frozen
@@ -28,8 +30,8 @@ class GroupView:
     protocol_type: str | None
     protocol_name: str | None
     leader_id: str | None
-    members: tuple[MemberView, ...] = field(converter=tuple)
-    pending_members: tuple[str, ...] = field(converter=tuple)
+    members: tuple[MemberView, ...] = field(converter=to_tuple)
+    pending_members: tuple[str, ...] = field(converter=to_tuple)
     partition: int = -1
     coordinator: str | None = None
 

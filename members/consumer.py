@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -39,7 +39,7 @@ from assignors.api import (
     Subscription,
     TopicPartition,
 )
-from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.effects import CancelTimer, Effect
 from coordinator.errors import EXCEPTION_NAMES, Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
@@ -64,9 +64,8 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
     SyncGroupResponse,
-    api_name,
+    error_name,
     maybe_truncate_reason,
-    response_error,
 )
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -83,26 +82,40 @@ from members.consumer_protocol import (
     encode_assignment,
     encode_subscriptions,
 )
+from members.coordinator_lookup import CoordinatorLookup
+from members.failure import ConsumerFatal
+from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
+from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
+from members.network import ConsumerNetworkClient, InFlightRequest
+from members.offsets import (
+    CommitResult,
+    CommittedOffsetsLookup,
+    SyncCommits,
+    offset_fetch_error,
+)
+from members.positions import FetchPositions
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
+from members.timers import (
+    TIMER_NAMES,
+    CloseTimer,
+    CommitRetryTimer,
+    ConsumerTimer,
+    ConsumerTimers,
+    DriveTimer,
+    FindCoordinatorTimer,
+    HeartbeatTimer,
+    JoinPrepareTimer,
+    JoinRetryTimer,
+    MetadataTimer,
+    PollTimer,
+    RequestTimeout,
+)
 
 PROTOCOL_TYPE = "consumer"
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
-
-#: The consumer's own timers; each is set under the key ``<name>:<incarnation>``.
-TIMER_NAMES = (
-    "poll",
-    "heartbeat",
-    "drive",
-    "join-retry",
-    "find-coordinator",
-    "metadata",
-    "commit-retry",
-    "join-prepare",
-    "close",
-)
 
 #: ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS: close() without a timeout (capped at request.timeout.ms).
 DEFAULT_CLOSE_TIMEOUT_MS = 30000
@@ -112,83 +125,13 @@ DEFAULT_API_TIMEOUT_MS = 60000
 #: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
 _ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
-#: JoinGroup answers that JoinGroupResponseHandler turns into a retry (at once or after the
-#: backoff); every other error is thrown from poll().
-_JOIN_NON_FATAL = frozenset(
-    {
-        Errors.MEMBER_ID_REQUIRED,
-        Errors.UNKNOWN_MEMBER_ID,
-        Errors.REBALANCE_IN_PROGRESS,
-        Errors.COORDINATOR_LOAD_IN_PROGRESS,
-        Errors.COORDINATOR_NOT_AVAILABLE,
-        Errors.NOT_COORDINATOR,
-    }
-)
+#: How Kafka's log and rejoin reasons name an API (ApiKeys, upper case).
+_API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
 
 #: The timers that still run while close() waits for its commitSync.
-_CLOSING_TIMERS = frozenset({"commit-retry", "find-coordinator"})
-
-#: Requests that do not travel on the coordinator's connection (Kafka opens a connection of its
-#: own to the coordinator, id Integer.MAX_VALUE - node id): close() does not wait for them.
-_NOT_COORDINATOR_REQUESTS = frozenset({"FindCoordinator", "Metadata"})
-
-#: The JoinGroup errors with a branch of their own in JoinGroupResponseHandler: their future fails
-#: with the error's exception; any other error with a KafkaException.
-_JOIN_HANDLED = _JOIN_NON_FATAL | {
-    Errors.FENCED_INSTANCE_ID,
-    Errors.INCONSISTENT_GROUP_PROTOCOL,
-    Errors.INVALID_SESSION_TIMEOUT,
-    Errors.INVALID_GROUP_ID,
-    Errors.GROUP_AUTHORIZATION_FAILED,
-    Errors.GROUP_MAX_SIZE_REACHED,
-    Errors.UNSUPPORTED_VERSION,
-}
-
-#: Likewise for SyncGroupResponseHandler.
-_SYNC_HANDLED = frozenset(
-    {
-        Errors.GROUP_AUTHORIZATION_FAILED,
-        Errors.REBALANCE_IN_PROGRESS,
-        Errors.FENCED_INSTANCE_ID,
-        Errors.UNKNOWN_MEMBER_ID,
-        Errors.ILLEGAL_GENERATION,
-        Errors.COORDINATOR_NOT_AVAILABLE,
-        Errors.NOT_COORDINATOR,
-    }
+_CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
+    {CommitRetryTimer, FindCoordinatorTimer}
 )
-
-#: Join/sync failures after which joinGroupIfNeeded retries at once (no backoff).
-_IMMEDIATE_RETRY = frozenset(
-    {
-        Errors.UNKNOWN_MEMBER_ID,
-        Errors.ILLEGAL_GENERATION,
-        Errors.REBALANCE_IN_PROGRESS,
-        Errors.MEMBER_ID_REQUIRED,
-    }
-)
-
-
-@define
-class CommitResult:
-    """One offset commit, as the application saw it (``error`` None = success)."""
-
-    t_ms: int
-    purpose: str  # "auto" | "manual" | "join-prepare" | "close"
-    offsets: dict[TopicPartition, int]
-    generation_id: int
-    error: str | None = None  # Errors name, or COMMIT_FAILED / REBALANCE_IN_PROGRESS (client side)
-    done: bool = False
-    retriable: bool = False
-
-
-@define
-class _Inflight:
-    api: str
-    dst: str
-    sent_generation: Generation
-    timer_key: str  # the request-timeout timer, cancelled when the request completes
-    commit: CommitResult | None = None
-    topics: tuple[str, ...] | None = None
 
 
 @define
@@ -197,23 +140,12 @@ class _JoinFuture:
 
     done: bool = False
     error: Errors | None = None
-    retriable: bool = False
+    #: What joinGroupIfNeeded does with the failure (members.membership.Retry).
+    retry: Retry = Retry.THROW
     reason: str = ""
     assignment: bytes = b""
-    fatal: bool = False
     #: The simple name of the exception Kafka's future fails with (the rejoin reason names it).
     exception: str = ""
-
-
-@define
-class _SyncCommit:
-    """A commitSync in progress (ConsumerCoordinator.commitOffsetsSync's retry loop)."""
-
-    op: CommitResult
-    deadline_ms: int
-    attempts: int = 0
-    retry_at: int | None = None  # backing off until then; None: in flight or awaiting coordinator
-    in_flight: bool = False
 
 
 @define
@@ -227,26 +159,6 @@ class _PendingLeader:
     skip_assignment: bool
     #: The assignor's result, kept while the metadata of topics it added is fetched.
     result: dict[str, list[TopicPartition]] | None = None
-
-
-class _Fatal(Exception):
-    def __init__(self, error: str, reason: str) -> None:
-        super().__init__(f"{error}: {reason}")
-        self.error = error
-        self.reason = reason
-
-
-@define
-class _Heartbeat:
-    """Kafka's Heartbeat: three deadlines (heartbeat, session, poll) and the failure count."""
-
-    enabled: bool = False
-    next_heartbeat_ms: int = 0
-    session_deadline_ms: int = 0
-    poll_deadline_ms: int = 0
-    attempts: int = 0
-    failed: _Fatal | None = None
-    timer_at: int | None = None
 
 
 class Consumer:
@@ -306,16 +218,19 @@ class Consumer:
         self.incarnation = 0
         self.status = ConsumerStatus.NEW
         self.fatal_error: str | None = None
-        self._corr = 0
+        self.network = ConsumerNetworkClient(
+            node,
+            request_timeout_ms=config.request_timeout_ms,
+            join_request_timeout_ms=config.join_request_timeout_ms,
+        )
         self._reset_incarnation_state()
 
     # ------------------------------------------------------------------ state & queries
 
     def _reset_incarnation_state(self) -> None:
-        # Timer keys of this incarnation (every incarnation change resets this state), built
-        # once rather than per timer set; handle_timer maps a key back to its timer's name.
-        self._keys = {name: f"{name}:{self.incarnation}" for name in TIMER_NAMES}
-        self._timer_names = {key: name for name, key in self._keys.items()}
+        # The timers of this incarnation (every incarnation change resets this state): their
+        # keys, and the deadline each is set for.
+        self._timers = ConsumerTimers(self.incarnation)
         self._member_state = MemberState.UNJOINED
         self.generation: Generation = NO_GENERATION
         self.is_leader = False
@@ -323,53 +238,45 @@ class Consumer:
         self._rejoin_reason = ""
         self._needs_join_prepare = True
         self._join: _JoinFuture | None = None
-        self._join_retry_at: int | None = None
         self._joined_subscription: tuple[str, ...] | None = None
         self._group_subscription: tuple[str, ...] | None = None
         self._assignment_snapshot: tuple | None = None
         self._pending_leader: _PendingLeader | None = None
         self._prepare_commit: CommitResult | None = None
         self._prepare_deadline: int | None = None
-        self._prepare_timer_set = False  # the "join-prepare" timer waits for _prepare_deadline
-        self._coordinator: str | None = None
-        self._find_inflight: int | None = None
-        self._find_retry_at: int | None = None
-        self._find_attempts = 0
-        # ensureCoordinatorReady after a failed lookup: refresh metadata before the next one
-        self._find_after_metadata = False  # due once the backoff ends
-        self._find_awaits_metadata = False  # the refresh is under way
+        # The coordinator, its lookup, and the brokers requests go to.
+        self.lookup = CoordinatorLookup(self.bootstrap, self._backoff)
         # a pattern subscriber's ensureFreshMetadata before a rebalance round: the metadata
         # version whose successor it waits for
         self._pattern_awaits_version: int | None = None
-        self._node_index = 0
-        self._known_nodes: list[str] = list(self.bootstrap)
-        self._inflight: dict[int, _Inflight] = {}
-        self._hb = _Heartbeat()
-        self._owned: list[TopicPartition] = []
-        self._positions: dict[TopicPartition, int] = {}
-        self._ready: list[TopicPartition] | None = None  # fetchable partitions (cache)
-        # Continuous poll model: records accrue from this time at max_poll_records per
-        # poll_interval_ms while the application is in poll() and something is fetchable.
-        self._accrue_from = 0
-        self._poll_timer_at: int | None = None
-        self._fetch_retry_at: int | None = None  # an OffsetFetch retry waits until then
-        self._fetch_attempts = 0  # failed attempts of the current offset lookup
-        self._offset_fetch_inflight: int | None = None
+        self.network.reset()
+        self.heartbeat = Heartbeat(
+            session_timeout_ms=self.config.session_timeout_ms,
+            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
+            max_poll_interval_ms=self.config.max_poll_interval_ms,
+            backoff=self._backoff,
+        )
+        # The owned partitions and their positions (SubscriptionState), and the records the
+        # application consumes.
+        self.fetch = FetchPositions(
+            max_poll_records=self.config.max_poll_records,
+            poll_interval_ms=self.config.poll_interval_ms,
+            continuous=self._continuous,
+        )
+        # fetchCommittedOffsets: the OffsetFetch in flight, its retries
+        self.offset_lookup = CommittedOffsetsLookup(self._backoff)
         self._busy_until = 0
         self._last_now = 0
-        self._drive_timer_at: int | None = None
         self._next_auto_commit = 0
         # What the consumer knows of the topics, and when it asks again (Kafka's Metadata).
         self._md = ConsumerMetadata(self._backoff, self.config.metadata_max_age_ms)
-        self._metadata_timer_at: int | None = None  # when the "metadata" timer is set for
         self._snapshot_value: tuple = ()
         self._close_commit: CommitResult | None = None
         self._close_deadline = 0  # close(): when its timer ends
         # close(), after the LeaveGroup: the coordinator whose pending requests it waits for
         self._close_node: str | None = None
-        self._sync_commits: list[_SyncCommit] = []
-        self._sync_timer_at: int | None = None
-        self._poll_fatal: _Fatal | None = None  # thrown from the next poll()
+        self.sync_commits = SyncCommits(self._backoff)
+        self._poll_fatal: ConsumerFatal | None = None  # thrown from the next poll()
 
     @property
     def state(self) -> str:
@@ -411,7 +318,7 @@ class Consumer:
         Empty once the process has crashed, closed or failed: a dead consumer consumes nothing,
         whatever it last believed (that belief stays readable as ``last_owned``).
         """
-        return sorted(self._owned) if self.alive else []
+        return sorted(self.fetch.owned) if self.alive else []
 
     @property
     def owned(self) -> list[TopicPartition]:
@@ -429,12 +336,12 @@ class Consumer:
 
     @property
     def last_owned(self) -> list[TopicPartition]:
-        return sorted(self._owned)
+        return sorted(self.fetch.owned)
 
     @property
     def positions(self) -> dict[TopicPartition, int]:
-        self._materialize(self._last_now)
-        return dict(self._positions)
+        self.fetch.materialize(self._last_now)
+        return dict(self.fetch.positions)
 
     def positions_at(self, now_ms: int) -> dict[TopicPartition, int]:
         """Positions as of ``now_ms`` (``positions`` is as of the consumer's last event: records
@@ -444,7 +351,7 @@ class Consumer:
 
     @property
     def coordinator(self) -> str | None:
-        return self._coordinator
+        return self.lookup.coordinator
 
     @property
     def subscription(self) -> tuple[str, ...]:
@@ -545,20 +452,11 @@ class Consumer:
         **extra: Any,
     ) -> int:
         """Send a request with its timeout; ``extra`` fields go into the request_sent event."""
-        self._corr += 1
-        corr = self._corr
-        api = api_name(message)
-        timer_key = f"request-{corr}"
-        self._inflight[corr] = _Inflight(api, dst, self.generation, timer_key, commit, topics)
-        timeout = (
-            self.config.join_request_timeout_ms
-            if api == "JoinGroup"
-            else self.config.request_timeout_ms
+        corr, entry, effects = self.network.send(
+            dst, message, now, self.generation, commit=commit, topics=topics
         )
-        out = self._out
-        out.append(Send(self.node, dst, corr, message))
-        out.append(SetTimer(timer_key, now + timeout))
-        self._emit("request_sent", t_ms=now, api=api, dst=dst, correlation_id=corr, **extra)
+        self._out.extend(effects)
+        self._emit("request_sent", t_ms=now, api=entry.api, dst=dst, correlation_id=corr, **extra)
         return corr
 
     def _begin(self, now: int) -> list[Effect]:
@@ -714,12 +612,12 @@ class Consumer:
             raise ValueError(f"stall duration must be >= 0, got {duration_ms}")
         if self.status is not ConsumerStatus.RUNNING:
             return out
-        self._materialize(now_ms)
+        self.fetch.materialize(now_ms)
         if now_ms >= self._busy_until:
             # heartbeat.poll(): the application was in poll() until now
-            self._hb.poll_deadline_ms = now_ms + self.config.max_poll_interval_ms
+            self.heartbeat.poll(now_ms)
         self._busy_until = max(self._busy_until, now_ms + duration_ms)
-        self._accrue_from = self._busy_until
+        self.fetch.accrue_from = self._busy_until
         self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=self._busy_until)
         self._set_poll_timer(self._busy_until)
         self._schedule_heartbeat(now_ms)  # the poll timer now counts
@@ -728,69 +626,87 @@ class Consumer:
     # ------------------------------------------------------------------ inputs (public)
 
     def handle_timer(self, key: str, now_ms: int) -> list[Effect]:
+        """A timer the consumer set fired: its rendered key is parsed back into the typed key
+        (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
         out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
-        name = self._timer_names.get(key)
-        if name is None:  # a request timeout, or a timer of an earlier incarnation
-            if key.startswith("request-"):
-                corr = int(key[len("request-") :])
-                entry = self._inflight.pop(corr, None)
-                if entry is not None:
-                    self._emit(
-                        "request_timeout",
-                        t_ms=now_ms,
-                        api=entry.api,
-                        dst=entry.dst,
-                        correlation_id=corr,
-                    )
-                    self._on_failed_request(entry, corr, now_ms, "request timed out")
-                    self._request_update_after_disconnect(now_ms)
-                    if self._close_node is not None:
-                        self._maybe_finish_closing(now_ms)
+        timer = self._timers.parse(key)
+        if timer is None:
+            return out  # a timer of an earlier incarnation
+        if type(timer) is RequestTimeout:
+            self._on_request_timeout(timer, now_ms)
             return out
+        kind = type(timer)
         if self.status is ConsumerStatus.CLOSING:
             if self._close_node is not None:
                 # close() waits for the coordinator's answers and does nothing else
-                if name == "close":
+                if kind is CloseTimer:
                     self._close_timed_out(now_ms)
                 return out
-            if name not in _CLOSING_TIMERS and not (
-                name == "metadata" and self._find_awaits_metadata
+            if kind not in _CLOSING_TIMERS and not (
+                kind is MetadataTimer and self.lookup.awaits_metadata
             ):
                 # close() only waits for its commit (and the coordinator it needs, whose lookup
                 # may wait for a metadata refresh the backoff held back)
                 return out
-        if name == "poll":
-            self._poll(now_ms)
-        elif name == "drive":
-            self._drive_timer_at = None
-            self._drive(now_ms)
-        elif name == "heartbeat":
-            self._hb.timer_at = None
-            self._heartbeat_tick(now_ms)
-        elif name == "join-retry":
-            self._join_retry_at = None
-            self._maybe_drive(now_ms)
-        elif name == "find-coordinator":
-            self._find_retry_at = None
-            self._lookup_coordinator(now_ms)
-        elif name == "metadata":
-            self._metadata_timer_at = None
-            self._request_metadata(now_ms)
-        elif name == "commit-retry":
-            self._sync_timer_at = None
-            self._retry_sync_commits(now_ms)
-        elif name == "join-prepare":
-            self._prepare_timer_set = False
-            self._maybe_drive(now_ms)
+        _TIMER_HANDLERS[kind](self, now_ms)
         return out
+
+    def _on_request_timeout(self, timer: RequestTimeout, now: int) -> None:
+        """NetworkClient.handleTimedOutRequests: the request fails as a disconnect would."""
+        corr = timer.correlation_id
+        entry = self.network.complete(corr)
+        if entry is None:
+            return
+        self._emit("request_timeout", t_ms=now, api=entry.api, dst=entry.dst, correlation_id=corr)
+        self._on_failed_request(entry, corr, now, "request timed out")
+        self._request_update_after_disconnect(now)
+        if self._close_node is not None:
+            self._maybe_finish_closing(now)
+
+    # The handlers of the consumer's own timers (``_TIMER_HANDLERS``), each a thread's wake-up.
+
+    def _on_poll_timer(self, now: int) -> None:
+        self._poll(now)
+
+    def _on_drive_timer(self, now: int) -> None:
+        self._timers.forget(DriveTimer)
+        self._drive(now)
+
+    def _on_heartbeat_timer(self, now: int) -> None:
+        self._timers.forget(HeartbeatTimer)
+        self._heartbeat_tick(now)
+
+    def _on_join_retry_timer(self, now: int) -> None:
+        self._timers.forget(JoinRetryTimer)
+        self._maybe_drive(now)
+
+    def _on_find_coordinator_timer(self, now: int) -> None:
+        self._timers.forget(FindCoordinatorTimer)
+        self._lookup_coordinator(now)
+
+    def _on_metadata_timer(self, now: int) -> None:
+        self._timers.forget(MetadataTimer)
+        self._request_metadata(now)
+
+    def _on_commit_retry_timer(self, now: int) -> None:
+        self._timers.forget(CommitRetryTimer)
+        self._retry_sync_commits(now)
+
+    def _on_join_prepare_timer(self, now: int) -> None:
+        self._timers.forget(JoinPrepareTimer)
+        self._maybe_drive(now)
+
+    def _on_close_timer(self, now: int) -> None:
+        """A close timer that fires while close() still waits for its commit: nothing to do
+        (the commitSync's own deadline ends that wait)."""
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
         out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
-        entry = self._inflight.pop(correlation_id, None)
+        entry = self.network.complete(correlation_id)
         if entry is None:
             return out
         out.append(CancelTimer(entry.timer_key))
@@ -814,7 +730,7 @@ class Consumer:
         out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return out
-        entry = self._inflight.pop(correlation_id, None)
+        entry = self.network.complete(correlation_id)
         if entry is None:
             return out  # a late answer to a request that timed out or an earlier incarnation
         out.append(CancelTimer(entry.timer_key))
@@ -824,7 +740,7 @@ class Consumer:
             api=entry.api,
             src=src,
             correlation_id=correlation_id,
-            error=_error_name(message),
+            error=error_name(message),
         )
         handler = _HANDLERS.get(type(message))
         try:
@@ -832,7 +748,7 @@ class Consumer:
                 self._emit("response_ignored", t_ms=now_ms, api=entry.api, reason="unexpected type")
             else:
                 handler(self, entry, message, now_ms)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now_ms)
         if self._close_node is not None:
             self._maybe_finish_closing(now_ms)
@@ -840,12 +756,12 @@ class Consumer:
 
     # ------------------------------------------------------------------ failures
 
-    def _fail(self, fatal: _Fatal, now: int) -> None:
+    def _fail(self, fatal: ConsumerFatal, now: int) -> None:
         """A fatal error thrown from poll(): the application stops using the consumer."""
         if self.status is ConsumerStatus.FAILED:
             return
         self.fatal_error = fatal.error
-        self._hb.enabled = False
+        self.heartbeat.enabled = False
         self._emit(
             "consumer_fatal",
             t_ms=now,
@@ -855,18 +771,17 @@ class Consumer:
             generation_id=self.generation.generation_id,
         )
         self.status = ConsumerStatus.FAILED
-        for name in TIMER_NAMES:
-            self._out.append(CancelTimer(self._keys[name]))
+        self._out.extend(self._timers.cancel_all())
 
-    def _on_failed_request(self, entry: _Inflight, corr: int, now: int, reason: str) -> None:
+    def _on_failed_request(self, entry: InFlightRequest, corr: int, now: int, reason: str) -> None:
         """Disconnect or request timeout: Kafka's DisconnectException (retriable)."""
         try:
             if entry.api == "FindCoordinator":
-                self._find_inflight = None
-                self._rotate_node()
+                self.lookup.in_flight = None
+                self.lookup.rotate_node()
                 self._find_failed(now, reason)
             elif entry.api == "Metadata":
-                self._rotate_node()
+                self.lookup.rotate_node()
                 # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate, then
                 # handleServerDisconnect -> requestUpdate(false): retried after the refresh
                 # backoff. A leader waiting for fresh metadata keeps waiting.
@@ -875,20 +790,24 @@ class Consumer:
                 self._maybe_update_metadata(now)
                 self._metadata_done_for_lookup(now)
             elif entry.api == "OffsetFetch":
-                self._offset_fetch_inflight = None
+                self.offset_lookup.in_flight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 self._offset_fetch_failed(now)  # a DisconnectException: retriable
             else:
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
                 if entry.api in ("JoinGroup", "SyncGroup"):
                     self._complete_join_failure(
-                        Errors.NETWORK_EXCEPTION, now, reason, exception="DisconnectException"
+                        Errors.NETWORK_EXCEPTION,
+                        Retry.BACKOFF,
+                        now,
+                        reason,
+                        exception="DisconnectException",
                     )
                 elif entry.api == "Heartbeat":
                     self._fail_heartbeat(now)
                 elif entry.api == "OffsetCommit" and entry.commit is not None:
                     self._finish_commit(entry.commit, Errors.NETWORK_EXCEPTION.name, now, True)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now)
 
     def _request_update_after_disconnect(self, now: int) -> None:
@@ -918,81 +837,70 @@ class Consumer:
 
     # ------------------------------------------------------------------ coordinator discovery
 
-    def _rotate_node(self) -> None:
-        self._node_index = (self._node_index + 1) % max(len(self._known_nodes), 1)
-
-    def _pick_node(self) -> str:
-        return self._known_nodes[self._node_index % len(self._known_nodes)]
-
     def _lookup_coordinator(self, now: int) -> None:
-        if self._coordinator is not None or self._find_inflight is not None:
+        if self.lookup.coordinator is not None or self.lookup.in_flight is not None:
             return
         if self._close_node is not None:
             return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
-        if self._find_retry_at is not None and now < self._find_retry_at:
+        retry_at = self._timers.deadline(FindCoordinatorTimer)
+        if retry_at is not None and now < retry_at:
             return
-        if self._find_after_metadata:
+        if self.lookup.after_metadata:
             # ensureCoordinatorReady: after a retriable failure and its backoff,
             # client.awaitMetadataUpdate before the next lookup (the refresh also drops brokers
             # that are gone from the node list the lookup picks from)
-            self._find_after_metadata = False
-            self._find_awaits_metadata = self._await_metadata_update(now)
-        if self._find_awaits_metadata:
+            self.lookup.after_metadata = False
+            self.lookup.awaits_metadata = self._await_metadata_update(now)
+        if self.lookup.awaits_metadata:
             return
-        self._find_inflight = self._send(
-            self._pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
+        self.lookup.in_flight = self._send(
+            self.lookup.pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
         )
 
     def _find_failed(self, now: int, reason: str) -> None:
         """AbstractCoordinator.ensureCoordinatorReady after a retriable FindCoordinator failure
         (an error answer or a disconnect): sleep the exponential backoff, then await a metadata
         update, then look up again."""
-        delay = self._backoff.backoff(self._find_attempts)
-        self._find_attempts += 1
-        self._find_after_metadata = True
-        self._find_retry_at = now + delay
-        self._out.append(SetTimer(self._keys["find-coordinator"], self._find_retry_at))
+        delay = self.lookup.failed()
+        self._out.append(self._timers.set(FindCoordinatorTimer, now + delay))
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
     def _on_find_coordinator(
-        self, entry: _Inflight, resp: FindCoordinatorResponse, now: int
+        self, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
     ) -> None:
-        self._find_inflight = None
+        self.lookup.in_flight = None
         if resp.error_code == Errors.NONE:
-            self._coordinator = f"broker-{resp.node_id}"
-            self._find_attempts = 0
-            self._find_retry_at = None
-            self._find_after_metadata = False
-            self._hb.session_deadline_ms = now + self.config.session_timeout_ms
-            self._emit("coordinator_discovered", t_ms=now, coordinator=self._coordinator)
+            self.lookup.found(f"broker-{resp.node_id}")
+            self._timers.forget(FindCoordinatorTimer)
+            self.heartbeat.reset_session_timeout(now)
+            self._emit("coordinator_discovered", t_ms=now, coordinator=self.lookup.coordinator)
             self._resume_sync_commits(now)
             self._schedule_heartbeat(now)
             self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
-            raise _Fatal(resp.error_code.name, "FindCoordinator: not authorized for the group")
+            raise ConsumerFatal(
+                resp.error_code.name, "FindCoordinator: not authorized for the group"
+            )
         else:
-            self._rotate_node()
+            self.lookup.rotate_node()
             self._find_failed(now, resp.error_code.name)
 
     def _mark_coordinator_unknown(self, cause: str, now: int, disconnected: bool = False) -> None:
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             return
         self._emit(
             "coordinator_unknown",
             t_ms=now,
-            coordinator=self._coordinator,
+            coordinator=self.lookup.coordinator,
             reason=cause,
             disconnected=disconnected,
         )
-        old, self._coordinator = self._coordinator, None
+        old = self.lookup.mark_unknown()
+        assert old is not None
         # Kafka disconnects from the old coordinator (disconnectAsync): every group request
         # still in flight on that connection fails with a DisconnectException.
-        for corr in [
-            c
-            for c, e in self._inflight.items()
-            if e.dst == old and e.api not in _NOT_COORDINATOR_REQUESTS
-        ]:
-            entry = self._inflight.pop(corr)
+        for corr, entry in list(self.network.coordinator_requests(old)):
+            self.network.complete(corr)
             self._out.append(CancelTimer(entry.timer_key))
             self._emit(
                 "request_failed",
@@ -1019,9 +927,8 @@ class Consumer:
         at = md.next_update_at(now)
         if at <= now:
             self._request_metadata(now)
-        elif at != self._metadata_timer_at:
-            self._metadata_timer_at = at
-            self._out.append(SetTimer(self._keys["metadata"], at))
+        elif at != self._timers.deadline(MetadataTimer):
+            self._out.append(self._timers.set(MetadataTimer, at))
 
     def _request_metadata(self, now: int) -> None:
         """The next metadata request is due (the "metadata" timer, or _maybe_update_metadata):
@@ -1032,12 +939,13 @@ class Consumer:
         topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
         if topics is not None and not topics:
             # nothing to ask for: look again when the metadata would expire
-            self._metadata_timer_at = now + self.config.metadata_max_age_ms
-            self._out.append(SetTimer(self._keys["metadata"], self._metadata_timer_at))
+            self._out.append(self._timers.set(MetadataTimer, now + self.config.metadata_max_age_ms))
             return
         requested = None if topics is None else tuple(sorted(topics))
         md.request_sent(
-            self._send(self._pick_node(), MetadataRequest(topics=requested), now, topics=requested),
+            self._send(
+                self.lookup.pick_node(), MetadataRequest(topics=requested), now, topics=requested
+            ),
             now,
         )
 
@@ -1050,18 +958,15 @@ class Consumer:
     def _metadata_done_for_lookup(self, now: int) -> None:
         """The metadata refresh a coordinator lookup waits for is over (answered or failed: a
         failed one does not hold the lookup up further, as the next poll() would not)."""
-        if self._find_awaits_metadata:
-            self._find_awaits_metadata = False
+        if self.lookup.awaits_metadata:
+            self.lookup.awaits_metadata = False
             self._lookup_coordinator(now)
 
-    def _on_metadata(self, entry: _Inflight, resp: MetadataResponse, now: int) -> None:
+    def _on_metadata(self, entry: InFlightRequest, resp: MetadataResponse, now: int) -> None:
         md = self._md
         invalid = md.update(now, resp, entry.topics is None, self._retain_topic)
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
-        if nodes:
-            current = self._pick_node()
-            self._known_nodes = nodes
-            self._node_index = nodes.index(current) if current in nodes else 0
+        self.lookup.update_nodes(nodes)
         counts = md.partition_counts
         self._emit(
             "metadata_updated",
@@ -1081,7 +986,7 @@ class Consumer:
             # Metadata.maybeThrowAnyException, so the application's poll() throws
             # InvalidTopicException("Invalid topics: [...]"), at once if it is inside poll() (a
             # leader waiting for this answer in ensureFreshMetadata is), else from its next one.
-            fatal = _Fatal(
+            fatal = ConsumerFatal(
                 Errors.INVALID_TOPIC_EXCEPTION.name, f"Invalid topics: [{', '.join(invalid)}]"
             )
             if now >= self._busy_until or self._pending_leader is not None:
@@ -1121,9 +1026,8 @@ class Consumer:
     # ------------------------------------------------------------------ the application thread
 
     def _set_poll_timer(self, at: int) -> None:
-        if self._poll_timer_at != at:
-            self._poll_timer_at = at
-            self._out.append(SetTimer(self._keys["poll"], at))
+        if self._timers.deadline(PollTimer) != at:
+            self._out.append(self._timers.set(PollTimer, at))
 
     def _poll(self, now: int) -> None:
         """The application calls KafkaConsumer.poll() at ``now``.
@@ -1135,11 +1039,11 @@ class Consumer:
         """
         if self.status is not ConsumerStatus.RUNNING or now < self._busy_until:
             return
-        self._poll_timer_at = None
-        self._hb.poll_deadline_ms = now + self.config.max_poll_interval_ms
+        self._timers.forget(PollTimer)
+        self.heartbeat.poll(now)
         try:
-            if self._hb.failed is not None:
-                raise self._hb.failed
+            if self.heartbeat.failed is not None:
+                raise self.heartbeat.failed
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._drive(now)
@@ -1147,14 +1051,14 @@ class Consumer:
                 return
             self._maybe_auto_commit(now)
             self._maybe_fetch_offsets(now)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now)
             return
         if self._continuous:
-            self._materialize(now)
+            self.fetch.materialize(now)
             self._schedule_continuous_poll(now)
             return
-        records = self._consume_batch()
+        records = self.fetch.consume_batch()
         processing = self.config.processing_time_ms + int(
             self.config.processing_time_per_record_ms * records
         )
@@ -1171,15 +1075,16 @@ class Consumer:
         wakeups = []
         if (
             self.config.enable_auto_commit
-            and self._coordinator is not None
+            and self.lookup.coordinator is not None
             and not self._join_incomplete()
         ):
             wakeups.append(max(self._next_auto_commit, now + 1))
-        if self._fetch_retry_at is not None:
-            wakeups.append(max(self._fetch_retry_at, now + 1))
+        if self.offset_lookup.retry_at is not None:
+            wakeups.append(max(self.offset_lookup.retry_at, now + 1))
         if wakeups:
             at = min(wakeups)
-            if self._poll_timer_at is None or self._poll_timer_at < now or at < self._poll_timer_at:
+            set_at = self._timers.deadline(PollTimer)
+            if set_at is None or set_at < now or at < set_at:
                 self._set_poll_timer(at)
 
     def _app_poll_now(self, now: int) -> None:
@@ -1195,21 +1100,20 @@ class Consumer:
             return
         if now >= self._busy_until:
             self._drive(now)
-        elif self._drive_timer_at != self._busy_until:
-            self._drive_timer_at = self._busy_until
-            self._out.append(SetTimer(self._keys["drive"], self._busy_until))
+        elif self._timers.deadline(DriveTimer) != self._busy_until:
+            self._out.append(self._timers.set(DriveTimer, self._busy_until))
 
     def _drive(self, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
         if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
             return
         try:
-            if self._hb.failed is not None:
-                raise self._hb.failed
+            if self.heartbeat.failed is not None:
+                raise self.heartbeat.failed
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._join_group_if_needed(now)
-        except _Fatal as fatal:
+        except ConsumerFatal as fatal:
             self._fail(fatal, now)
 
     def _rejoin_needed_or_pending(self, now: int) -> bool:
@@ -1234,7 +1138,7 @@ class Consumer:
         for _ in range(64):  # each pass sends a request or consumes a finished future
             if not self._rejoin_needed_or_pending(now):
                 return
-            if self._coordinator is None:
+            if self.lookup.coordinator is None:
                 self._lookup_coordinator(now)
                 return
             if (
@@ -1243,7 +1147,8 @@ class Consumer:
                 and not self._pattern_metadata_fresh(now)
             ):
                 return  # a pattern consumer refreshes its metadata before each rebalance round
-            if self._join_retry_at is not None and now < self._join_retry_at:
+            retry_at = self._timers.deadline(JoinRetryTimer)
+            if retry_at is not None and now < retry_at:
                 return
             if self._needs_join_prepare:
                 self._needs_join_prepare = False
@@ -1273,12 +1178,13 @@ class Consumer:
             if result.error is not Errors.MEMBER_ID_REQUIRED:
                 # joinGroupIfNeeded: the short reason names the exception's class.
                 self._request_rejoin(f"rebalance failed due to {result.exception}", now)
-            if result.fatal or not (result.retriable or result.error in _IMMEDIATE_RETRY):
-                raise _Fatal(result.error.name, result.reason or "JoinGroup/SyncGroup failed")
-            if result.error in _IMMEDIATE_RETRY:
+            if result.retry is Retry.THROW:
+                raise ConsumerFatal(
+                    result.error.name, result.reason or "JoinGroup/SyncGroup failed"
+                )
+            if result.retry is Retry.IMMEDIATE:
                 continue
-            self._join_retry_at = now + self.config.retry_backoff_ms
-            self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
+            self._out.append(self._timers.set(JoinRetryTimer, now + self.config.retry_backoff_ms))
             return
 
     def _pattern_metadata_fresh(self, now: int) -> bool:
@@ -1330,7 +1236,7 @@ class Consumer:
             NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
         )
         self._set_state(MemberState.UNJOINED, now, reason)
-        self._hb.enabled = False
+        self.heartbeat.enabled = False
 
     def _reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
         self._reset_state_and_generation(reason, reset_member_id, now)
@@ -1355,14 +1261,13 @@ class Consumer:
         except Exception as exc:  # a user's listener must not break the simulation
             self._emit("listener_error", t_ms=now, callback=callback, error=repr(exc))
 
-    def _set_owned(self, partitions: Sequence[TopicPartition], now: int) -> None:
-        """SubscriptionState.assignFromSubscribed: keep positions of partitions still owned."""
-        self._materialize(now)
-        self._ready = None
-        keep = set(partitions)
-        self._owned = sorted(keep)
-        self._positions = {tp: off for tp, off in self._positions.items() if tp in keep}
-        self._restart_accrual(now)
+    def _set_prepare_commit(self, op: CommitResult | None) -> None:
+        """onJoinPrepare's commit is out (or over): an EAGER member's partitions are pending
+        revocation meanwhile, and not fetched (maybeMarkPartitionsPendingRevocation)."""
+        self._prepare_commit = op
+        self.fetch.pending_revocation = (
+            op is not None and self.rebalance_protocol is RebalanceProtocol.EAGER
+        )
 
     def _on_join_prepare(self, now: int) -> bool:
         """ConsumerCoordinator.onJoinPrepare: commit, then revoke or lose partitions (KIP-429)."""
@@ -1370,15 +1275,17 @@ class Consumer:
             if self._prepare_commit is None:
                 if self._prepare_deadline is None:
                     self._prepare_deadline = now + self.config.rebalance_timeout_ms
-                self._materialize(now)
-                self._prepare_commit = self._commit(self._all_consumed(), "join-prepare", now)
-                self._restart_accrual(now)
-                if not self._prepare_commit.done and not self._prepare_timer_set:
+                self.fetch.materialize(now)
+                self._set_prepare_commit(self._commit(self._all_consumed(), "join-prepare", now))
+                self.fetch.restart_accrual(now)
+                if (
+                    not self._prepare_commit.done
+                    and self._timers.deadline(JoinPrepareTimer) is None
+                ):
                     # onJoinPrepare waits for its commit at most until joinPrepareTimer
                     # expires (client.poll on the earlier of the poll and joinPrepare timers),
                     # then goes on without an answer: the application wakes at the deadline.
-                    self._prepare_timer_set = True
-                    self._out.append(SetTimer(self._keys["join-prepare"], self._prepare_deadline))
+                    self._out.append(self._timers.set(JoinPrepareTimer, self._prepare_deadline))
             op = self._prepare_commit
             deadline = self._prepare_deadline
             assert deadline is not None
@@ -1387,38 +1294,40 @@ class Consumer:
             elif not op.done:
                 return False
             elif op.error is not None and op.retriable:
-                self._materialize(now)
-                self._prepare_commit = None
-                self._restart_accrual(now)
+                self.fetch.materialize(now)
+                self._set_prepare_commit(None)
+                self.fetch.restart_accrual(now)
                 # pollTimer.sleep(min(remaining, retry.backoff.ms)): not past joinPrepareTimer
-                self._join_retry_at = min(now + self.config.retry_backoff_ms, deadline)
-                self._out.append(SetTimer(self._keys["join-retry"], self._join_retry_at))
+                self._out.append(
+                    self._timers.set(
+                        JoinRetryTimer, min(now + self.config.retry_backoff_ms, deadline)
+                    )
+                )
                 return False
         gen = self.generation
         if gen.generation_id == -1 or gen.member_id == "":
-            if self._owned:
-                lost = list(self._owned)
+            if self.fetch.owned:
+                lost = list(self.fetch.owned)
                 self._invoke("lost", lost, now)
-                self._set_owned([], now)
+                self.fetch.set_owned([], now)
         elif self.rebalance_protocol is RebalanceProtocol.EAGER:
-            revoked = list(self._owned)
+            revoked = list(self.fetch.owned)
             self._invoke("revoked", revoked, now)  # called even when nothing is owned
-            self._set_owned([], now)
+            self.fetch.set_owned([], now)
         else:
             subscribed = set(self._subscription)
-            revoked = [tp for tp in self._owned if tp.topic not in subscribed]
+            revoked = [tp for tp in self.fetch.owned if tp.topic not in subscribed]
             if revoked:
                 self._invoke("revoked", revoked, now)
-                self._set_owned([tp for tp in self._owned if tp.topic in subscribed], now)
+                self.fetch.set_owned([tp for tp in self.fetch.owned if tp.topic in subscribed], now)
         self.is_leader = False
         self._group_subscription = None
-        self._materialize(now)
-        self._prepare_commit = None
-        self._restart_accrual(now)
+        self.fetch.materialize(now)
+        self._set_prepare_commit(None)
+        self.fetch.restart_accrual(now)
         self._prepare_deadline = None
-        if self._prepare_timer_set:
-            self._prepare_timer_set = False
-            self._out.append(CancelTimer(self._keys["join-prepare"]))
+        if self._timers.deadline(JoinPrepareTimer) is not None:
+            self._out.append(self._timers.cancel(JoinPrepareTimer))
         return True
 
     def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
@@ -1427,12 +1336,12 @@ class Consumer:
             self._assignment_snapshot = None
         assignor = self._assignor_named(self.generation.protocol_name)
         if assignor is None:
-            raise _Fatal(
+            raise ConsumerFatal(
                 "ILLEGAL_STATE",
                 f"coordinator selected invalid assignment protocol: {self.generation.protocol_name}",
             )
         if len(assignment_bytes) < 2:
-            raise _Fatal(
+            raise ConsumerFatal(
                 "ILLEGAL_STATE",
                 "insufficient bytes available to read assignment from the sync-group response "
                 f"(actual byte size {len(assignment_bytes)})",
@@ -1440,7 +1349,7 @@ class Consumer:
         try:
             partitions, _user_data = decode_assignment(assignment_bytes)
         except SchemaError as exc:
-            raise _Fatal("SCHEMA_ERROR", str(exc)) from exc
+            raise ConsumerFatal("SCHEMA_ERROR", str(exc)) from exc
         assigned = sorted(set(partitions))
         self._emit(
             "assignment_received",
@@ -1454,7 +1363,7 @@ class Consumer:
         if not self._assignment_matches_subscription(assigned):
             self._request_rejoin("received assignment does not match the current subscription", now)
             return
-        owned = set(self._owned)
+        owned = set(self.fetch.owned)
         assigned_set = set(assigned)
         added = sorted(assigned_set - owned)
         if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE:
@@ -1470,12 +1379,11 @@ class Consumer:
                 self._emit("assignor_error", t_ms=now, error=repr(exc), phase="on_assignment")
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
-        self._set_owned(assigned, now)
+        self.fetch.set_owned(assigned, now)
         self._invoke("assigned", added, now)  # always called, possibly empty
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
         # fetchCommittedOffsets call (its attempts start again, with no backoff).
-        self._fetch_retry_at = None
-        self._fetch_attempts = 0
+        self.offset_lookup.restart()
         self._maybe_fetch_offsets(now)
         self._schedule_continuous_poll(now)
 
@@ -1509,7 +1417,7 @@ class Consumer:
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
-        if not self._owned:
+        if not self.fetch.owned:
             return
         gen = self.generation
         rebalancing = self._member_state in (
@@ -1519,20 +1427,20 @@ class Consumer:
         callback = (
             "lost" if gen.generation_id == -1 or gen.member_id == "" or rebalancing else "revoked"
         )
-        self._invoke(callback, list(self._owned), now)
-        self._set_owned([], now)
+        self._invoke(callback, list(self.fetch.owned), now)
+        self.fetch.set_owned([], now)
 
     def _maybe_leave_group(self, reason: str, now: int) -> None:
         """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
         sent = False
         if (
             not self.is_static
-            and self._coordinator is not None
+            and self.lookup.coordinator is not None
             and self._member_state is not MemberState.UNJOINED
             and self.generation.has_member_id
         ):
             self._send(
-                self._coordinator,
+                self.lookup.coordinator,
                 LeaveGroupRequest(
                     group_id=self.config.group_id,
                     members=(
@@ -1561,26 +1469,18 @@ class Consumer:
         awaitPendingRequests(coordinator, timer): the consumer stays CLOSING while requests to
         the coordinator are pending (answered, failed or timed out) and the close timer runs. It
         sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
-        self._hb.enabled = False
+        self.heartbeat.enabled = False
         if self.config.internal_leave_group_on_close:
             self._on_leave_prepare(now)
             self._maybe_leave_group("the consumer is being closed", now)
-        node = self._coordinator
-        if node is not None and self._pending_on(node):
+        node = self.lookup.coordinator
+        if node is not None and self.network.pending_request_count(node):
             if now < self._close_deadline:
                 self._close_node = node
-                self._out.append(SetTimer(self._keys["close"], self._close_deadline))
+                self._out.append(self._timers.set(CloseTimer, self._close_deadline))
                 return
             self._emit_close_timeout(node, now)
         self._closed(now)
-
-    def _pending_on(self, node: str) -> int:
-        """ConsumerNetworkClient.pendingRequestCount(coordinator): requests in flight to it."""
-        return sum(
-            1
-            for e in self._inflight.values()
-            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
-        )
 
     def _maybe_finish_closing(self, now: int) -> None:
         """close() waits for the coordinator's pending requests: done when none is left."""
@@ -1588,7 +1488,7 @@ class Consumer:
         if (
             node is not None
             and self.status is ConsumerStatus.CLOSING
-            and (self._coordinator != node or not self._pending_on(node))
+            and (self.lookup.coordinator != node or not self.network.pending_request_count(node))
         ):
             self._closed(now)
 
@@ -1601,11 +1501,7 @@ class Consumer:
         self._closed(now)
 
     def _emit_close_timeout(self, node: str, now: int) -> None:
-        pending = sorted(
-            (corr, e.api)
-            for corr, e in self._inflight.items()
-            if e.dst == node and e.api not in _NOT_COORDINATOR_REQUESTS
-        )
+        pending = sorted((corr, e.api) for corr, e in self.network.coordinator_requests(node))
         self._emit(
             "close_timed_out",
             t_ms=now,
@@ -1618,8 +1514,7 @@ class Consumer:
         self._close_node = None
         self.status = ConsumerStatus.CLOSED
         self._emit("consumer_closed", t_ms=now)
-        for name in TIMER_NAMES:
-            self._out.append(CancelTimer(self._keys[name]))
+        self._out.extend(self._timers.cancel_all())
 
     # ------------------------------------------------------------------ JoinGroup / SyncGroup
 
@@ -1639,7 +1534,7 @@ class Consumer:
         ]
         sub = Subscription(
             topics=topics,
-            owned_partitions=self._owned,
+            owned_partitions=self.fetch.owned,
             generation_id=self.generation.generation_id,
             rack_id=self.config.client_rack,
         )
@@ -1651,7 +1546,7 @@ class Consumer:
         )
 
     def _initiate_join_group(self, now: int) -> None:
-        assert self._coordinator is not None
+        assert self.lookup.coordinator is not None
         self._set_state(MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
         self._join = _JoinFuture()
         request = JoinGroupRequest(
@@ -1666,7 +1561,7 @@ class Consumer:
             client_id=self.config.client_id,
         )
         self._send(
-            self._coordinator,
+            self.lookup.coordinator,
             request,
             now,
             member_id=request.member_id,
@@ -1677,45 +1572,69 @@ class Consumer:
     def _complete_join_failure(
         self,
         error: Errors,
+        retry: Retry,
         now: int,
         reason: str = "",
         *,
-        fatal: bool = False,
         exception: str | None = None,
     ) -> None:
-        """Fail the join future with ``error``; ``exception`` names the Java exception when it is
-        not the error code's own (a disconnect, an unexpected error's KafkaException)."""
+        """Fail the join future with ``error``; ``retry`` is what joinGroupIfNeeded then does,
+        ``exception`` names the Java exception when it is not the error code's own (a
+        disconnect, an unexpected error's KafkaException)."""
         if self._join is None or self._join.done:
             return
         self._join.done = True
         self._join.error = error
         self._join.reason = reason
-        self._join.fatal = fatal
+        self._join.retry = retry
         self._join.exception = exception or EXCEPTION_NAMES.get(error, "KafkaException")
-        self._join.retriable = error.retriable or error in (
-            Errors.NETWORK_EXCEPTION,
-            Errors.COORDINATOR_NOT_AVAILABLE,
-            Errors.NOT_COORDINATOR,
-        )
         self._maybe_drive(now)
 
-    def _generation_unchanged(self, entry: _Inflight) -> bool:
+    def _react_to_join_error(
+        self, api: str, error: Errors, entry: InFlightRequest, now: int, member_id: str = ""
+    ) -> None:
+        """A JoinGroup or SyncGroup error answer, by the table (members.membership.JOIN_ERRORS):
+        the action on the member, then the failed future. ``member_id`` is the one a JoinGroup
+        answer gives (MEMBER_ID_REQUIRED)."""
+        reaction = join_reaction(api, error)
+        action = reaction.action
+        if action is Action.ADOPT_MEMBER_ID:
+            self.generation = Generation(-1, member_id, None)
+            self._request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
+        elif action is Action.MARK_COORDINATOR_UNKNOWN:
+            self._mark_coordinator_unknown(f"error response {error.name}", now)
+        elif action is not Action.NOTHING and self._generation_unchanged(entry):
+            self._reset_state_and_rejoin(
+                f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
+                action is Action.RESET_GENERATION_AND_MEMBER_ID,
+                now,
+            )
+        self._complete_join_failure(
+            error,
+            reaction.retry,
+            now,
+            f"{api} failed: {error.name}",
+            exception=reaction.exception,
+        )
+
+    def _generation_unchanged(self, entry: InFlightRequest) -> bool:
         return entry.sent_generation == self.generation
 
-    def _on_join_group(self, entry: _Inflight, resp: JoinGroupResponse, now: int) -> None:
+    def _on_join_group(self, entry: InFlightRequest, resp: JoinGroupResponse, now: int) -> None:
         err = resp.error_code
         if self._join is None or self._join.done:
             return  # a stale answer (the join was abandoned)
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol type mismatch", fatal=True
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
                 )
                 return
             if self._member_state is not MemberState.PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
                 self._complete_join_failure(
                     Errors.NETWORK_EXCEPTION,
+                    Retry.BACKOFF,
                     now,
                     "unjoined group",
                     exception="UnjoinedGroupException",
@@ -1740,26 +1659,7 @@ class Consumer:
             else:
                 self._send_sync_group((), now)
             return
-        if err == Errors.MEMBER_ID_REQUIRED:
-            self.generation = Generation(-1, resp.member_id, None)
-            self._request_rejoin(f"need to re-join with the given member-id: {resp.member_id}", now)
-        elif err == Errors.UNKNOWN_MEMBER_ID:
-            if self._generation_unchanged(entry):
-                self._reset_state_and_rejoin(
-                    f"encountered {err.name} from JOIN_GROUP response", True, now
-                )
-        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self._mark_coordinator_unknown(f"error response {err.name}", now)
-        # Every error without its own branch in JoinGroupResponseHandler (ILLEGAL_GENERATION
-        # included) becomes a KafkaException, which joinGroupIfNeeded throws from poll().
-        fatal = err not in _JOIN_NON_FATAL
-        self._complete_join_failure(
-            err,
-            now,
-            f"JoinGroup failed: {err.name}",
-            fatal=fatal,
-            exception=None if err in _JOIN_HANDLED else "KafkaException",
-        )
+        self._react_to_join_error(JOIN_GROUP, err, entry, now, resp.member_id)
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
@@ -1772,7 +1672,7 @@ class Consumer:
                 if assignor is None
                 else f"assignor {name!r} is not available: {assignor.unavailable}"
             )
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, why, fatal=True)
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
             return
         members = []
         try:
@@ -1788,9 +1688,9 @@ class Consumer:
                 )
                 members.append((m.member_id, m.group_instance_id, sub))
         except SchemaError as exc:
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, now, str(exc), fatal=True)
+            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
             return
-        group_topics = set()
+        group_topics: set[str] = set()
         for _, _, sub in members:
             group_topics.update(sub.topics)
         self._group_subscription = tuple(sorted(group_topics))
@@ -1837,6 +1737,7 @@ class Consumer:
             # generation cleared before its answer (ILLEGAL_GENERATION); it must not stay pending.
             self._complete_join_failure(
                 Errors.ILLEGAL_GENERATION,
+                Retry.IMMEDIATE,
                 now,
                 "generation/state changed while the leader waited for metadata",
             )
@@ -1859,7 +1760,10 @@ class Consumer:
                 result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
                 self._complete_join_failure(
-                    Errors.UNKNOWN_SERVER_ERROR, now, f"assignor {name} failed: {exc!r}", fatal=True
+                    Errors.UNKNOWN_SERVER_ERROR,
+                    Retry.THROW,
+                    now,
+                    f"assignor {name} failed: {exc!r}",
                 )
                 return
             if (
@@ -1870,10 +1774,10 @@ class Consumer:
                 if bad:
                     self._complete_join_failure(
                         Errors.UNKNOWN_SERVER_ERROR,
+                        Retry.THROW,
                         now,
                         "assignor supporting the COOPERATIVE protocol violates its requirements: "
                         f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
-                        fatal=True,
                     )
                     return
             if self._maybe_update_group_subscription(name, result, now) and (
@@ -1920,13 +1824,13 @@ class Consumer:
     def _send_sync_group(
         self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
     ) -> None:
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             self._complete_join_failure(
-                Errors.COORDINATOR_NOT_AVAILABLE, now, "coordinator unknown"
+                Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
             )
             return
         self._send(
-            self._coordinator,
+            self.lookup.coordinator,
             SyncGroupRequest(
                 group_id=self.config.group_id,
                 generation_id=self.generation.generation_id,
@@ -1942,14 +1846,14 @@ class Consumer:
             assignments=len(assignments),
         )
 
-    def _on_sync_group(self, entry: _Inflight, resp: SyncGroupResponse, now: int) -> None:
+    def _on_sync_group(self, entry: InFlightRequest, resp: SyncGroupResponse, now: int) -> None:
         err = resp.error_code
         if self._join is None or self._join.done:
             return
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol type mismatch", fatal=True
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
                 )
             elif (
                 self.generation.is_reset
@@ -1957,6 +1861,7 @@ class Consumer:
             ):
                 self._complete_join_failure(
                     Errors.ILLEGAL_GENERATION,
+                    Retry.IMMEDIATE,
                     now,
                     "generation/state changed before SyncGroup answer",
                 )
@@ -1965,7 +1870,7 @@ class Consumer:
                 and resp.protocol_name != self.generation.protocol_name
             ):
                 self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, now, "protocol name mismatch", fatal=True
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol name mismatch"
                 )
             else:
                 self._set_state(MemberState.STABLE, now, "SyncGroup succeeded")
@@ -1975,60 +1880,34 @@ class Consumer:
                 self._join.assignment = resp.assignment
                 self._maybe_drive(now)
             return
-        if err in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
-            if self._generation_unchanged(entry):
-                self._reset_state_and_rejoin(
-                    f"encountered {err.name} from SYNC_GROUP response",
-                    err is not Errors.ILLEGAL_GENERATION,
-                    now,
-                )
-        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self._mark_coordinator_unknown(f"error response {err.name}", now)
-        fatal = err not in (
-            Errors.REBALANCE_IN_PROGRESS,
-            Errors.UNKNOWN_MEMBER_ID,
-            Errors.ILLEGAL_GENERATION,
-            Errors.COORDINATOR_NOT_AVAILABLE,
-            Errors.NOT_COORDINATOR,
-        )
-        self._complete_join_failure(
-            err,
-            now,
-            f"SyncGroup failed: {err.name}",
-            fatal=fatal,
-            exception=None if err in _SYNC_HANDLED else "KafkaException",
-        )
+        self._react_to_join_error(SYNC_GROUP, err, entry, now)
 
     # ------------------------------------------------------------------ heartbeat thread
 
     def _enable_heartbeat(self, now: int) -> None:
         """HeartbeatThread.enable -> Heartbeat.resetTimeouts."""
-        hb = self._hb
+        hb = self.heartbeat
         hb.enabled = True
-        hb.session_deadline_ms = now + self.config.session_timeout_ms
-        hb.poll_deadline_ms = now + self.config.max_poll_interval_ms
-        hb.next_heartbeat_ms = now + self.config.heartbeat_interval_ms
+        hb.reset_timeouts(now)
         self._schedule_heartbeat(now)
 
     def _schedule_heartbeat(self, now: int) -> None:
-        hb = self._hb
+        hb = self.heartbeat
         if not hb.enabled or self.status is not ConsumerStatus.RUNNING:
             return
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             at = now + self.config.retry_backoff_ms
         else:
-            at = min(hb.next_heartbeat_ms, hb.session_deadline_ms)
-            if self._poll_timeout_possible(now):
-                at = min(at, hb.poll_deadline_ms)
+            at = hb.next_deadline(self._poll_timeout_possible(now))
         at = max(at, now)
-        if hb.timer_at is not None and hb.timer_at <= at and hb.timer_at >= now:
+        set_at = self._timers.deadline(HeartbeatTimer)
+        if set_at is not None and set_at <= at and set_at >= now:
             return  # an earlier wake-up is already set; it will re-plan
-        hb.timer_at = at
-        self._out.append(SetTimer(self._keys["heartbeat"], at))
+        self._out.append(self._timers.set(HeartbeatTimer, at))
 
     def _heartbeat_tick(self, now: int) -> None:
         """One pass of HeartbeatThread.run's loop."""
-        hb = self._hb
+        hb = self.heartbeat
         if not hb.enabled:
             return
         if self._pending_leader is not None:
@@ -2040,17 +1919,17 @@ class Consumer:
         if self._member_state.has_not_joined or hb.failed is not None:
             hb.enabled = False
             return
-        if self._coordinator is None:
+        if self.lookup.coordinator is None:
             self._lookup_coordinator(now)
             self._schedule_heartbeat(now)
             return
-        if now >= hb.session_deadline_ms:
+        if hb.session_timeout_expired(now):
             self._mark_coordinator_unknown(
                 "session timed out without receiving a heartbeat response", now
             )
             self._schedule_heartbeat(now)
             return
-        if self._poll_timeout_possible(now) and now >= hb.poll_deadline_ms:
+        if self._poll_timeout_possible(now) and hb.poll_timeout_expired(now):
             self._emit(
                 "poll_timeout",
                 t_ms=now,
@@ -2059,10 +1938,10 @@ class Consumer:
             )
             self._maybe_leave_group("consumer poll timeout has expired.", now)
             return
-        if now >= hb.next_heartbeat_ms:
-            hb.next_heartbeat_ms = now + self.config.heartbeat_interval_ms
+        if hb.should_heartbeat(now):
+            hb.sent_heartbeat(now)
             self._send(
-                self._coordinator,
+                self.lookup.coordinator,
                 HeartbeatRequest(
                     group_id=self.config.group_id,
                     generation_id=self.generation.generation_id,
@@ -2078,21 +1957,20 @@ class Consumer:
     def _poll_timeout_possible(self, now: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can
         overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
-        return now < self._busy_until and self._hb.poll_deadline_ms < self._busy_until
+        return now < self._busy_until and self.heartbeat.poll_deadline_ms < self._busy_until
 
     def _receive_heartbeat(self, now: int) -> None:
-        self._hb.attempts = 0
-        self._hb.session_deadline_ms = now + self.config.session_timeout_ms
+        self.heartbeat.receive_heartbeat(now)
 
     def _fail_heartbeat(self, now: int) -> None:
-        hb = self._hb
-        hb.next_heartbeat_ms = now + self._backoff.backoff(hb.attempts)
-        hb.attempts += 1
-        if hb.timer_at is not None and hb.timer_at > hb.next_heartbeat_ms:
-            hb.timer_at = None
+        hb = self.heartbeat
+        hb.fail_heartbeat(now)
+        set_at = self._timers.deadline(HeartbeatTimer)
+        if set_at is not None and set_at > hb.next_heartbeat_ms:
+            self._timers.forget(HeartbeatTimer)
         self._schedule_heartbeat(now)
 
-    def _on_heartbeat(self, entry: _Inflight, resp: HeartbeatResponse, now: int) -> None:
+    def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
         err = resp.error_code
         if err == Errors.NONE:
             self._receive_heartbeat(now)
@@ -2114,7 +1992,9 @@ class Consumer:
                 )
                 if err is Errors.FENCED_INSTANCE_ID:
                     # The heartbeat thread fails; the next poll() throws.
-                    self._hb.failed = _Fatal(err.name, "group.instance.id fenced (Heartbeat)")
+                    self.heartbeat.failed = ConsumerFatal(
+                        err.name, "group.instance.id fenced (Heartbeat)"
+                    )
                 else:
                     self._fail_heartbeat(now)
                 self._maybe_drive(now)
@@ -2131,74 +2011,26 @@ class Consumer:
     # ------------------------------------------------------------------ offsets
 
     def _all_consumed(self) -> dict[TopicPartition, int]:
-        self._materialize(self._last_now)
-        return {tp: self._positions[tp] for tp in self._owned if tp in self._positions}
-
-    def _ready_list(self) -> list[TopicPartition]:
-        """Owned partitions with a position (fetchable), cached until ownership or positions change."""
-        if self._ready is None:
-            self._ready = [tp for tp in self._owned if tp in self._positions]
-        return self._ready
-
-    def _fetching(self) -> bool:
-        """Something to fetch, and not EAGER partitions pending revocation during the
-        onJoinPrepare commit (maybeMarkPartitionsPendingRevocation stops their fetching)."""
-        if not self._ready_list():
-            return False
-        return not (
-            self._prepare_commit is not None and self.rebalance_protocol is RebalanceProtocol.EAGER
-        )
-
-    def _advance(self, batches: int) -> None:
-        """``batches`` polls' worth of records: max.poll.records each, spread evenly over the
-        fetchable partitions (the first ones in partition order take the remainder)."""
-        ready = self._ready_list()
-        share, extra = divmod(self.config.max_poll_records, len(ready))
-        for i, tp in enumerate(ready):
-            self._positions[tp] += batches * (share + (1 if i < extra else 0))
-
-    def _consume_batch(self) -> int:
-        if not self._fetching():
-            return 0
-        self._advance(1)
-        return self.config.max_poll_records
-
-    def _materialize(self, now: int) -> None:
-        """Continuous model: add the batches polled since ``_accrue_from`` (one per
-        poll_interval_ms). Every change of what is fetchable, or of whether the application is
-        in poll(), calls this first and ``_restart_accrual`` after, so the conditions are
-        constant over the interval being accounted."""
-        if not self._continuous or now <= self._accrue_from:
-            return
-        if not self._fetching():
-            self._accrue_from = now
-            return
-        batches = (now - self._accrue_from) // self.config.poll_interval_ms
-        if batches > 0:
-            self._advance(batches)
-            self._accrue_from += batches * self.config.poll_interval_ms
-
-    def _restart_accrual(self, now: int) -> None:
-        self._accrue_from = max(self._accrue_from, now)
+        return self.fetch.consumed(self._last_now)
 
     def _maybe_fetch_offsets(self, now: int) -> None:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
-        if self._offset_fetch_inflight is not None or self._coordinator is None:
+        if self.offset_lookup.in_flight is not None or self.lookup.coordinator is None:
             return
         if self.status is not ConsumerStatus.RUNNING:
             return  # only poll() looks offsets up (updateFetchPositions); close() never does
-        if self._fetch_retry_at is not None:
-            if now < self._fetch_retry_at:
+        if self.offset_lookup.retry_at is not None:
+            if now < self.offset_lookup.retry_at:
                 return  # fetchCommittedOffsets is sleeping its backoff
-            self._fetch_retry_at = None
-        if len(self._ready_list()) == len(self._owned):
+            self.offset_lookup.retry_at = None
+        if len(self.fetch.ready()) == len(self.fetch.owned):
             return
-        missing = [tp for tp in self._owned if tp not in self._positions]
+        missing = self.fetch.missing()
         by_topic: dict[str, list[int]] = {}
         for tp in missing:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
-        self._offset_fetch_inflight = self._send(
-            self._coordinator,
+        self.offset_lookup.in_flight = self._send(
+            self.lookup.coordinator,
             OffsetFetchRequest(
                 group_id=self.config.group_id,
                 topics=tuple(
@@ -2212,12 +2044,12 @@ class Consumer:
             partitions=[str(tp) for tp in missing],
         )
 
-    def _on_offset_fetch(self, entry: _Inflight, resp: OffsetFetchResponse, now: int) -> None:
+    def _on_offset_fetch(self, entry: InFlightRequest, resp: OffsetFetchResponse, now: int) -> None:
         """ConsumerCoordinator.OffsetFetchResponseHandler, as fetchCommittedOffsets reacts to it:
         a retriable error (UNSTABLE_OFFSET_COMMIT for a partition included) fails the whole
         lookup and it is retried after the backoff; any other error is thrown from poll()."""
-        self._offset_fetch_inflight = None
-        error, retriable = _offset_fetch_error(resp)
+        self.offset_lookup.in_flight = None
+        error, retriable = offset_fetch_error(resp)
         if error != Errors.NONE:
             if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
                 self._mark_coordinator_unknown(f"error response {error.name}", now)
@@ -2225,24 +2057,20 @@ class Consumer:
                 # GroupAuthorizationException, TopicAuthorizationException or a KafkaException
                 # (UNKNOWN_TOPIC_OR_PARTITION: the partition does not exist; unexpected errors)
                 # escapes updateFetchPositions and is thrown from poll().
-                self._poll_fatal = _Fatal(error.name, "OffsetFetch failed")
+                self._poll_fatal = ConsumerFatal(error.name, "OffsetFetch failed")
                 self._maybe_drive(now)
                 return
             self._offset_fetch_failed(now)
             return
-        self._materialize(now)
-        self._ready = None
-        self._fetch_retry_at = None
-        self._fetch_attempts = 0
-        owned = set(self._owned)
-        for topic in resp.topics:
-            for p in topic.partitions:
-                tp = TopicPartition(topic.name, p.partition_index)
-                if tp not in owned or tp in self._positions:
-                    continue
-                # No committed offset: the model's auto.offset.reset is "earliest" (offset 0).
-                self._positions[tp] = max(p.committed_offset, 0)
-        self._restart_accrual(now)
+        self.offset_lookup.restart()
+        self.fetch.seek_committed(
+            (
+                (TopicPartition(topic.name, p.partition_index), p.committed_offset)
+                for topic in resp.topics
+                for p in topic.partitions
+            ),
+            now,
+        )
         self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
 
     def _offset_fetch_failed(self, now: int) -> None:
@@ -2251,9 +2079,7 @@ class Consumer:
         attempts of one call, which its poll() timer bounds; the simulated application, always
         inside poll(), counts them until the lookup succeeds or a new assignment starts a new
         one."""
-        delay = self._backoff.backoff(self._fetch_attempts)
-        self._fetch_attempts += 1
-        self._fetch_retry_at = now + delay
+        self.offset_lookup.failed(now)
         self._schedule_continuous_poll(now)
 
     def _join_incomplete(self) -> bool:
@@ -2267,7 +2093,7 @@ class Consumer:
         onJoinComplete restarts the interval."""
         if not self.config.enable_auto_commit or now < self._next_auto_commit:
             return
-        if self._coordinator is None or self._join_incomplete():
+        if self.lookup.coordinator is None or self._join_incomplete():
             return
         self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self._commit(self._all_consumed(), "auto", now)
@@ -2288,31 +2114,22 @@ class Consumer:
             return op
         self.commits.append(op)
         if sync_deadline is not None:
-            self._sync_commits.append(_SyncCommit(op, sync_deadline))
+            self.sync_commits.add(op, sync_deadline)
             self._plan_sync_timer()
         self._send_commit(op, now)
         return op
 
-    def _sync_of(self, op: CommitResult) -> _SyncCommit | None:
-        for sync in self._sync_commits:
-            if sync.op is op:
-                return sync
-        return None
-
     def _plan_sync_timer(self) -> None:
         """One timer for every commitSync's next retry or deadline."""
-        if not self._sync_commits:
+        at = self.sync_commits.next_wakeup()
+        if at is None:
             return
-        at = min(
-            s.deadline_ms if s.retry_at is None else min(s.retry_at, s.deadline_ms)
-            for s in self._sync_commits
-        )
-        if self._sync_timer_at is None or at < self._sync_timer_at:
-            self._sync_timer_at = at
-            self._out.append(SetTimer(self._keys["commit-retry"], at))
+        set_at = self._timers.deadline(CommitRetryTimer)
+        if set_at is None or at < set_at:
+            self._out.append(self._timers.set(CommitRetryTimer, at))
 
     def _retry_sync_commits(self, now: int) -> None:
-        for sync in list(self._sync_commits):
+        for sync in self.sync_commits:
             if now >= sync.deadline_ms:
                 # commitOffsetsSync returns false: commitSync throws TimeoutException, close()
                 # logs it and goes on (an answer still in flight no longer matters).
@@ -2324,7 +2141,7 @@ class Consumer:
 
     def _resume_sync_commits(self, now: int) -> None:
         """The coordinator is known again: commitSyncs waiting for it send their request."""
-        for sync in list(self._sync_commits):
+        for sync in self.sync_commits:
             if sync.retry_at is None and not sync.in_flight:
                 self._send_commit(sync.op, now)
 
@@ -2332,8 +2149,8 @@ class Consumer:
         """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
         offsets = op.offsets
         purpose = op.purpose
-        if self._coordinator is None:
-            sync = self._sync_of(op)
+        if self.lookup.coordinator is None:
+            sync = self.sync_commits.of(op)
             if sync is None:
                 self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
             else:
@@ -2354,7 +2171,7 @@ class Consumer:
                 OffsetCommitRequestPartition(tp.partition, offsets[tp])
             )
         self._send(
-            self._coordinator,
+            self.lookup.coordinator,
             OffsetCommitRequest(
                 group_id=self.config.group_id,
                 generation_id=self.generation.generation_id,
@@ -2368,7 +2185,7 @@ class Consumer:
             generation_id=self.generation.generation_id,
             partitions=len(offsets),  # the offsets themselves are in commit_completed
         )
-        sync = self._sync_of(op)
+        sync = self.sync_commits.of(op)
         if sync is not None:
             sync.in_flight = True
 
@@ -2379,14 +2196,12 @@ class Consumer:
             if error is None:
                 self.committed.update(op.offsets)
             return
-        sync = self._sync_of(op)
+        sync = self.sync_commits.of(op)
         if sync is not None:
             sync.in_flight = False
             if error is not None and retriable and error != "TIMEOUT":
                 # commitOffsetsSync: sleep the exponential backoff (at most until the deadline)
-                delay = self._backoff.backoff(sync.attempts)
-                sync.attempts += 1
-                sync.retry_at = min(now + delay, sync.deadline_ms)
+                retry_at = self.sync_commits.back_off(sync, now)
                 self._emit(
                     "commit_failed",
                     t_ms=now,
@@ -2394,11 +2209,11 @@ class Consumer:
                     error=error,
                     retriable=retriable,
                     generation_id=op.generation_id,
-                    retry_in_ms=sync.retry_at - now,
+                    retry_in_ms=retry_at - now,
                 )
                 self._plan_sync_timer()
                 return
-            self._sync_commits.remove(sync)
+            self.sync_commits.finish(sync)
         op.done = True
         op.error = error
         op.retriable = retriable
@@ -2429,7 +2244,9 @@ class Consumer:
             self._close_commit = None
             self._finish_close(now)
 
-    def _on_offset_commit(self, entry: _Inflight, resp: OffsetCommitResponse, now: int) -> None:
+    def _on_offset_commit(
+        self, entry: InFlightRequest, resp: OffsetCommitResponse, now: int
+    ) -> None:
         op = entry.commit
         if op is None:
             return
@@ -2476,7 +2293,9 @@ class Consumer:
                 self._finish_commit(op, error.name, now, False)
                 # commitSync throws; an async (auto) commit sets asyncCommitFenced and the
                 # next poll() throws: either way FencedInstanceIdException reaches the app.
-                self._poll_fatal = _Fatal(error.name, "OffsetCommit: group.instance.id fenced")
+                self._poll_fatal = ConsumerFatal(
+                    error.name, "OffsetCommit: group.instance.id fenced"
+                )
                 self._maybe_drive(now)
             else:
                 rebalancing = self._member_state is MemberState.PREPARING_REBALANCE
@@ -2486,7 +2305,7 @@ class Consumer:
         else:
             self._finish_commit(op, error.name, now, False)
 
-    def _on_leave_group(self, entry: _Inflight, resp: LeaveGroupResponse, now: int) -> None:
+    def _on_leave_group(self, entry: InFlightRequest, resp: LeaveGroupResponse, now: int) -> None:
         """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
         reset its generation when it sent the request), but a failure is logged, as Kafka logs
         "LeaveGroup request with <generation> failed": an answer naming more than one member
@@ -2513,15 +2332,6 @@ class Consumer:
         )
 
 
-def _error_name(message: object) -> str | None:
-    """The error a response reports, as logged (``coordinator.protocol.response_error``)."""
-    code = response_error(message)
-    if code is None:
-        return None
-    name = _ERROR_NAMES.get(code)
-    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
-
-
 def _java_generation(generation: Generation) -> str:
     """AbstractCoordinator.Generation.toString, as Kafka's log lines and reasons print it."""
     protocol = "null" if generation.protocol_name is None else generation.protocol_name
@@ -2529,34 +2339,6 @@ def _java_generation(generation: Generation) -> str:
         f"Generation{{generationId={generation.generation_id}, "
         f"memberId='{generation.member_id}', protocol='{protocol}'}}"
     )
-
-
-def _offset_fetch_error(resp: OffsetFetchResponse) -> tuple[Errors, bool]:
-    """The error an OffsetFetch answer fails with, and whether it is retriable
-    (OffsetFetchResponseHandler.handle): a group-level error, retriable as its exception is;
-    else the first partition error other than TOPIC_AUTHORIZATION_FAILED (collected, the answer
-    failing with it after the loop) and UNSTABLE_OFFSET_COMMIT (the only retriable one, when
-    nothing worse is found), UNKNOWN_TOPIC_OR_PARTITION included (a KafkaException here).
-    ``(NONE, False)`` when every partition has its offset."""
-    if resp.error_code != Errors.NONE:
-        return resp.error_code, resp.error_code.retriable
-    unauthorized = unstable = False
-    for topic in resp.topics:
-        for p in topic.partitions:
-            code = p.error_code
-            if code == Errors.NONE:
-                continue
-            if code == Errors.TOPIC_AUTHORIZATION_FAILED:
-                unauthorized = True
-            elif code == Errors.UNSTABLE_OFFSET_COMMIT:
-                unstable = True
-            else:
-                return code, False
-    if unauthorized:
-        return Errors.TOPIC_AUTHORIZATION_FAILED, False
-    if unstable:
-        return Errors.UNSTABLE_OFFSET_COMMIT, True
-    return Errors.NONE, False
 
 
 def _cooperative_violations(
@@ -2586,4 +2368,17 @@ _HANDLERS: dict[type, Any] = {
     LeaveGroupResponse: Consumer._on_leave_group,
 }
 
-__all__ = ["CommitResult", "Consumer"]
+#: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).
+_TIMER_HANDLERS: dict[type[ConsumerTimer], Callable[[Consumer, int], None]] = {
+    PollTimer: Consumer._on_poll_timer,
+    DriveTimer: Consumer._on_drive_timer,
+    HeartbeatTimer: Consumer._on_heartbeat_timer,
+    JoinRetryTimer: Consumer._on_join_retry_timer,
+    FindCoordinatorTimer: Consumer._on_find_coordinator_timer,
+    MetadataTimer: Consumer._on_metadata_timer,
+    CommitRetryTimer: Consumer._on_commit_retry_timer,
+    JoinPrepareTimer: Consumer._on_join_prepare_timer,
+    CloseTimer: Consumer._on_close_timer,
+}
+
+__all__ = ["TIMER_NAMES", "CommitResult", "Consumer"]

@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 from attrs import field, frozen
 
 from assignors.api import TopicPartition
+from coordinator.tuples import to_tuple
 
 
 @runtime_checkable
@@ -38,7 +39,7 @@ class CallbackRecord:
 
     t_ms: int
     callback: str  # "revoked" | "assigned" | "lost"
-    partitions: tuple[TopicPartition, ...] = field(converter=tuple)
+    partitions: tuple[TopicPartition, ...] = field(converter=to_tuple)
     generation_id: int = -1
 
     def partition_names(self) -> list[str]:

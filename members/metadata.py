@@ -349,7 +349,7 @@ def retain_topic(
     )
 
 
-_RACKS_CACHE: dict[int, tuple[object, tuple, int, list[list[str]], tuple[int, ...]]] = {}
+_RACKS_CACHE: dict[int, tuple[object, tuple[Any, ...], int, list[list[str]], tuple[int, ...]]] = {}
 
 
 def _topic_racks(
@@ -367,7 +367,7 @@ def _topic_racks(
         return hit[2], hit[3], hit[4]
     parts = sorted(topic.partitions, key=lambda p: p.partition_index)
     racks = [
-        sorted({broker_racks.get(r) for r in p.replica_nodes} - {None})  # type: ignore[type-var]
+        sorted({rack for r in p.replica_nodes if (rack := broker_racks.get(r)) is not None})
         for p in parts
     ]
     leaders = tuple(p.leader_id for p in parts)

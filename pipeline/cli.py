@@ -2,7 +2,7 @@
 
 ``scenarios.cli`` calls ``register(app)`` at import time, so this module must stay cheap to import:
 pyspark, pandas and matplotlib are imported inside the commands, and no command but these four
-ever starts a JVM. Exit codes follow the CLI's: 0 done, 1 Spark could not run, 2 invalid input.
+ever starts a JVM. Exit codes follow the CLI's: 0 done, 1 Spark could not run (or sweep rows failed), 2 invalid input.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+EXIT_ROWS_FAILED = EXIT_FAILED  # a sweep whose rows failed (unless --allow-failures)
 
 MasterOpt = Annotated[
     str | None,
@@ -75,7 +76,9 @@ def sweep(
     sweep_file: Annotated[Path, typer.Argument(help="The sweep YAML file.")],
     out: Annotated[
         str,
-        typer.Option("--out", "-o", help="Output directory or URI (file:///, s3a://, hdfs://)."),
+        typer.Option(
+            "--output", "-o", "--out", help="Output directory or URI (file:///, s3a://, hdfs://)."
+        ),
     ],
     master: MasterOpt = None,
     conf: ConfOpt = None,
@@ -84,8 +87,17 @@ def sweep(
         Path | None,
         typer.Option("--report", help="Also write the sweep-report here (same Spark session)."),
     ] = None,
+    allow_failures: Annotated[
+        bool,
+        typer.Option(
+            "--allow-failures", help="Exit 0 even when rows failed (their errors are printed)."
+        ),
+    ] = False,
 ) -> None:
     """Run every scenario of a sweep on Spark; write Parquet datasets runs/ and rebalances/.
+
+    Rows that failed are listed with their errors (the runs table's error column); the exit code
+    is then 1 unless --allow-failures.
 
     Example: groupsim sweep pipeline/examples/rolling-restart-cost.yaml --out /tmp/rr --report /tmp/rr-report
     """
@@ -112,19 +124,27 @@ def sweep(
         f"in {summary.seconds:.1f} s -> {summary.out}/runs, {summary.out}/rebalances"
     )
     if summary.failed:
-        print(
-            f"warning: {summary.failed} runs failed; their error column says why "
-            f"(groupsim sweep-report {summary.out} lists them)",
-            file=sys.stderr,
-        )
+        _err(f"{summary.failed} of {summary.runs} runs failed:")
+        for scenario_id, variant, seed, error in summary.errors:
+            text = "; ".join(line.strip() for line in error.strip().splitlines() if line.strip())
+            text = text if len(text) <= 300 else text[:300] + "..."
+            _err(f"  row {scenario_id} (variant {variant}, seed {seed}): {text or '(no message)'}")
+        if summary.failed > len(summary.errors):
+            _err(f"  ... and {summary.failed - len(summary.errors)} more")
+        _err(f"(every error is in the error column of {summary.out}/runs)")
     if report is not None:
         from pipeline.report import write_sweep_report
 
         print(f"report: {write_sweep_report(spark, summary.out, report)}")
+    if summary.failed and not allow_failures:
+        raise typer.Exit(EXIT_ROWS_FAILED)
 
 
 class _progress_reporter:
     """A rich progress bar on a terminal, plain lines (at most one per change) otherwise."""
+
+    def __init__(self, label: str = "sweep") -> None:
+        self.label = label
 
     def __enter__(self) -> Any:
         if sys.stderr.isatty():
@@ -138,7 +158,7 @@ class _progress_reporter:
                 transient=True,
             )
             self.bar.start()
-            self.task = self.bar.add_task("Spark tasks", total=None)
+            self.task = self.bar.add_task(f"{self.label}: Spark tasks", total=None)
 
             def report(done: int, total: int) -> None:
                 self.bar.update(self.task, completed=done, total=total)
@@ -147,7 +167,8 @@ class _progress_reporter:
         self.bar = None
         from pipeline.sweep import print_progress
 
-        return print_progress
+        label = self.label
+        return lambda done, total: print_progress(done, total, label)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
@@ -219,15 +240,18 @@ def placement(
         _err(f"groupsim: no such file: {ids_file}")
         raise typer.Exit(EXIT_INVALID)
     spark = _session(master, conf, "groupsim-placement", light_jvm=method != "reflect")
+    from pipeline.sweep import SparkProgress
+
     try:
-        report = place(
-            spark,
-            read_ids(spark, ids_file, column),
-            num_partitions=partitions,
-            brokers=brokers,
-            method=method,
-            verify=verify,
-        )
+        with _progress_reporter("placement") as show, SparkProgress(spark, show):
+            report = place(
+                spark,
+                read_ids(spark, ids_file, column),
+                num_partitions=partitions,
+                brokers=brokers,
+                method=method,
+                verify=verify,
+            )
     except ValueError as exc:
         _err(f"groupsim: {exc}")
         raise typer.Exit(EXIT_INVALID) from None
@@ -255,9 +279,11 @@ def log_report(
         raise typer.Exit(EXIT_INVALID)
     spark = _session(master, conf, "groupsim-log-report")
     from pipeline.logs import analyse_logs, render_markdown, write_outputs
+    from pipeline.sweep import SparkProgress
 
-    analysis = analyse_logs(spark, logs)
-    text = render_markdown(analysis)
+    with _progress_reporter("log-report") as show, SparkProgress(spark, show):
+        analysis = analyse_logs(spark, logs)
+        text = render_markdown(analysis)
     print(text, end="")
     if output is not None:
         write_outputs(analysis, output, text)

@@ -203,7 +203,7 @@ def analyse_logs(spark: SparkSession, paths: Sequence[str]) -> LogAnalysis:
     frames = analyse(spark, events, rebalances)
 
     def collect(df: DataFrame, order: Sequence[str]) -> pd.DataFrame:
-        pdf = df.toPandas()
+        pdf: pd.DataFrame = df.toPandas()
         if "log" in pdf.columns:
             pdf["log"] = pdf["log"].map(_short)
         return pdf.sort_values(list(order), kind="stable").reset_index(drop=True)

@@ -5,7 +5,7 @@ Kafka: ``partition = Utils.abs(groupId.hashCode()) % offsets.topic.num.partition
 
 * ``reflect``: Spark SQL's ``reflect('java.util.Objects', 'hashCode', group_id)`` calls the JVM's
   own ``String.hashCode`` (exact by construction, no Python worker at all; the fastest);
-* ``pandas-udf``: a vectorised numpy port (``coordinator.placement.java_string_hashcodes``) in an
+* ``pandas-udf``: a vectorised numpy port (``coordinator.java.java_string_hashcodes``) in an
   Arrow pandas UDF, for deployments that block ``reflect``/``java_method``.
 
 Spark's own ``hash()`` is Murmur3 and unrelated. ANSI SQL is on in Spark 4, so ``abs`` is taken
@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from coordinator.java import INT_MIN
 from coordinator.placement import DEFAULT_OFFSETS_PARTITIONS, partition_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
 METHODS = ("reflect", "pandas-udf")
-INT_MIN = -(1 << 31)
 
 
 def leader_broker(partition: int, brokers: int) -> int:

@@ -82,7 +82,9 @@ def load_views(spark: SparkSession, sweep_dir: str) -> None:
 
 def aggregates(spark: SparkSession, sweep_dir: str) -> dict[str, pd.DataFrame]:
     load_views(spark, sweep_dir)
-    out = {name: spark.sql(sql).toPandas() for name, sql in QUERIES.items()}
+    out: dict[str, pd.DataFrame] = {
+        name: spark.sql(sql).toPandas() for name, sql in QUERIES.items()
+    }
     out["variants"] = out["variants"].drop(columns=["first_point"])
     return out
 

@@ -122,13 +122,16 @@ def _json(value: Any) -> str:
 
 def load_sweep(path: str | Path) -> Sweep:
     """Read and validate a sweep file; raises ``SweepError`` with every problem located."""
+    from scenarios.errors import ScenarioError
+    from scenarios.loader import read_yaml_file
+
     p = Path(path)
+    if not p.exists():
+        raise SweepError([Issue(str(path), "", "no such sweep file")])
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SweepError([Issue(str(path), "", "no such sweep file")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SweepError([Issue(str(path), "", f"cannot read: {exc}")]) from None
+        text = read_yaml_file(p, str(path))  # size-checked and UTF-8 checked, errors located
+    except ScenarioError as exc:
+        raise SweepError(exc.issues) from None
     return parse_sweep(text, source=str(path), base_dir=p.parent)
 
 
@@ -205,7 +208,7 @@ def _base(
         )
         return "", "", ""
     from scenarios.errors import ScenarioError
-    from scenarios.loader import library_path, load_scenario
+    from scenarios.loader import library_path, load_scenario, read_yaml_file
 
     candidates = [base_dir / base, Path(base)]
     if not Path(base).suffix:
@@ -220,12 +223,19 @@ def _base(
             )
         )
         return base, "", ""
-    text = found.read_text(encoding="utf-8")
     try:
         load_scenario(str(found))
+        text = read_yaml_file(found, str(found))
     except ScenarioError as exc:
-        issues.append(pos.issue(("base",), f"the base scenario is invalid:\n{exc.format()}"))
+        n = len(exc.issues)
+        issues.append(pos.issue(("base",), f"the base scenario is invalid ({n} error(s) listed)"))
+        issues.extend(exc.issues)
+        text = ""
     return base, str(found), text
+
+
+# the runs table stores seeds as BIGINT (signed 64-bit); a scenario's own `seed` is 0 or more
+SEED_MIN, SEED_MAX = 0, 2**63 - 1
 
 
 def _seeds(data: dict[str, Any], pos: Positions, issues: list[Issue]) -> tuple[int, ...]:
@@ -233,10 +243,18 @@ def _seeds(data: dict[str, Any], pos: Positions, issues: list[Issue]) -> tuple[i
     if isinstance(first, bool) or not isinstance(first, int):
         issues.append(pos.issue(("seed",), "seed must be an integer"))
         first = 0
+    elif not SEED_MIN <= first <= SEED_MAX:
+        issues.append(pos.issue(("seed",), _seed_range_message(first)))
+        first = 0
     seeds = data.get("seeds", 1)
     if isinstance(seeds, int) and not isinstance(seeds, bool):
-        if seeds < 1:
-            issues.append(pos.issue(("seeds",), f"seeds must be at least 1, got {seeds}"))
+        if seeds < 1 or seeds > MAX_ROWS:
+            issues.append(
+                pos.issue(("seeds",), f"seeds must be between 1 and {MAX_ROWS:,}, got {seeds}")
+            )
+            return (0,)
+        if first + seeds - 1 > SEED_MAX:
+            issues.append(pos.issue(("seeds",), _seed_range_message(first + seeds - 1)))
             return (0,)
         return tuple(range(first, first + seeds))
     if isinstance(seeds, list) and seeds:
@@ -244,11 +262,23 @@ def _seeds(data: dict[str, Any], pos: Positions, issues: list[Issue]) -> tuple[i
         if bad:
             issues.append(pos.issue(("seeds",), f"every seed must be an integer, got {bad[0]!r}"))
             return (0,)
+        for i, s in enumerate(seeds):
+            if not SEED_MIN <= s <= SEED_MAX:
+                issues.append(pos.issue(("seeds", i), _seed_range_message(s)))
+                return (0,)
         if len(set(seeds)) != len(seeds):
             issues.append(pos.issue(("seeds",), "seeds must not repeat"))
         return tuple(seeds)
     issues.append(pos.issue(("seeds",), "seeds must be a count (3) or a list of seeds ([1, 7])"))
     return (0,)
+
+
+def _seed_range_message(seed: int) -> str:
+    shown = str(seed) if len(str(seed)) <= 30 else f"{str(seed)[:20]}... ({len(str(seed))} digits)"
+    return (
+        f"seed {shown} is out of range: seeds are 0 to 2^63-1 (0 or more, as in a scenario; "
+        "at most the runs table's signed 64-bit seed column)"
+    )
 
 
 def _variants(

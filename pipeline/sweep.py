@@ -36,6 +36,7 @@ from pipeline.spec import Sweep
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from pyspark import StatusTracker
     from pyspark.sql import DataFrame, SparkSession
 
 # the run's identity, repeated on each of its rebalance rows
@@ -70,6 +71,8 @@ class SweepSummary:
     rebalances: int
     seconds: float
     out: str
+    # the first failed rows (scenario_id, variant, seed, error), for the command line to show
+    errors: tuple[tuple[int, str, int, str], ...] = ()
 
 
 def run_batches(task: RowTask, batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -121,6 +124,9 @@ def sweep_frame(spark: SparkSession, sweep: Sweep, *, tasks: int | None = None) 
     return spark.createDataFrame(pdf, ROWS_SCHEMA).repartition(n)
 
 
+MAX_ERRORS_SHOWN = 20
+
+
 def run_sweep(
     spark: SparkSession,
     sweep: Sweep,
@@ -153,6 +159,15 @@ def run_sweep(
                 "rebalances"
             ),
         ).collect()[0]
+        failed_rows = (
+            results.where(F.col("error").isNotNull())
+            .select("scenario_id", "variant", "seed", "error")
+            .orderBy("scenario_id")
+            .limit(MAX_ERRORS_SHOWN)
+            .collect()
+            if counts["failed"]
+            else []
+        )
     finally:
         results.unpersist()
     manifest = {
@@ -176,6 +191,10 @@ def run_sweep(
         rebalances=int(counts["rebalances"] or 0),
         seconds=time.perf_counter() - started,
         out=base,
+        errors=tuple(
+            (int(r["scenario_id"]), str(r["variant"]), int(r["seed"]), str(r["error"]))
+            for r in failed_rows
+        ),
     )
 
 
@@ -227,6 +246,7 @@ class _Progress:
     def __init__(self, spark: SparkSession, report: Callable[[int, int], None] | None) -> None:
         self.report = report
         self.stop = threading.Event()
+        self.tracker: StatusTracker | None
         try:
             self.tracker = spark.sparkContext.statusTracker()
         except Exception:  # Spark Connect: no SparkContext on the client
@@ -261,6 +281,9 @@ class _Progress:
                 self.report(done, total)
 
 
-def print_progress(done: int, total: int) -> None:
+SparkProgress = _Progress  # also used by the placement and log-report commands
+
+
+def print_progress(done: int, total: int, label: str = "sweep") -> None:
     """Plain progress for logs and pipes (the CLI uses a rich bar on a terminal)."""
-    print(f"[sweep] {done}/{total} tasks done", file=sys.stderr, flush=True)
+    print(f"[{label}] {done}/{total} tasks done", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ import pandas as pd
 
 def java_hash(ids: pd.Series) -> pd.Series:
     """Java's ``String.hashCode`` of each id (nullable int32), vectorised with numpy."""
-    from coordinator.placement import java_string_hashcodes
+    from coordinator.java import java_string_hashcodes
 
     present = ids.notna()
     out = pd.Series(pd.NA, index=ids.index, dtype="Int32")
@@ -19,7 +19,7 @@ def java_hash(ids: pd.Series) -> pd.Series:
     return out
 
 
-def java_hash_udf():  # type: ignore[no-untyped-def]
+def java_hash_udf():
     """``java_hash`` wrapped as a scalar pandas UDF returning INT."""
     from pyspark.sql.functions import pandas_udf
 

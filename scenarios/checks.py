@@ -23,6 +23,7 @@ from attrs import frozen
 
 from coordinator.placement import partition_for
 from scenarios import configkeys as ck
+from scenarios.actions import ScenarioRuntimeError
 from scenarios.hints import did_you_mean, listing
 from scenarios.result import CheckResult
 from scenarios.yamlpos import PathT
@@ -128,7 +129,7 @@ class State(Check):
         return cls(raw)
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
-        return [self._eq(player.sim.group_state(_named(group)))]
+        return [self._eq(player.sim.group_state(_named(group, self.name)))]
 
 
 @frozen
@@ -143,7 +144,7 @@ class Generation(Check):
         return None if n is None else cls(n)
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
-        return [self._eq(player.sim.generation(_named(group)))]
+        return [self._eq(player.sim.generation(_named(group, self.name)))]
 
 
 @frozen
@@ -164,9 +165,9 @@ class Leader(Check):
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
         sim = player.sim
-        actual = sim.leader(_named(group))
-        if actual is None and sim.leader_member_id(_named(group)):
-            actual = sim.leader_member_id(_named(group))
+        actual = sim.leader(_named(group, self.name))
+        if actual is None and sim.leader_member_id(_named(group, self.name)):
+            actual = sim.leader_member_id(_named(group, self.name))
         return [CheckResult(self.name, self.expected, actual, self.expected == actual)]
 
 
@@ -178,19 +179,17 @@ class Protocol(Check):
 
     @classmethod
     def parse(cls, v: Validator, raw: Any, path: PathT) -> Protocol | None:
-        from scenarios.validate import canonical_assignor, known_assignor
-
         if raw is None:
             return cls(None)
-        if not isinstance(raw, str) or not known_assignor(raw):
+        if not isinstance(raw, str) or not ck.known_assignor(raw):
             v.err(
                 path, f"unknown protocol {raw!r}", hint=did_you_mean(str(raw), ck.BUILTIN_ASSIGNORS)
             )
             return None
-        return cls(canonical_assignor(raw))
+        return cls(ck.canonical_assignor(raw))
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
-        actual = player.sim.protocol(_named(group))
+        actual = player.sim.protocol(_named(group, self.name))
         return [CheckResult(self.name, self.expected, actual, self.expected == actual)]
 
 
@@ -211,7 +210,7 @@ class Members(Check):
         return None if names is None else cls(tuple(sorted(names)))
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
-        members = sorted(player.member_names(group))
+        members = sorted(player.member_names(_named(group, self.name)))
         if isinstance(self.expected, int):
             return [self._eq(len(members))]
         return [self._eq(members, list(self.expected))]
@@ -354,7 +353,8 @@ class Rebalances(Check):
         return None if c is None else cls(c)
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
-        return [self.expected.result(self.name, len(completed_rebalances(player.sim, group)))]
+        rebalances = completed_rebalances(player.sim, _named(group, self.name))
+        return [self.expected.result(self.name, len(rebalances))]
 
     def shown(self) -> Any:
         return self.expected.as_dict()
@@ -492,7 +492,7 @@ class Coordinator(Check):
         return None if b is None else cls(str(b))
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
-        return [self._eq(player.sim.coordinator(_named(group)))]
+        return [self._eq(player.sim.coordinator(_named(group, self.name)))]
 
 
 @frozen
@@ -511,7 +511,7 @@ class OffsetsPartition(Check):
 
     def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
         n = player.scenario.cluster.offsets_partitions
-        return [self._eq(partition_for(_named(group), n))]
+        return [self._eq(partition_for(_named(group, self.name), n))]
 
 
 @frozen
@@ -582,10 +582,10 @@ CHECK_KINDS: dict[str, type[Check]] = {
 """Every check an expectation may hold, in the order messages list them."""
 
 
-def _named(group: str | None) -> str:
-    """The group of a ``needs_group`` check: the validator made sure there is one."""
+def _named(group: str | None, check: str) -> str:
+    """The group of a ``needs_group`` check (the validator asks for ``group:`` with them)."""
     if group is None:
-        raise ValueError("the expectation names no group")
+        raise ScenarioRuntimeError(f"the {check} check needs a group")
     return group
 
 

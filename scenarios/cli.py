@@ -10,15 +10,28 @@ left out when it (or pyspark) does not.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
+from scenarios import cli_tools
+from scenarios.console import (
+    EXIT_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    console,
+    duration_option,
+    print_scenario_error,
+)
 from scenarios.errors import ScenarioError
-from scenarios.units import parse_duration_ms
+from scenarios.units import format_ms
+
+if TYPE_CHECKING:
+    from scenarios.model import Scenario
 
 app = typer.Typer(
     name="groupsim",
@@ -36,32 +49,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"groupsim {version('groupsim')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            print("groupsim (not installed)")
+        raise typer.Exit(EXIT_OK)
 
 
-def console(stderr: bool = False) -> Console:
-    """A rich console: colour on a terminal, plain text (no escape codes) when piped."""
-    stream = sys.stderr if stderr else sys.stdout
-    piped = not (hasattr(stream, "isatty") and stream.isatty())
-    # piped output is read in files and pagers: wide enough for the tables, never wrapped
-    return Console(
-        file=stream, highlight=False, soft_wrap=True, emoji=False, width=120 if piped else None
-    )
-
-
-def _duration_option(value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return parse_duration_ms(value)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-
-
-def _print_scenario_error(err: ScenarioError) -> None:
-    out = console(stderr=True)
-    for issue in err.issues:
-        out.print(issue.format(), markup=False, style="red")
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Simulate Kafka's classic consumer-group protocol."""
 
 
 # --- validate ----------------------------------------------------------------------------------
@@ -70,6 +77,13 @@ def _print_scenario_error(err: ScenarioError) -> None:
 @app.command()
 def validate(
     files: Annotated[list[str], typer.Argument(help="Scenario files (or library lesson names).")],
+    allow_code: Annotated[
+        bool,
+        typer.Option(
+            "--allow-code",
+            help="Let scenarios name assignor classes as module:Class (imports and runs that code).",
+        ),
+    ] = False,
 ) -> None:
     """Check scenario files; print every error with file:line:column and the field path.
 
@@ -83,10 +97,10 @@ def validate(
     bad = 0
     for f in files:
         try:
-            s = load_scenario(f)
+            s = load_scenario(f, allow_code=allow_code)
         except ScenarioError as err:
             bad += 1
-            _print_scenario_error(err)
+            print_scenario_error(err)
             continue
         out.print(
             f"{f}: ok ({s.name}: {len(s.consumers)} consumers, {len(s.timeline)} steps, {len(s.expect)} expectations)",
@@ -112,7 +126,13 @@ def run(
         str | None, typer.Option("--until", help="Stop at this simulated time, e.g. 30s.")
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Override the scenario's seed.")
+        int | None,
+        typer.Option(
+            "--seed",
+            min=0,
+            max=2**63 - 1,
+            help="Override the scenario's seed (0 or more, as in a scenario file).",
+        ),
     ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only the expectation results.")
@@ -123,6 +143,28 @@ def run(
     brief: Annotated[
         bool,
         typer.Option("--brief", "-b", help="The story only: steps, state changes, assignments."),
+    ] = False,
+    html_out: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the run as a browser page (as `groupsim html`)."),
+    ] = None,
+    table: Annotated[
+        bool,
+        typer.Option("--table", help="Full assignment tables even past 30 members (a summary)."),
+    ] = False,
+    allow_long: Annotated[
+        bool,
+        typer.Option(
+            "--allow-long",
+            help=f"Allow a run past {MAX_SIMULATED_LABEL} of simulated time (it may take minutes).",
+        ),
+    ] = False,
+    allow_code: Annotated[
+        bool,
+        typer.Option(
+            "--allow-code",
+            help="Let scenarios name assignor classes as module:Class (imports and runs that code).",
+        ),
     ] = False,
 ) -> None:
     """Run scenarios: the timeline, assignment tables, expectation results.
@@ -141,27 +183,33 @@ def run(
     from scenarios.report import render_run
     from scenarios.runner import run_scenario
 
-    until_ms = _duration_option(until)
+    until_ms = duration_option(until)
+    if log is not None:
+        check_output_path(log, "--log")
     scenarios = []
     invalid = False
     for f in files:
         try:
-            scenarios.append(load_scenario(f))
+            scenarios.append(load_scenario(f, allow_code=allow_code))
         except ScenarioError as err:
             invalid = True
-            _print_scenario_error(err)
+            print_scenario_error(err)
     if invalid:
         raise typer.Exit(EXIT_INVALID)
+    for s in scenarios:
+        _check_span(s, until_ms, allow_long)
     out = console()
     results = []
-    err = console(stderr=True)
+    status = console(stderr=True)
     for i, s in enumerate(scenarios):
         # a spinner on a terminal only (stderr), never in piped or --json output
-        with (
-            err.status(f"running {s.name} ({i + 1}/{len(scenarios)})", spinner="dots")
-            if err.is_terminal
-            else _nothing()
-        ):
+        label = f"running {s.name} ({i + 1}/{len(scenarios)})"
+        if status.is_terminal:
+            with status.status(label, spinner="dots") as spinner:
+                result = run_scenario(
+                    s, until_ms=until_ms, seed=seed, progress=SimProgress(spinner, label)
+                )
+        else:
             result = run_scenario(s, until_ms=until_ms, seed=seed)
         results.append(result)
         if log is not None:
@@ -170,11 +218,24 @@ def run(
             target = (
                 log if len(scenarios) == 1 else log.with_name(f"{log.stem}-{s.name}{log.suffix}")
             )
-            write_jsonl(result.events, target)
+            try:
+                write_jsonl(result.events, target)
+            except OSError as exc:
+                console(stderr=True).print(f"--log: cannot write {target}: {exc}", markup=False)
+                raise typer.Exit(EXIT_INVALID) from None
+        if html_out is not None:
+            from scenarios.html import write_html
+
+            page = (
+                html_out
+                if len(scenarios) == 1
+                else html_out.with_name(f"{html_out.stem}-{s.name}{html_out.suffix}")
+            )
+            write_html(s, result, page)
         if not json_out:
             if i:
                 out.print()
-            render_run(out, s, result, quiet=quiet, verbose=verbose, brief=brief)
+            render_run(out, s, result, quiet=quiet, verbose=verbose, brief=brief, full_tables=table)
     if json_out:
         docs = [r.to_dict() for r in results]
         sys.stdout.write(
@@ -184,12 +245,53 @@ def run(
     raise typer.Exit(EXIT_OK if all(r.passed for r in results) else EXIT_FAILED)
 
 
-class _nothing:
-    def __enter__(self) -> None:
-        return None
+MAX_SIMULATED_MS = 6 * 3_600_000  # docs/cli.md: past this, `run` needs --allow-long
+MAX_SIMULATED_LABEL = "6h"
 
-    def __exit__(self, *exc: object) -> None:
-        return None
+
+def _check_span(scenario: Scenario, until_ms: int | None, allow_long: bool) -> None:
+    """Refuse (exit 2) a simulated span past the ceiling unless ``--allow-long`` was given."""
+    end = until_ms if until_ms is not None else scenario.end_ms
+    if end > MAX_SIMULATED_MS and not allow_long:
+        console(stderr=True).print(
+            f"{scenario.source}: until: {format_ms(end)} of simulated time is past the "
+            f"{MAX_SIMULATED_LABEL} ceiling (a long span can take minutes of real time); "
+            "pass --allow-long to run it anyway",
+            markup=False,
+            style="red",
+        )
+        raise typer.Exit(EXIT_INVALID)
+
+
+class SimProgress:
+    """Shows simulated time reached, of the end, with a wall-clock estimate, in a rich status."""
+
+    def __init__(self, status: Any, label: str):
+        self.status, self.label = status, label
+        self.started = time.monotonic()
+
+    def __call__(self, now_ms: int, end_ms: int) -> None:
+        elapsed = time.monotonic() - self.started
+        done = now_ms / end_ms if end_ms else 1.0
+        left = f", ~{elapsed * (1 - done) / done:.0f}s left" if done > 0 and elapsed > 2 else ""
+        self.status.update(
+            f"{self.label}: simulated {format_ms(now_ms)} of {format_ms(end_ms)} ({done:.0%}{left})"
+        )
+
+
+def check_output_path(path: Path, option: str) -> None:
+    """Before a long run: the folder of an output path must exist and be writable (exit 2)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    problem = None
+    if path.is_dir():
+        problem = "is a directory; give a file name"
+    elif not folder.is_dir():
+        problem = f"the folder {folder} does not exist"
+    elif not os.access(folder, os.W_OK):
+        problem = f"the folder {folder} is not writable"
+    if problem:
+        console(stderr=True).print(f"{option} {path}: {problem}", markup=False, style="red")
+        raise typer.Exit(EXIT_INVALID)
 
 
 # --- demo --------------------------------------------------------------------------------------
@@ -213,7 +315,7 @@ def demo(
 def _register_plugins() -> None:
     """Commands other packages contribute (the Spark pipeline); absent when they cannot import."""
     try:
-        from pipeline.cli import register  # type: ignore[import-not-found]
+        from pipeline.cli import register
     except ImportError:
         return  # pyspark (or the pipeline package) is not installed: the core CLI still works
     except Exception as exc:  # a broken plugin must not take the whole CLI down
@@ -222,9 +324,11 @@ def _register_plugins() -> None:
     register(app)
 
 
-from scenarios import cli_tools as _tools  # noqa: E402  (registers assign/coordinator/diagram/step)
+cli_tools.register(app)  # assign, coordinator, diagram, step, lessons
 
-_tools.register(app)
+from scenarios import html as _html  # noqa: E402  (registers html: the browser page, issue 19)
+
+_html.register(app)
 _register_plugins()
 
 

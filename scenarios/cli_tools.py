@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
-from typing import Annotated
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scenarios.console import EXIT_FAILED, EXIT_INVALID, console, print_scenario_error
 from scenarios.errors import ScenarioError
+from scenarios.summary import FULL_TABLE_MAX_MEMBERS
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+if TYPE_CHECKING:
+    from rich.table import Table
+
+ALLOW_CODE_HELP = (
+    "Let the scenario name assignor classes as module:Class (imports and runs that code)."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -21,23 +31,15 @@ def register(app: typer.Typer) -> None:
     app.command()(lessons)
 
 
-def _console():
-    from scenarios.cli import console
-
-    return console()
-
-
-def _table(title: str):
+def _table(title: str) -> Table:
     """A rich table: box drawing on a terminal, plain ASCII rules when piped."""
     from rich import box
     from rich.table import Table
 
-    return Table(title=title, box=box.HEAVY_HEAD if _console().is_terminal else box.ASCII)
+    return Table(title=title, box=box.HEAVY_HEAD if console().is_terminal else box.ASCII)
 
 
 def _fail(message: str) -> typer.Exit:
-    from scenarios.cli import console
-
     console(stderr=True).print(f"error: {message}", markup=False, style="red")
     return typer.Exit(EXIT_INVALID)
 
@@ -58,8 +60,24 @@ def parse_topics(spec: str) -> dict[str, int]:
     return topics
 
 
+_RANGE = re.compile(r"\{(\d+)\.\.(\d+)\}")
+MAX_CLI_MEMBERS = 100_000
+
+
+def expand_names(name: str) -> list[str]:
+    """``C{0..2}`` -> ``[C0, C1, C2]`` (one range per name); other names as they are."""
+    m = _RANGE.search(name)
+    if m is None:
+        return [name]
+    first, last = int(m.group(1)), int(m.group(2))
+    if last < first or last - first >= MAX_CLI_MEMBERS:
+        raise ValueError(f"bad range in {name!r}: write C{{0..1999}} (at most {MAX_CLI_MEMBERS:,})")
+    return [f"{name[: m.start()]}{i}{name[m.end() :]}" for i in range(first, last + 1)]
+
+
 def parse_members(spec: str, topics: dict[str, int]) -> dict[str, tuple[tuple[str, ...], int]]:
-    """``"C0,C1"`` (all topics) or ``"C0:T1,T2;C1:T1"``; ``C1*2`` gives C1 two streams (legacy).
+    """``"C0,C1"`` (all topics) or ``"C0:T1,T2;C1:T1"``; ``C1*2`` gives C1 two streams (legacy);
+    ``C{0..1999}`` names 2,000 members at once.
 
     Returns member -> (subscribed topics, num_streams).
     """
@@ -77,12 +95,55 @@ def parse_members(spec: str, topics: dict[str, int]) -> dict[str, tuple[tuple[st
         for t in wanted:
             if t not in topics:
                 raise ValueError(f"member {name} subscribes to unknown topic {t!r}")
-        if name in members:
-            raise ValueError(f"member {name} given twice")
-        members[name.strip()] = (wanted, streams)
+        for one in expand_names(name.strip()):
+            if one in members:
+                raise ValueError(f"member {one} given twice")
+            members[one] = (wanted, streams)
     if not members:
         raise ValueError("no members given")
+    if len(members) > MAX_CLI_MEMBERS:
+        raise ValueError(f"{len(members):,} members: at most {MAX_CLI_MEMBERS:,}")
     return members
+
+
+def parse_owned(spec: str, members: Mapping[str, object]) -> dict[str, list[str]]:
+    """Current owners: a YAML/JSON file mapping member -> partitions (``T1-0``), or inline
+    ``"C0=T1-0,T1-1;C1=T1-2"``. Every partition is owned once; members must be in the group."""
+    from assignors.api import TopicPartition
+    from scenarios.loader import read_yaml_file
+    from scenarios.yamlpos import parse_yaml
+
+    path = Path(spec)
+    if path.is_file():
+        try:
+            raw, _ = parse_yaml(read_yaml_file(path, spec), spec)
+        except ScenarioError as exc:
+            raise ValueError("--owned: " + "; ".join(i.format() for i in exc.issues)) from None
+    else:
+        raw = {}
+        for entry in filter(None, (e.strip() for e in spec.split(";"))):
+            member, sep, parts = entry.partition("=")
+            if not sep:
+                raise ValueError(
+                    f"--owned {spec!r}: not a file, nor MEMBER=T1-0,T1-1;MEMBER=... ({entry!r})"
+                )
+            raw[member.strip()] = [p.strip() for p in parts.split(",") if p.strip()]
+    if not isinstance(raw, dict):
+        raise ValueError("--owned: expected a mapping of member -> list of partitions")
+    owned: dict[str, list[str]] = {}
+    seen: dict[str, str] = {}
+    for member, parts in raw.items():
+        if member not in members:
+            raise ValueError(f"--owned: {member!r} is not one of the members")
+        if not isinstance(parts, list):
+            raise ValueError(f"--owned: {member}: expected a list of partitions like T1-0")
+        for tp in parts:
+            TopicPartition.parse(str(tp))  # raises a clear ValueError
+            if str(tp) in seen:
+                raise ValueError(f"--owned: {tp} is owned by both {seen[str(tp)]} and {member}")
+            seen[str(tp)] = member
+        owned[member] = [str(tp) for tp in parts]
+    return owned
 
 
 def assign(
@@ -92,7 +153,9 @@ def assign(
     members: Annotated[
         str,
         typer.Option(
-            "--members", "-m", help="C0,C1 (all topics) or C0:T1,T2;C1:T1; C1*2 = two streams"
+            "--members",
+            "-m",
+            help="C0,C1 (all topics) or C0:T1,T2;C1:T1; C1*2 = two streams; C{0..1999} = a range",
         ),
     ],
     assignor: Annotated[
@@ -103,8 +166,33 @@ def assign(
             help="range, roundrobin, sticky, cooperative-sticky, legacy-range, legacy-roundrobin, or pkg.mod:Class",
         ),
     ] = "range",
+    owned: Annotated[
+        str | None,
+        typer.Option(
+            "--owned",
+            help="Current owners (for sticky and cooperative moves): a YAML/JSON file of member -> "
+            "[T1-0, ...], or C0=T1-0,T1-1;C1=T1-2",
+        ),
+    ] = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the assignment and its summary as JSON.")
+    ] = False,
+    table: Annotated[
+        bool,
+        typer.Option(
+            "--table",
+            help=f"Every member's partitions even past {FULL_TABLE_MAX_MEMBERS} members (one row each; "
+            "default there: a summary).",
+        ),
+    ] = False,
+    summary: Annotated[
+        bool, typer.Option("--summary", help="The summary even for a small group.")
+    ] = False,
 ) -> None:
     """Run one assignor on a quick spec and print the table (one column per member).
+
+    Past 30 members it prints a summary instead (partitions per member, imbalance, topics per
+    member, partitions moved when --owned is given); --table forces the full table.
 
     Examples:
 
@@ -113,24 +201,63 @@ def assign(
       groupsim assign -t t0:1,t1:2,t2:3 -m "C0:t0;C1:t0,t1;C2:t0,t1,t2" -a roundrobin
 
       groupsim assign -t T1:10 -m "C1*1;C2*2" -a legacy-range
-    """
-    from assignors import Subscription, get_assignor
-    from scenarios.report import assignment_table
 
+      groupsim assign -t T1:4000 -m "C{0..1999}" -a cooperative-sticky --owned owners.yaml --json
+    """
+    from assignors import Subscription, TopicPartition, get_assignor
+    from scenarios.report import assignment_table
+    from scenarios.summary import member_rows_table, summarize, summary_table
+
+    if table and summary:
+        raise _fail("--table and --summary exclude each other")
     try:
         topic_map = parse_topics(topics)
         member_map = parse_members(members, topic_map)
+        owned_map = parse_owned(owned, member_map) if owned is not None else None
         impl = get_assignor(assignor)
+        subs = {}
+        for m, (t, n) in member_map.items():
+            mine = [TopicPartition.parse(tp) for tp in (owned_map or {}).get(m, [])]
+            # what ConsumerCoordinator sends after a generation: owned partitions, the generation,
+            # and the assignor's own user data once it has seen its assignment (StickyAssignor)
+            member_assignor = get_assignor(assignor)
+            if owned_map is not None:
+                member_assignor.on_assignment(mine, 1)
+            subs[m] = Subscription(
+                topics=t,
+                num_streams=n,
+                owned_partitions=mine,
+                generation_id=1 if owned_map is not None else -1,
+                user_data=member_assignor.subscription_user_data(t),
+            )
     except (ValueError, TypeError) as exc:
         raise _fail(str(exc)) from None
-    subs = {m: Subscription(topics=t, num_streams=n) for m, (t, n) in member_map.items()}
     try:
         result = impl.assign(topic_map, subs)
     except Exception as exc:  # a user's assignor, or a legacy precondition
         raise _fail(f"{assignor} failed: {exc}") from None
-    table = {m: [str(tp) for tp in parts] for m, parts in result.items()}
-    out = _console()
-    out.print(assignment_table(table, title=f"{impl.name or assignor}: {topics}"))
+    assignment = {m: [str(tp) for tp in parts] for m, parts in result.items()}
+    figures = summarize(assignment, owned=owned_map)
+    if json_out:
+        doc = {"assignor": impl.name or assignor, "topics": topic_map, "assignment": assignment}
+        doc["summary"] = figures
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        return
+    out = console()
+    title = f"{impl.name or assignor}: {topics}"
+    if summary or (len(assignment) > FULL_TABLE_MAX_MEMBERS and not table):
+        out.print(summary_table(figures, title=f"{title} ({len(assignment)} members)"))
+        if not summary:
+            out.print(
+                f"(a summary past {FULL_TABLE_MAX_MEMBERS} members: --table for every column)"
+            )
+        return
+    if len(assignment) > FULL_TABLE_MAX_MEMBERS:
+        out.print(member_rows_table(assignment, title=title))
+    else:
+        out.print(assignment_table(assignment, title=title))
+    if owned_map is not None:
+        out.print(f"partitions moved to another member: {figures['moved']}", markup=False)
 
 
 # --- coordinator ---------------------------------------------------------------------------------
@@ -156,7 +283,8 @@ def coordinator(
       groupsim coordinator orders --partitions 3 --brokers 3
     """
 
-    from coordinator.placement import java_string_hashcode, partition_for
+    from coordinator.java import java_string_hashcode
+    from coordinator.placement import partition_for
 
     if partitions < 1 or brokers < 1:
         raise _fail("--partitions and --brokers must be positive")
@@ -164,12 +292,9 @@ def coordinator(
     try:
         from coordinator.cluster import KafkaCluster
         from coordinator.config import CoordinatorConfig
-        from scenarios.eventlog import EventLog, make_logger
 
         cluster = KafkaCluster(
-            num_brokers=brokers,
-            config=CoordinatorConfig(offsets_topic_num_partitions=partitions),
-            logger=make_logger(EventLog()),  # a private log: nothing printed
+            num_brokers=brokers, config=CoordinatorConfig(offsets_topic_num_partitions=partitions)
         )
     except Exception:  # the cluster model is optional for this arithmetic
         cluster = None
@@ -180,7 +305,7 @@ def coordinator(
         p = partition_for(gid, partitions)
         broker = cluster.offsets_partition_leader(p) if cluster is not None else None
         table.add_row(repr(gid), str(java_string_hashcode(gid)), str(p), broker or "?")
-    _console().print(table)
+    console().print(table)
 
 
 # --- diagram -------------------------------------------------------------------------------------
@@ -195,6 +320,59 @@ CLIENT_TRANSITIONS = (
     ("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup REBALANCE_IN_PROGRESS"),
     ("STABLE", "UNJOINED", "fenced / unknown member / poll timeout / close"),
 )
+
+
+# What causes each ClassicGroupState transition, from GroupMetadataManager and ClassicGroup
+# (Kafka 1eb7644): the coordinator's table (coordinator.state_machine) says only which edges exist.
+_DEAD = "unloaded when the coordinator moves (onUnloaded), or deleted"
+COORDINATOR_CAUSES: dict[tuple[str, str], str] = {
+    ("Empty", "PreparingRebalance"): "first JoinGroup, prepareRebalance after the initial delay",
+    ("PreparingRebalance", "CompletingRebalance"): (
+        "join phase completes with members (initNextGeneration), JoinGroup answers sent"
+    ),
+    ("PreparingRebalance", "Empty"): "join phase completes with no members (initNextGeneration)",
+    ("CompletingRebalance", "Stable"): "leader's SyncGroup assignment stored",
+    ("CompletingRebalance", "PreparingRebalance"): (
+        "member joins, leaves or times out before the assignment (prepareRebalance)"
+    ),
+    ("Stable", "PreparingRebalance"): (
+        "member joins or leaves, session timeout, new metadata from the leader (prepareRebalance)"
+    ),
+    ("Empty", "Dead"): _DEAD,
+    ("PreparingRebalance", "Dead"): _DEAD,
+    ("CompletingRebalance", "Dead"): _DEAD,
+    ("Stable", "Dead"): _DEAD,
+    ("Dead", "Dead"): "unloaded again",
+}
+
+
+def coordinator_diagram(fmt: str) -> str:
+    """ClassicGroupState's transitions (coordinator.state_machine) labelled with their causes."""
+    from coordinator.state_machine import EMPTY, STATES, VALID_PREVIOUS_STATES
+
+    edges = [(src, dst) for dst, srcs in VALID_PREVIOUS_STATES.items() for src in srcs]
+    edges.sort(key=lambda e: (STATES.index(e[0]), STATES.index(e[1])))
+    cause = {e: COORDINATOR_CAUSES.get(e, "") for e in edges}
+    if fmt == "mermaid":
+        lines = ["stateDiagram-v2", f"    [*] --> {EMPTY}"]
+        lines += [
+            f"    {a} --> {b}: {_mermaid_text(why)}" if why else f"    {a} --> {b}"
+            for (a, b), why in cause.items()
+        ]
+        return "\n".join(lines) + "\n"
+    lines = ["digraph ClassicGroupState {", "    rankdir=LR;", "    node [shape=box];"]
+    lines += [f'    "{st}";' for st in STATES]
+    lines += [f'    "{a}" -> "{b}" [label="{_dot_text(why)}"];' for (a, b), why in cause.items()]
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    """Text safe after a Mermaid ``:`` label separator (``:`` and ``;`` as entity codes)."""
+    return text.replace(";", "#59;").replace(":", "#58;")
+
+
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def client_diagram(fmt: str) -> str:
@@ -223,6 +401,7 @@ def diagram(
     heartbeats: Annotated[
         bool, typer.Option("--heartbeats", help="Include heartbeats in the sequence diagram.")
     ] = False,
+    allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """The group's or the client's state machine (Mermaid/Graphviz), or a run as a sequence diagram.
 
@@ -236,25 +415,28 @@ def diagram(
     """
     if fmt not in ("mermaid", "dot"):
         raise _fail("--format must be mermaid or dot")
+    if scenario is not None and fmt != "mermaid":
+        raise _fail("a run is drawn as a Mermaid sequence diagram only: leave out --format dot")
     if scenario is not None:
         from scenarios.loader import load_scenario
         from scenarios.report import sequence_diagram
         from scenarios.runner import run_scenario
 
         try:
-            s = load_scenario(scenario)
+            s = load_scenario(scenario, allow_code=allow_code)
         except ScenarioError as err:
-            from scenarios.cli import _print_scenario_error
-
-            _print_scenario_error(err)
+            print_scenario_error(err)
             raise typer.Exit(EXIT_INVALID) from None
         result = run_scenario(s)
         sys.stdout.write(sequence_diagram(s, result.events, heartbeats=heartbeats))
+        if not result.passed:
+            sys.stdout.flush()
+            why = result.error or "an expectation failed"
+            console(stderr=True).print(f"the run failed: {why}", markup=False, style="red")
+            raise typer.Exit(EXIT_FAILED)
         return
     if machine == "coordinator":
-        from coordinator.state_machine import state_diagram
-
-        sys.stdout.write(state_diagram(fmt))
+        sys.stdout.write(coordinator_diagram(fmt))
     elif machine == "client":
         sys.stdout.write(client_diagram(fmt))
     else:
@@ -273,8 +455,9 @@ def step(
         str | None, typer.Option("--group", "-g", help="The group to follow (default: the first).")
     ] = None,
     limit: Annotated[
-        int, typer.Option("--limit", help="Stop after this many shown events.")
+        int, typer.Option("--limit", min=0, help="Stop after this many shown events (0: all).")
     ] = 10_000,
+    allow_code: Annotated[bool, typer.Option("--allow-code", help=ALLOW_CODE_HELP)] = False,
 ) -> None:
     """Step through a scenario one event at a time: the group's state, members and assignments.
 
@@ -287,16 +470,14 @@ def step(
     from scenarios.stepper import step_through
 
     try:
-        s = load_scenario(file)
+        s = load_scenario(file, allow_code=allow_code)
     except ScenarioError as err:
-        from scenarios.cli import _print_scenario_error
-
-        _print_scenario_error(err)
+        print_scenario_error(err)
         raise typer.Exit(EXIT_INVALID) from None
     if group is not None and group not in s.groups:
         raise _fail(f"unknown group {group!r}; the scenario has {', '.join(s.groups) or 'none'}")
     interactive = not auto and sys.stdin.isatty()
-    code = step_through(_console(), s, group=group, interactive=interactive, limit=limit)
+    code = step_through(console(), s, group=group, interactive=interactive, limit=limit)
     raise typer.Exit(code)
 
 
@@ -321,7 +502,7 @@ def lessons() -> None:
             table.add_row(path.stem, "(invalid!)")
             continue
         table.add_row(path.stem, first_sentence(s.description))
-    _console().print(table)
+    console().print(table)
 
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](?=\s|$)")

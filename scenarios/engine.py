@@ -16,10 +16,10 @@ still live (lazy deletion), so a heartbeat timer re-armed a million times costs 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
-TimerHandler = Callable[[str, str], None]
+TimerHandler = Callable[[str, Hashable], None]
 """Called as ``handler(owner, key)`` when a live timer falls due (``engine.now`` is its time)."""
 
 
@@ -34,7 +34,7 @@ class Engine:
         self._heap: list[tuple[int, int, Callable[[Any], None] | None, Any]] = []
         self._seq: int = 0
         # (owner, key) -> seq of the live heap entry for that timer
-        self._timers: dict[tuple[str, str], int] = {}
+        self._timers: dict[tuple[str, Hashable], int] = {}
         self._timer_handler = timer_handler
 
     # --- scheduling -------------------------------------------------------------------------
@@ -44,7 +44,7 @@ class Engine:
         seq = self._seq = self._seq + 1
         heapq.heappush(self._heap, (at_ms if at_ms > self.now else self.now, seq, fn, arg))
 
-    def set_timer(self, owner: str, key: str, deadline_ms: int) -> None:
+    def set_timer(self, owner: str, key: Hashable, deadline_ms: int) -> None:
         """Arm (or re-arm, replacing) timer ``key`` of ``owner``."""
         seq = self._seq = self._seq + 1
         slot = (owner, key)
@@ -53,7 +53,7 @@ class Engine:
         # the entry's own seq is its token: no per-timer tuple beyond the slot (less GC work)
         heapq.heappush(self._heap, (at, seq, None, slot))
 
-    def cancel_timer(self, owner: str, key: str) -> None:
+    def cancel_timer(self, owner: str, key: Hashable) -> None:
         """Disarm a timer; unknown keys are a no-op (as in the effects contract)."""
         self._timers.pop((owner, key), None)
 
@@ -62,14 +62,14 @@ class Engine:
         for slot in [slot for slot in self._timers if slot[0] == owner]:
             del self._timers[slot]
 
-    def has_timer(self, owner: str, key: str) -> bool:
+    def has_timer(self, owner: str, key: Hashable) -> bool:
         return (owner, key) in self._timers
 
-    def timer_keys(self, owner: str) -> list[str]:
+    def timer_keys(self, owner: str) -> list[Hashable]:
         """The live timer keys of ``owner``, in the order they were armed."""
         return [key for (o, key), _ in sorted(self._timers.items(), key=_by_seq) if o == owner]
 
-    def _fire(self, slot: tuple[str, str], seq: int) -> None:
+    def _fire(self, slot: tuple[str, Hashable], seq: int) -> None:
         if self._timers.get(slot) == seq:
             # forget the token before running the handler, which may re-arm the same key
             del self._timers[slot]
@@ -146,5 +146,5 @@ class Engine:
         return len(self._heap)
 
 
-def _by_seq(item: tuple[tuple[str, str], int]) -> int:
+def _by_seq(item: tuple[tuple[str, Hashable], int]) -> int:
     return item[1]

@@ -9,7 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from attrs import frozen
+from attrs import field, frozen
+
+MAX_ECHO = 400  # characters of a message (or hint) shown; a file's values are echoed in messages
+
+
+def _cap(text: str) -> str:
+    """A message cut to ``MAX_ECHO`` characters: a binary or huge value must not flood the screen."""
+    if len(text) <= MAX_ECHO:
+        return text
+    return f"{text[:MAX_ECHO]}... ({len(text) - MAX_ECHO:,} more characters)"
+
+
+def _cap_optional(text: str | None) -> str | None:
+    return None if text is None else _cap(text)
 
 
 @frozen
@@ -17,11 +30,11 @@ class Issue:
     """One problem in a scenario: where it is, what is wrong, and (maybe) how to fix it."""
 
     source: str
-    path: str
-    message: str
+    path: str = field(converter=_cap)
+    message: str = field(converter=_cap)
     line: int | None = None  # 1-based
     column: int | None = None  # 1-based
-    hint: str | None = None
+    hint: str | None = field(default=None, converter=_cap_optional)
 
     def location(self) -> str:
         if self.line is None:

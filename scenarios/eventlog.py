@@ -68,8 +68,9 @@ def _level_method(method: str) -> Any:
             events.append(kw)
             return
         logger = self._logger
+        event_dict: Any = kw  # each processor returns the next one's input
         for processor in self._processors:
-            kw = processor(logger, method, kw)
+            event_dict = processor(logger, method, event_dict)
 
     log.__name__ = method
     return log

@@ -48,6 +48,7 @@ from typing import Any
 from attrs import asdict, field, frozen
 
 from coordinator import events as ev
+from coordinator.tuples import to_tuple
 
 GROUP_STATES = frozenset({"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"})
 CALLBACK_EVENT = ev.REBALANCE_CALLBACK
@@ -75,7 +76,7 @@ class RebalanceRecord:
     reason: str | None
     outcome: str  # "Stable", "Empty", "Dead" or "unfinished" (the log ends mid-rebalance)
     protocol: str | None = None
-    generations: tuple[int, ...] = field(default=(), converter=tuple)
+    generations: tuple[int, ...] = field(default=(), converter=to_tuple)
     coordinator_failovers: int = 0
 
     @property
@@ -359,6 +360,8 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                 current.protocol = event.get("protocol_name")
             continue
         if name == CALLBACK_EVENT:
+            if node is None:  # a callback is a consumer's: without its node, it has no owner
+                continue
             gid = group_id or node_group.get(node)
             if gid is None:
                 continue
@@ -426,23 +429,23 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
             # a close (or unsubscribe) that sends no LeaveGroup: a static member, or no known
             # coordinator. It starts no rebalance, so its onLeavePrepare revocation just now is
             # the member stopping (as a crash is), not the start of whatever rebalance comes next
-            gid = group_id or node_group.get(node)
-            state = groups.get(gid) if gid else None
-            if state is None or not state.pending_revokes:
+            gid = group_id or (node_group.get(node) if node is not None else None)
+            leaving = groups.get(gid) if gid else None
+            if gid is None or leaving is None or not leaving.pending_revokes:
                 continue
-            mine = [entry for entry in state.pending_revokes if entry[0] == node and entry[1] == t]
+            mine = [e for e in leaving.pending_revokes if e[0] == node and e[1] == t]
             if not mine:
                 continue
-            state.pending_revokes[:] = [e for e in state.pending_revokes if e not in mine]
-            if state.current is not None and state.current.outcome == "Stable":
-                finish(state, gid)  # a settled rebalance is over
+            leaving.pending_revokes[:] = [e for e in leaving.pending_revokes if e not in mine]
+            if leaving.current is not None and leaving.current.outcome == "Stable":
+                finish(leaving, gid)  # a settled rebalance is over
             for _node, at, parts in mine:
                 for partition in parts:
-                    if state.owner.get(partition) == node:
-                        release(state, partition, at)
+                    if leaving.owner.get(partition) == node:
+                        release(leaving, partition, at)
             continue
         if name == CRASH_EVENT:
-            gid = node_group.get(node)
+            gid = node_group.get(node) if node is not None else None
             if gid is None:
                 continue
             state = group_of(gid)

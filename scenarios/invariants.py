@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from scenarios.simulation import Simulation
 
 
+class InvariantViolation(AssertionError):
+    """Raised by an invariant check when the simulation was built with ``raise_on_violation``."""
+
+
 class InvariantChecker:
     """Holds the state the checks need between steps (last generation per group)."""
 
@@ -119,8 +123,6 @@ class InvariantChecker:
             **fields,
         )
         if self.sim.raise_on_violation:
-            from scenarios.simulation import InvariantViolation
-
             raise InvariantViolation(f"t={self.sim.now} ms, group {group_id}: {detail}")
 
 

@@ -16,7 +16,7 @@ from scenarios.errors import Issue, ScenarioError
 from scenarios.model import Scenario
 from scenarios.overrides import apply_overrides
 from scenarios.validate import Validator
-from scenarios.yamlpos import Positions, parse_yaml
+from scenarios.yamlpos import MAX_YAML_CHARS, Positions, decode_utf8, parse_yaml
 
 __all__ = [
     "ScenarioError",
@@ -47,15 +47,39 @@ def _resolve(path_or_text: str | os.PathLike[str]) -> tuple[str, str, str | None
         lesson = library_path() / f"{path_or_text}.yaml"
         if lesson.exists():
             path = lesson
+    text = read_yaml_file(path, str(path_or_text))
+    return text, _display(path), path.stem
+
+
+def read_yaml_file(path: Path, label: str) -> str:
+    """A YAML file's text, refused (as a ``ScenarioError``) when missing, too large or not UTF-8.
+
+    The size is checked before reading, so a huge file costs nothing (``MAX_YAML_CHARS``).
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_YAML_CHARS * 4:  # even 4-byte UTF-8 characters cannot fit the limit
+            raise ScenarioError(
+                [
+                    Issue(
+                        label,
+                        "",
+                        f"file too large: {size:,} bytes, the limit is {MAX_YAML_CHARS:,} characters",
+                        hint="see docs/scenarios.md, 'Limits'",
+                    )
+                ]
+            )
+        with path.open("rb") as f:
+            data = f.read(MAX_YAML_CHARS * 4 + 1)
     except FileNotFoundError:
         raise ScenarioError(
-            [Issue(str(path_or_text), "", "no such file (nor a library lesson of that name)")]
+            [Issue(label, "", "no such file (nor a library lesson of that name)")]
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError([Issue(str(path_or_text), "", f"cannot read: {exc}")]) from None
-    return text, _display(path), path.stem
+    except IsADirectoryError:
+        raise ScenarioError([Issue(label, "", "is a directory, not a scenario file")]) from None
+    except OSError as exc:
+        raise ScenarioError([Issue(label, "", f"cannot read: {exc.strerror or exc}")]) from None
+    return decode_utf8(data, _display(path))
 
 
 def _display(path: Path) -> str:
@@ -71,25 +95,54 @@ def load_scenario(
     *,
     name: str | None = None,
     overrides: Mapping[str, Any] | None = None,
+    allow_code: bool = False,
 ) -> Scenario:
     """Parse and validate a scenario; ``name`` is used when the file has no ``name:``.
 
     ``path_or_text`` is a path, a library lesson name (``range-three-threads``), or YAML text.
     ``overrides`` (dotted paths, see ``scenarios.overrides``) are applied before validation.
+    ``allow_code`` lets the file name assignors as ``module:Class`` (importing that module, now):
+    off by default, because a scenario file is data that may come from anyone (README, "Trust").
     """
     text, source, default_name = _resolve(path_or_text)
     data, positions = parse_yaml(text, source)
+    if data is None:
+        empty = "empty" if not text.strip() else "holds no value (only comments, or null)"
+        raise ScenarioError(
+            [
+                Issue(
+                    source,
+                    "",
+                    f"the file {empty}" if empty[0] == "h" else "the file is empty",
+                    1,
+                    1,
+                    hint="a scenario starts with 'version: 1'; see docs/scenarios.md",
+                )
+            ]
+        )
     if overrides:
         data = _override(data, overrides, source)
         positions = Positions(f"{source} (overridden)") if data is not None else positions
-    return _build(data, positions, name or default_name)
+    return _build(data, positions, name or default_name, allow_code)
 
 
 def load_scenario_dict(
-    data: Mapping[str, Any], source: str = "<dict>", *, name: str | None = None
+    data: Mapping[str, Any],
+    source: str = "<dict>",
+    *,
+    name: str | None = None,
+    allow_code: bool = False,
 ) -> Scenario:
     """Validate a scenario given as plain data (errors name ``source`` and the field path)."""
-    return _build(_string_keys(data), Positions(source), name)
+    return _build(_string_keys(data), Positions(source), name, allow_code)
+
+
+def with_overrides(scenario: Scenario, overrides: Mapping[str, Any]) -> Scenario:
+    """A variant of ``scenario`` with dotted-path overrides (see ``scenarios.overrides``)."""
+    data = apply_overrides(scenario.data, overrides)
+    # the scenario was validated already (module:Class names only if allowed then), and the
+    # overrides come from the calling Python code: both are trusted
+    return load_scenario_dict(data, source=f"{scenario.source} (overridden)", allow_code=True)
 
 
 def _string_keys(value: Any) -> Any:
@@ -113,8 +166,8 @@ def _override(data: Any, overrides: Mapping[str, Any], source: str) -> Any:
         raise ScenarioError([Issue(source, "", str(exc))]) from None
 
 
-def _build(data: Any, positions: Positions, name: str | None) -> Scenario:
-    validator = Validator(data, positions, name=name)
+def _build(data: Any, positions: Positions, name: str | None, allow_code: bool) -> Scenario:
+    validator = Validator(data, positions, name=name, allow_code=allow_code)
     try:
         scenario = validator.build()
     except ScenarioError:

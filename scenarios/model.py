@@ -4,7 +4,8 @@ The loader (``scenarios.loader``) builds these from YAML (or from a dict, for sw
 check has passed, so the runner can trust them: times are ints in ms, config keys are Kafka's
 dotted names mapped to the snake_case fields of ``members.config.ConsumerConfig`` and
 ``coordinator.cluster.CoordinatorConfig``, references (consumers, topics, brokers, groups) exist.
-``Scenario.data`` keeps the plain input so that ``with_overrides`` can rebuild a variant.
+``Scenario.data`` keeps the plain input so that ``scenarios.loader.with_overrides`` can rebuild a
+variant.
 """
 
 from __future__ import annotations
@@ -160,14 +161,6 @@ class Scenario:
             e.at_ms for e in self.expect if e.at_ms is not None
         ]
         return max(times, default=0) + DEFAULT_SETTLE_MS
-
-    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
-        """A variant of this scenario with dotted-path overrides (see ``scenarios.overrides``)."""
-        from scenarios.loader import load_scenario_dict  # local: avoid an import cycle
-        from scenarios.overrides import apply_overrides
-
-        data = apply_overrides(self.data, overrides)
-        return load_scenario_dict(data, source=f"{self.source} (overridden)")
 
 
 DEFAULT_SETTLE_MS = 30_000

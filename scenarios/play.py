@@ -16,7 +16,7 @@ Never raises for a bad run: a simulator exception ends the run and lands in ``Ru
 from __future__ import annotations
 
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -35,7 +35,10 @@ from scenarios.result import (
     RunResult,
 )
 
-__all__ = ["Player", "ScenarioRuntimeError", "play"]
+__all__ = ["Player", "Progress", "ScenarioRuntimeError", "play"]
+
+Progress = Callable[[int, int], None]  # (simulated now ms, simulated end ms), for a display
+PROGRESS_SLICE_MS = 60_000
 
 
 class Player:
@@ -96,14 +99,28 @@ class Player:
 
     # -- the run ------------------------------------------------------------------------------
 
-    def play(self, until_ms: int | None) -> None:
+    _progress: Progress | None = None
+
+    def _advance(self, t: int, end: int) -> None:
+        """Run to ``t``; with a progress callback, in slices of simulated time (same events)."""
+        if self._progress is None:
+            self.sim.run(until=t)
+            return
+        while True:
+            self.sim.run(until=min(t, self.sim.now + PROGRESS_SLICE_MS))
+            self._progress(self.sim.now, end)
+            if self.sim.now >= t:
+                return
+
+    def play(self, until_ms: int | None, progress: Progress | None = None) -> None:
         end = until_ms if until_ms is not None else self.scenario.end_ms
+        self._progress = progress
         points = sorted(
             {a.at_ms for a in self.scenario.timeline if a.at_ms <= end}
             | {e.at_ms for e in self.scenario.expect if e.at_ms is not None and e.at_ms <= end}
         )
         for t in points:
-            self.sim.run(until=t)
+            self._advance(t, end)
             for action in self.scenario.timeline:
                 if action.at_ms == t:
                     self.apply(action)
@@ -111,7 +128,7 @@ class Player:
                 if exp.at_ms == t:
                     self.results.append(self.evaluate(exp))
         if end > self.sim.now:
-            self.sim.run(until=end)
+            self._advance(end, end)
         for exp in self.scenario.expect:
             if exp.at_ms is None:
                 self.results.append(self.evaluate(exp))
@@ -248,13 +265,19 @@ class Player:
         return tuple(out)
 
 
-def play(scenario: Scenario, *, until_ms: int | None = None, seed: int | None = None) -> RunResult:
+def play(
+    scenario: Scenario,
+    *,
+    until_ms: int | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
     end = until_ms if until_ms is not None else scenario.end_ms
     player = None
     error = None
     try:
         player = Player(scenario, seed=seed)
-        player.play(until_ms)
+        player.play(until_ms, progress)
     except ScenarioRuntimeError as exc:
         error = str(exc)
     except Exception as exc:

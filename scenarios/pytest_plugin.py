@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
+import pluggy
 import pytest
 
 if TYPE_CHECKING:
@@ -79,7 +80,9 @@ def kafka_sim(groupsim: SimulationFactory) -> SimulationFactory:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     outcome = yield
     report = outcome.get_result()
     factory = getattr(item, "_groupsim_factory", None)

@@ -21,6 +21,12 @@ from rich.text import Text
 from coordinator import events as ev
 from scenarios.model import Scenario
 from scenarios.result import RunResult
+from scenarios.summary import (
+    FULL_TABLE_MAX_MEMBERS,
+    member_rows_table,
+    summarize,
+    summary_table,
+)
 from scenarios.units import format_ms
 
 TEACHING_APIS = ("JoinGroup", "SyncGroup", "LeaveGroup")
@@ -377,8 +383,10 @@ def render_run(
     quiet: bool = False,
     verbose: bool = False,
     brief: bool = False,
+    full_tables: bool = False,
 ) -> None:
-    """The whole human report of one run."""
+    """The whole human report of one run (a group past 30 members gets a summary, not a table,
+    unless ``full_tables``)."""
     console.rule(Text(f"{scenario.name}", style="bold"))
     if not quiet and scenario.description:
         console.print(scenario.description, markup=False)
@@ -412,12 +420,19 @@ def render_run(
             )
             console.print(head, markup=False)
             if g.members:
-                console.print(
-                    assignment_table(
-                        g.assignment,
-                        title=f"assignment of {g.group_id} (generation {g.generation})",
+                title = f"assignment of {g.group_id} (generation {g.generation})"
+                if len(g.assignment) > FULL_TABLE_MAX_MEMBERS and not full_tables:
+                    console.print(
+                        summary_table(
+                            summarize(g.assignment),
+                            title=f"{title}: summary of {len(g.assignment)} members "
+                            "(--table for every column)",
+                        )
                     )
-                )
+                elif len(g.assignment) > FULL_TABLE_MAX_MEMBERS:
+                    console.print(member_rows_table(g.assignment, title=title))
+                else:
+                    console.print(assignment_table(g.assignment, title=title))
         if result.rebalances:
             console.print(rebalance_table(result.rebalances))
         if scenario.seed_note:
@@ -480,6 +495,10 @@ def render_expectations(console: Console, scenario: Scenario, result: RunResult)
         console.print(f"invariant violated: {v}", markup=False, style="red")
     total = len(result.expectations)
     ok = sum(e.passed for e in result.expectations)
+    if total == 0 and result.passed:
+        # nothing was checked: "passed" would claim more than the run showed
+        console.print(Text(f"{scenario.name}: ran (no expectations)", style="bold"))
+        return
     verdict = "passed" if result.passed else "FAILED"
     console.print(
         Text(
@@ -502,13 +521,30 @@ def sequence_diagram(
 ) -> str:
     """A Mermaid sequenceDiagram of the run: requests and responses between clients and brokers."""
     names = member_names(events, [c.id for c in scenario.consumers])
-    participants: list[str] = []
+    consumer_ids = {c.id for c in scenario.consumers}
+    # Mermaid ids: the name with every character but letters, digits and '_' made '_', made
+    # unique with a suffix, and the real name as the label: consumer ids may hold ':' and '-'
+    # (valid in scenarios) which Mermaid misreads, and 'a-b' and 'a_b' must stay two lifelines.
+    participants: dict[str, str] = {}
 
     def part(n: Any) -> str:
-        s = str(n).replace("-", "_")
-        if s not in participants:
-            participants.append(s)
-        return s
+        name = str(n)
+        if name not in participants:
+            pid = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
+            if not pid[0].isalpha():
+                pid = f"p_{pid}"
+            taken = set(participants.values())
+            base, k = pid, 2
+            while pid in taken:
+                pid, k = f"{base}_{k}", k + 1
+            participants[name] = pid
+        return participants[name]
+
+    def lifeline(node: Any) -> str:
+        """The participant an action or note belongs to: its consumer or broker, else the first."""
+        if str(node) in consumer_ids or str(node).startswith("broker-"):
+            return part(node)
+        return next(iter(participants.values()), part("sim"))
 
     for c in scenario.consumers:
         part(c.id)
@@ -519,7 +555,7 @@ def sequence_diagram(
         t = format_ms(int(e.get("t_ms", 0) or 0))
         if name in ACTION_EVENTS:
             body.append(
-                f"    Note over {part(e.get('node') if str(e.get('node')).startswith(('C', 'broker')) else participants[0] if participants else 'sim')}: {t} {_action_line(str(name), e)[3:]}"
+                f"    Note over {lifeline(e.get('node'))}: {t} {_mermaid_text(_action_line(str(name), e)[3:])}"
             )
         elif name in (ev.REQUEST_RECEIVED, ev.RESPONSE_SENT) and (
             heartbeats or api not in QUIET_APIS or e.get("error") not in (None, "NONE")
@@ -530,18 +566,30 @@ def sequence_diagram(
             label = f"{api}" if name == ev.REQUEST_RECEIVED else f"{api} {e.get('error')}"
             if e.get("generation_id") not in (None, -1):
                 label += f" gen {e['generation_id']}"
-            body.append(f"    {part(e.get('src'))}{arrow}{part(e.get('dst'))}: {t} {label}")
+            body.append(
+                f"    {part(e.get('src'))}{arrow}{part(e.get('dst'))}: {t} {_mermaid_text(label)}"
+            )
         elif (
             "state_from" in e and str(e.get("node", "")).startswith("broker-") and e.get("group_id")
         ):
             body.append(
-                f"    Note over {part(e['node'])}: {t} {e['group_id']} {e['state_from']} -> {e['state_to']}"
+                f"    Note over {part(e['node'])}: {t} "
+                + _mermaid_text(f"{e['group_id']} {e['state_from']} -> {e['state_to']}")
             )
         elif "callback" in e:
             cb = CALLBACK_NAMES.get(str(e["callback"]), str(e["callback"]))
             body.append(
-                f"    Note over {part(e.get('node'))}: {t} {cb}({', '.join(map(str, e.get('partitions') or []))})"
+                f"    Note over {lifeline(e.get('node'))}: {t} "
+                + _mermaid_text(f"{cb}({', '.join(map(str, e.get('partitions') or []))})")
             )
     del names
-    head = ["sequenceDiagram", *(f"    participant {p}" for p in participants)]
+    head = ["sequenceDiagram"]
+    head += [
+        f"    participant {pid} as {_mermaid_text(name)}" for name, pid in participants.items()
+    ]
     return "\n".join([*head, *body]) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    """Text for a Mermaid sequence diagram: ``:``, ``;`` and ``#`` as Mermaid entity codes."""
+    return text.replace("#", "#35;").replace(";", "#59;").replace(":", "#58;")

@@ -7,14 +7,24 @@ without pyspark and must never raise for a bad run; simulator failures land in `
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from scenarios.model import Scenario
 from scenarios.result import RunResult
 
 
 def run_scenario(
-    scenario: Scenario, *, until_ms: int | None = None, seed: int | None = None
+    scenario: Scenario,
+    *,
+    until_ms: int | None = None,
+    seed: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RunResult:
-    """Build the simulation, play the timeline, evaluate expectations at their times and at the end."""
+    """Build the simulation, play the timeline, evaluate expectations at their times and at the end.
+
+    ``progress(now_ms, end_ms)`` (optional) is called after every simulated minute, for a display;
+    the events are the same with or without it.
+    """
     from scenarios.play import play  # the driver; kept apart so this module stays tiny to import
 
-    return play(scenario, until_ms=until_ms, seed=seed)
+    return play(scenario, until_ms=until_ms, seed=seed, progress=progress)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
@@ -33,9 +33,11 @@ from attrs import define, field
 from assignors.api import TopicPartition
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.result import CoordinatorResult, record_events
 from coordinator.views import GroupView
 from scenarios.engine import Engine
 from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
+from scenarios.invariants import InvariantChecker
 from scenarios.network import Network, NetworkConfig
 
 CLUSTER = "@cluster"
@@ -47,10 +49,6 @@ UNJOINED = "UNJOINED"
 
 class SimulationError(Exception):
     """A misuse of the simulation API (unknown consumer, duplicate id, ...)."""
-
-
-class InvariantViolation(AssertionError):
-    """Raised by an invariant check when the simulation was built with ``raise_on_violation``."""
 
 
 def derive_seed(seed: int, name: str) -> int:
@@ -141,6 +139,16 @@ class Simulation:
         # run_until_stable follows groups through their logged (info) events; a muted level
         # records none, so it must look at every group instead
         self._logs_group_events = LEVELS[log_level] <= LEVELS["info"]
+        # the cluster's events (all at info) go straight into the log when the logger would only
+        # append them there (its usual processor chain, with no bound context)
+        direct = getattr(self.logger, "_events", None)
+        self._direct_events: list[dict[str, Any]] | None = (
+            direct
+            if direct is self.events
+            and self._logs_group_events
+            and not getattr(self.logger, "_context", None)
+            else None
+        )
         self.engine = Engine(self._on_timer)
         self.network = Network(
             network or NetworkConfig(), random.Random(derive_seed(seed, "network"))
@@ -157,14 +165,14 @@ class Simulation:
             topics=dict(topics or {}),
             broker_racks=broker_racks,
             seed=derive_seed(seed, "cluster"),
-            logger=self.logger,
         )
         self._brokers: frozenset[str] = frozenset(self.cluster.broker_nodes)
         # broker -> failures so far: a request sent before a failure and arriving after it was
         # on a connection that is gone, whether or not the broker is back by then
         self._broker_epoch: dict[str, int] = dict.fromkeys(self.cluster.broker_nodes, 0)
         self._consumers: dict[str, _ConsumerSlot] = {}
-        self._by_group: dict[str, list[_ConsumerSlot]] = {}  # group id -> its consumers
+        # group id (None: a consumer without one) -> its consumers
+        self._by_group: dict[str | None, list[_ConsumerSlot]] = {}
         self._raw: dict[str, _RawClient] = {}
         # (client, correlation_id) -> (broker, incarnation): requests awaiting an answer
         self._outstanding: dict[tuple[str, int], tuple[str, int]] = {}
@@ -172,10 +180,8 @@ class Simulation:
         self._member_names: dict[str, str] = {}
         self.check_invariants = check_invariants
         self.raise_on_violation = raise_on_violation
-        self._invariants: Any = None
+        self._invariants: InvariantChecker | None = None
         if check_invariants:
-            from scenarios.invariants import InvariantChecker
-
             self._invariants = InvariantChecker(self)
 
     # --- clock --------------------------------------------------------------------------------
@@ -434,7 +440,7 @@ class Simulation:
         if name not in self.cluster.topics():
             raise ValueError(f"unknown topic {name!r}")
         self._emit("sim_topic_deleted", node=CLUSTER, topic=name)
-        self._apply(CLUSTER, self.cluster.delete_topic(name, self.engine.now))
+        self._apply_cluster(self.cluster.delete_topic(name, self.engine.now))
 
     def _broker(self, node: str) -> str:
         """``node`` if it is a broker; refused before anything is logged otherwise."""
@@ -448,7 +454,7 @@ class Simulation:
         """Kill a broker: its coordinators move; requests outstanding on it fail (disconnect)."""
         self._broker(node)
         self._emit("sim_broker_failed", node=node)
-        self._apply(CLUSTER, self.cluster.fail_broker(node, self.engine.now))
+        self._apply_cluster(self.cluster.fail_broker(node, self.engine.now))
         self._broker_epoch[node] += 1
         at = self.engine.now + self.network.disconnect_delay()
         drained_at = self.network.drained_at
@@ -463,7 +469,7 @@ class Simulation:
     def restart_broker(self, node: str) -> None:
         self._broker(node)
         self._emit("sim_broker_restarted", node=node)
-        self._apply(CLUSTER, self.cluster.restart_broker(node, self.engine.now))
+        self._apply_cluster(self.cluster.restart_broker(node, self.engine.now))
         self._after_action()
 
     def partition_network(
@@ -641,7 +647,7 @@ class Simulation:
                 touched = set(map(dict.get, events[seen:end], repeat("group_id")))
                 seen = end
                 # is_stable only reads state, so the (hash-dependent) set order is harmless
-                for g in touched & groups:
+                for g in groups & touched:
                     if self.is_stable(g, exact_members):
                         unsettled.discard(g)
                     else:
@@ -695,6 +701,22 @@ class Simulation:
     def _after_action(self) -> None:
         if self._invariants is not None:
             self._invariants.check()
+
+    def _apply_cluster(self, result: CoordinatorResult) -> None:
+        """Record the cluster's events in the log (in the order they happened), then carry out
+        its effects: the coordinator returns both as a value and never logs by itself."""
+        events = result.events
+        if events:
+            if self._direct_events is not None:
+                # the logger's fast path, inlined: each event's fields dict becomes the entry
+                log = self._direct_events
+                for name, fields in events:
+                    fields["event"] = name
+                    fields["seq"] = len(log)
+                    log.append(fields)
+            elif self._logs_group_events:
+                record_events(events, self.logger)
+        self._apply(CLUSTER, result.effects)
 
     def _apply(self, owner: str, effects: Iterable[Effect] | None) -> None:
         if not effects:
@@ -765,7 +787,7 @@ class Simulation:
                     (src, dst, cid, entry[1]),
                 )
             return
-        self._apply(CLUSTER, self.cluster.handle_request(dst, src, cid, send.message, now))
+        self._apply_cluster(self.cluster.handle_request(dst, src, cid, send.message, now))
 
     def _deliver(self, send: Send) -> None:
         """An answer (or any message to a non-broker) arriving at its destination."""
@@ -820,10 +842,10 @@ class Simulation:
         if raw is not None and cid in raw.calls:
             raw.calls[cid].disconnected = True
 
-    def _on_timer(self, owner: str, key: str) -> None:
+    def _on_timer(self, owner: str, key: Hashable) -> None:
         now = self.engine.now
         if owner == CLUSTER:
-            self._apply(CLUSTER, self.cluster.handle_timer(key, now))
+            self._apply_cluster(self.cluster.handle_timer(key, now))
             return
         slot = self._consumers.get(owner)
         if slot is not None and slot.running:

@@ -112,7 +112,7 @@ def step_through(
         text.append(line[0], style=line[1] or None)
         console.print(text)
         console.print(world.render(), markup=False, style="dim")
-        if shown >= limit:
+        if limit and shown >= limit:  # 0: no limit
             break
         if interactive:
             try:
@@ -122,6 +122,11 @@ def step_through(
                 continue
             if answer.strip().lower() in ("q", "quit"):
                 break
-    verdict = "passed" if result.passed else "FAILED"
-    console.print(f"{shown} events shown; expectations {verdict}", markup=False)
+    if result.error:
+        console.print(f"RUN FAILED: {result.error}", markup=False, style="bold red")
+    if not result.expectations and result.passed:
+        verdict = "ran (no expectations)"
+    else:
+        verdict = "expectations passed" if result.passed else "expectations FAILED"
+    console.print(f"{shown} events shown; {verdict}", markup=False)
     return 0 if result.passed else 1

@@ -23,6 +23,7 @@ from members.config import JAVA_LIMITS
 from scenarios import configkeys as ck
 from scenarios.actions import ACTION_KINDS, ActionArgs, NoteOnly
 from scenarios.checks import CHECK_KINDS, Check
+from scenarios.configkeys import canonical_assignor, known_assignor
 from scenarios.errors import Issue
 from scenarios.hints import TOPIC_NAME_HINT, did_you_mean, kind_of, legal_topic_name, listing
 from scenarios.model import (
@@ -74,33 +75,42 @@ MAX_CONSUMERS = 100_000
 MAX_BROKERS = 1000
 
 
-def known_assignor(name: str) -> bool:
-    if name in ck.BUILTIN_ASSIGNORS or name in ck.KAFKA_CLASS_NAMES:
-        return True
-    if ":" in name:  # a user's own assignor, "package.module:Class": resolved when the run starts
-        return True
-    try:
-        from assignors import get_assignor  # type: ignore[attr-defined]
-    except ImportError:
-        return False
+def custom_assignor_problem(name: str, allow_code: bool) -> tuple[str, str | None] | None:
+    """(message, hint) when ``name`` is a ``module:Class`` that may not or cannot be loaded.
+
+    A scenario file is data and may come from anyone: naming code in it imports that module (its
+    top-level code runs). Only with ``allow_code`` (``--allow-code``) is it imported, here at
+    validation, so a missing module or class is reported at the scenario's line before any run.
+    Assignors installed under the ``groupsim.assignors`` entry point need no permission.
+    """
+    if ":" not in name:
+        return None
+    if not allow_code:
+        return (
+            f"assignor `{name}` names Python code (module:Class), which a scenario may only "
+            "run when allowed",
+            "pass --allow-code (allow_code=True in Python) if you trust this file, or install "
+            "the assignor under the 'groupsim.assignors' entry point",
+        )
+    from assignors import get_assignor
+
     try:
         get_assignor(name)
-    except Exception:
-        return False
-    return True
-
-
-def canonical_assignor(name: str) -> str:
-    return ck.KAFKA_CLASS_NAMES.get(name, name)
+    except Exception as exc:  # import errors of the user's module included: located, no traceback
+        return (f"assignor `{name}` cannot be loaded: {type(exc).__name__}: {exc}", None)
+    return None
 
 
 class Validator:
     """Walks the plain data once; ``build()`` returns a Scenario or None with ``issues`` filled."""
 
-    def __init__(self, data: Any, positions: Positions, *, name: str | None = None):
+    def __init__(
+        self, data: Any, positions: Positions, *, name: str | None = None, allow_code: bool = False
+    ):
         self.data = data
         self.pos = positions
         self.name = name
+        self.allow_code = allow_code  # may `module:Class` assignor names be imported? (README)
         self.issues: list[Issue] = []
         self.topics: dict[str, int] = {}
         self.all_topics: set[str] = set()
@@ -236,6 +246,7 @@ class Validator:
         expect = self.expectations(top.get("expect", []))
         if self.issues or cluster is None:
             return None
+        assert isinstance(name, str)  # anything else was an issue above
         return Scenario(
             name=name,
             description=description.strip(),
@@ -388,6 +399,10 @@ class Validator:
             )
             if not isinstance(item, str) or not item:
                 self.err(ipath, f"expected an assignor name, got {kind_of(item)}")
+                continue
+            code_problem = custom_assignor_problem(item, self.allow_code)
+            if code_problem:
+                self.err(ipath, code_problem[0], hint=code_problem[1])
                 continue
             if not known_assignor(item):
                 self.err(

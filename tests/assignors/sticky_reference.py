@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from assignors.api import Subscription, TopicPartition
-from assignors.java_order import java_hashmap_order, java_string_hashcode, java_string_key
+from coordinator.java import java_hashmap_order, java_string_hashcode, java_string_key
 
 Claim = tuple[list[TopicPartition], int | None]
 

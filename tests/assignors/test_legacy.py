@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from assignors import Subscription, TopicPartition, get_assignor, metrics
 from assignors.common import AssignmentInputError
-from assignors.java_order import java_string_hashcode
 from assignors.legacy import (
     LegacyRangeAssignor,
     LegacyRoundRobinAssignor,
     thread_ids,
     threads_by_member,
 )
+from coordinator.java import java_string_hashcode
 
 
 def test_threads_sort_as_strings_so_c1_10_precedes_c1_2():

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from assignors import metrics
-from assignors.java_order import java_hashmap_order
 from assignors.range import RangeAssignor
 from assignors.roundrobin import RoundRobinAssignor
+from coordinator.java import java_hashmap_order
 from tests.assignors.literal_ports import literal_range, literal_roundrobin
 from tests.assignors.strategies import groups
 

@@ -10,7 +10,8 @@ import pytest
 
 from assignors import Subscription, TopicPartition
 from assignors.common import member_info_order
-from assignors.java_order import (
+from assignors.range import RangeAssignor
+from coordinator.java import (
     java_hashmap_capacity,
     java_hashmap_order,
     java_sorted,
@@ -18,7 +19,6 @@ from assignors.java_order import (
     java_string_key,
     needs_utf16_order,
 )
-from assignors.range import RangeAssignor
 
 JAVA17_HASHMAP_ORDERS = [
     ("consumer1 consumer2 consumer3", "consumer3 consumer2 consumer1"),

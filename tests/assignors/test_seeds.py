@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 
 from assignors import Subscription, TopicPartition, get_assignor
-from assignors.java_order import java_string_hashcode
 from assignors.legacy import LegacyAssignmentError, LegacyRoundRobinAssignor
+from coordinator.java import java_string_hashcode
 
 
 def parts(spec: str) -> list[TopicPartition]:

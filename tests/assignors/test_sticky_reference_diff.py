@@ -15,11 +15,10 @@ from hypothesis import strategies as st
 
 from assignors.api import Subscription, TopicPartition
 from assignors.cooperative_sticky import CooperativeStickyAssignor
-from assignors.java_order import java_hashmap_order
 from assignors.sticky import StickyAssignor
-from assignors.sticky_common import hashmap_order
 from assignors.sticky_common_general import _waterfill
 from assignors.sticky_user_data import encode_sticky_user_data
+from coordinator.java import java_hashmap_order, java_hashmap_order_vectorised
 from tests.assignors.sticky_reference import ReferenceSticky, cooperative_claims, sticky_claims
 
 SETTINGS = settings(max_examples=50, deadline=None, derandomize=True)
@@ -119,7 +118,7 @@ def test_vectorised_hashmap_order_matches_java_order() -> None:
     rnd = random.Random(5)
     for n in (1, 63, 64, 65, 700, 3000):
         keys = list(dict.fromkeys(f"consumer-{rnd.randrange(10**6)}-{i}" for i in range(n)))
-        assert hashmap_order(keys) == java_hashmap_order(keys)
+        assert java_hashmap_order_vectorised(keys) == java_hashmap_order(keys)
 
 
 def test_member_holding_more_than_it_subscribes_still_counts_for_balance() -> None:

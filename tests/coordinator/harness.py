@@ -9,9 +9,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import defaultdict
-from collections.abc import Callable
-
-import structlog
+from collections.abc import Callable, Hashable
 
 from coordinator.cluster import KafkaCluster
 from coordinator.config import CoordinatorConfig
@@ -30,7 +28,8 @@ from coordinator.protocol import (
     SyncGroupRequestAssignment,
 )
 from coordinator.records import Record
-from coordinator.shard import GroupShard
+from coordinator.result import CoordinatorResult, Step
+from coordinator.shard import GroupCoordinatorShard
 
 # Kafka's own test context uses tiny timeouts; these mirror GroupMetadataManagerTestContext.
 TEST_CONFIG = CoordinatorConfig(
@@ -54,18 +53,11 @@ def protocols(*names: str, metadata: bytes = b"") -> tuple[JoinGroupRequestProto
 class Driver:
     def __init__(self, config: CoordinatorConfig = TEST_CONFIG, **cluster_args) -> None:
         self.events: list[dict] = []
-
-        def capture(_logger, _name, event_dict):
-            self.events.append(dict(event_dict))
-            raise structlog.DropEvent
-
         cluster_args.setdefault("topics", TEST_TOPICS)
-        self.cluster = KafkaCluster(
-            config=config, logger=structlog.wrap_logger(None, processors=[capture]), **cluster_args
-        )
+        self.cluster = KafkaCluster(config=config, **cluster_args)
         self.now = 0
-        self.timers: dict[str, tuple[int, int]] = {}
-        self._heap: list[tuple[int, int, str]] = []
+        self.timers: dict[Hashable, tuple[int, int]] = {}
+        self._heap: list[tuple[int, int, Hashable]] = []
         self._seq = itertools.count()
         self._corr = itertools.count(1)
         self.inbox: dict[str, dict[int, list[object]]] = defaultdict(lambda: defaultdict(list))
@@ -73,9 +65,12 @@ class Driver:
 
     # --- effects -----------------------------------------------------------------------------
 
-    def apply(self, effects) -> list[Send]:
+    def apply(self, result: CoordinatorResult) -> list[Send]:
+        """Record the result's events (as the runner does), then carry out its effects."""
+        for name, fields in result.events:
+            self.events.append({**fields, "event": name})
         sends = []
-        for e in effects:
+        for e in result.effects:
             if isinstance(e, SetTimer):
                 seq = next(self._seq)
                 self.timers[e.key] = (e.deadline_ms, seq)
@@ -103,7 +98,7 @@ class Driver:
 
     def deadline(self, fragment: str) -> int | None:
         for key, (deadline, _) in self.timers.items():
-            if fragment in key:
+            if fragment in str(key):
                 return deadline
         return None
 
@@ -244,28 +239,31 @@ class Driver:
 
     # --- the coordinator's insides (for ports of Kafka's unit tests) ---------------------------
 
-    def shard(self, group_id: str = "g") -> GroupShard:
+    def shard(self, group_id: str = "g") -> GroupCoordinatorShard:
         """The shard that coordinates ``group_id`` (on its partition's current leader)."""
         return self.cluster._shards[self.cluster.partition_for(group_id)]
 
-    def internal(self, fn: Callable[[GroupShard], object], group_id: str = "g") -> list[Send]:
-        """Run ``fn(shard)`` as one coordinator step at ``now`` and apply the effects it made.
+    def internal(
+        self, fn: Callable[[GroupCoordinatorShard, Step], object], group_id: str = "g"
+    ) -> list[Send]:
+        """Run ``fn(shard, out)`` as one coordinator step at ``now`` and apply what it produced.
 
         Kafka's tests call GroupMetadataManager methods (prepareRebalance, ...) directly; this is
-        the same thing for the shard's private methods.
+        the same thing for the shard's methods, with the call's ``Step`` they emit into.
         """
-        shard = self.shard(group_id)
-        shard._begin(self.now)
-        fn(shard)
-        return self.apply(shard._end())
+        out = Step(self.now)
+        fn(self.shard(group_id), out)
+        return self.apply(out.result())
 
     def create_group(self, group_id: str = "g") -> None:
         """GroupMetadataManager.getOrMaybeCreateClassicGroup(id, true): Empty, nothing written."""
-        self.internal(lambda shard: shard._create_group(group_id, "test"), group_id)
+        self.internal(
+            lambda shard, out: shard.group_manager.create_group(out, group_id, "test"), group_id
+        )
 
     def force(self, *states: str, group_id: str = "g") -> None:
         """ClassicGroup.transitionTo as Kafka's tests call it: the state changes, nothing else."""
-        model = self.shard(group_id).groups[group_id].model
+        model = self.shard(group_id).group_manager.groups[group_id].model
         for state in states:
             model.transition_to(state)
 

@@ -103,9 +103,9 @@ def test_random_requests_never_raise(requests):
     d = Driver(TEST_CONFIG)
     node = d.coordinator("g")
     for i, request in enumerate(requests):
-        effects = d.cluster.handle_request(node, "fuzz", i, request, i * 10)
-        sends = [e for e in effects if isinstance(e, Send) and e.dst == "fuzz"]
+        result = d.cluster.handle_request(node, "fuzz", i, request, i * 10)
+        sends = [e for e in result.effects if isinstance(e, Send) and e.dst == "fuzz"]
         assert len([s for s in sends if s.correlation_id == i]) <= 1
-        d.apply(effects)
+        d.apply(result)
     d.advance(10**6)  # and every timer they set fires cleanly
     json.dumps(d.events, sort_keys=True)  # the event log stays JSON-serialisable

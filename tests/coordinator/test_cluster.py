@@ -19,6 +19,8 @@ from coordinator.protocol import (
     OffsetFetchRequest,
     SyncGroupRequest,
 )
+from coordinator.result import NO_RESULT
+from coordinator.timers import HeartbeatKey
 
 from .harness import Driver, protocols
 
@@ -36,7 +38,7 @@ def test_broker_nodes_and_replica_placement():
 
 def test_metadata_has_replicas_and_racks():
     c = KafkaCluster(num_brokers=3, topics={"t": 2, "u": 1}, broker_racks=["r0", "r1", None])
-    (send,) = c.handle_request("broker-1", "C", 1, MetadataRequest(), 0)
+    (send,) = c.handle_request("broker-1", "C", 1, MetadataRequest(), 0).effects
     m = send.message
     assert [(b.node_id, b.host, b.rack) for b in m.brokers] == [
         (0, "broker-0", "r0"),
@@ -47,7 +49,7 @@ def test_metadata_has_replicas_and_racks():
     p1 = m.topics[0].partitions[1]
     assert p1.leader_id == 1 and p1.replica_nodes == (1, 2, 0)
     c.fail_broker("broker-1", 5)
-    (send,) = c.handle_request("broker-0", "C", 2, MetadataRequest(("t", "nope")), 5)
+    (send,) = c.handle_request("broker-0", "C", 2, MetadataRequest(("t", "nope")), 5).effects
     t, nope = send.message.topics
     assert t.partitions[1].leader_id == 2 and 1 not in [b.node_id for b in send.message.brokers]
     assert nope.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -78,13 +80,17 @@ def test_metadata_for_an_illegal_topic_name_is_invalid_topic(name):
     """KafkaApis.getTopicMetadata: a topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION,
     unless its name fails Topic.validate: then INVALID_TOPIC_EXCEPTION."""
     c = KafkaCluster(topics={"t": 1})
-    (send,) = c.handle_request("broker-0", "C", 1, MetadataRequest((name, "missing", "t")), 0)
+    (send,) = c.handle_request(
+        "broker-0", "C", 1, MetadataRequest((name, "missing", "t")), 0
+    ).effects
     bad, missing, t = send.message.topics
     assert (bad.name, bad.error_code, bad.partitions) == (name, Errors.INVALID_TOPIC_EXCEPTION, ())
     assert missing.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
     assert t.error_code == Errors.NONE
     # the longest legal name is only unknown
-    (send,) = c.handle_request("broker-0", "C", 2, MetadataRequest(("a-Z._9" * 41 + "abc",)), 0)
+    (send,) = c.handle_request(
+        "broker-0", "C", 2, MetadataRequest(("a-Z._9" * 41 + "abc",)), 0
+    ).effects
     assert send.message.topics[0].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
 
 
@@ -115,12 +121,14 @@ def test_bad_cluster_arguments(kwargs):
 def test_find_coordinator_from_any_broker_and_non_group_keys():
     c = KafkaCluster()
     for node in c.broker_nodes:
-        (send,) = c.handle_request(node, "C", 1, FindCoordinatorRequest("my-group"), 0)
+        (send,) = c.handle_request(node, "C", 1, FindCoordinatorRequest("my-group"), 0).effects
         assert send.message.node_id == 0 and send.message.host == "broker-0"
         assert send.src == node and send.dst == "C" and send.correlation_id == 1
-    (send,) = c.handle_request("broker-0", "C", 2, FindCoordinatorRequest("tx", key_type=1), 0)
+    (send,) = c.handle_request(
+        "broker-0", "C", 2, FindCoordinatorRequest("tx", key_type=1), 0
+    ).effects
     assert send.message.error_code == Errors.INVALID_REQUEST
-    (send,) = c.handle_request("broker-0", "C", 3, FindCoordinatorRequest(""), 0)
+    (send,) = c.handle_request("broker-0", "C", 3, FindCoordinatorRequest(""), 0).effects
     assert send.message.node_id == 0  # "" maps to partition 0, not validated
 
 
@@ -128,10 +136,10 @@ def test_dead_broker_answers_nothing():
     c = KafkaCluster()
     c.fail_broker("broker-1", 0)
     assert not c.is_alive("broker-1")
-    assert c.handle_request("broker-1", "C", 1, FindCoordinatorRequest("g"), 0) == []
-    assert c.handle_request("nobody", "C", 1, FindCoordinatorRequest("g"), 0) == []
-    assert c.handle_timer("broker-1/heartbeat-g-m", 5) == []
-    assert c.handle_timer("garbage", 5) == []
+    assert c.handle_request("broker-1", "C", 1, FindCoordinatorRequest("g"), 0) == NO_RESULT
+    assert c.handle_request("nobody", "C", 1, FindCoordinatorRequest("g"), 0) == NO_RESULT
+    assert c.handle_timer(HeartbeatKey("broker-1", 1, "g", "m"), 5) == NO_RESULT
+    assert c.handle_timer("garbage", 5) == NO_RESULT
     with pytest.raises(ValueError):
         c.fail_broker("broker-9", 0)
 
@@ -191,7 +199,7 @@ def test_offset_apis_accept_the_empty_group_id():
 )
 def test_malformed_requests_get_invalid_request_not_a_traceback(request_obj):
     d = Driver()
-    effects = d.cluster.handle_request(d.coordinator("g"), "A", 1, request_obj, 0)
+    effects = d.cluster.handle_request(d.coordinator("g"), "A", 1, request_obj, 0).effects
     (send,) = [e for e in effects if isinstance(e, Send)]
     codes = [getattr(send.message, "error_code", None)]
     codes += [p.error_code for t in getattr(send.message, "topics", ()) for p in t.partitions]
@@ -200,13 +208,17 @@ def test_malformed_requests_get_invalid_request_not_a_traceback(request_obj):
 
 def test_non_string_group_id_is_invalid_group_id():
     d = Driver()
-    effects = d.cluster.handle_request("broker-0", "A", 1, HeartbeatRequest(None, 1, "m"), 0)
+    effects = d.cluster.handle_request(
+        "broker-0", "A", 1, HeartbeatRequest(None, 1, "m"), 0
+    ).effects
     assert effects[0].message.error_code == Errors.INVALID_GROUP_ID
 
 
 def test_unknown_request_type_is_dropped_and_logged():
     d = Driver()
-    assert d.cluster.handle_request("broker-0", "A", 1, object(), 0) == []
+    result = d.cluster.handle_request("broker-0", "A", 1, object(), 0)
+    assert result.effects == ()
+    d.apply(result)
     assert d.named("request_dropped")
 
 

@@ -445,7 +445,7 @@ def test_last_rejoining_members_are_kicked_out_when_the_limit_shrank():
     ids, _gen = d.stable_group(("A", "B", "C"))
     # emulate a reduced group.max.size by swapping the shard's config
     shard = d.cluster._shards[d.cluster.partition_for("g")]
-    shard.config = CoordinatorConfig(
+    shard.group_manager.config = CoordinatorConfig(
         group_min_session_timeout_ms=10, group_max_session_timeout_ms=600000, group_max_size=2
     )
     d.now = 5000

@@ -112,7 +112,7 @@ def assert_state(group: ClassicGroup, target: str) -> None:
 
 def shard_group(d: Driver, group_id: str = GROUP) -> ClassicGroup:
     """The coordinator's live group object."""
-    return d.shard(group_id).groups[group_id]
+    return d.shard(group_id).group_manager.groups[group_id]
 
 
 def sends_to(d: Driver, client: str, since: int) -> list[object]:

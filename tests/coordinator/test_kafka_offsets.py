@@ -624,12 +624,12 @@ def test_replay():
         response = commit(d, [OffsetCommitRequestPartition(partition, offset, epoch, "small")])
         assert one_error(response) == Errors.NONE
         value = OffsetCommitValue(offset, epoch, "small", t)
-        assert d.shard(GROUP).offsets[GROUP][("bar", partition)] == value
+        assert d.shard(GROUP).offset_manager.offsets[GROUP][("bar", partition)] == value
         written[("bar", partition)] = value
     before = d.coordinator(GROUP)
     d.reload(GROUP)
     assert d.coordinator(GROUP) != before
-    assert d.shard(GROUP).offsets[GROUP] == written
+    assert d.shard(GROUP).offset_manager.offsets[GROUP] == written
     assert fetch(d, {"bar": (0, 1)}).topics == (
         OffsetFetchResponseTopic(
             "bar",

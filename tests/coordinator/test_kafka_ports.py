@@ -69,7 +69,7 @@ def test_static_member_rejoin_with_leader_id_and_unexpected_empty_group():
     static member rejoining a group that is (unexpectedly) Empty gets UNKNOWN_MEMBER_ID."""
     d = Driver()
     leader, _ = static_pair(d)
-    group = shard(d).groups["g"]
+    group = shard(d).group_manager.groups["g"]
     group.model.transition_to(PREPARING_REBALANCE)
     group.model.transition_to(EMPTY)
     r = d.response("L", d.join("L", member_id=leader, instance_id="leader-instance-id"))
@@ -82,7 +82,7 @@ def test_static_member_rejoin_with_illegal_state_as_unknown_member():
     IllegalStateException, answered UNKNOWN_SERVER_ERROR."""
     d = Driver()
     static_pair(d)
-    group = shard(d).groups["g"]
+    group = shard(d).group_manager.groups["g"]
     group.model.transition_to(PREPARING_REBALANCE)
     group.model.transition_to(EMPTY)
     r = d.response("F", d.join("F", instance_id="follower-instance-id"))

@@ -90,12 +90,12 @@ def kjoin(
 
 def group(d: Driver) -> ClassicGroup:
     """The coordinator's live group object (Kafka's tests read the ClassicGroup directly)."""
-    return d.shard(GROUP).groups[GROUP]
+    return d.shard(GROUP).group_manager.groups[GROUP]
 
 
 def create_group(d: Driver) -> ClassicGroup:
     """GroupMetadataManagerTestContext.createClassicGroup: an Empty group, no record written."""
-    d.internal(lambda shard: shard._create_group(GROUP, "test"))
+    d.internal(lambda shard, out: shard.group_manager.create_group(out, GROUP, "test"))
     return group(d)
 
 
@@ -545,8 +545,8 @@ def test_last_joining_members_are_kicked_out_when_rejoining_group_with_max_size(
     create_group(d)
     ids = [f"client-id-{i}" for i in range(12)]
 
-    def add_members(shard) -> None:
-        g = shard.groups[GROUP]
+    def add_members(shard, out) -> None:
+        g = shard.group_manager.groups[GROUP]
         for member_id in ids:
             g.add(
                 Member(
@@ -560,7 +560,7 @@ def test_last_joining_members_are_kicked_out_when_rejoining_group_with_max_size(
                     protocols=(("range", b"range"),),
                 )
             )
-        shard._prepare_rebalance(g, "test")
+        shard.group_manager.prepare_rebalance(out, g, "test")
 
     d.internal(add_members)
     corrs = [
@@ -1043,7 +1043,9 @@ def test_complete_join_phase_no_members_rejoined_extends_join_phase():
     assert ra.error_code == rb.error_code == Errors.NONE
     view = d.cluster.group(GROUP)
     assert len(view.members) == 2 and view.generation_id == 2
-    d.internal(lambda shard: shard._prepare_rebalance(group(d), "trigger rebalance"))
+    d.internal(
+        lambda shard, out: shard.group_manager.prepare_rebalance(out, group(d), "trigger rebalance")
+    )
     view = d.cluster.group(GROUP)
     assert len(view.members) == 2 and view.state == "PreparingRebalance"
     assert not any(m.awaiting_join for m in view.members)
@@ -2302,7 +2304,9 @@ def test_describe_group_rebalancing():
     (ClassicGroupMember.describeNoMetadata)."""
     d = Driver()
     one_member_record(d)
-    d.internal(lambda shard: shard._prepare_rebalance(group(d), "trigger rebalance"))
+    d.internal(
+        lambda shard, out: shard.group_manager.prepare_rebalance(out, group(d), "trigger rebalance")
+    )
     assert describe(d) == DescribedGroup(
         Errors.NONE,
         GROUP,

@@ -240,10 +240,10 @@ def test_on_resignation_unloads_the_partition():
     d.apply(d.cluster.restart_broker(preferred, d.now))
     follower = d.coordinator("g")
     moved = d.shard("g")
-    assert follower != preferred and moved.groups["g"].state == "Stable"
+    assert follower != preferred and moved.group_manager.groups["g"].state == "Stable"
     d.apply(d.cluster.elect_preferred_leaders(d.now))
     assert d.coordinator("g") == preferred
-    assert moved.groups["g"].state == DEAD and moved.timers == {}
+    assert moved.group_manager.groups["g"].state == DEAD and moved.timer.timers == {}
     assert moved.loading  # the old coordinator serves nothing any more
     assert d.cluster.offsets_partition_leader(p) == preferred
     hb = HeartbeatRequest("g", gen, ids["A"])
@@ -866,7 +866,9 @@ def test_replay_offset_commit():
     d = Driver(SERVICE_CONFIG, topics={"foo": 1})
     append(d, "group", OffsetCommitKey("group", "foo", 0), OffsetCommitValue(42, 3, "m", 7))
     d.reload("group")
-    assert d.shard("group").offsets["group"] == {("foo", 0): OffsetCommitValue(42, 3, "m", 7)}
+    assert d.shard("group").offset_manager.offsets["group"] == {
+        ("foo", 0): OffsetCommitValue(42, 3, "m", 7)
+    }
 
 
 def test_replay_offset_commit_with_null_value():
@@ -971,7 +973,7 @@ def test_on_unloaded():
     d = Driver(SERVICE_CONFIG)
     d.stable_group(("A",), group_id="group", session=1000)
     shard = d.shard("group")
-    assert shard.timers
+    assert shard.timer.timers
     d.apply(d.cluster.fail_broker(d.coordinator("group"), d.now))
-    assert shard.timers == {} and shard.groups["group"].state == DEAD
-    assert not [key for key in d.timers if key.startswith(f"{shard.node}/")]
+    assert shard.timer.timers == {} and shard.group_manager.groups["group"].state == DEAD
+    assert not [key for key in d.timers if str(key).startswith(f"{shard.node}/")]

@@ -39,7 +39,9 @@ def group_in(state: str) -> tuple[Driver, str, int]:
         d.leave("A", MemberIdentity(ids["A"]), MemberIdentity(ids["B"]))
     elif state == "Dead":
         shard = d.cluster._shards[d.cluster.partition_for("g")]
-        shard.groups["g"].model.transition_to(DEAD)  # the transient state before removal
+        shard.group_manager.groups["g"].model.transition_to(
+            DEAD
+        )  # the transient state before removal
     assert d.state() == state
     return d, ids["B"], gen
 

@@ -303,7 +303,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
         for shard in self.d.cluster._shards.values():
             if node is not None and shard.node != node:
                 continue
-            for group in shard.groups.values():
+            for group in shard.group_manager.groups.values():
                 for m in group.members.values():
                     for waiter in (m.join_waiter, m.sync_waiter):
                         if waiter is not None:

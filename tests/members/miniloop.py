@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Iterable
 
 from coordinator.effects import CancelTimer, Send, SetTimer
+from coordinator.result import CoordinatorResult
 
 
 class MiniLoop:
@@ -29,7 +30,12 @@ class MiniLoop:
     def _push(self, at: int, item: tuple) -> None:
         heapq.heappush(self._heap, (at, next(self._seq), item))
 
-    def apply(self, owner: str, effects: list) -> None:
+    def apply(self, owner: str, effects) -> None:
+        if isinstance(effects, CoordinatorResult):  # the cluster returns its events too
+            log = getattr(self, "log", None)  # a tests.members.harness.EventLog, when set
+            for name, fields in effects.events if log is not None else ():
+                log.events.append({**fields, "event": name})
+            effects = effects.effects
         for eff in effects:
             if isinstance(eff, Send):
                 if eff.src in self.consumers:

@@ -24,7 +24,7 @@ def build(
 ):
     log = EventLog()
     logger = structlog.wrap_logger(None, processors=[log])
-    cluster = KafkaCluster(num_brokers=3, topics=partitions or {"t": 6}, logger=logger)
+    cluster = KafkaCluster(num_brokers=3, topics=partitions or {"t": 6})
     consumers = []
     for i in range(n):
         config = ConsumerConfig(
@@ -168,7 +168,7 @@ def test_leader_notices_added_partitions_on_metadata_refresh() -> None:
 def test_pattern_subscription_picks_up_a_new_matching_topic() -> None:
     log = EventLog()
     logger = structlog.wrap_logger(None, processors=[log])
-    cluster = KafkaCluster(num_brokers=1, topics={"orders-eu": 2, "other": 2}, logger=logger)
+    cluster = KafkaCluster(num_brokers=1, topics={"orders-eu": 2, "other": 2})
     config = ConsumerConfig(group_id="g", metadata_max_age_ms=10_000)
     c = Consumer("C0", config, bootstrap=["broker-0"], pattern=r"orders-.*", logger=logger)
     loop = MiniLoop(cluster, [c])

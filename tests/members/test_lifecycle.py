@@ -530,9 +530,9 @@ def test_commit_outside_stable_fails_locally() -> None:
     h.rejoin()
     h.advance(h.now + 100)
     assert h.consumer.state == "PREPARING_REBALANCE"
-    h.consumer._set_owned(tps("t-0"), h.now)
-    h.consumer._positions[tps("t-0")[0]] = 5  # something to commit
-    h.consumer._ready = None
+    h.consumer.fetch.set_owned(tps("t-0"), h.now)
+    h.consumer.fetch.positions[tps("t-0")[0]] = 5  # something to commit
+    h.consumer.fetch.invalidate()
     n = h.count(OffsetCommitRequest)
     h.call("commit")
     assert h.count(OffsetCommitRequest) == n

@@ -112,3 +112,27 @@ def test_sweep_command_with_report(spark: Any, tmp_path: Path) -> None:
     assert "2 runs (0 failed)" in result.output
     assert (out / "runs").is_dir() and (out / "rebalances").is_dir()
     assert "# Sweep report: two" in (report / "report.md").read_text(encoding="utf-8")
+
+
+def test_sweep_with_failed_rows_lists_them_and_exits_1(spark: Any, tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(
+        "version: 1\nname: two\ncluster: {brokers: 1, topics: {T: 4}}\n"
+        'consumers:\n  - {id: "C{i}", count: 2, group: g, topics: [T]}\n'
+        "timeline:\n  - {at: 0s, start: all}\nuntil: 10s\n",
+        encoding="utf-8",
+    )
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        "sweep: two\nbase: base.yaml\nseeds: [1]\ngrid:\n  consumers[0].count: [2, -1]\n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    result = runner.invoke(app, ["sweep", str(sweep), "--output", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    assert "1 of 2 runs failed" in result.output
+    assert "row 1 (variant base, seed 1): 1 error in scenario; " in result.output
+    assert "consumers[0].count" in result.output
+    allowed = runner.invoke(
+        app, ["sweep", str(sweep), "--out", str(tmp_path / "out2"), "--allow-failures"]
+    )
+    assert allowed.exit_code == 0 and "1 of 2 runs failed" in allowed.output

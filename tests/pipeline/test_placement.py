@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from coordinator.placement import java_string_hashcode, partition_for
+from coordinator.java import java_string_hashcode
+from coordinator.placement import partition_for
 from pipeline.placement import leader_broker, place, read_ids, render_markdown, with_partition
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]

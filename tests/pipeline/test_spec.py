@@ -78,3 +78,40 @@ def test_invalid_base_scenario_is_a_sweep_error(tmp_path: Path) -> None:
     (tmp_path / "base.yaml").write_text("version: 1\nconsumers: 7\n", encoding="utf-8")
     with pytest.raises(SweepError, match="base scenario is invalid"):
         parse_sweep("base: base.yaml\n", base_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("base: base.yaml\nseed: 9223372036854775808\n", "seed"),
+        ("base: base.yaml\nseed: -1\n", "seed"),
+        ("base: base.yaml\nseeds: [1, 18446744073709551615]\n", "seeds[1]"),
+        ("base: base.yaml\nseed: 9223372036854775807\nseeds: 2\n", "seeds"),
+        ("base: base.yaml\nseeds: 100000000000\n", "seeds"),
+    ],
+)
+def test_seeds_must_fit_the_bigint_column(base_dir: Path, text: str, where: str) -> None:
+    with pytest.raises(SweepError) as info:
+        parse_sweep(text, base_dir=base_dir)
+    (issue,) = info.value.issues
+    assert issue.path == where and issue.line is not None
+
+
+def test_extreme_seeds_that_fit_are_kept(base_dir: Path) -> None:
+    sweep = parse_sweep("base: base.yaml\nseeds: [0, 9223372036854775807]\n", base_dir=base_dir)
+    assert sweep.seeds == (0, 2**63 - 1)
+
+
+def test_hostile_sweep_and_base_files(tmp_path: Path) -> None:
+    bomb = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    bomb += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 12)]
+    (tmp_path / "bomb.yaml").write_text("base: base.yaml\n" + "\n".join(bomb) + "\n")
+    with pytest.raises(SweepError, match="once aliases are expanded"):
+        load_sweep(tmp_path / "bomb.yaml")
+    (tmp_path / "latin.yaml").write_bytes(b"sweep: caf\xe9\n")
+    with pytest.raises(SweepError, match=r"latin\.yaml:1:11: not UTF-8"):
+        load_sweep(tmp_path / "latin.yaml")
+    (tmp_path / "base.yaml").write_bytes(b"version: 1\nname: caf\xe9\n")
+    with pytest.raises(SweepError) as info:
+        parse_sweep("base: base.yaml\n", base_dir=tmp_path)
+    assert any("not UTF-8" in i.message and i.line == 2 for i in info.value.issues)

@@ -5,7 +5,7 @@ import pytest
 from scenarios.actions import AddPartitions, CrashBroker, Network, Start
 from scenarios.checks import Assignment, Count, ErrorCounts, Rebalances
 from scenarios.errors import ScenarioError
-from scenarios.loader import library_scenarios, load_scenario, load_scenario_dict
+from scenarios.loader import library_scenarios, load_scenario, load_scenario_dict, with_overrides
 
 SCENARIO = """\
 version: 1
@@ -100,14 +100,14 @@ def test_a_dict_scenario_names_its_source_and_path():
 
 def test_with_overrides_builds_a_variant():
     s = load_scenario(SCENARIO)
-    v = s.with_overrides(
-        {"consumers[0].count": 5, "defaults.partition.assignment.strategy": ["sticky"]}
+    v = with_overrides(
+        s, {"consumers[0].count": 5, "defaults.partition.assignment.strategy": ["sticky"]}
     )
     assert [c.id for c in v.consumers] == ["C1", "C2", "C3", "C4", "C5", "X"]
     assert v.consumer("C3").strategies == ("sticky",)
     assert s.consumer("C1").strategies == ("range", "roundrobin"), "the original is untouched"
     with pytest.raises(ScenarioError, match="unknown assignor `stiky`"):
-        s.with_overrides({"defaults.partition.assignment.strategy": ["stiky"]})
+        with_overrides(s, {"defaults.partition.assignment.strategy": ["stiky"]})
 
 
 def test_overrides_at_load_time():

@@ -12,6 +12,7 @@ from typing import Any
 from attrs import frozen
 
 from coordinator.effects import Send, SetTimer
+from coordinator.result import NO_RESULT, CoordinatorResult
 from scenarios.network import NetworkConfig
 from scenarios.simulation import Simulation
 
@@ -30,32 +31,31 @@ class Pong:
 class FakeCluster:
     """Answers Ping with Pong at once, or parks it until the broker fails (never answering)."""
 
-    def __init__(self, *, num_brokers: int, logger: Any, **_: Any) -> None:
+    def __init__(self, *, num_brokers: int, **_: Any) -> None:
         self.broker_nodes = tuple(f"broker-{i}" for i in range(num_brokers))
         self.alive = dict.fromkeys(self.broker_nodes, True)
-        self.log = logger
         self.parked: list[tuple[str, int]] = []
 
     def is_alive(self, node: str) -> bool:
         return self.alive[node]
 
-    def handle_request(self, dst: str, src: str, cid: int, request: Ping, now: int) -> list[Any]:
-        self.log.info("fake_request", t_ms=now, node=dst, src=src, text=request.text)
+    def handle_request(self, dst: str, src: str, cid: int, request: Ping, now: int) -> Any:
+        events = (("fake_request", {"t_ms": now, "node": dst, "src": src, "text": request.text}),)
         if request.park:
             self.parked.append((src, cid))
-            return []
-        return [Send(dst, src, cid, Pong(request.text.upper()))]
+            return CoordinatorResult((), events)
+        return CoordinatorResult((Send(dst, src, cid, Pong(request.text.upper())),), events)
 
-    def handle_timer(self, key: str, now: int) -> list[Any]:
-        return []
+    def handle_timer(self, key: str, now: int) -> Any:
+        return NO_RESULT
 
-    def fail_broker(self, node: str, now: int) -> list[Any]:
+    def fail_broker(self, node: str, now: int) -> Any:
         self.alive[node] = False
-        return []
+        return NO_RESULT
 
-    def restart_broker(self, node: str, now: int) -> list[Any]:
+    def restart_broker(self, node: str, now: int) -> Any:
         self.alive[node] = True
-        return []
+        return NO_RESULT
 
     def group(self, group_id: str) -> None:
         return None

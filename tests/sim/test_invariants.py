@@ -8,7 +8,8 @@ import pytest
 
 from assignors.api import TopicPartition
 from coordinator.views import GroupView, MemberView
-from scenarios.simulation import InvariantViolation, Simulation
+from scenarios.invariants import InvariantViolation
+from scenarios.simulation import Simulation
 from tests.sim.helpers import FAST, FAST_BROKER, consumer_settings
 
 
@@ -24,7 +25,7 @@ def test_a_partition_owned_twice_is_reported_once() -> None:
     sim = settled(check_invariants=True)
     assert sim.violations == []
     stolen = sim.assignment("C1")[0]
-    sim.consumer("C2")._owned.append(stolen)  # corrupt one consumer's owned set by hand
+    sim.consumer("C2").fetch.owned.append(stolen)  # corrupt one consumer's owned set by hand
     sim.run_for(3_000)
     [violation] = sim.violations
     assert violation["invariant"] == "exclusive_ownership"
@@ -36,14 +37,14 @@ def test_a_partition_owned_twice_is_reported_once() -> None:
 
 def test_raise_on_violation_stops_the_run() -> None:
     sim = settled(check_invariants=True, raise_on_violation=True)
-    sim.consumer("C2")._owned.append(sim.assignment("C1")[0])
+    sim.consumer("C2").fetch.owned.append(sim.assignment("C1")[0])
     with pytest.raises(InvariantViolation, match="owned by C1 and C2"):
         sim.run_for(3_000)
 
 
 def test_checks_are_off_unless_asked_for() -> None:
     sim = settled()
-    sim.consumer("C2")._owned.append(sim.assignment("C1")[0])
+    sim.consumer("C2").fetch.owned.append(sim.assignment("C1")[0])
     sim.run_for(3_000)
     assert sim.violations == []
 

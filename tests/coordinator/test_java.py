@@ -1,14 +1,14 @@
 """Java HashMap iteration order (bucket of spread hash, insertion order within a bucket)."""
 
-from coordinator.java_hashmap import (
+from coordinator.java import (
     JavaHashMapOrder,
-    bucket_of,
     first_max_by_count,
-    iteration_order,
-    iteration_order_by_hash,
+    hashmap_order_by_hash,
+    java_hashmap_order,
+    java_spread_hash,
+    java_string_hashcode,
     spread,
 )
-from coordinator.placement import java_string_hashcode
 
 
 def test_buckets_of_the_reference_table():
@@ -21,7 +21,7 @@ def test_buckets_of_the_reference_table():
         "cooperative-sticky": 15,
     }
     for name, bucket in expected.items():
-        assert bucket_of(name, 16) == bucket
+        assert java_spread_hash(name) & 15 == bucket
 
 
 def test_spread_uses_unsigned_shift():
@@ -38,8 +38,8 @@ def test_vote_ties_follow_map_order_not_insertion():
 
 def test_same_bucket_keeps_insertion_order():
     # "Aa" and "BB" share a hashCode, hence a bucket.
-    assert iteration_order(["BB", "Aa"]) == ["BB", "Aa"]
-    assert iteration_order(["Aa", "BB"]) == ["Aa", "BB"]
+    assert java_hashmap_order(["BB", "Aa"]) == ["BB", "Aa"]
+    assert java_hashmap_order(["Aa", "BB"]) == ["Aa", "BB"]
 
 
 def test_capacity_doubles_past_load_factor_and_never_shrinks():
@@ -64,8 +64,12 @@ def test_order_depends_on_capacity():
         big.put(k)
     big.remove(keys[12])
     assert sorted(small.order()) == sorted(big.order())
-    assert [bucket_of(k, 16) for k in small.order()] == sorted(bucket_of(k, 16) for k in keys[:12])
-    assert [bucket_of(k, 32) for k in big.order()] == sorted(bucket_of(k, 32) for k in keys[:12])
+    assert [(java_spread_hash(k) & 15) for k in small.order()] == sorted(
+        (java_spread_hash(k) & 15) for k in keys[:12]
+    )
+    assert [(java_spread_hash(k) & 31) for k in big.order()] == sorted(
+        (java_spread_hash(k) & 31) for k in keys[:12]
+    )
 
 
 def test_reinsert_moves_to_end_of_bucket_and_put_existing_keeps_place():
@@ -139,5 +143,5 @@ def test_topic_partition_order_agrees_with_openjdk():
     for inserted_csv, iterated_csv in TOPIC_PARTITION_ORDERS:
         inserted = [int(p) for p in inserted_csv.split(",")]
         hashes = [31 * (31 + p) + topic_hash for p in inserted]  # TopicPartition.hashCode
-        iterated = [inserted[i] for i in iteration_order_by_hash(hashes)]
+        iterated = [inserted[i] for i in hashmap_order_by_hash(hashes)]
         assert iterated == [int(p) for p in iterated_csv.split(",")]

@@ -1,0 +1,107 @@
+"""What the two sticky builders share with ``AbstractStickyAssignor``: their input (the
+partition index, members in Java ``HashMap`` order, their ranks and racks, each member's claims)
+and their output (per member partition ids, and the constrained builder's transfers).
+
+Kept apart from :mod:`assignors.sticky_common` so that the builders
+(:mod:`assignors.sticky_common_constrained`, :mod:`assignors.sticky_common_general`) and the
+assignor that runs them import it, and not each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from attrs import define
+
+from assignors.api import ClusterMetadata, Subscription
+from assignors.sticky_common_index import PartitionIndex
+
+
+class RackInfo:
+    """KIP-881 rack data for one call (Kafka's ``AbstractStickyAssignor.RackInfo``).
+
+    ``consumer_racks`` (member index -> rack) is filled only when rack-aware logic is in use, so
+    ``racks_mismatch`` is always False otherwise. ``num_consumers`` (pid -> number of members on
+    the partition's racks) is computed whenever some member has a rack, as in Kafka, and orders the
+    constrained builder's unassigned partitions.
+    """
+
+    def __init__(
+        self,
+        index: PartitionIndex,
+        cluster: ClusterMetadata,
+        subs: Sequence[Subscription],
+        prefer_rack_aware_logic: bool,
+    ) -> None:
+        consumers_by_rack: dict[str, list[int]] = {}
+        for m, sub in enumerate(subs):
+            if sub.rack_id:
+                consumers_by_rack.setdefault(sub.rack_id, []).append(m)
+        self.consumer_racks: dict[int, str] = {}
+        self.partition_racks: list[frozenset[str]] = []
+        self.num_consumers: np.ndarray | None = None
+        if not consumers_by_rack:
+            return
+        empty: frozenset[str] = frozenset()
+        if cluster.partition_racks:
+            racks = [
+                cluster.racks_of(t, p)
+                for t, c in zip(index.topics, index.counts.tolist(), strict=True)
+                for p in range(c)
+            ]
+        else:
+            racks = [empty] * index.n
+        all_racks: set[str] = set().union(*racks) if racks else set()
+        self.num_consumers = np.fromiter(
+            (sum(len(consumers_by_rack.get(r, ())) for r in rs) for rs in racks),
+            dtype=np.int64,
+            count=index.n,
+        )
+        if all_racks.isdisjoint(consumers_by_rack):
+            return
+        if prefer_rack_aware_logic or any(rs != all_racks for rs in racks):
+            for rack, members in consumers_by_rack.items():
+                for m in members:
+                    self.consumer_racks[m] = rack
+            self.partition_racks = racks
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.consumer_racks)
+
+    def racks_mismatch(self, member: int, pid: int) -> bool:
+        rack = self.consumer_racks.get(member)
+        return rack is not None and rack not in self.partition_racks[pid]
+
+
+@define(slots=True)
+class Claims:
+    """A member's claimed partitions as ids (in its own order) and its generation (None: absent)."""
+
+    pids: np.ndarray
+    generation: int | None
+
+
+@define(slots=True)
+class StickyContext:
+    """Everything the builders share; members are referred to by their index in ``members``."""
+
+    index: PartitionIndex
+    members: list[str]  # Java HashMap iteration order
+    subs: list[Subscription]
+    rank: np.ndarray  # member index -> position in Java String order of member ids
+    racks: RackInfo
+
+
+@define(slots=True)
+class BuildResult:
+    """A builder's output: per member (context order) its partition ids, in Kafka's list order.
+
+    ``transferring`` is the constrained builder's ``partitionsTransferringOwnership`` (pid ->
+    member index); ``None`` on the general path, as in Kafka.
+    """
+
+    lists: Sequence[np.ndarray | list[int]]
+    transferring: dict[int, int] | None
+    claims: list[Claims] | None = None

@@ -1,0 +1,93 @@
+"""What the managers of one shard share besides the timer: writing to the partition, answering.
+
+Kafka's GroupMetadataManager and OffsetMetadataManager return records and responses in a
+CoordinatorResult, and the runtime (CoordinatorRuntime with its PartitionWriter) writes the
+records and completes the responses. Here appends are synchronous, so a manager writes through
+the shard's ``PartitionWriter`` and learns at once whether the batch landed; a response to a
+request (answered now or parked until later) goes out through ``respond``. Both put their effect
+and their event into the call's ``Step``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coordinator.effects import Send
+from coordinator.errors import ERROR_NAMES, Errors
+from coordinator.group import Parked
+from coordinator.log import AppendFailed, OffsetsLog
+from coordinator.protocol import api_name, response_error
+from coordinator.records import RecordKey, RecordValue
+from coordinator.result import Step
+
+
+class PartitionWriter:
+    """Appends batches to this shard's ``__consumer_offsets`` partition and reports each record."""
+
+    __slots__ = ("log", "node", "partition")
+
+    def __init__(self, log: OffsetsLog, node: str, partition: int) -> None:
+        self.log = log
+        self.node = node
+        self.partition = partition
+
+    def append(
+        self, out: Step, entries: Sequence[tuple[RecordKey, RecordValue]], group_id: str
+    ) -> Errors:
+        """Append a batch; NONE or the (unmapped) append error."""
+        try:
+            records = self.log.append(self.partition, entries, out.now)
+        except AppendFailed as failure:
+            out.event(
+                "append_failed",
+                t_ms=out.now,
+                node=self.node,
+                partition=self.partition,
+                group_id=group_id,
+                error=failure.error.name,
+            )
+            return failure.error
+        out.appends += 1
+        for record in records:
+            out.event(
+                "record_appended",
+                t_ms=out.now,
+                node=self.node,
+                partition=self.partition,
+                offset=record.offset,
+                group_id=record.key.group,  # one batch can hold several groups' records
+                record_type=type(record.key).__name__.removesuffix("Key"),
+                tombstone=record.value is None,
+            )
+        return Errors.NONE
+
+
+def respond(
+    out: Step,
+    node: str,
+    waiter: Parked,
+    response: object,
+    group_id: str,
+    member_id: str | None = None,
+    generation_id: int | None = None,
+) -> None:
+    """Answer the request ``waiter`` from ``node`` (now, or one parked until now)."""
+    error = response_error(response)
+    if error is None:
+        error = Errors.NONE
+    out.event(
+        "response_sent",
+        t_ms=out.now,
+        node=node,
+        api=api_name(response),
+        error=ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
+        group_id=group_id,
+        member_id=member_id,
+        generation_id=generation_id
+        if generation_id is not None
+        else getattr(response, "generation_id", None),
+        correlation_id=waiter.correlation_id,
+        src=node,
+        dst=waiter.src,
+    )
+    out.effects.append(Send(node, waiter.src, waiter.correlation_id, response))

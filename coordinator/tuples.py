@@ -1,0 +1,19 @@
+"""The converter for the tuple fields of frozen attrs values (messages, records, views, events).
+
+``field(converter=tuple)`` works at run time, but mypy's attrs plugin cannot solve ``tuple``'s type
+variable, so every constructor call would be typed against an unsolved ``Iterable[_T_co]`` and
+fail to check. ``to_tuple`` takes any iterable; the field's own annotation (``tuple[X, ...]``)
+types the attribute for readers. A generic ``Iterable[T] -> tuple[T, ...]`` has the same problem,
+and ``converter=tuple[X, ...]`` type-checks but costs a failed ``__orig_class__`` assignment on
+every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+def to_tuple(items: Iterable[Any]) -> tuple[Any, ...]:
+    """``tuple(items)``, typed for mypy's attrs plugin."""
+    return tuple(items)
