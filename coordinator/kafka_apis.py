@@ -240,7 +240,7 @@ class KafkaApis:
         request: GroupRequest,
         kind: type[GroupRequest],
     ) -> None:
-        """The broker's own checks (§1.3), then the service's.
+        """The broker's own checks (`KafkaApis.handleJoinGroupRequest` and its siblings), then the service's.
 
         ``kind`` is the group API's request type (``request`` is one, or extends it).
         """

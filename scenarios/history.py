@@ -47,14 +47,15 @@ from typing import Any
 
 from attrs import asdict, field, frozen
 
+from coordinator import events as ev
 from coordinator.tuples import to_tuple
 
 GROUP_STATES = frozenset({"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"})
-CALLBACK_EVENT = "rebalance_callback"
-CRASH_EVENT = "sim_consumer_crashed"
-PROTOCOL_EVENT = "protocol_selected"
-REPLACED_EVENT = "member_replaced"
-LEAVE_EVENT = "leave_group"
+CALLBACK_EVENT = ev.REBALANCE_CALLBACK
+CRASH_EVENT = ev.SIM_CONSUMER_CRASHED
+PROTOCOL_EVENT = ev.PROTOCOL_SELECTED
+REPLACED_EVENT = ev.MEMBER_REPLACED
+LEAVE_EVENT = ev.LEAVE_GROUP
 
 
 @frozen
