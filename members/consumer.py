@@ -50,18 +50,14 @@ from assignors.api import (
     TopicPartition,
 )
 from coordinator.effects import CancelTimer, Effect
-from coordinator.errors import EXCEPTION_NAMES, Errors
+from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
     FindCoordinatorResponse,
-    HeartbeatRequest,
     HeartbeatResponse,
-    JoinGroupRequest,
     JoinGroupRequestProtocol,
     JoinGroupResponse,
-    LeaveGroupRequest,
     LeaveGroupResponse,
-    MemberIdentity,
     MetadataRequest,
     MetadataResponse,
     OffsetCommitRequest,
@@ -71,11 +67,9 @@ from coordinator.protocol import (
     OffsetFetchRequest,
     OffsetFetchRequestTopic,
     OffsetFetchResponse,
-    SyncGroupRequest,
     SyncGroupRequestAssignment,
     SyncGroupResponse,
     error_name,
-    maybe_truncate_reason,
 )
 from members import rebalance
 from members.application import ApplicationLoop
@@ -86,6 +80,10 @@ from members.assignor_support import (
     resolve_assignors,
 )
 from members.backoff import ExponentialBackoff
+from members.classic_membership import (
+    ClassicMembershipManager,
+    JoinFuture,
+)
 from members.config import ConsumerConfig
 from members.consumer_protocol import (
     SchemaError,
@@ -98,7 +96,7 @@ from members.coordinator_lookup import CoordinatorLookup
 from members.failure import ConsumerFatal
 from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
-from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
+from members.membership import Retry
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.network import ConsumerNetworkClient, InFlightRequest
 from members.offsets import (
@@ -108,7 +106,7 @@ from members.offsets import (
     offset_fetch_error,
 )
 from members.positions import FetchPositions
-from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
+from members.state import ConsumerStatus, Generation, MemberState
 from members.timers import (
     TIMER_NAMES,
     CloseTimer,
@@ -125,7 +123,6 @@ from members.timers import (
     RequestTimeout,
 )
 
-PROTOCOL_TYPE = "consumer"
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
 
@@ -137,27 +134,11 @@ DEFAULT_API_TIMEOUT_MS = 60000
 #: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
 _ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
-#: How Kafka's log and rejoin reasons name an API (ApiKeys, upper case).
-_API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
 
 #: The timers that still run while close() waits for its commitSync.
 _CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
     {CommitRetryTimer, FindCoordinatorTimer}
 )
-
-
-@define
-class _JoinFuture:
-    """The combined JoinGroup + SyncGroup future of AbstractCoordinator (``joinFuture``)."""
-
-    done: bool = False
-    error: Errors | None = None
-    #: What joinGroupIfNeeded does with the failure (members.membership.Retry).
-    retry: Retry = Retry.THROW
-    reason: str = ""
-    assignment: bytes = b""
-    #: The simple name of the exception Kafka's future fails with (the rejoin reason names it).
-    exception: str = ""
 
 
 @define
@@ -237,13 +218,7 @@ class Consumer:
         # The timers of this incarnation (every incarnation change resets this state): their
         # keys, and the deadline each is set for.
         self._timers = ConsumerTimers(self.incarnation)
-        self._member_state = MemberState.UNJOINED
-        self.generation: Generation = NO_GENERATION
         self.is_leader = False
-        self._rejoin_needed = True
-        self._rejoin_reason = ""
-        self._needs_join_prepare = True
-        self._join: _JoinFuture | None = None
         self._joined_subscription: tuple[str, ...] | None = None
         self._group_subscription: tuple[str, ...] | None = None
         self._assignment_snapshot: tuple | None = None
@@ -256,12 +231,8 @@ class Consumer:
         # version whose successor it waits for
         self._pattern_awaits_version: int | None = None
         self.network.reset()
-        self.heartbeat = Heartbeat(
-            session_timeout_ms=self.config.session_timeout_ms,
-            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
-            max_poll_interval_ms=self.config.max_poll_interval_ms,
-            backoff=self._backoff,
-        )
+        # The member's place in the group (AbstractCoordinator's join / heartbeat / leave side).
+        self.membership = ClassicMembershipManager(self)
         # The application thread: inside poll(), or busy until app.busy_until.
         self.app = ApplicationLoop(
             poll_interval_ms=self.config.poll_interval_ms,
@@ -288,6 +259,49 @@ class Consumer:
         self._close_node: str | None = None
         self.sync_commits = SyncCommits(self._backoff)
         self._poll_fatal: ConsumerFatal | None = None  # thrown from the next poll()
+
+    # The membership state lives in the membership manager (members.classic_membership); these
+    # read and write it there for the facade's ConsumerCoordinator hooks and the tests' harness.
+
+    @property
+    def generation(self) -> Generation:
+        return self.membership.generation
+
+    @generation.setter
+    def generation(self, value: Generation) -> None:
+        self.membership.generation = value
+
+    @property
+    def heartbeat(self) -> Heartbeat:
+        return self.membership.heartbeat
+
+    @property
+    def _member_state(self) -> MemberState:
+        return self.membership._member_state
+
+    @property
+    def _rejoin_needed(self) -> bool:
+        return self.membership._rejoin_needed
+
+    @property
+    def _rejoin_reason(self) -> str:
+        return self.membership._rejoin_reason
+
+    @_rejoin_reason.setter
+    def _rejoin_reason(self, value: str) -> None:
+        self.membership._rejoin_reason = value
+
+    @property
+    def _needs_join_prepare(self) -> bool:
+        return self.membership._needs_join_prepare
+
+    @_needs_join_prepare.setter
+    def _needs_join_prepare(self, value: bool) -> None:
+        self.membership._needs_join_prepare = value
+
+    @property
+    def _join(self) -> JoinFuture | None:
+        return self.membership._join
 
     @property
     def state(self) -> str:
@@ -407,19 +421,7 @@ class Consumer:
     # ------------------------------------------------------------------ helpers
 
     def _set_state(self, new: MemberState, now: int, reason: str) -> None:
-        if new is self._member_state:
-            return
-        old = self._member_state
-        self._member_state = new
-        self._emit(
-            "client_state",
-            t_ms=now,
-            state_from=old._value_,  # .value without the enum property lookup
-            state_to=new._value_,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-            reason=reason,
-        )
+        return self.membership._set_state(new, now, reason)
 
     def _set_subscription(self, topics: Sequence[str] | None, pattern: str | None) -> None:
         """Validate first, then replace: a bad argument leaves the subscription as it was."""
@@ -1142,58 +1144,7 @@ class Consumer:
         return self._rejoin_needed or self._join is not None
 
     def _join_group_if_needed(self, now: int) -> None:
-        """AbstractCoordinator.joinGroupIfNeeded, one step at a time."""
-        for _ in range(64):  # each pass sends a request or consumes a finished future
-            if not self._rejoin_needed_or_pending(now):
-                return
-            if self.lookup.coordinator is None:
-                self._lookup_coordinator(now)
-                return
-            if (
-                self._pattern is not None
-                and self._needs_join_prepare
-                and not self._pattern_metadata_fresh(now)
-            ):
-                return  # a pattern consumer refreshes its metadata before each rebalance round
-            retry_at = self._timers.deadline(JoinRetryTimer)
-            if retry_at is not None and now < retry_at:
-                return
-            if self._needs_join_prepare:
-                self._needs_join_prepare = False
-                if not self._on_join_prepare(now):
-                    self._needs_join_prepare = True
-                    return
-            if self._join is None:
-                self._initiate_join_group(now)
-                return
-            if not self._join.done:
-                return
-            result, self._join = self._join, None
-            if result.error is None:
-                if not self.generation.is_reset and self._member_state is MemberState.STABLE:
-                    self._on_join_complete(result.assignment, now)
-                    self._needs_join_prepare = True
-                else:
-                    self._reset_state_and_rejoin(
-                        "rebalance failed since the generation/state was modified by heartbeat "
-                        f"thread to {_java_generation(self.generation)}/"
-                        f"{self._member_state.name} before the rebalance callback triggered",
-                        True,
-                        now,
-                    )
-                continue
-            assert result.error is not None
-            if result.error is not Errors.MEMBER_ID_REQUIRED:
-                # joinGroupIfNeeded: the short reason names the exception's class.
-                self._request_rejoin(f"rebalance failed due to {result.exception}", now)
-            if result.retry is Retry.THROW:
-                raise ConsumerFatal(
-                    result.error.name, result.reason or "JoinGroup/SyncGroup failed"
-                )
-            if result.retry is Retry.IMMEDIATE:
-                continue
-            self._out.append(self._timers.set(JoinRetryTimer, now + self.config.retry_backoff_ms))
-            return
+        return self.membership._join_group_if_needed(now)
 
     def _pattern_metadata_fresh(self, now: int) -> bool:
         """ConsumerCoordinator.poll, before a pattern subscriber (re)joins: it asks for a metadata
@@ -1222,34 +1173,16 @@ class Consumer:
         return True
 
     def _request_rejoin(self, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
-            self._emit("rejoin_requested", t_ms=now, reason=reason)
-        self._rejoin_reason = reason
-        self._rejoin_needed = True
+        return self.membership._request_rejoin(reason, now)
 
     def _request_rejoin_if_necessary(self, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
-            self._request_rejoin(reason, now)
+        return self.membership._request_rejoin_if_necessary(reason, now)
 
     def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
-        self._emit(
-            "generation_reset",
-            t_ms=now,
-            reason=reason,
-            reset_member_id=reset_member_id,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-        )
-        self.generation = (
-            NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
-        )
-        self._set_state(MemberState.UNJOINED, now, reason)
-        self.heartbeat.enabled = False
+        return self.membership._reset_state_and_generation(reason, reset_member_id, now)
 
     def _reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
-        self._reset_state_and_generation(reason, reset_member_id, now)
-        self._request_rejoin(reason, now)
-        self._needs_join_prepare = True
+        return self.membership._reset_state_and_rejoin(reason, reset_member_id, now)
 
     # ------------------------------------------------------------------ callbacks
 
@@ -1411,38 +1344,7 @@ class Consumer:
         self.fetch.set_owned([], now)
 
     def _maybe_leave_group(self, reason: str, now: int) -> None:
-        """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
-        sent = False
-        if (
-            not self.is_static
-            and self.lookup.coordinator is not None
-            and self._member_state is not MemberState.UNJOINED
-            and self.generation.has_member_id
-        ):
-            self._send(
-                self.lookup.coordinator,
-                LeaveGroupRequest(
-                    group_id=self.config.group_id,
-                    members=(
-                        MemberIdentity(
-                            member_id=self.generation.member_id,
-                            reason=maybe_truncate_reason(reason),
-                        ),
-                    ),
-                ),
-                now,
-                member_id=self.generation.member_id,
-            )
-            sent = True
-        self._emit(
-            "leave_group",
-            t_ms=now,
-            reason=reason,
-            sent=sent,
-            member_id=self.generation.member_id,
-            group_instance_id=self.config.group_instance_id,
-        )
-        self._reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
+        return self.membership._maybe_leave_group(reason, now)
 
     def _finish_close(self, now: int) -> None:
         """AbstractCoordinator.close: onLeavePrepare + maybeLeaveGroup, then
@@ -1526,28 +1428,7 @@ class Consumer:
         )
 
     def _initiate_join_group(self, now: int) -> None:
-        assert self.lookup.coordinator is not None
-        self._set_state(MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
-        self._join = _JoinFuture()
-        request = JoinGroupRequest(
-            group_id=self.config.group_id,
-            session_timeout_ms=self.config.session_timeout_ms,
-            rebalance_timeout_ms=self.config.rebalance_timeout_ms,
-            member_id=self.generation.member_id,
-            protocol_type=PROTOCOL_TYPE,
-            protocols=self._join_protocols(),
-            group_instance_id=self.config.group_instance_id,
-            reason=maybe_truncate_reason(self._rejoin_reason) or None,
-            client_id=self.config.client_id,
-        )
-        self._send(
-            self.lookup.coordinator,
-            request,
-            now,
-            member_id=request.member_id,
-            group_instance_id=request.group_instance_id,
-            reason=request.reason,
-        )
+        return self.membership._initiate_join_group(now)
 
     def _complete_join_failure(
         self,
@@ -1558,88 +1439,20 @@ class Consumer:
         *,
         exception: str | None = None,
     ) -> None:
-        """Fail the join future with ``error``; ``retry`` is what joinGroupIfNeeded then does,
-        ``exception`` names the Java exception when it is not the error code's own (a
-        disconnect, an unexpected error's KafkaException)."""
-        if self._join is None or self._join.done:
-            return
-        self._join.done = True
-        self._join.error = error
-        self._join.reason = reason
-        self._join.retry = retry
-        self._join.exception = exception or EXCEPTION_NAMES.get(error, "KafkaException")
-        self._maybe_drive(now)
+        return self.membership._complete_join_failure(
+            error, retry, now, reason, exception=exception
+        )
 
     def _react_to_join_error(
         self, api: str, error: Errors, entry: InFlightRequest, now: int, member_id: str = ""
     ) -> None:
-        """A JoinGroup or SyncGroup error answer, by the table (members.membership.JOIN_ERRORS):
-        the action on the member, then the failed future. ``member_id`` is the one a JoinGroup
-        answer gives (MEMBER_ID_REQUIRED)."""
-        reaction = join_reaction(api, error)
-        action = reaction.action
-        if action is Action.ADOPT_MEMBER_ID:
-            self.generation = Generation(-1, member_id, None)
-            self._request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
-        elif action is Action.MARK_COORDINATOR_UNKNOWN:
-            self._mark_coordinator_unknown(f"error response {error.name}", now)
-        elif action is not Action.NOTHING and self._generation_unchanged(entry):
-            self._reset_state_and_rejoin(
-                f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
-                action is Action.RESET_GENERATION_AND_MEMBER_ID,
-                now,
-            )
-        self._complete_join_failure(
-            error,
-            reaction.retry,
-            now,
-            f"{api} failed: {error.name}",
-            exception=reaction.exception,
-        )
+        return self.membership._react_to_join_error(api, error, entry, now, member_id)
 
     def _generation_unchanged(self, entry: InFlightRequest) -> bool:
-        return entry.sent_generation == self.generation
+        return self.membership._generation_unchanged(entry)
 
     def _on_join_group(self, entry: InFlightRequest, resp: JoinGroupResponse, now: int) -> None:
-        err = resp.error_code
-        if self._join is None or self._join.done:
-            return  # a stale answer (the join was abandoned)
-        if err == Errors.NONE:
-            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
-                self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
-                )
-                return
-            if self._member_state is not MemberState.PREPARING_REBALANCE:
-                # UnjoinedGroupException: retriable.
-                self._complete_join_failure(
-                    Errors.NETWORK_EXCEPTION,
-                    Retry.BACKOFF,
-                    now,
-                    "unjoined group",
-                    exception="UnjoinedGroupException",
-                )
-                return
-            self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
-            self._set_state(MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
-            self._enable_heartbeat(now)
-            self._emit(
-                "joined",
-                t_ms=now,
-                member_id=resp.member_id,
-                generation_id=resp.generation_id,
-                protocol_name=resp.protocol_name,
-                leader=resp.leader,
-                is_leader=resp.member_id == resp.leader,
-                members=len(resp.members),
-                skip_assignment=resp.skip_assignment,
-            )
-            if resp.member_id == resp.leader:
-                self._on_leader_elected(resp, now)
-            else:
-                self._send_sync_group((), now)
-            return
-        self._react_to_join_error(JOIN_GROUP, err, entry, now, resp.member_id)
+        return self.membership._on_join_group(entry, resp, now)
 
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
@@ -1804,189 +1617,33 @@ class Consumer:
     def _send_sync_group(
         self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
     ) -> None:
-        if self.lookup.coordinator is None:
-            self._complete_join_failure(
-                Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
-            )
-            return
-        self._send(
-            self.lookup.coordinator,
-            SyncGroupRequest(
-                group_id=self.config.group_id,
-                generation_id=self.generation.generation_id,
-                member_id=self.generation.member_id,
-                group_instance_id=self.config.group_instance_id,
-                protocol_type=PROTOCOL_TYPE,
-                protocol_name=self.generation.protocol_name,
-                assignments=assignments,
-            ),
-            now,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-            assignments=len(assignments),
-        )
+        return self.membership._send_sync_group(assignments, now)
 
     def _on_sync_group(self, entry: InFlightRequest, resp: SyncGroupResponse, now: int) -> None:
-        err = resp.error_code
-        if self._join is None or self._join.done:
-            return
-        if err == Errors.NONE:
-            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
-                self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
-                )
-            elif (
-                self.generation.is_reset
-                or self._member_state is not MemberState.COMPLETING_REBALANCE
-            ):
-                self._complete_join_failure(
-                    Errors.ILLEGAL_GENERATION,
-                    Retry.IMMEDIATE,
-                    now,
-                    "generation/state changed before SyncGroup answer",
-                )
-            elif (
-                resp.protocol_name is not None
-                and resp.protocol_name != self.generation.protocol_name
-            ):
-                self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol name mismatch"
-                )
-            else:
-                self._set_state(MemberState.STABLE, now, "SyncGroup succeeded")
-                self._rejoin_reason = ""
-                self._rejoin_needed = False
-                self._join.done = True
-                self._join.assignment = resp.assignment
-                self._maybe_drive(now)
-            return
-        self._react_to_join_error(SYNC_GROUP, err, entry, now)
+        return self.membership._on_sync_group(entry, resp, now)
 
     # ------------------------------------------------------------------ heartbeat thread
 
     def _enable_heartbeat(self, now: int) -> None:
-        """HeartbeatThread.enable -> Heartbeat.resetTimeouts."""
-        hb = self.heartbeat
-        hb.enabled = True
-        hb.reset_timeouts(now)
-        self._schedule_heartbeat(now)
+        return self.membership._enable_heartbeat(now)
 
     def _schedule_heartbeat(self, now: int) -> None:
-        hb = self.heartbeat
-        if not hb.enabled or self.status is not ConsumerStatus.RUNNING:
-            return
-        if self.lookup.coordinator is None:
-            at = now + self.config.retry_backoff_ms
-        else:
-            at = hb.next_deadline(self._poll_timeout_possible(now))
-        at = max(at, now)
-        set_at = self._timers.deadline(HeartbeatTimer)
-        if set_at is not None and set_at <= at and set_at >= now:
-            return  # an earlier wake-up is already set; it will re-plan
-        self._out.append(self._timers.set(HeartbeatTimer, at))
+        return self.membership._schedule_heartbeat(now)
 
     def _heartbeat_tick(self, now: int) -> None:
-        """One pass of HeartbeatThread.run's loop."""
-        hb = self.heartbeat
-        if not hb.enabled:
-            return
-        if self._pending_leader is not None:
-            # The application thread holds the coordinator's lock while its leader waits for
-            # metadata (JoinGroupResponseHandler runs onLeaderElected inside
-            # synchronized (AbstractCoordinator.this)), and each pass of HeartbeatThread.run
-            # takes that lock: no heartbeat, no session or poll check until the wait ends.
-            return
-        if self._member_state.has_not_joined or hb.failed is not None:
-            hb.enabled = False
-            return
-        if self.lookup.coordinator is None:
-            self._lookup_coordinator(now)
-            self._schedule_heartbeat(now)
-            return
-        if hb.session_timeout_expired(now):
-            self._mark_coordinator_unknown(
-                "session timed out without receiving a heartbeat response", now
-            )
-            self._schedule_heartbeat(now)
-            return
-        if self._poll_timeout_possible(now) and hb.poll_timeout_expired(now):
-            self._emit(
-                "poll_timeout",
-                t_ms=now,
-                member_id=self.generation.member_id,
-                max_poll_interval_ms=self.config.max_poll_interval_ms,
-            )
-            self._maybe_leave_group("consumer poll timeout has expired.", now)
-            return
-        if hb.should_heartbeat(now):
-            hb.sent_heartbeat(now)
-            self._send(
-                self.lookup.coordinator,
-                HeartbeatRequest(
-                    group_id=self.config.group_id,
-                    generation_id=self.generation.generation_id,
-                    member_id=self.generation.member_id,
-                    group_instance_id=self.config.group_instance_id,
-                ),
-                now,
-                member_id=self.generation.member_id,
-                generation_id=self.generation.generation_id,
-            )
-        self._schedule_heartbeat(now)
+        return self.membership._heartbeat_tick(now)
 
     def _poll_timeout_possible(self, now: int) -> bool:
-        """Only an application outside poll() (stalled or processing past the deadline) can
-        overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
-        return self.app.poll_timeout_possible(now, self.heartbeat.poll_deadline_ms)
+        return self.membership._poll_timeout_possible(now)
 
     def _receive_heartbeat(self, now: int) -> None:
-        self.heartbeat.receive_heartbeat(now)
+        return self.membership._receive_heartbeat(now)
 
     def _fail_heartbeat(self, now: int) -> None:
-        hb = self.heartbeat
-        hb.fail_heartbeat(now)
-        set_at = self._timers.deadline(HeartbeatTimer)
-        if set_at is not None and set_at > hb.next_heartbeat_ms:
-            self._timers.forget(HeartbeatTimer)
-        self._schedule_heartbeat(now)
+        return self.membership._fail_heartbeat(now)
 
     def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
-        err = resp.error_code
-        if err == Errors.NONE:
-            self._receive_heartbeat(now)
-        elif err == Errors.REBALANCE_IN_PROGRESS:
-            if self._member_state is MemberState.STABLE:
-                self._request_rejoin("group is already rebalancing", now)
-                self._maybe_drive(now)
-            self._receive_heartbeat(now)  # still counts as a live heartbeat
-        elif err in (
-            Errors.ILLEGAL_GENERATION,
-            Errors.UNKNOWN_MEMBER_ID,
-            Errors.FENCED_INSTANCE_ID,
-        ):
-            if self._generation_unchanged(entry):
-                self._reset_state_and_rejoin(
-                    f"encountered {err.name} from HEARTBEAT response",
-                    err is not Errors.ILLEGAL_GENERATION,
-                    now,
-                )
-                if err is Errors.FENCED_INSTANCE_ID:
-                    # The heartbeat thread fails; the next poll() throws.
-                    self.heartbeat.failed = ConsumerFatal(
-                        err.name, "group.instance.id fenced (Heartbeat)"
-                    )
-                else:
-                    self._fail_heartbeat(now)
-                self._maybe_drive(now)
-            else:
-                self._receive_heartbeat(now)
-        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self._mark_coordinator_unknown(f"error response {err.name}", now)
-            self._fail_heartbeat(now)
-        else:
-            # GROUP_AUTHORIZATION_FAILED and unexpected errors alike: the heartbeat future fails,
-            # and HeartbeatThread's listener only calls failHeartbeat() (the thread keeps going).
-            self._fail_heartbeat(now)
+        return self.membership._on_heartbeat(entry, resp, now)
 
     # ------------------------------------------------------------------ offsets
 
@@ -2310,15 +1967,6 @@ class Consumer:
             member_id=entry.sent_generation.member_id,
             generation_id=entry.sent_generation.generation_id,
         )
-
-
-def _java_generation(generation: Generation) -> str:
-    """AbstractCoordinator.Generation.toString, as Kafka's log lines and reasons print it."""
-    protocol = "null" if generation.protocol_name is None else generation.protocol_name
-    return (
-        f"Generation{{generationId={generation.generation_id}, "
-        f"memberId='{generation.member_id}', protocol='{protocol}'}}"
-    )
 
 
 _HANDLERS: dict[type, Any] = {
