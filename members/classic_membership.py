@@ -18,6 +18,7 @@ log is the one the join loop always had.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from attrs import define
@@ -29,6 +30,7 @@ from coordinator.protocol import (
     JoinGroupRequest,
     JoinGroupResponse,
     LeaveGroupRequest,
+    LeaveGroupResponse,
     MemberIdentity,
     SyncGroupRequest,
     SyncGroupRequestAssignment,
@@ -49,6 +51,9 @@ PROTOCOL_TYPE = "consumer"
 
 #: How Kafka's log and rejoin reasons name an API (ApiKeys, upper case).
 _API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
+
+#: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
+_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
 
 @define
@@ -97,6 +102,73 @@ class ClassicMembershipManager:
             backoff=host._backoff,
         )
 
+    # ------------------------------------------------------------------ MembershipManager
+
+    @property
+    def state(self) -> str:
+        """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
+        return self._member_state._value_  # .value without the enum property lookup
+
+    @property
+    def member_state(self) -> MemberState:
+        return self._member_state
+
+    @property
+    def member_id(self) -> str:
+        return self.generation.member_id
+
+    @property
+    def generation_id(self) -> int:
+        return self.generation.generation_id
+
+    @property
+    def rejoin_needed(self) -> bool:
+        return self._rejoin_needed
+
+    @property
+    def join_in_progress(self) -> bool:
+        """AbstractCoordinator's ``joinFuture != null``: a round started and not yet consumed."""
+        return self._join is not None
+
+    @property
+    def fatal(self) -> ConsumerFatal | None:
+        """What the heartbeat thread failed with (thrown from the next poll())."""
+        return self.heartbeat.failed
+
+    def on_poll(self, now: int) -> None:
+        """The application called poll(): Heartbeat.poll restarts max.poll.interval.ms."""
+        self.heartbeat.poll(now)
+
+    def on_coordinator_found(self, now: int) -> None:
+        """lookupCoordinator succeeded: Heartbeat.resetSessionTimeout."""
+        self.heartbeat.reset_session_timeout(now)
+
+    def stop(self) -> None:
+        """The application stops using the member (a fatal error, close()): the heartbeat
+        thread stops (HeartbeatThread.disable / close)."""
+        self.heartbeat.enabled = False
+
+    def on_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+        """An answer to one of the membership's requests (JoinGroup, SyncGroup, Heartbeat,
+        LeaveGroup), to its AbstractCoordinator response handler."""
+        _RESPONSE_HANDLERS[type(message)](self, entry, message, now)
+
+    def on_request_failed(self, entry: InFlightRequest, now: int, reason: str) -> None:
+        """One of its requests was disconnected or timed out (a DisconnectException; the
+        facade has marked the coordinator unknown first). Nothing waits on a LeaveGroup."""
+        if entry.api in (JOIN_GROUP, SYNC_GROUP):
+            self.fail_join(
+                Errors.NETWORK_EXCEPTION,
+                Retry.BACKOFF,
+                now,
+                reason,
+                exception="DisconnectException",
+            )
+        elif entry.api == "Heartbeat":
+            self._fail_heartbeat(now)
+
+    # ------------------------------------------------------------------ AbstractCoordinator
+
     def _set_state(self, new: MemberState, now: int, reason: str) -> None:
         if new is self._member_state:
             return
@@ -112,7 +184,7 @@ class ClassicMembershipManager:
             reason=reason,
         )
 
-    def _join_group_if_needed(self, now: int) -> None:
+    def join(self, now: int) -> None:
         """AbstractCoordinator.joinGroupIfNeeded, one step at a time."""
         for _ in range(64):  # each pass sends a request or consumes a finished future
             if not self._c._rejoin_needed_or_pending(now):
@@ -145,7 +217,7 @@ class ClassicMembershipManager:
                     self._c._on_join_complete(result.assignment, now)
                     self._needs_join_prepare = True
                 else:
-                    self._reset_state_and_rejoin(
+                    self.reset_state_and_rejoin(
                         "rebalance failed since the generation/state was modified by heartbeat "
                         f"thread to {java_generation(self.generation)}/"
                         f"{self._member_state.name} before the rebalance callback triggered",
@@ -156,7 +228,7 @@ class ClassicMembershipManager:
             assert result.error is not None
             if result.error is not Errors.MEMBER_ID_REQUIRED:
                 # joinGroupIfNeeded: the short reason names the exception's class.
-                self._request_rejoin(f"rebalance failed due to {result.exception}", now)
+                self.request_rejoin(f"rebalance failed due to {result.exception}", now)
             if result.retry is Retry.THROW:
                 raise ConsumerFatal(
                     result.error.name, result.reason or "JoinGroup/SyncGroup failed"
@@ -168,15 +240,15 @@ class ClassicMembershipManager:
             )
             return
 
-    def _request_rejoin(self, reason: str, now: int) -> None:
+    def request_rejoin(self, reason: str, now: int) -> None:
         if not self._rejoin_needed:
             self._c._emit("rejoin_requested", t_ms=now, reason=reason)
         self._rejoin_reason = reason
         self._rejoin_needed = True
 
-    def _request_rejoin_if_necessary(self, reason: str, now: int) -> None:
+    def request_rejoin_if_necessary(self, reason: str, now: int) -> None:
         if not self._rejoin_needed:
-            self._request_rejoin(reason, now)
+            self.request_rejoin(reason, now)
 
     def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
         self._c._emit(
@@ -193,12 +265,12 @@ class ClassicMembershipManager:
         self._set_state(MemberState.UNJOINED, now, reason)
         self.heartbeat.enabled = False
 
-    def _reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
+    def reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
         self._reset_state_and_generation(reason, reset_member_id, now)
-        self._request_rejoin(reason, now)
+        self.request_rejoin(reason, now)
         self._needs_join_prepare = True
 
-    def _maybe_leave_group(self, reason: str, now: int) -> None:
+    def leave(self, reason: str, now: int) -> None:
         """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
         sent = False
         if (
@@ -230,7 +302,7 @@ class ClassicMembershipManager:
             member_id=self.generation.member_id,
             group_instance_id=self._c.config.group_instance_id,
         )
-        self._reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
+        self.reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
 
     def _initiate_join_group(self, now: int) -> None:
         assert self._c.lookup.coordinator is not None
@@ -256,7 +328,7 @@ class ClassicMembershipManager:
             reason=request.reason,
         )
 
-    def _complete_join_failure(
+    def fail_join(
         self,
         error: Errors,
         retry: Retry,
@@ -287,16 +359,16 @@ class ClassicMembershipManager:
         action = reaction.action
         if action is Action.ADOPT_MEMBER_ID:
             self.generation = Generation(-1, member_id, None)
-            self._request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
+            self.request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
         elif action is Action.MARK_COORDINATOR_UNKNOWN:
             self._c._mark_coordinator_unknown(f"error response {error.name}", now)
         elif action is not Action.NOTHING and self._generation_unchanged(entry):
-            self._reset_state_and_rejoin(
+            self.reset_state_and_rejoin(
                 f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
                 action is Action.RESET_GENERATION_AND_MEMBER_ID,
                 now,
             )
-        self._complete_join_failure(
+        self.fail_join(
             error,
             reaction.retry,
             now,
@@ -313,13 +385,13 @@ class ClassicMembershipManager:
             return  # a stale answer (the join was abandoned)
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
-                self._complete_join_failure(
+                self.fail_join(
                     Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
                 )
                 return
             if self._member_state is not MemberState.PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
-                self._complete_join_failure(
+                self.fail_join(
                     Errors.NETWORK_EXCEPTION,
                     Retry.BACKOFF,
                     now,
@@ -344,15 +416,15 @@ class ClassicMembershipManager:
             if resp.member_id == resp.leader:
                 self._c._on_leader_elected(resp, now)
             else:
-                self._send_sync_group((), now)
+                self.send_sync_group((), now)
             return
         self._react_to_join_error(JOIN_GROUP, err, entry, now, resp.member_id)
 
-    def _send_sync_group(
+    def send_sync_group(
         self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
     ) -> None:
         if self._c.lookup.coordinator is None:
-            self._complete_join_failure(
+            self.fail_join(
                 Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
             )
             return
@@ -379,14 +451,14 @@ class ClassicMembershipManager:
             return
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
-                self._complete_join_failure(
+                self.fail_join(
                     Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
                 )
             elif (
                 self.generation.is_reset
                 or self._member_state is not MemberState.COMPLETING_REBALANCE
             ):
-                self._complete_join_failure(
+                self.fail_join(
                     Errors.ILLEGAL_GENERATION,
                     Retry.IMMEDIATE,
                     now,
@@ -396,7 +468,7 @@ class ClassicMembershipManager:
                 resp.protocol_name is not None
                 and resp.protocol_name != self.generation.protocol_name
             ):
-                self._complete_join_failure(
+                self.fail_join(
                     Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol name mismatch"
                 )
             else:
@@ -414,9 +486,9 @@ class ClassicMembershipManager:
         hb = self.heartbeat
         hb.enabled = True
         hb.reset_timeouts(now)
-        self._schedule_heartbeat(now)
+        self.schedule_heartbeat(now)
 
-    def _schedule_heartbeat(self, now: int) -> None:
+    def schedule_heartbeat(self, now: int) -> None:
         hb = self.heartbeat
         if not hb.enabled or self._c.status is not ConsumerStatus.RUNNING:
             return
@@ -430,7 +502,7 @@ class ClassicMembershipManager:
             return  # an earlier wake-up is already set; it will re-plan
         self._c._out.append(self._c._timers.set(HeartbeatTimer, at))
 
-    def _heartbeat_tick(self, now: int) -> None:
+    def on_timer(self, now: int) -> None:
         """One pass of HeartbeatThread.run's loop."""
         hb = self.heartbeat
         if not hb.enabled:
@@ -446,13 +518,13 @@ class ClassicMembershipManager:
             return
         if self._c.lookup.coordinator is None:
             self._c._lookup_coordinator(now)
-            self._schedule_heartbeat(now)
+            self.schedule_heartbeat(now)
             return
         if hb.session_timeout_expired(now):
             self._c._mark_coordinator_unknown(
                 "session timed out without receiving a heartbeat response", now
             )
-            self._schedule_heartbeat(now)
+            self.schedule_heartbeat(now)
             return
         if self._poll_timeout_possible(now) and hb.poll_timeout_expired(now):
             self._c._emit(
@@ -461,7 +533,7 @@ class ClassicMembershipManager:
                 member_id=self.generation.member_id,
                 max_poll_interval_ms=self._c.config.max_poll_interval_ms,
             )
-            self._maybe_leave_group("consumer poll timeout has expired.", now)
+            self.leave("consumer poll timeout has expired.", now)
             return
         if hb.should_heartbeat(now):
             hb.sent_heartbeat(now)
@@ -477,7 +549,7 @@ class ClassicMembershipManager:
                 member_id=self.generation.member_id,
                 generation_id=self.generation.generation_id,
             )
-        self._schedule_heartbeat(now)
+        self.schedule_heartbeat(now)
 
     def _poll_timeout_possible(self, now: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can
@@ -493,7 +565,7 @@ class ClassicMembershipManager:
         set_at = self._c._timers.deadline(HeartbeatTimer)
         if set_at is not None and set_at > hb.next_heartbeat_ms:
             self._c._timers.forget(HeartbeatTimer)
-        self._schedule_heartbeat(now)
+        self.schedule_heartbeat(now)
 
     def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
         err = resp.error_code
@@ -501,7 +573,7 @@ class ClassicMembershipManager:
             self._receive_heartbeat(now)
         elif err == Errors.REBALANCE_IN_PROGRESS:
             if self._member_state is MemberState.STABLE:
-                self._request_rejoin("group is already rebalancing", now)
+                self.request_rejoin("group is already rebalancing", now)
                 self._c._maybe_drive(now)
             self._receive_heartbeat(now)  # still counts as a live heartbeat
         elif err in (
@@ -510,7 +582,7 @@ class ClassicMembershipManager:
             Errors.FENCED_INSTANCE_ID,
         ):
             if self._generation_unchanged(entry):
-                self._reset_state_and_rejoin(
+                self.reset_state_and_rejoin(
                     f"encountered {err.name} from HEARTBEAT response",
                     err is not Errors.ILLEGAL_GENERATION,
                     now,
@@ -532,3 +604,38 @@ class ClassicMembershipManager:
             # GROUP_AUTHORIZATION_FAILED and unexpected errors alike: the heartbeat future fails,
             # and HeartbeatThread's listener only calls failHeartbeat() (the thread keeps going).
             self._fail_heartbeat(now)
+
+    def _on_leave_group(self, entry: InFlightRequest, resp: LeaveGroupResponse, now: int) -> None:
+        """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
+        reset its generation when it sent the request), but a failure is logged, as Kafka logs
+        "LeaveGroup request with <generation> failed": an answer naming more than one member
+        (IllegalStateException), or LeaveGroupResponse.error(): the top-level error, else the
+        first member-level one (a member unknown to the coordinator: UNKNOWN_MEMBER_ID)."""
+        if len(resp.members) > 1:
+            error = "ILLEGAL_STATE"
+        else:
+            code = resp.error_code
+            if code == Errors.NONE:
+                for member in resp.members:
+                    if member.error_code != Errors.NONE:
+                        code = member.error_code
+                        break
+            if code == Errors.NONE:
+                return
+            error = _ERROR_NAMES.get(code) or Errors(code).name
+        self._c._emit(
+            "leave_group_failed",
+            t_ms=now,
+            error=error,
+            member_id=entry.sent_generation.member_id,
+            generation_id=entry.sent_generation.generation_id,
+        )
+
+
+#: The membership's response handlers, by the answer's type.
+_RESPONSE_HANDLERS: dict[type, Callable[..., None]] = {
+    JoinGroupResponse: ClassicMembershipManager._on_join_group,
+    SyncGroupResponse: ClassicMembershipManager._on_sync_group,
+    HeartbeatResponse: ClassicMembershipManager._on_heartbeat,
+    LeaveGroupResponse: ClassicMembershipManager._on_leave_group,
+}

@@ -82,7 +82,6 @@ from members.assignor_support import (
 from members.backoff import ExponentialBackoff
 from members.classic_membership import (
     ClassicMembershipManager,
-    JoinFuture,
 )
 from members.config import ConsumerConfig
 from members.consumer_protocol import (
@@ -94,9 +93,8 @@ from members.consumer_protocol import (
 )
 from members.coordinator_lookup import CoordinatorLookup
 from members.failure import ConsumerFatal
-from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
-from members.membership import Retry
+from members.membership import MembershipManager, Retry
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.network import ConsumerNetworkClient, InFlightRequest
 from members.offsets import (
@@ -130,9 +128,6 @@ COOPERATIVE_STICKY = "cooperative-sticky"
 DEFAULT_CLOSE_TIMEOUT_MS = 30000
 #: default.api.timeout.ms: how long commitSync() retries (not a ConsumerConfig field here).
 DEFAULT_API_TIMEOUT_MS = 60000
-
-#: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
-_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
 
 #: The timers that still run while close() waits for its commitSync.
@@ -232,7 +227,7 @@ class Consumer:
         self._pattern_awaits_version: int | None = None
         self.network.reset()
         # The member's place in the group (AbstractCoordinator's join / heartbeat / leave side).
-        self.membership = ClassicMembershipManager(self)
+        self.membership: MembershipManager = ClassicMembershipManager(self)
         # The application thread: inside poll(), or busy until app.busy_until.
         self.app = ApplicationLoop(
             poll_interval_ms=self.config.poll_interval_ms,
@@ -272,45 +267,13 @@ class Consumer:
         self.membership.generation = value
 
     @property
-    def heartbeat(self) -> Heartbeat:
-        return self.membership.heartbeat
-
-    @property
-    def _member_state(self) -> MemberState:
-        return self.membership._member_state
-
-    @property
-    def _rejoin_needed(self) -> bool:
-        return self.membership._rejoin_needed
-
-    @property
-    def _rejoin_reason(self) -> str:
-        return self.membership._rejoin_reason
-
-    @_rejoin_reason.setter
-    def _rejoin_reason(self, value: str) -> None:
-        self.membership._rejoin_reason = value
-
-    @property
-    def _needs_join_prepare(self) -> bool:
-        return self.membership._needs_join_prepare
-
-    @_needs_join_prepare.setter
-    def _needs_join_prepare(self, value: bool) -> None:
-        self.membership._needs_join_prepare = value
-
-    @property
-    def _join(self) -> JoinFuture | None:
-        return self.membership._join
-
-    @property
     def state(self) -> str:
         """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
-        return self._member_state._value_  # .value without the enum property lookup
+        return self.membership.member_state._value_  # .value without the enum property lookup
 
     @property
     def member_state(self) -> MemberState:
-        return self._member_state
+        return self.membership.member_state
 
     @property
     def generation_id(self) -> int:
@@ -392,7 +355,7 @@ class Consumer:
 
     @property
     def rejoin_needed(self) -> bool:
-        return self._rejoin_needed
+        return self.membership.rejoin_needed
 
     @property
     def rejoin_pending(self) -> bool:
@@ -402,8 +365,8 @@ class Consumer:
         if not self._subscribed:
             return False
         return (
-            self._rejoin_needed
-            or self._join is not None
+            self.membership.rejoin_needed
+            or self.membership.join_in_progress
             or (
                 self._assignment_snapshot is not None
                 and self._assignment_snapshot != self._snapshot_value
@@ -419,9 +382,6 @@ class Consumer:
         return [(c.callback, c.partition_names()) for c in self.callbacks]
 
     # ------------------------------------------------------------------ helpers
-
-    def _set_state(self, new: MemberState, now: int, reason: str) -> None:
-        return self.membership._set_state(new, now, reason)
 
     def _set_subscription(self, topics: Sequence[str] | None, pattern: str | None) -> None:
         """Validate first, then replace: a bad argument leaves the subscription as it was."""
@@ -595,7 +555,7 @@ class Consumer:
             self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
             if not self._subscribed:
                 self._on_leave_prepare(now_ms)
-                self._maybe_leave_group("the consumer unsubscribed from all topics", now_ms)
+                self.membership.leave("the consumer unsubscribed from all topics", now_ms)
                 return out
             self._pattern_awaits_version = None
         # ClassicKafkaConsumer.subscribe: requestUpdateForNewTopics when the topics changed, and
@@ -628,12 +588,12 @@ class Consumer:
         self.fetch.materialize(now_ms)
         if self.app.in_poll(now_ms):
             # heartbeat.poll(): the application was in poll() until now
-            self.heartbeat.poll(now_ms)
+            self.membership.on_poll(now_ms)
         until = self.app.stall(duration_ms, now_ms)
         self.fetch.accrue_from = until
         self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=until)
         self._set_poll_timer(until)
-        self._schedule_heartbeat(now_ms)  # the poll timer now counts
+        self.membership.schedule_heartbeat(now_ms)  # the poll timer now counts
         return out
 
     # ------------------------------------------------------------------ inputs (public)
@@ -689,7 +649,7 @@ class Consumer:
 
     def _on_heartbeat_timer(self, now: int) -> None:
         self._timers.forget(HeartbeatTimer)
-        self._heartbeat_tick(now)
+        self.membership.on_timer(now)
 
     def _on_join_retry_timer(self, now: int) -> None:
         self._timers.forget(JoinRetryTimer)
@@ -774,7 +734,7 @@ class Consumer:
         if self.status is ConsumerStatus.FAILED:
             return
         self.fatal_error = fatal.error
-        self.heartbeat.enabled = False
+        self.membership.stop()
         self._emit(
             "consumer_fatal",
             t_ms=now,
@@ -808,17 +768,10 @@ class Consumer:
                 self._offset_fetch_failed(now)  # a DisconnectException: retriable
             else:
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
-                if entry.api in ("JoinGroup", "SyncGroup"):
-                    self._complete_join_failure(
-                        Errors.NETWORK_EXCEPTION,
-                        Retry.BACKOFF,
-                        now,
-                        reason,
-                        exception="DisconnectException",
-                    )
-                elif entry.api == "Heartbeat":
-                    self._fail_heartbeat(now)
-                elif entry.api == "OffsetCommit" and entry.commit is not None:
+                if entry.api != "OffsetCommit":
+                    # JoinGroup, SyncGroup, Heartbeat, LeaveGroup: the membership's own
+                    self.membership.on_request_failed(entry, now, reason)
+                elif entry.commit is not None:
                     self._finish_commit(entry.commit, Errors.NETWORK_EXCEPTION.name, now, True)
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
@@ -878,6 +831,14 @@ class Consumer:
         self._out.append(self._timers.set(FindCoordinatorTimer, now + delay))
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
+    def _on_membership_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+        """JoinGroup, SyncGroup, Heartbeat and LeaveGroup answers belong to the membership."""
+        self.membership.on_response(entry, message, now)
+
+    def _generation_unchanged(self, entry: InFlightRequest) -> bool:
+        """The request was sent in the member's current generation."""
+        return entry.sent_generation == self.membership.generation
+
     def _on_find_coordinator(
         self, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
     ) -> None:
@@ -885,10 +846,10 @@ class Consumer:
         if resp.error_code == Errors.NONE:
             self.lookup.found(f"broker-{resp.node_id}")
             self._timers.forget(FindCoordinatorTimer)
-            self.heartbeat.reset_session_timeout(now)
+            self.membership.on_coordinator_found(now)
             self._emit("coordinator_discovered", t_ms=now, coordinator=self.lookup.coordinator)
             self._resume_sync_commits(now)
-            self._schedule_heartbeat(now)
+            self.membership.schedule_heartbeat(now)
             self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
             raise ConsumerFatal(
@@ -925,7 +886,7 @@ class Consumer:
             )
             self._on_failed_request(entry, corr, now, "coordinator disconnected")
         self._lookup_coordinator(now)
-        self._schedule_heartbeat(now)
+        self.membership.schedule_heartbeat(now)
 
     # ------------------------------------------------------------------ metadata
 
@@ -1016,7 +977,7 @@ class Consumer:
             # again above, and their arrival changes the snapshot: the leader rejoins).
             self._continue_leader_assignment(now)
             if self._pending_leader is None:
-                self._schedule_heartbeat(now)  # the coordinator's lock is free again
+                self.membership.schedule_heartbeat(now)  # the coordinator's lock is free again
         self._maybe_drive(now)
 
     def _retain_topic(self, topic: str) -> bool:
@@ -1053,10 +1014,10 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING or not self.app.in_poll(now):
             return
         self._timers.forget(PollTimer)
-        self.heartbeat.poll(now)
+        self.membership.on_poll(now)
         try:
-            if self.heartbeat.failed is not None:
-                raise self.heartbeat.failed
+            if self.membership.fatal is not None:
+                raise self.membership.fatal
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._drive(now)
@@ -1118,11 +1079,11 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
             return
         try:
-            if self.heartbeat.failed is not None:
-                raise self.heartbeat.failed
+            if self.membership.fatal is not None:
+                raise self.membership.fatal
             if self._poll_fatal is not None:
                 raise self._poll_fatal
-            self._join_group_if_needed(now)
+            self.membership.join(now)
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
 
@@ -1133,18 +1094,15 @@ class Consumer:
             self._assignment_snapshot is not None
             and self._assignment_snapshot != self._snapshot_value  # _metadata_snapshot()
         ):
-            self._request_rejoin_if_necessary("cached metadata has changed", now)
+            self.membership.request_rejoin_if_necessary("cached metadata has changed", now)
             return True
         if (
             self._joined_subscription is not None
             and self._joined_subscription != self._subscription
         ):
-            self._request_rejoin_if_necessary("subscription has changed", now)
+            self.membership.request_rejoin_if_necessary("subscription has changed", now)
             return True
-        return self._rejoin_needed or self._join is not None
-
-    def _join_group_if_needed(self, now: int) -> None:
-        return self.membership._join_group_if_needed(now)
+        return self.membership.rejoin_needed or self.membership.join_in_progress
 
     def _pattern_metadata_fresh(self, now: int) -> bool:
         """ConsumerCoordinator.poll, before a pattern subscriber (re)joins: it asks for a metadata
@@ -1171,18 +1129,6 @@ class Consumer:
             self._pattern_awaits_version = md.update_version
             return False
         return True
-
-    def _request_rejoin(self, reason: str, now: int) -> None:
-        return self.membership._request_rejoin(reason, now)
-
-    def _request_rejoin_if_necessary(self, reason: str, now: int) -> None:
-        return self.membership._request_rejoin_if_necessary(reason, now)
-
-    def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
-        return self.membership._reset_state_and_generation(reason, reset_member_id, now)
-
-    def _reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
-        return self.membership._reset_state_and_rejoin(reason, reset_member_id, now)
 
     # ------------------------------------------------------------------ callbacks
 
@@ -1292,14 +1238,16 @@ class Consumer:
         if not rebalance.assignment_matches_subscription(
             assigned, self._pattern, self._subscription
         ):
-            self._request_rejoin("received assignment does not match the current subscription", now)
+            self.membership.request_rejoin(
+                "received assignment does not match the current subscription", now
+            )
             return
         revoked, added = rebalance.on_join_complete(
             self.rebalance_protocol, self.fetch.owned, assigned
         )
         if revoked:
             self._invoke(rebalance.REVOKED, revoked, now)
-            self._request_rejoin("need to revoke partitions and re-join", now)
+            self.membership.request_rejoin("need to revoke partitions and re-join", now)
         self._maybe_update_joined_subscription(assigned, now)
         if assignor.instance is not None:
             try:
@@ -1337,24 +1285,23 @@ class Consumer:
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
-        callback = rebalance.on_leave_prepare(self.generation, self._member_state, self.fetch.owned)
+        callback = rebalance.on_leave_prepare(
+            self.generation, self.membership.member_state, self.fetch.owned
+        )
         if callback is None:
             return
         self._invoke(callback, list(self.fetch.owned), now)
         self.fetch.set_owned([], now)
-
-    def _maybe_leave_group(self, reason: str, now: int) -> None:
-        return self.membership._maybe_leave_group(reason, now)
 
     def _finish_close(self, now: int) -> None:
         """AbstractCoordinator.close: onLeavePrepare + maybeLeaveGroup, then
         awaitPendingRequests(coordinator, timer): the consumer stays CLOSING while requests to
         the coordinator are pending (answered, failed or timed out) and the close timer runs. It
         sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
-        self.heartbeat.enabled = False
+        self.membership.stop()
         if self.config.internal_leave_group_on_close:
             self._on_leave_prepare(now)
-            self._maybe_leave_group("the consumer is being closed", now)
+            self.membership.leave("the consumer is being closed", now)
         node = self.lookup.coordinator
         if node is not None and self.network.pending_request_count(node):
             if now < self._close_deadline:
@@ -1427,33 +1374,6 @@ class Consumer:
             )
         )
 
-    def _initiate_join_group(self, now: int) -> None:
-        return self.membership._initiate_join_group(now)
-
-    def _complete_join_failure(
-        self,
-        error: Errors,
-        retry: Retry,
-        now: int,
-        reason: str = "",
-        *,
-        exception: str | None = None,
-    ) -> None:
-        return self.membership._complete_join_failure(
-            error, retry, now, reason, exception=exception
-        )
-
-    def _react_to_join_error(
-        self, api: str, error: Errors, entry: InFlightRequest, now: int, member_id: str = ""
-    ) -> None:
-        return self.membership._react_to_join_error(api, error, entry, now, member_id)
-
-    def _generation_unchanged(self, entry: InFlightRequest) -> bool:
-        return self.membership._generation_unchanged(entry)
-
-    def _on_join_group(self, entry: InFlightRequest, resp: JoinGroupResponse, now: int) -> None:
-        return self.membership._on_join_group(entry, resp, now)
-
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
         # lookupAssignor comes first: an unknown protocol fails before any metadata wait
@@ -1465,7 +1385,7 @@ class Consumer:
                 if assignor is None
                 else f"assignor {name!r} is not available: {assignor.unavailable}"
             )
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
+            self.membership.fail_join(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
             return
         members = []
         try:
@@ -1481,7 +1401,7 @@ class Consumer:
                 )
                 members.append((m.member_id, m.group_instance_id, sub))
         except SchemaError as exc:
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
+            self.membership.fail_join(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
             return
         group_topics: set[str] = set()
         for _, _, sub in members:
@@ -1522,13 +1442,13 @@ class Consumer:
             return
         if (
             pending.generation != self.generation
-            or self._member_state is not MemberState.COMPLETING_REBALANCE
+            or self.membership.member_state is not MemberState.COMPLETING_REBALANCE
         ):
             # The member left the group while its leader waited for metadata (in the simulator
             # the application may unsubscribe meanwhile; Kafka's is blocked in onLeaderElected).
             # The join fails and is retried at once, as SyncGroupResponseHandler does for a
             # generation cleared before its answer (ILLEGAL_GENERATION); it must not stay pending.
-            self._complete_join_failure(
+            self.membership.fail_join(
                 Errors.ILLEGAL_GENERATION,
                 Retry.IMMEDIATE,
                 now,
@@ -1539,7 +1459,7 @@ class Consumer:
         if pending.skip_assignment:
             self._emit("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
             self._assignment_snapshot = self._metadata_snapshot()
-            self._send_sync_group((), now)
+            self.membership.send_sync_group((), now)
             return
         assignor = pending.assignor
         assert assignor.instance is not None
@@ -1552,7 +1472,7 @@ class Consumer:
             try:
                 result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
-                self._complete_join_failure(
+                self.membership.fail_join(
                     Errors.UNKNOWN_SERVER_ERROR,
                     Retry.THROW,
                     now,
@@ -1565,7 +1485,7 @@ class Consumer:
             ):
                 bad = rebalance.cooperative_violations(subscriptions, result)
                 if bad:
-                    self._complete_join_failure(
+                    self.membership.fail_join(
                         Errors.UNKNOWN_SERVER_ERROR,
                         Retry.THROW,
                         now,
@@ -1595,7 +1515,7 @@ class Consumer:
             members=len(pending.members),
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
-        self._send_sync_group(assignments, now)
+        self.membership.send_sync_group(assignments, now)
 
     def _maybe_update_group_subscription(
         self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int
@@ -1614,36 +1534,7 @@ class Consumer:
         self._group_subscription = tuple(sorted(group | added))
         return True
 
-    def _send_sync_group(
-        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
-    ) -> None:
-        return self.membership._send_sync_group(assignments, now)
-
-    def _on_sync_group(self, entry: InFlightRequest, resp: SyncGroupResponse, now: int) -> None:
-        return self.membership._on_sync_group(entry, resp, now)
-
     # ------------------------------------------------------------------ heartbeat thread
-
-    def _enable_heartbeat(self, now: int) -> None:
-        return self.membership._enable_heartbeat(now)
-
-    def _schedule_heartbeat(self, now: int) -> None:
-        return self.membership._schedule_heartbeat(now)
-
-    def _heartbeat_tick(self, now: int) -> None:
-        return self.membership._heartbeat_tick(now)
-
-    def _poll_timeout_possible(self, now: int) -> bool:
-        return self.membership._poll_timeout_possible(now)
-
-    def _receive_heartbeat(self, now: int) -> None:
-        return self.membership._receive_heartbeat(now)
-
-    def _fail_heartbeat(self, now: int) -> None:
-        return self.membership._fail_heartbeat(now)
-
-    def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
-        return self.membership._on_heartbeat(entry, resp, now)
 
     # ------------------------------------------------------------------ offsets
 
@@ -1721,7 +1612,9 @@ class Consumer:
 
     def _join_incomplete(self) -> bool:
         """A rejoin is needed or under way (as last evaluated by the join loop)."""
-        return self._subscribed and (self._rejoin_needed or self._join is not None)
+        return self._subscribed and (
+            self.membership.rejoin_needed or self.membership.join_in_progress
+        )
 
     def _maybe_auto_commit(self, now: int) -> None:
         """ConsumerCoordinator.maybeAutoCommitOffsetsAsync at the end of its poll(), which is
@@ -1793,8 +1686,8 @@ class Consumer:
             else:
                 self._lookup_coordinator(now)  # ensureCoordinatorReady, within the deadline
             return
-        if self._member_state is not MemberState.STABLE:
-            rebalancing = self._member_state in (
+        if self.membership.member_state is not MemberState.STABLE:
+            rebalancing = self.membership.member_state in (
                 MemberState.PREPARING_REBALANCE,
                 MemberState.COMPLETING_REBALANCE,
             )
@@ -1908,17 +1801,19 @@ class Consumer:
             self._mark_coordinator_unknown(f"error response {error.name}", now)
             self._finish_commit(op, error.name, now, True)
         elif error == Errors.REBALANCE_IN_PROGRESS:
-            self._request_rejoin("offset commit failed since group is already rebalancing", now)
+            self.membership.request_rejoin(
+                "offset commit failed since group is already rebalancing", now
+            )
             self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
             self._maybe_drive(now)
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             if (
                 not self._generation_unchanged(entry)
-                and self._member_state is MemberState.PREPARING_REBALANCE
+                and self.membership.member_state is MemberState.PREPARING_REBALANCE
             ):
                 self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
             else:
-                self._reset_state_and_rejoin(
+                self.membership.reset_state_and_rejoin(
                     f"encountered {error.name} from OFFSET_COMMIT response",
                     error is not Errors.ILLEGAL_GENERATION,
                     now,
@@ -1935,49 +1830,23 @@ class Consumer:
                 )
                 self._maybe_drive(now)
             else:
-                rebalancing = self._member_state is MemberState.PREPARING_REBALANCE
+                rebalancing = self.membership.member_state is MemberState.PREPARING_REBALANCE
                 self._finish_commit(
                     op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
                 )
         else:
             self._finish_commit(op, error.name, now, False)
 
-    def _on_leave_group(self, entry: InFlightRequest, resp: LeaveGroupResponse, now: int) -> None:
-        """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
-        reset its generation when it sent the request), but a failure is logged, as Kafka logs
-        "LeaveGroup request with <generation> failed": an answer naming more than one member
-        (IllegalStateException), or LeaveGroupResponse.error(): the top-level error, else the
-        first member-level one (a member unknown to the coordinator: UNKNOWN_MEMBER_ID)."""
-        if len(resp.members) > 1:
-            error = "ILLEGAL_STATE"
-        else:
-            code = resp.error_code
-            if code == Errors.NONE:
-                for member in resp.members:
-                    if member.error_code != Errors.NONE:
-                        code = member.error_code
-                        break
-            if code == Errors.NONE:
-                return
-            error = _ERROR_NAMES.get(code) or Errors(code).name
-        self._emit(
-            "leave_group_failed",
-            t_ms=now,
-            error=error,
-            member_id=entry.sent_generation.member_id,
-            generation_id=entry.sent_generation.generation_id,
-        )
-
 
 _HANDLERS: dict[type, Any] = {
     FindCoordinatorResponse: Consumer._on_find_coordinator,
     MetadataResponse: Consumer._on_metadata,
-    JoinGroupResponse: Consumer._on_join_group,
-    SyncGroupResponse: Consumer._on_sync_group,
-    HeartbeatResponse: Consumer._on_heartbeat,
+    JoinGroupResponse: Consumer._on_membership_response,
+    SyncGroupResponse: Consumer._on_membership_response,
+    HeartbeatResponse: Consumer._on_membership_response,
     OffsetCommitResponse: Consumer._on_offset_commit,
     OffsetFetchResponse: Consumer._on_offset_fetch,
-    LeaveGroupResponse: Consumer._on_leave_group,
+    LeaveGroupResponse: Consumer._on_membership_response,
 }
 
 #: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).
