@@ -1,8 +1,11 @@
 """The simulated Kafka consumer: the client side of the classic group protocol, sans-I/O.
 
 One ``Consumer`` plays a Java ``KafkaConsumer`` with ``group.protocol=classic``: its
-``ConsumerCoordinator`` / ``AbstractCoordinator`` (join loop, response handlers, offset commits),
-its heartbeat thread (``Heartbeat``), and an application poll loop. Every public method takes the
+``ConsumerCoordinator`` (the rebalance hooks around the join, offset commits), and an application
+poll loop. The member's place in the group (``AbstractCoordinator``'s join loop, its response
+handlers and the heartbeat thread) is its ``membership``, a ``MembershipManager``
+(members.membership), the only way the facade reaches it; ``ClassicMembershipManager``
+(members.classic_membership) is the classic one. Every public method takes the
 simulated time and returns effects (``Send`` / ``SetTimer`` / ``CancelTimer``); nothing reads a
 clock. Randomness (backoff jitter) comes from a ``random.Random(seed)``.
 
@@ -25,12 +28,13 @@ Timer keys are typed (``members.timers``), rendered ``<name>:<incarnation>`` (an
 after ``restart``.
 
 ``Consumer`` is the facade over parts that each play one Kafka class and send nothing and set no
-timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbeat),
+timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbeat, held by the membership manager),
 ``ConsumerNetworkClient`` (members.network), ``CoordinatorLookup`` (members.coordinator_lookup),
 ``ConsumerMetadata`` (members.metadata), ``FetchPositions`` (members.positions),
 ``ApplicationLoop`` (members.application), ``SyncCommits``
 and ``CommittedOffsetsLookup`` (members.offsets), the rebalance rules (members.rebalance), the
-JoinGroup / SyncGroup error table (members.membership) and the timer table (members.timers).
+membership manager (members.classic_membership, which reads the JoinGroup / SyncGroup error table
+of members.membership) and the timer table (members.timers).
 The consumer sends what they decide, sets the timers they ask for and logs the events.
 """
 
