@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup test demo bench lint fmt clean java
+.PHONY: setup test oracle demo bench lint fmt clean java
 
 setup: $(STAMP)
 
@@ -21,6 +21,10 @@ $(STAMP): pyproject.toml constraints.txt scripts/ensure-java.sh
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+# every recorded Kafka-oracle trace (make test replays a fifth of them); docs/oracle.md
+oracle: $(STAMP)
+	GROUPSIM_ORACLE_TRACES=all $(BIN)/python -m pytest -q -n 2 --dist loadgroup tests/oracle
 
 demo: $(STAMP)
 	$(BIN)/groupsim demo

@@ -138,7 +138,10 @@ class KafkaCluster:
         replication_factor: int = 3,
         seed: int = 0,
         logger=None,
+        rng: random.Random | None = None,
     ) -> None:
+        """``rng`` draws the member ids' UUIDs (default ``random.Random(seed)``); a replay of
+        Kafka's recorded answers passes one that repeats the recording's ids."""
         if not isinstance(num_brokers, int) or num_brokers < 1:
             raise ValueError(f"num_brokers must be a positive integer, got {num_brokers!r}")
         if not isinstance(replication_factor, int) or replication_factor < 1:
@@ -153,7 +156,7 @@ class KafkaCluster:
             tuple(broker_racks) if broker_racks is not None else (None,) * num_brokers
         )
         self.replication_factor = min(replication_factor, num_brokers)
-        self.rng = random.Random(seed)
+        self.rng = rng if rng is not None else random.Random(seed)
         logger = logger if logger is not None else structlog.get_logger("groupsim")
         # A lazy proxy (wrap_logger/get_logger) re-binds on every call; bind it once.
         self.log = logger.bind() if hasattr(logger, "bind") else logger
