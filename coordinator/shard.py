@@ -33,7 +33,12 @@ from coordinator.group import (
     Parked,
 )
 from coordinator.loading import LoadingMixin
-from coordinator.log import AppendFailed, OffsetsLog, append_error_to_response_error
+from coordinator.log import (
+    AppendFailed,
+    OffsetsLog,
+    append_error_to_response_error,
+    operation_error_to_response_error,
+)
 from coordinator.offsets import OffsetsMixin, parse_subscribed_topics
 from coordinator.protocol import (
     DescribedGroup,
@@ -96,6 +101,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         self._fx: list[Effect] = []
         self._now = 0
         self._appends = 0
+        self._append_error = Errors.NONE  # the last failed append of the current call
 
     # ============================================================================================
     # plumbing
@@ -105,6 +111,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         self._fx = []
         self._now = now_ms
         self._appends = 0
+        self._append_error = Errors.NONE
 
     def _end(self) -> list[Effect]:
         out, self._fx = self._fx, []
@@ -208,6 +215,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 group_id=group_id,
                 error=failure.error.name,
             )
+            self._append_error = failure.error
             return failure.error
         self._appends += 1
         for record in records:
@@ -1080,6 +1088,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
                 self._maybe_prepare_rebalance_or_complete_join(group, reason)
             elif group.is_in(PREPARING_REBALANCE):
                 self._maybe_complete_join_phase(group)
+        if self._append_error != Errors.NONE:
+            # The leave's write failed, so the operation fails as a whole: the service answers
+            # with the mapped error and no member list (GroupCoordinatorService.leaveGroup,
+            # handleOperationException). The in-memory changes stay, as in Kafka's ClassicGroup.
+            error = operation_error_to_response_error(self._append_error)
+            return self._leave_reply(waiter, req, error, ())
         self._leave_reply(waiter, req, Errors.NONE, tuple(results))
 
     def _leave_member(self, group: ClassicGroup, member_id: str, reason: str | None) -> None:
