@@ -947,9 +947,9 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             return fail(error)
         if req.generation_id != group.generation_id:
             return fail(Errors.ILLEGAL_GENERATION)
-        if req.protocol_type is not None and req.protocol_type != group.protocol_type:
+        if _protocol_inconsistent(req.protocol_type, group.protocol_type):
             return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
-        if req.protocol_name is not None and req.protocol_name != group.protocol_name:
+        if _protocol_inconsistent(req.protocol_name, group.protocol_name):
             return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
         if state == PREPARING_REBALANCE:
             return fail(Errors.REBALANCE_IN_PROGRESS)
@@ -1166,6 +1166,12 @@ class GroupShard(LoadingMixin, OffsetsMixin):
             protocol_data=(group.protocol_name or "") if stable else "",
             members=members,
         )
+
+
+def _protocol_inconsistent(requested: str | None, current: str | None) -> bool:
+    """GroupMetadataManager.isProtocolInconsistent: only when both are set and differ, so a
+    SyncGroup naming a protocol before the group has one (generation 0) is consistent."""
+    return requested is not None and current is not None and requested != current
 
 
 # The group APIs' handlers, by request type (GroupShard.handle).
