@@ -222,11 +222,18 @@ class OffsetsMixin:
     # --- expiry and deletion (§7.5) ---------------------------------------------------------------
 
     def _ensure_expiry_timer(self) -> None:
+        """GroupCoordinatorShard.scheduleGroupMetadataExpiration, in Kafka's phase.
+
+        Kafka schedules the job when the shard is loaded (onLoaded) and every
+        ``offsets.retention.check.interval.ms`` after each run, so it runs at load time + k x
+        interval. Here it is armed only while the shard holds groups (a run over no groups
+        writes nothing), for the next of those times after now.
+        """
         key = self._key("expire-offsets", str(self.partition))
         if key not in self.timers and self.groups and not self.loading:
-            self._set_timer(
-                key, self.config.offsets_retention_check_interval_ms, ("expire-offsets",)
-            )
+            interval = self.config.offsets_retention_check_interval_ms
+            since_load = self._now - self.loaded_ms
+            self._set_timer(key, interval - since_load % interval, ("expire-offsets",))
 
     def _expire_offsets(self) -> None:
         """GroupCoordinatorShard.cleanupGroupMetadata: the expired offsets' tombstones, and those

@@ -94,6 +94,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         self.rng = rng
         self.log = logger
         self.loading = True
+        self.loaded_ms = 0
         self.groups: dict[str, ClassicGroup] = {}
         self.offsets: dict[str, dict[tuple[str, int], OffsetCommitValue]] = {}
         # Every live timer key of this shard -> what to do when it fires.
