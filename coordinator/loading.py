@@ -57,6 +57,7 @@ class LoadingMixin:
                     self.groups[key.group] = ClassicGroup(group_id=key.group, created_ms=self._now)
                 self.offsets.setdefault(key.group, {})[(key.topic, key.partition)] = value
         self.loading = False
+        self.groups_high_water = max(self.groups_high_water, len(self.groups))
         self.loaded_ms = self._now  # the expiry job's phase (GroupCoordinatorShard.onLoaded)
         if not quiet:
             self.log.info(

@@ -28,6 +28,7 @@ from coordinator.protocol import (
     OffsetFetchResponseTopic,
 )
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, OffsetCommitValue
+from coordinator.timeline_order import capacity_for, iteration_order
 
 
 def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
@@ -243,7 +244,9 @@ class OffsetsMixin:
         entries: list[tuple] = []
         expired_by_group: list[tuple[str, list[tuple[str, int]]]] = []
         doomed: list[ClassicGroup] = []
-        for group_id in sorted(self.groups):
+        # cleanupGroupMetadata visits groupIds() in the TimelineHashMap's order
+        capacity = capacity_for(self.groups_high_water)
+        for group_id in iteration_order(self.groups, capacity):
             group = self.groups[group_id]
             stored = self.offsets.get(group_id, {})
             expired = []

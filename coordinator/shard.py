@@ -96,6 +96,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
         self.loading = True
         self.loaded_ms = 0
         self.groups: dict[str, ClassicGroup] = {}
+        self.groups_high_water = 0  # the most groups held at once (timeline_order.capacity_for)
         self.offsets: dict[str, dict[tuple[str, int], OffsetCommitValue]] = {}
         # Every live timer key of this shard -> what to do when it fires.
         self.timers: dict[str, tuple] = {}
@@ -279,6 +280,7 @@ class GroupShard(LoadingMixin, OffsetsMixin):
     def _create_group(self, group_id: str, reason: str) -> ClassicGroup:
         group = ClassicGroup(group_id=group_id, created_ms=self._now)
         self.groups[group_id] = group
+        self.groups_high_water = max(self.groups_high_water, len(self.groups))
         self.log.info(
             "group_created", t_ms=self._now, node=self.node, group_id=group_id, reason=reason
         )
