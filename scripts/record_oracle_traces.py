@@ -27,7 +27,7 @@ from tests.oracle.replay import DATA, compact  # noqa: E402
 # suite name -> (generator, number of scripts, first seed)
 SUITES = {
     "classic": (generate.record, 3000, 0),
-    "offsets": (generate.record_offsets, 1500, 100_000),
+    "offsets": (generate.record_offsets, 1000, 100_000),
 }
 
 
