@@ -9,6 +9,8 @@ protocol type and name (handleSyncGroupRequest).
 
 from __future__ import annotations
 
+from typing import cast
+
 import attrs
 
 from coordinator.config import CoordinatorConfig
@@ -129,18 +131,21 @@ class KafkaApis:
             # A subclass passed the check of the request type it extends (only one can be: the
             # types are slotted, so none can extend two); it is routed as that type.
             kind = next(c for c in kind.__mro__ if c in _REQUEST_TYPES)
-        if kind in _GROUP_APIS:
-            self._group_request(out, dst, src, correlation_id, request, kind)
+        # isinstance(request, X) is kind is X: a request is of one of the types, or extends one
+        if isinstance(request, _GROUP_APIS):
+            group_kind = cast("type[GroupRequest]", kind)  # one of _GROUP_APIS, as request is
+            self._group_request(out, dst, src, correlation_id, request, group_kind)
             return out.result()
-        if kind is FindCoordinatorRequest:
+        if isinstance(request, FindCoordinatorRequest):
             response = self._find_coordinator(request)
-        elif kind is MetadataRequest:
+        elif isinstance(request, MetadataRequest):
             response = self._metadata(request)
-        elif kind is ListGroupsRequest:
+        elif isinstance(request, ListGroupsRequest):
             response = self.service.list_groups(dst, request)
-        elif kind is DescribeGroupsRequest:
+        elif isinstance(request, DescribeGroupsRequest):
             response = self.service.describe_groups(dst, request)
         else:  # DeleteGroupsRequest: each distinct name once (handleDeleteGroupsRequest)
+            assert isinstance(request, DeleteGroupsRequest)  # the last of _REQUEST_TYPES
             names = list(dict.fromkeys(request.groups_names))
             response = self.service.delete_groups(out, dst, names)
         self._reply(out, dst, src, correlation_id, response, request)
@@ -235,11 +240,11 @@ class KafkaApis:
         request: GroupRequest,
         kind: type[GroupRequest],
     ) -> None:
-        """The broker's own checks (§1.3), then the service's.
+        """The broker's own checks (`KafkaApis.handleJoinGroupRequest` and its siblings), then the service's.
 
         ``kind`` is the group API's request type (``request`` is one, or extends it).
         """
-        if kind is OffsetCommitRequest:
+        if isinstance(request, OffsetCommitRequest):
             unknown = self._unknown_partitions(request)
             if request.api_version == 0 and _has_known_partition(request, unknown):
                 # KafkaApis sends version 0 to ZooKeeper, which a KRaft broker (the only kind
@@ -251,7 +256,7 @@ class KafkaApis:
                     out, dst, src, correlation_id, request, unknown
                 )
         if (
-            kind is SyncGroupRequest
+            isinstance(request, SyncGroupRequest)
             and request.api_version >= 5
             and (request.protocol_type is None or request.protocol_name is None)
         ):
@@ -325,8 +330,8 @@ class KafkaApis:
                 and isinstance(effect.message, OffsetCommitResponse)
             ):
                 merged = {name: list(parts) for name, parts in rejected.items()}
-                for topic in effect.message.topics:
-                    merged.setdefault(topic.name, []).extend(topic.partitions)
+                for answered in effect.message.topics:
+                    merged.setdefault(answered.name, []).extend(answered.partitions)
                 message = OffsetCommitResponse(
                     tuple(OffsetCommitResponseTopic(name, parts) for name, parts in merged.items())
                 )

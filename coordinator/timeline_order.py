@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from coordinator.placement import java_string_hashcode
+from coordinator.java import java_string_hashcode
 
 MIN_CAPACITY = 2
 _FIBONACCI = -7046029254386353131

@@ -417,8 +417,9 @@ def serve(
     from scenarios.console import console
 
     server = make_server(App(forks), host, port)
-    address = server.server_address
-    console().print(f"groupsim serve: http://{address[0]}:{address[1]}/  (Ctrl-C stops)")
+    address, port = server.server_address[:2]
+    host = address.decode() if isinstance(address, (bytes, bytearray)) else address
+    console().print(f"groupsim serve: http://{host}:{port}/  (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
