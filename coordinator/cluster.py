@@ -50,7 +50,10 @@ class KafkaCluster:
         broker_racks: Sequence[str | None] | None = None,
         replication_factor: int = 3,
         seed: int = 0,
+        rng: random.Random | None = None,
     ) -> None:
+        """``rng`` draws the member ids' UUIDs (default ``random.Random(seed)``); a replay of
+        Kafka's recorded answers passes one that repeats the recording's ids."""
         self.topology = Topology(
             num_brokers=num_brokers,
             broker_racks=broker_racks,
@@ -60,7 +63,7 @@ class KafkaCluster:
         self.broker_nodes = self.topology.broker_nodes
         self.broker_racks = self.topology.broker_racks
         self.replication_factor = self.topology.replication_factor
-        self.rng = random.Random(seed)
+        self.rng = rng if rng is not None else random.Random(seed)
         self.offsets_log = OffsetsLog(config.offsets_topic_num_partitions)
         self.service = GroupCoordinatorService(
             config=config, offsets_log=self.offsets_log, rng=self.rng, is_alive=self.is_alive

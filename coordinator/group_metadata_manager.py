@@ -34,7 +34,7 @@ from coordinator.group import (
     Member,
     Parked,
 )
-from coordinator.log import append_error_to_response_error
+from coordinator.log import append_error_to_response_error, operation_error_to_response_error
 from coordinator.protocol import (
     DescribedGroup,
     DescribedGroupMember,
@@ -123,6 +123,9 @@ class GroupMetadataManager:
         # the shard's hook: its periodic cleanup runs while it holds groups
         self._on_group_created = on_group_created
         self.groups: dict[str, ClassicGroup] = {}
+        # the most groups held at once: the capacity of Kafka's TimelineHashMap of groups, whose
+        # iteration order the cleanup job follows (timeline_order.capacity_for)
+        self.groups_high_water = 0
 
     def schedule_heartbeat(
         self, out: Step, group: ClassicGroup, member_id: str, timeout_ms: int
@@ -205,6 +208,7 @@ class GroupMetadataManager:
     def create_group(self, out: Step, group_id: str, reason: str) -> ClassicGroup:
         group = ClassicGroup(group_id=group_id, created_ms=out.now)
         self.groups[group_id] = group
+        self.groups_high_water = max(self.groups_high_water, len(self.groups))
         out.event("group_created", t_ms=out.now, node=self.node, group_id=group_id, reason=reason)
         self._on_group_created(out)
         return group
@@ -915,9 +919,9 @@ class GroupMetadataManager:
             return fail(error)
         if req.generation_id != group.generation_id:
             return fail(Errors.ILLEGAL_GENERATION)
-        if req.protocol_type is not None and req.protocol_type != group.protocol_type:
+        if _protocol_inconsistent(req.protocol_type, group.protocol_type):
             return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
-        if req.protocol_name is not None and req.protocol_name != group.protocol_name:
+        if _protocol_inconsistent(req.protocol_name, group.protocol_name):
             return fail(Errors.INCONSISTENT_GROUP_PROTOCOL)
         if state == PREPARING_REBALANCE:
             return fail(Errors.REBALANCE_IN_PROGRESS)
@@ -1064,6 +1068,12 @@ class GroupMetadataManager:
                 self._maybe_prepare_rebalance_or_complete_join(out, group, reason)
             elif group.is_in(PREPARING_REBALANCE):
                 self._maybe_complete_join_phase(out, group)
+        if out.append_error != Errors.NONE:
+            # The leave's write failed, so the operation fails as a whole: the service answers
+            # with the mapped error and no member list (GroupCoordinatorService.leaveGroup,
+            # handleOperationException). The in-memory changes stay, as in Kafka's ClassicGroup.
+            error = operation_error_to_response_error(out.append_error)
+            return self._leave_reply(out, waiter, req, error, ())
         self._leave_reply(out, waiter, req, Errors.NONE, tuple(results))
 
     def _leave_member(
@@ -1211,3 +1221,9 @@ class GroupMetadataManager:
                         member.member_id,
                     )
             detach(group.model)
+
+
+def _protocol_inconsistent(requested: str | None, current: str | None) -> bool:
+    """GroupMetadataManager.isProtocolInconsistent: only when both are set and differ, so a
+    SyncGroup naming a protocol before the group has one (generation 0) is consistent."""
+    return requested is not None and current is not None and requested != current

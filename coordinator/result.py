@@ -22,6 +22,7 @@ from typing import Any
 from attrs import frozen
 
 from coordinator.effects import Effect
+from coordinator.errors import Errors
 
 LoggedEvent = tuple[str, dict[str, Any]]
 """An event: its name and its fields (``event`` and ``seq`` are added by the recorder)."""
@@ -41,13 +42,14 @@ NO_RESULT = CoordinatorResult()
 class Step:
     """The outputs of one entry-point call while it runs (the simulated time, effects, events)."""
 
-    __slots__ = ("appends", "effects", "events", "now")
+    __slots__ = ("append_error", "appends", "effects", "events", "now")
 
     def __init__(self, now_ms: int) -> None:
         self.now = now_ms
         self.effects: list[Effect] = []
         self.events: list[LoggedEvent] = []
         self.appends = 0  # log appends that succeeded in this call
+        self.append_error = Errors.NONE  # the last append of this call that failed, if any
 
     def event(self, name: str, **fields: Any) -> None:
         self.events.append((name, fields))

@@ -46,6 +46,7 @@ class PartitionWriter:
                 group_id=group_id,
                 error=failure.error.name,
             )
+            out.append_error = failure.error
             return failure.error
         out.appends += 1
         for record in records:

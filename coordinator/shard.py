@@ -38,6 +38,7 @@ from coordinator.protocol import (
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, RecordKey, RecordValue
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
 from coordinator.runtime import PartitionWriter
+from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     CompleteInitialJoin,
     CompleteJoin,
@@ -69,6 +70,7 @@ class GroupCoordinatorShard:
         self.node = node
         self.config = config
         self.loading = True
+        self.loaded_ms = 0  # when the load completed: the cleanup job's phase (onLoaded)
         self.timer = CoordinatorTimer(node, partition)
         self.writer = PartitionWriter(log, node, partition)
         self.loader = CoordinatorLoader(log, partition)
@@ -158,6 +160,9 @@ class GroupCoordinatorShard:
     def _load(self, out: Step, *, quiet: bool = False) -> None:
         records = self.loader.replay(self.group_manager, self.offset_manager, out.now)
         self.loading = False
+        self.loaded_ms = out.now
+        manager = self.group_manager
+        manager.groups_high_water = max(manager.groups_high_water, len(manager.groups))
         if not quiet:
             out.event(
                 "partition_loaded",
@@ -186,12 +191,18 @@ class GroupCoordinatorShard:
     # --- jobs over both managers (GroupCoordinatorShard) ------------------------------------------
 
     def _ensure_cleanup_timer(self, out: Step) -> None:
-        """The periodic cleanup runs while the shard holds groups (a documented choice: Kafka
-        schedules it once the shard is loaded, whatever it holds)."""
+        """GroupCoordinatorShard.scheduleGroupMetadataExpiration, in Kafka's phase.
+
+        Kafka schedules the job when the shard is loaded (onLoaded) and every
+        ``offsets.retention.check.interval.ms`` after each run, so it runs at load time + k x
+        interval. Here it is armed only while the shard holds groups (a documented choice: a run
+        over no groups writes nothing), for the next of those times after now.
+        """
         key = ExpireOffsetsKey(self.node, self.partition)
         if not self.timer.is_scheduled(key) and self.group_manager.groups and not self.loading:
             interval = self.config.offsets_retention_check_interval_ms
-            self.timer.schedule(out, key, interval, ExpireOffsets())
+            since_load = out.now - self.loaded_ms
+            self.timer.schedule(out, key, interval - since_load % interval, ExpireOffsets())
 
     def _on_cleanup(self, out: Step, _operation: ExpireOffsets) -> None:
         """cleanupGroupMetadata: the expired offsets' tombstones, and those of the groups left
@@ -201,7 +212,9 @@ class GroupCoordinatorShard:
         entries: list[tuple[RecordKey, RecordValue]] = []
         expired_by_group: list[tuple[str, list[tuple[str, int]]]] = []
         doomed: list[ClassicGroup] = []
-        for group_id in sorted(groups):
+        # cleanupGroupMetadata visits groupIds() in the order of Kafka's TimelineHashMap
+        capacity = capacity_for(self.group_manager.groups_high_water)
+        for group_id in iteration_order(groups, capacity):
             group = groups[group_id]
             expired = offsets.expired_offsets(group, out.now)
             if expired:

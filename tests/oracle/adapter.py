@@ -1,0 +1,176 @@
+"""The ONE place where the recorded-trace replay touches groupsim's KafkaCluster.
+
+It plays the oracle driver's part on groupsim's side: one broker leading the one
+``__consumer_offsets`` partition (loaded at once), Kafka's counter member ids, a timer heap that
+fires each timer at its own deadline in (deadline, set order) as the oracle's DriverTimer does,
+and log-write failures injected per operation. Everything else in tests/oracle/ sees only plain
+values: responses by correlation id, records written, group snapshots and live timers.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+from collections.abc import Callable, Hashable
+from functools import partial
+
+from coordinator.cluster import KafkaCluster
+from coordinator.config import CoordinatorConfig
+from coordinator.effects import CancelTimer, Send, SetTimer
+from coordinator.errors import Errors
+from coordinator.records import Record
+from coordinator.result import CoordinatorResult, Step
+from coordinator.timers import ExpireOffsetsKey
+from coordinator.views import GroupView
+
+BROKER = "broker-0"
+CLIENT = "client"
+
+# The oracle's broker configs (Kafka names) -> CoordinatorConfig fields.
+CONFIG_FIELDS = {
+    "group.initial.rebalance.delay.ms": "group_initial_rebalance_delay_ms",
+    "group.min.session.timeout.ms": "group_min_session_timeout_ms",
+    "group.max.session.timeout.ms": "group_max_session_timeout_ms",
+    "group.max.size": "group_max_size",
+    "offsets.retention.check.interval.ms": "offsets_retention_check_interval_ms",
+    "offsets.retention.minutes": "offsets_retention_minutes",
+    "offset.metadata.max.bytes": "offset_metadata_max_bytes",
+}
+
+
+class KafkaUuidCounter(random.Random):
+    """The oracle's member-id UUIDs: its n-th ``getrandbits(128)`` is n, which
+    ``uuid.UUID(int=n, version=4)`` turns into ``00000000-0000-4000-8000-<n>``, the UUID the
+    oracle's counter SecureRandom makes Kafka's ``UUID.randomUUID()`` return."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.count = 0
+
+    def getrandbits(self, k: int) -> int:
+        self.count += 1
+        return self.count
+
+
+def _timer_name(key: Hashable) -> str:
+    """groupsim's timer key as Kafka names it (``broker-0/join-g`` -> ``join-g``)."""
+    if isinstance(key, ExpireOffsetsKey):
+        return "expire-group-metadata"
+    return str(key).split("/", 1)[1]
+
+
+class ClusterAdapter:
+    def __init__(self, configs: dict[str, object], topics: dict[str, int] | None = None) -> None:
+        fields = {CONFIG_FIELDS[k]: int(v) for k, v in configs.items()}  # type: ignore[call-overload]
+        config = CoordinatorConfig(offsets_topic_num_partitions=1, load_time_ms=0, **fields)
+        self.cluster = KafkaCluster(
+            num_brokers=1,
+            replication_factor=1,
+            config=config,
+            topics=topics or {},
+            rng=KafkaUuidCounter(),
+        )
+        self.now = 0
+        self._timers: dict[Hashable, tuple[int, int]] = {}
+        self._heap: list[tuple[int, int, Hashable]] = []
+        self._seq = itertools.count()
+        self._written = 0
+        self.responses: list[tuple[int, object, int]] = []  # (correlation id, message, t)
+
+    # --- effects and time -------------------------------------------------------------------
+
+    def _apply(self, result: CoordinatorResult) -> None:
+        """Carry out a call's effects (its events are not compared: the replay compares values)."""
+        for e in result.effects:
+            if isinstance(e, SetTimer):
+                seq = next(self._seq)
+                self._timers[e.key] = (e.deadline_ms, seq)
+                heapq.heappush(self._heap, (e.deadline_ms, seq, e.key))
+            elif isinstance(e, CancelTimer):
+                self._timers.pop(e.key, None)
+            elif isinstance(e, Send):
+                self.responses.append((e.correlation_id, e.message, self.now))
+
+    def advance(self, to_ms: int, fail_first: tuple[str, str] | None = None) -> None:
+        """Fire every timer due up to ``to_ms``, each at its deadline; ``fail_first`` =
+        (Kafka timer name, error): the first timer's write fails if it is that timer."""
+        first = True
+        while self._heap and self._heap[0][0] <= to_ms:
+            deadline, seq, key = heapq.heappop(self._heap)
+            if self._timers.get(key) != (deadline, seq):
+                continue  # replaced or cancelled
+            del self._timers[key]
+            self.now = max(self.now, deadline)
+            inject = first and fail_first is not None and _timer_name(key) == fail_first[0]
+            first = False
+            self._with_failure(
+                fail_first[1] if inject and fail_first else None,
+                partial(self.cluster.handle_timer, key, self.now),
+            )
+        self.now = max(self.now, to_ms)
+
+    def _with_failure(self, error: str | None, call: Callable[[], CoordinatorResult]) -> None:
+        """Run ``call`` with its first log write failing with ``error`` (the oracle's
+        ``append_error``); a failure the call did not use is withdrawn."""
+        log = self.cluster.offsets_log
+        if error is not None:
+            log.fail_next_append(Errors[error])
+        try:
+            self._apply(call())
+        finally:
+            if error is not None:
+                log._failures.clear()
+
+    def request(self, correlation_id: int, request: object, append_error: str | None) -> None:
+        self._with_failure(
+            append_error,
+            lambda: self.cluster.handle_request(BROKER, CLIENT, correlation_id, request, self.now),
+        )
+
+    def unload(self) -> None:
+        """The partition's leadership leaves this broker (its parked requests are answered
+        NOT_COORDINATOR) and no broker takes it over until ``load``; requests meanwhile get
+        NOT_COORDINATOR. KafkaCluster has no public call for a leaderless partition on a live
+        broker, so this moves it through the service's own calls (onResignation / onElection)."""
+        out = Step(self.now)
+        self.cluster.service.on_resignation(out, 0)
+        self.cluster.topology.offsets_leader[0] = None
+        self._apply(out.result())
+
+    def load(self) -> None:
+        """Leadership comes back: the partition is replayed (at once: load_time_ms is 0)."""
+        out = Step(self.now)
+        self.cluster.topology.offsets_leader[0] = BROKER
+        self.cluster.service.on_election(out, 0, BROKER)
+        self._apply(out.result())
+
+    # --- what happened ----------------------------------------------------------------------
+
+    def take_responses(self) -> list[tuple[int, object, int]]:
+        out, self.responses = self.responses, []
+        return out
+
+    def take_records(self) -> list[Record]:
+        records = self.cluster.offsets_log.partition(0)
+        out = records[self._written :]
+        self._written = len(records)
+        return list(out)
+
+    def group(self, group_id: str) -> GroupView | None:
+        return self.cluster.group(group_id)
+
+    def group_extras(self, group_id: str) -> dict[str, object]:
+        """What GroupView does not show: the pending-sync ids and the new-member flag."""
+        shard = self.cluster.service.shards.get(0)
+        group = shard.group_manager.groups.get(group_id) if shard is not None else None
+        if group is None:
+            return {}
+        return {
+            "pending_sync_members": sorted(group.pending_sync),
+            "new_member_added": group.new_member_added,
+        }
+
+    def timers(self) -> list[tuple[str, int]]:
+        """Live timers as (Kafka's key, deadline)."""
+        return sorted((_timer_name(k), d) for k, (d, _) in self._timers.items())
