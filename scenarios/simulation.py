@@ -248,7 +248,8 @@ class Simulation:
         """Create consumer ``consumer_id`` (a node name such as ``"C1"``); ``start`` it now if asked.
 
         ``config`` is a ``members.config.ConsumerConfig``; without one, ``config_fields`` build it
-        (``group_id="g", partition_assignment_strategy=["cooperative-sticky"]``, ...).
+        (``group_id="g", partition_assignment_strategy=["cooperative-sticky"]``, ...), with
+        ``client_id`` defaulting to ``consumer_id`` as in scenario files.
         """
         if config is None:
             import attrs
@@ -262,6 +263,10 @@ class Simulation:
                     f"unknown consumer setting(s) {', '.join(unknown)}; "
                     f"ConsumerConfig has: {', '.join(sorted(known))}"
                 )
+            # client.id defaults to the consumer's name, as in scenario files (Kafka's own default,
+            # "consumer-<group>-<n>", is per process; one name for both keeps them comparable:
+            # member ids, hence the range/roundrobin order, are "<client.id>-<uuid>")
+            config_fields.setdefault("client_id", consumer_id)
             config = ConsumerConfig(**config_fields)
         elif config_fields:
             raise SimulationError("pass either a ConsumerConfig or its fields, not both")

@@ -1,14 +1,44 @@
-"""Defaults that must not mislead (issue 15): a run that stops before a session timeout could
-show a late crash says so; unowned partition time is measured outside rebalances too.
-
-(The Python/YAML client_id test belongs with commit 85c315e, held back on main until it is
-re-applied.)"""
+"""Defaults that must not mislead (issue 15): Python and YAML name clients alike, a run that
+stops before a session timeout could show a late crash says so, and unowned partition time is
+measured outside rebalances too."""
 
 from __future__ import annotations
 
 from scenarios.loader import load_scenario
 from scenarios.report import settle_warning
 from scenarios.runner import run_scenario
+from scenarios.simulation import Simulation
+
+YAML = """\
+version: 1
+name: same-group
+cluster: {topics: {T1: 5}}
+defaults: {partition.assignment.strategy: [range]}
+consumers:
+  - {id: zed, group: g, topics: [T1]}
+  - {id: amy, group: g, topics: [T1]}
+timeline: [{at: 0s, start: all}]
+until: 20s
+"""
+
+
+def test_python_and_yaml_assign_the_same_way() -> None:
+    # range orders members by member id, "<client.id>-<uuid>": with client.id = the consumer's
+    # name in both, amy (sorted first) gets the extra partition in both
+    from_yaml = run_scenario(load_scenario(YAML)).groups[0].assignment
+    sim = Simulation(topics={"T1": 5}, seed=0)
+    for name in ("zed", "amy"):
+        sim.add_consumer(
+            name, group_id="g", topics=["T1"], partition_assignment_strategy=["range"], start=True
+        )
+    assert sim.run_until_stable("g")
+    from_python = {m: [str(tp) for tp in tps] for m, tps in sim.assignments("g").items()}
+    assert from_python == {m: list(v) for m, v in from_yaml.items()}
+    assert from_python["amy"] == ["T1-0", "T1-1", "T1-2"]
+    explicit = Simulation(topics={"T1": 1}, seed=0)
+    explicit.add_consumer("C1", group_id="g", topics=["T1"], client_id="mine")
+    assert explicit.consumer("C1").config.client_id == "mine"
+
 
 LATE_CRASH = """\
 version: 1
