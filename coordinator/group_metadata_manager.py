@@ -386,9 +386,8 @@ class GroupMetadataManager:
             )
         elif state == COMPLETING_REBALANCE:
             if member.matches(protocols):
-                self._answer_current_generation(
-                    out, waiter, group, member_id, group.is_leader(member_id)
-                )
+                members = self._members_list(group) if group.is_leader(member_id) else ()
+                self._answer_current_generation(out, waiter, group, member_id, members)
             else:
                 self._update_member(out, group, member, req, waiter)
                 self._maybe_prepare_rebalance_or_complete_join(
@@ -400,13 +399,20 @@ class GroupMetadataManager:
                 self._update_member(out, group, member, req, waiter)
                 self._maybe_prepare_rebalance_or_complete_join(out, group, f"{member_id}: {why}")
             else:
-                self._answer_current_generation(out, waiter, group, member_id, False)
+                self._answer_current_generation(out, waiter, group, member_id, ())
         else:  # Empty: a stale member id
             self._join_error(out, waiter, req, Errors.UNKNOWN_MEMBER_ID, member_id)
 
     def _answer_current_generation(
-        self, out: Step, waiter: Parked, group: ClassicGroup, member_id: str, with_members: bool
+        self,
+        out: Step,
+        waiter: Parked,
+        group: ClassicGroup,
+        member_id: str,
+        members: tuple[JoinGroupResponseMember, ...],
     ) -> None:
+        """A successful JoinGroup answer for the group's current generation (``members`` only for
+        the leader), as completeClassicGroupJoin and the Stable/CompletingRebalance rejoin send."""
         respond(
             out,
             self.node,
@@ -418,7 +424,7 @@ class GroupMetadataManager:
                 protocol_name=group.protocol_name,
                 leader=group.leader_id or "",
                 member_id=member_id,
-                members=self._members_list(group) if with_members else (),
+                members=members,
             ),
             group.group_id,
             member_id,
@@ -735,21 +741,8 @@ class GroupMetadataManager:
                 is_leader = group.is_leader(member.member_id)
                 if member.join_waiter is not None:
                     waiter, member.join_waiter = member.join_waiter, None
-                    respond(
-                        out,
-                        self.node,
-                        waiter,
-                        JoinGroupResponse(
-                            Errors.NONE,
-                            generation_id=group.generation_id,
-                            protocol_type=group.protocol_type,
-                            protocol_name=group.protocol_name,
-                            leader=group.leader_id or "",
-                            member_id=member.member_id,
-                            members=members if is_leader else (),
-                        ),
-                        group.group_id,
-                        member.member_id,
+                    self._answer_current_generation(
+                        out, waiter, group, member.member_id, members if is_leader else ()
                     )
                 self.schedule_heartbeat(out, group, member.member_id, member.session_timeout_ms)
                 member.is_new = False
