@@ -162,7 +162,7 @@ class GroupMetadataManager:
         self, group: ClassicGroup, assignment: dict[str, bytes] | None
     ) -> tuple[GroupMetadataKey, GroupMetadataValue]:
         """GroupCoordinatorRecordHelpers.newGroupMetadataRecord (``assignment`` None = no members)."""
-        members = ()
+        members: tuple[MemberMetadataValue, ...] = ()
         if assignment is not None:
             members = tuple(
                 [
@@ -1018,14 +1018,14 @@ class GroupMetadataManager:
     def classic_group_leave(self, out: Step, waiter: Parked, req: LeaveGroupRequest) -> None:
         group = self.groups.get(req.group_id)
         if group is None:
-            results = tuple(
+            unknown = tuple(
                 LeaveGroupResponseMember(m.member_id, m.group_instance_id, Errors.UNKNOWN_MEMBER_ID)
                 for m in req.members
             )
-            return self._leave_reply(out, waiter, req, Errors.NONE, results)
+            return self._leave_reply(out, waiter, req, Errors.NONE, unknown)
         if group.is_in(DEAD):
             return self._leave_reply(out, waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, ())
-        results = []
+        results: list[LeaveGroupResponseMember] = []
         left = []
         for identity in req.members:
             error = Errors.NONE

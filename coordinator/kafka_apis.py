@@ -124,25 +124,25 @@ class KafkaApis:
             else:
                 self._reply(out, dst, src, correlation_id, response, request)
             return out.result()
-        kind = type(request)
-        if kind not in _REQUEST_TYPES:
-            # A subclass passed the check of the request type it extends (only one can be: the
-            # types are slotted, so none can extend two); it is routed as that type.
-            kind = next(c for c in kind.__mro__ if c in _REQUEST_TYPES)
-        if kind in _GROUP_APIS:
-            self._group_request(out, dst, src, correlation_id, request, kind)
+        # A subclass passed the check of the request type it extends (only one can be: the
+        # types are slotted, so none can extend two); isinstance routes it as that type.
+        if isinstance(request, _GROUP_APIS):
+            self._group_request(out, dst, src, correlation_id, request)
             return out.result()
-        if kind is FindCoordinatorRequest:
+        if isinstance(request, FindCoordinatorRequest):
             response = self._find_coordinator(request)
-        elif kind is MetadataRequest:
+        elif isinstance(request, MetadataRequest):
             response = self._metadata(request)
-        elif kind is ListGroupsRequest:
+        elif isinstance(request, ListGroupsRequest):
             response = self.service.list_groups(dst, request)
-        elif kind is DescribeGroupsRequest:
+        elif isinstance(request, DescribeGroupsRequest):
             response = self.service.describe_groups(dst, request)
-        else:  # DeleteGroupsRequest: each distinct name once (handleDeleteGroupsRequest)
+        elif isinstance(request, DeleteGroupsRequest):
+            # each distinct name once (handleDeleteGroupsRequest)
             names = list(dict.fromkeys(request.groups_names))
             response = self.service.delete_groups(out, dst, names)
+        else:  # pragma: no cover - malformed_reason names every other type
+            raise TypeError(type(request).__name__)
         self._reply(out, dst, src, correlation_id, response, request)
         return out.result()
 
@@ -233,13 +233,9 @@ class KafkaApis:
         src: str,
         correlation_id: int,
         request: GroupRequest,
-        kind: type[GroupRequest],
     ) -> None:
-        """The broker's own checks (§1.3), then the service's.
-
-        ``kind`` is the group API's request type (``request`` is one, or extends it).
-        """
-        if kind is OffsetCommitRequest:
+        """The broker's own checks (§1.3), then the service's."""
+        if isinstance(request, OffsetCommitRequest):
             unknown = self._unknown_partitions(request)
             if request.api_version == 0 and _has_known_partition(request, unknown):
                 # KafkaApis sends version 0 to ZooKeeper, which a KRaft broker (the only kind
@@ -251,13 +247,13 @@ class KafkaApis:
                     out, dst, src, correlation_id, request, unknown
                 )
         if (
-            kind is SyncGroupRequest
+            isinstance(request, SyncGroupRequest)
             and request.api_version >= 5
             and (request.protocol_type is None or request.protocol_name is None)
         ):
             response = error_response(request, Errors.INCONSISTENT_GROUP_PROTOCOL)
             return self._reply(out, dst, src, correlation_id, response, request)
-        response = self.service.handle_group_request(out, dst, src, correlation_id, request, kind)
+        response = self.service.handle_group_request(out, dst, src, correlation_id, request)
         if response is not None:
             self._reply(out, dst, src, correlation_id, response, request)
         return None
@@ -314,7 +310,7 @@ class KafkaApis:
             return self._reply(out, dst, src, correlation_id, response, request)
         forwarded = attrs.evolve(request, topics=tuple(known))
         start = len(out.effects)
-        self._group_request(out, dst, src, correlation_id, forwarded, OffsetCommitRequest)
+        self._group_request(out, dst, src, correlation_id, forwarded)
         effects = out.effects
         for i in range(start, len(effects)):
             effect = effects[i]
@@ -325,8 +321,8 @@ class KafkaApis:
                 and isinstance(effect.message, OffsetCommitResponse)
             ):
                 merged = {name: list(parts) for name, parts in rejected.items()}
-                for topic in effect.message.topics:
-                    merged.setdefault(topic.name, []).extend(topic.partitions)
+                for answered in effect.message.topics:
+                    merged.setdefault(answered.name, []).extend(answered.partitions)
                 message = OffsetCommitResponse(
                     tuple(OffsetCommitResponseTopic(name, parts) for name, parts in merged.items())
                 )

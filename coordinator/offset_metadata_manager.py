@@ -134,8 +134,8 @@ class OffsetMetadataManager:
                     )
             else:
                 stored = self.offsets.setdefault(req.group_id, {})
-                for key, value in entries:
-                    tp = (key.topic, key.partition)
+                for record_key, value in entries:
+                    tp = (record_key.topic, record_key.partition)
                     stored.pop(tp, None)  # a re-committed partition moves to the end
                     stored[tp] = value
         # Lists, not generators: the response classes convert them to tuples anyway.
@@ -177,12 +177,12 @@ class OffsetMetadataManager:
             for t in req.topics:
                 partitions = []
                 for i in t.partition_indexes:
-                    value = stored.get((t.name, i))
+                    committed = stored.get((t.name, i))
                     partitions.append(
                         OffsetFetchResponsePartition(i)
-                        if value is None
+                        if committed is None
                         else OffsetFetchResponsePartition(
-                            i, value.offset, value.leader_epoch, value.metadata
+                            i, committed.offset, committed.leader_epoch, committed.metadata
                         )
                     )
                 topics.append(OffsetFetchResponseTopic(t.name, partitions))
