@@ -326,9 +326,10 @@ class _Builder:
                 self.pending_resp[key] = (pos, label, kind)
         elif name == "response_received":
             key = (str(e.get("node")), e.get("correlation_id"), e.get("api"))
-            sent = self.pending_resp.pop(key, None)
-            if sent is not None:
-                self._arrow(str(e.get("src")), sent[0], str(e.get("node")), pos, sent[1], sent[2])
+            answer = self.pending_resp.pop(key, None)
+            if answer is not None:
+                at, label, kind = answer
+                self._arrow(str(e.get("src")), at, str(e.get("node")), pos, label, kind)
 
     def _arrow(self, src: str, a: float, dst: str, b: float, label: str, kind: str) -> None:
         i, j = self.lane_index.get(src), self.lane_index.get(dst)

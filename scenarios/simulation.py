@@ -48,7 +48,7 @@ STABLE = "STABLE"
 UNJOINED = "UNJOINED"
 
 
-class Partitions(list):  # type: ignore[type-arg]
+class Partitions(list):
     """A list of ``TopicPartition`` that also equals the same partitions written as strings:
     ``sim.assignments("g") == {"C1": ["orders-0", "orders-1"]}`` reads like the scenario files."""
 
@@ -61,7 +61,7 @@ class Partitions(list):  # type: ignore[type-arg]
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
 
 class Settled:
@@ -78,6 +78,8 @@ class Settled:
     def __eq__(self, other: object) -> bool:
         return self.ok == other if isinstance(other, bool) else NotImplemented
 
+    # Python's way to make a class with __eq__ unhashable; typeshed types object.__hash__ as a
+    # method, so mypy rejects the None (list, above, is typed with a None __hash__ already).
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
@@ -791,13 +793,13 @@ class Simulation:
             return
         engine = self.engine
         for effect in effects:
-            kind = type(effect)
-            if kind is Send:
-                self._send(effect)  # type: ignore[arg-type]
-            elif kind is SetTimer:
-                engine.set_timer(owner, effect.key, effect.deadline_ms)  # type: ignore[union-attr]
-            elif kind is CancelTimer:
-                engine.cancel_timer(owner, effect.key)  # type: ignore[union-attr]
+            # exact types (as before): mypy narrows ``type(effect) is X`` itself
+            if type(effect) is Send:
+                self._send(effect)
+            elif type(effect) is SetTimer:
+                engine.set_timer(owner, effect.key, effect.deadline_ms)
+            elif type(effect) is CancelTimer:
+                engine.cancel_timer(owner, effect.key)
             else:
                 raise TypeError(f"{owner} returned {effect!r}, which is not an effect")
 

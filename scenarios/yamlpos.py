@@ -155,6 +155,8 @@ def parse_yaml(text: str, source: str) -> tuple[Any, Positions]:
                 )
             ]
         )
+    line: int | None  # of a YAML error, 1-based; None when YAML has no mark for it
+    col: int | None
     try:
         node = yaml.compose(text, Loader=_BoundedLoader)
     except yaml.reader.ReaderError as exc:
