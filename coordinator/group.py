@@ -98,7 +98,7 @@ class ClassicGroup:
     pending_sync: dict[str, None] = field(factory=dict)
     new_member_added: bool = False
     state_timestamp_ms: int = 0
-    # The initial-delay chain (§3.8): length and "remaining" of the current window.
+    # The initial-delay chain (tryCompleteInitialRebalanceElseSchedule): window length, "remaining".
     join_delay_ms: int = 0
     join_remaining_ms: int = 0
     initial_state: str = EMPTY
@@ -213,7 +213,7 @@ class ClassicGroup:
         return max((m.rebalance_timeout_ms for m in self.members.values()), default=0)
 
     def supports_protocols(self, protocol_type: str, names: list[str]) -> bool:
-        """ClassicGroup.supportsProtocols (§4.1)."""
+        """ClassicGroup.supportsProtocols."""
         if self.state == EMPTY:
             return protocol_type != "" and bool(names)
         if protocol_type != self.protocol_type:
@@ -226,7 +226,7 @@ class ClassicGroup:
         return {name for name, count in self.protocol_counts.items() if count == n}
 
     def select_protocol(self) -> str:
-        """ClassicGroup.selectProtocol: members vote (HashMap order), Java's tie-break (§4.2)."""
+        """ClassicGroup.selectProtocol: members vote (HashMap order), Java's tie-break."""
         candidates = self.candidate_protocols()
         votes: dict[str, int] = {}
         for member in self.iter_members():

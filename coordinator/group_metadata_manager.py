@@ -5,7 +5,7 @@ JoinGroup (KIP-394 member ids, KIP-345 static membership, the initial-delay chai
 Heartbeat, LeaveGroup, session and pending-sync expiry, the rebalance machinery, replaying a
 group's record and the groups' answers on load and unload, ListGroups and DescribeGroups. Every
 method that emits takes the call's ``out: Step``; the shard (GroupCoordinatorShard) creates it
-and returns it as the call's CoordinatorResult. Section numbers (§) refer to docs/coordinator.md.
+and returns it as the call's CoordinatorResult. docs/coordinator.md describes the behaviour.
 
 What each request does in each group state is tabled in ``coordinator/state_machine.py``
 (``REQUEST_BEHAVIOUR``); the methods here are that table's code, in Kafka's order of checks.
@@ -245,7 +245,7 @@ class GroupMetadataManager:
         if group is not None:
             self._expire_pending_sync(out, group, op.generation_id)
 
-    # --- JoinGroup (§3) ---------------------------------------------------------------------------
+    # --- JoinGroup (GroupMetadataManager.classicGroupJoin) ----------------------------------------
 
     def _join_error(
         self, out: Step, waiter: Parked, req: JoinGroupRequest, error: Errors, member_id: str
@@ -294,7 +294,7 @@ class GroupMetadataManager:
                 self.delete_group(out, group, "empty group record could not be written")
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
-        """GroupMetadataManager.acceptJoiningMember: group.max.size (§3.2 step 4)."""
+        """GroupMetadataManager.acceptJoiningMember: group.max.size."""
         limit = self.config.group_max_size
         state = group.state
         if state in (EMPTY, DEAD):
@@ -471,7 +471,7 @@ class GroupMetadataManager:
     def _add_member(
         self, out: Step, waiter: Parked, req: JoinGroupRequest, group: ClassicGroup, member_id: str
     ) -> None:
-        """addMemberThenRebalanceOrCompleteJoin (§3.5)."""
+        """GroupMetadataManager.addMemberThenRebalanceOrCompleteJoin."""
         member = Member(
             member_id=member_id,
             group_instance_id=req.group_instance_id,
@@ -512,7 +512,7 @@ class GroupMetadataManager:
         old_id: str,
         new_id: str,
     ) -> None:
-        """updateStaticMemberThenRebalanceOrCompleteJoin (§3.6)."""
+        """GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin (KIP-345)."""
         instance_id = req.group_instance_id
         assert instance_id is not None
         old = group.members[old_id]
@@ -627,7 +627,7 @@ class GroupMetadataManager:
                 new_id,
             )
 
-    # --- rebalance machinery (§2.4, §3.3, §3.8, §3.9) ---------------------------------------------
+    # --- rebalance machinery (prepareRebalance, maybeCompleteJoinPhase, initial delay) ------------
 
     def _maybe_prepare_rebalance_or_complete_join(
         self, out: Step, group: ClassicGroup, reason: str
@@ -688,7 +688,7 @@ class GroupMetadataManager:
             self._complete_join(out, group)
 
     def _complete_join(self, out: Step, group: ClassicGroup) -> None:
-        """completeClassicGroupJoin (§3.9)."""
+        """GroupMetadataManager.completeClassicGroupJoin."""
         self.timer.cancel(out, self.timer.join_key(group.group_id))
         for member in group.iter_members():
             if not member.awaiting_join and not member.is_static:
@@ -846,7 +846,7 @@ class GroupMetadataManager:
         self._member_removed(out, group, member.member_id, reason)
         self._note_leader(out, group, before, "leader removed")
 
-    # --- session / pending-sync expiry (§6.2, §6.4) -----------------------------------------------
+    # --- expireClassicGroupMemberHeartbeat / expirePendingSync ------------------------------------
 
     def _expire_heartbeat(self, out: Step, group: ClassicGroup, member_id: str) -> None:
         if group.is_in(DEAD):
@@ -887,7 +887,7 @@ class GroupMetadataManager:
         group.pending_sync.clear()
         self.prepare_rebalance(out, group, "members expired waiting for SyncGroup")
 
-    # --- SyncGroup (§5) ---------------------------------------------------------------------------
+    # --- SyncGroup (classicGroupSync) -------------------------------------------------------------
 
     def classic_group_sync(self, out: Step, waiter: Parked, req: SyncGroupRequest) -> None:
         group = self.groups.get(req.group_id)
@@ -982,7 +982,7 @@ class GroupMetadataManager:
         if not group.pending_sync:
             self.timer.cancel(out, self.timer.sync_key(group.group_id))
 
-    # --- Heartbeat (§6.1) -------------------------------------------------------------------------
+    # --- Heartbeat (classicGroupHeartbeat) --------------------------------------------------------
 
     def classic_group_heartbeat(self, out: Step, waiter: Parked, req: HeartbeatRequest) -> None:
         group = self.groups.get(req.group_id)
@@ -1013,7 +1013,7 @@ class GroupMetadataManager:
             req.generation_id,
         )
 
-    # --- LeaveGroup (§6.3) ------------------------------------------------------------------------
+    # --- LeaveGroup (classicGroupLeave) -----------------------------------------------------------
 
     def classic_group_leave(self, out: Step, waiter: Parked, req: LeaveGroupRequest) -> None:
         group = self.groups.get(req.group_id)
@@ -1129,7 +1129,7 @@ class GroupMetadataManager:
             members=members,
         )
 
-    # --- load and unload (GroupMetadataManager.replay / onLoaded / onUnloaded, §7.4) -------------
+    # --- load and unload (GroupMetadataManager.replay / onLoaded / onUnloaded) -------------------
 
     def replay_group(self, group_id: str, value: GroupMetadataValue) -> None:
         state = STABLE if value.members else EMPTY

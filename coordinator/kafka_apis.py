@@ -234,7 +234,8 @@ class KafkaApis:
         correlation_id: int,
         request: GroupRequest,
     ) -> None:
-        """The broker's own checks (§1.3), then the service's."""
+        """The broker's own checks (``KafkaApis.handleJoinGroupRequest`` and its siblings),
+        then the service's."""
         if isinstance(request, OffsetCommitRequest):
             unknown = self._unknown_partitions(request)
             if request.api_version == 0 and _has_known_partition(request, unknown):

@@ -1,4 +1,4 @@
-"""Replaying an ``__consumer_offsets`` partition into its coordinator (§7.4): Kafka's
+"""Replaying an ``__consumer_offsets`` partition into its coordinator: Kafka's
 CoordinatorLoader.
 
 A broker that becomes leader of the partition replays it (for ``load_time_ms``, a timer of the

@@ -67,7 +67,7 @@ class OffsetsLog:
 
 
 def append_error_to_response_error(error: Errors) -> Errors:
-    """GroupMetadataManager.appendGroupMetadataErrorToResponseError (§0.3)."""
+    """GroupMetadataManager.appendGroupMetadataErrorToResponseError."""
     if error in (
         Errors.UNKNOWN_TOPIC_OR_PARTITION,
         Errors.NOT_ENOUGH_REPLICAS,
@@ -85,7 +85,7 @@ def operation_error_to_response_error(error: Errors) -> Errors:
     """CoordinatorOperationExceptionHelper.handleOperationException: the error a failed write
     operation (OffsetCommit, DeleteGroups) is answered with by GroupCoordinatorService.
 
-    The append errors map as for a group's own writes (§0.3); NETWORK_EXCEPTION, which a
+    The append errors map as for a group's own writes (above); NETWORK_EXCEPTION, which a
     transaction's verification can raise and old clients would not retry, becomes
     COORDINATOR_LOAD_IN_PROGRESS.
     """

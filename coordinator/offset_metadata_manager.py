@@ -1,8 +1,8 @@
 """Committed offsets of one ``__consumer_offsets`` partition's groups: Kafka's
 OffsetMetadataManager (classic groups) on the partition's leader.
 
-OffsetCommit and OffsetFetch (§7.1, §7.2), the tombstones of a deleted topic's offsets
-(onPartitionsDeleted), the offsets that expire (cleanupExpiredOffsets, §7.5) and replay. It asks
+OffsetCommit and OffsetFetch (commitOffset, fetchOffsets), the tombstones of a deleted topic's
+offsets (onPartitionsDeleted), the offsets that expire (cleanupExpiredOffsets) and replay. It asks
 the GroupMetadataManager about the groups it validates a commit against, as Kafka's does.
 """
 
@@ -54,7 +54,7 @@ class OffsetMetadataManager:
         self.group_manager = group_manager
         self.offsets: dict[str, dict[tuple[str, int], OffsetCommitValue]] = {}
 
-    # --- OffsetCommit / OffsetFetch (§7.1, §7.2) --------------------------------------------------
+    # --- OffsetCommit / OffsetFetch (commitOffset, fetchOffsets) ----------------------------------
     def validate_offset_commit(self, req: OffsetCommitRequest) -> Errors | None:
         """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit."""
         group = self.group_manager.groups.get(req.group_id)
@@ -177,12 +177,12 @@ class OffsetMetadataManager:
             for t in req.topics:
                 partitions = []
                 for i in t.partition_indexes:
-                    committed = stored.get((t.name, i))
+                    found = stored.get((t.name, i))
                     partitions.append(
                         OffsetFetchResponsePartition(i)
-                        if committed is None
+                        if found is None
                         else OffsetFetchResponsePartition(
-                            i, committed.offset, committed.leader_epoch, committed.metadata
+                            i, found.offset, found.leader_epoch, found.metadata
                         )
                     )
                 topics.append(OffsetFetchResponseTopic(t.name, partitions))
@@ -191,7 +191,7 @@ class OffsetMetadataManager:
     def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
         return {k: v.offset for k, v in self.offsets.get(group_id, {}).items()}
 
-    # --- deletion, expiry and replay (§7.5, §7.4) -------------------------------------------------
+    # --- deletion, expiry and replay (cleanupExpiredOffsets, replay) ------------------------------
 
     def on_partitions_deleted(self, out: Step, topic: str) -> None:
         """OffsetMetadataManager.onPartitionsDeleted for every partition of a deleted topic.

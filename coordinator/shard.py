@@ -133,7 +133,7 @@ class GroupCoordinatorShard:
         self._timer_operations[type(operation)](out, operation)
         return out.result()
 
-    # --- loading and unloading (§7.4) -------------------------------------------------------------
+    # --- loading and unloading (onLoaded, onUnloaded) ---------------------------------------------
 
     def begin_load(self, now_ms: int) -> CoordinatorResult:
         """This broker just became leader: replay the partition for ``load_time_ms``."""

@@ -24,7 +24,7 @@ DEAD = "Dead"
 
 STATES: tuple[str, ...] = (EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD)
 
-# Target state -> the states it may be entered from (ClassicGroupState's static block; §2.2).
+# Target state -> the states it may be entered from (ClassicGroupState's static block).
 VALID_PREVIOUS_STATES: dict[str, tuple[str, ...]] = {
     EMPTY: (PREPARING_REBALANCE,),
     PREPARING_REBALANCE: (STABLE, COMPLETING_REBALANCE, EMPTY),
@@ -89,7 +89,7 @@ MACHINE = _build_machine()
 
 
 def attach(model: GroupStateModel, initial: str = EMPTY) -> GroupStateModel:
-    """Put ``model`` in its initial state (a loaded group starts Stable or Empty, §7.4)."""
+    """Put ``model`` in its initial state (a loaded group starts Stable or Empty: replay)."""
     if initial not in STATES:
         raise ValueError(f"unknown group state {initial!r}")
     model.state = initial

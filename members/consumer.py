@@ -1278,7 +1278,7 @@ class Consumer:
         )
 
     def _on_join_prepare(self, now: int) -> bool:
-        """ConsumerCoordinator.onJoinPrepare (§8.4): commit, then revoke or lose partitions."""
+        """ConsumerCoordinator.onJoinPrepare: commit, then revoke or lose partitions (KIP-429)."""
         if self.config.enable_auto_commit:
             if self._prepare_commit is None:
                 if self._prepare_deadline is None:
@@ -1327,7 +1327,7 @@ class Consumer:
         return True
 
     def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
-        """ConsumerCoordinator.onJoinComplete (§8.4)."""
+        """ConsumerCoordinator.onJoinComplete."""
         if not self.is_leader:
             self._assignment_snapshot = None
         assignor = self._assignor_named(self.generation.protocol_name)

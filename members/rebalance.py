@@ -44,7 +44,7 @@ def on_join_prepare(
     owned: Sequence[TopicPartition],
     subscription: Collection[str],
 ) -> Revocation:
-    """ConsumerCoordinator.onJoinPrepare (§8.4): out of the group, the owned partitions are
+    """ConsumerCoordinator.onJoinPrepare: out of the group, the owned partitions are
     lost; EAGER revokes all of them (the callback runs even when nothing is owned); COOPERATIVE
     revokes only those of topics no longer subscribed."""
     if out_of_group(generation):

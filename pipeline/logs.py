@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from coordinator import events as ev
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
@@ -37,12 +39,12 @@ EVENT_SCHEMA = (
     "callback STRING, partitions ARRAY<STRING>, reason STRING"
 )
 GROUP_STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead")
-STATE_EVENT = "group_state_changed"
-RESPONSE_EVENT = "response_sent"
-CALLBACK_EVENT = "rebalance_callback"
+STATE_EVENT = ev.GROUP_STATE_CHANGED
+RESPONSE_EVENT = ev.RESPONSE_SENT
+CALLBACK_EVENT = ev.REBALANCE_CALLBACK
 # consumer lifecycle (runner events, then the consumer's own close): opens or ends a process life
-LIFE_START = ("sim_consumer_started", "sim_consumer_restarted")
-LIFE_END = ("sim_consumer_crashed", "consumer_closed")
+LIFE_START = (ev.SIM_CONSUMER_STARTED, ev.SIM_CONSUMER_RESTARTED)
+LIFE_END = (ev.SIM_CONSUMER_CRASHED, ev.CONSUMER_CLOSED)
 
 REBALANCE_SCHEMA = (
     "log STRING, group_id STRING, generation_id INT, start_ms BIGINT, end_ms BIGINT, "

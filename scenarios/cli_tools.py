@@ -376,7 +376,7 @@ def _dot_text(text: str) -> str:
 
 
 def client_diagram(fmt: str) -> str:
-    """The Java consumer's MemberState machine (AbstractCoordinator), reference §8.1."""
+    """The Java consumer's MemberState machine (AbstractCoordinator)."""
     if fmt == "mermaid":
         lines = ["stateDiagram-v2", "    [*] --> UNJOINED"]
         lines += [f"    {a} --> {b}: {why}" for a, b, why in CLIENT_TRANSITIONS]

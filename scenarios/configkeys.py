@@ -61,7 +61,7 @@ BROKER_KEYS: dict[str, tuple[str, Kind]] = {
     "coordinator.load.time.ms": ("load_time_ms", Kind.DURATION),
 }
 
-#: Kafka's defaults for the checks the loader makes across settings (reference §9)
+#: Kafka's defaults for the checks the loader makes across settings (GroupCoordinatorConfig)
 BROKER_DEFAULTS = {
     "group_min_session_timeout_ms": 6000,
     "group_max_session_timeout_ms": 1800000,
@@ -90,3 +90,25 @@ KAFKA_CLASS_NAMES = {
     "org.apache.kafka.clients.consumer.StickyAssignor": "sticky",
     "org.apache.kafka.clients.consumer.CooperativeStickyAssignor": "cooperative-sticky",
 }
+
+
+def known_assignor(name: str) -> bool:
+    """A built-in or installed assignor, a Kafka class name, or a ``module:Class`` name."""
+    if name in BUILTIN_ASSIGNORS or name in KAFKA_CLASS_NAMES:
+        return True
+    if ":" in name:  # a user's own assignor, "package.module:Class": resolved when the run starts
+        return True
+    try:
+        from assignors import get_assignor
+    except ImportError:
+        return False
+    try:
+        get_assignor(name)
+    except Exception:
+        return False
+    return True
+
+
+def canonical_assignor(name: str) -> str:
+    """The protocol name of an assignor given by its Kafka class name (or the name itself)."""
+    return KAFKA_CLASS_NAMES.get(name, name)

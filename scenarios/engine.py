@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, overload
 
 TimerHandler = Callable[[str, Hashable], None]
 """Called as ``handler(owner, key)`` when a live timer falls due (``engine.now`` is its time)."""
@@ -107,12 +107,51 @@ class Engine:
             fn(arg)
         return True
 
-    def run(self, until: int | None = None, max_events: int | None = None) -> int:
-        """Run events due at or before ``until`` (all of them when None); returns how many ran.
+    @overload
+    def run(
+        self,
+        until: int | None = None,
+        max_events: int | None = None,
+        *,
+        after_event: Callable[[], object] | None = None,
+    ) -> int: ...
 
-        With ``until`` the clock ends exactly at ``until`` even if the last event came earlier, so
-        ``run(until=t)`` always means "let t ms of simulated time pass".
+    @overload
+    def run(
+        self,
+        until: Callable[[], bool],
+        max_events: None = None,
+        *,
+        deadline: int | None = None,
+        after_event: Callable[[], object] | None = None,
+    ) -> bool: ...
+
+    def run(
+        self,
+        until: int | Callable[[], bool] | None = None,
+        max_events: int | None = None,
+        *,
+        deadline: int | None = None,
+        after_event: Callable[[], object] | None = None,
+    ) -> int | bool:
+        """Run the clock, as SimPy's ``Environment.run(until=...)``: to a time or to a condition.
+
+        ``until`` a time (ms): run the events due at or before it (all of them when None) and
+        return how many ran; the clock then reads ``until`` even if the last event came earlier,
+        so ``run(until=t)`` always means "let the time up to t pass".
+
+        ``until`` a predicate: run instant by instant until ``predicate()`` holds, and return
+        whether it did. It is asked before the first event and whenever the clock is about to
+        move on (every event due at the current instant has run, so a condition is never judged
+        half-way through one instant). At ``deadline`` (ms) the run stops, the clock reads the
+        deadline, and the predicate is asked once more.
+
+        ``after_event`` is called after every event (the simulation's invariant checks).
         """
+        if callable(until):
+            return self._run_until(until, deadline, after_event)
+        if after_event is not None:
+            return self._run_each(until, max_events, after_event)
         heap = self._heap
         timers = self._timers
         handler = self._timer_handler
@@ -140,6 +179,42 @@ class Engine:
         if until is not None and ran != limit and until > self.now:
             self.now = until
         return ran
+
+    def _run_each(
+        self, until: int | None, max_events: int | None, after_event: Callable[[], object]
+    ) -> int:
+        """``run(until=time)`` with ``after_event()`` after every event (one step at a time)."""
+        ran = 0
+        while max_events is None or ran < max_events:
+            nxt = self.peek()
+            if nxt is None or (until is not None and nxt > until):
+                break
+            self.step()
+            after_event()
+            ran += 1
+        if until is not None and (max_events is None or ran < max_events) and until > self.now:
+            self.now = until
+        return ran
+
+    def _run_until(
+        self,
+        predicate: Callable[[], bool],
+        deadline: int | None,
+        after_event: Callable[[], object] | None,
+    ) -> bool:
+        while True:
+            nxt = self.peek()
+            if (nxt is None or nxt > self.now) and predicate():
+                return True
+            if nxt is None or (deadline is not None and nxt > deadline):
+                if deadline is not None and deadline > self.now:
+                    self.now = deadline
+                return predicate()
+            # everything due at that instant, in one go
+            if after_event is None:
+                self.run(until=nxt)
+            else:
+                self._run_each(nxt, None, after_event)
 
     def __len__(self) -> int:
         """Heap entries, stale timers included (an upper bound on pending events)."""

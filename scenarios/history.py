@@ -47,14 +47,15 @@ from typing import Any
 
 from attrs import asdict, field, frozen
 
+from coordinator import events as ev
 from coordinator.tuples import to_tuple
 
 GROUP_STATES = frozenset({"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"})
-CALLBACK_EVENT = "rebalance_callback"
-CRASH_EVENT = "sim_consumer_crashed"
-PROTOCOL_EVENT = "protocol_selected"
-REPLACED_EVENT = "member_replaced"
-LEAVE_EVENT = "leave_group"
+CALLBACK_EVENT = ev.REBALANCE_CALLBACK
+CRASH_EVENT = ev.SIM_CONSUMER_CRASHED
+PROTOCOL_EVENT = ev.PROTOCOL_SELECTED
+REPLACED_EVENT = ev.MEMBER_REPLACED
+LEAVE_EVENT = ev.LEAVE_GROUP
 
 
 @frozen
@@ -462,3 +463,63 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
     records = [r for state in groups.values() for r in state.records]
     records.sort(key=lambda r: (r.start_ms, r.group_id))
     return records
+
+
+def unowned_partition_ms(
+    events: Iterable[Mapping[str, Any]], end_ms: int | None = None
+) -> dict[str, int]:
+    """Group id -> partition-milliseconds during which a partition that had an owner had none.
+
+    Measured wherever it happens, not only inside rebalance windows (``paused_partition_ms``): a
+    static member closed for 5 s (no LeaveGroup, so no rebalance) leaves its partitions unowned
+    for those 5 s, and a crashed member's partitions are unowned from the crash until they are
+    assigned again. A partition counts from when its owner revoked it, lost it or stopped (crash)
+    until a running member is assigned it, or until ``end_ms`` (default: the last event's time).
+    Partitions never owned yet (a new group, new partitions) do not count.
+    """
+    node_group: dict[str, str] = {}
+    owner: dict[str, dict[str, str]] = {}  # group -> partition -> node
+    since: dict[str, dict[str, int]] = {}  # group -> partition -> t it lost its owner
+    total: dict[str, int] = {}
+    last = 0
+
+    def release(gid: str, partition: str, t: int) -> None:
+        if owner.setdefault(gid, {}).pop(partition, None) is not None:
+            since.setdefault(gid, {}).setdefault(partition, t)
+
+    for event in events:
+        name = event.get("event")
+        t = int(event.get("t_ms", 0) or 0)
+        last = max(last, t)
+        group_id = event.get("group_id")
+        raw_node = event.get("node")
+        node = "" if raw_node is None else str(raw_node)
+        if group_id and node and node not in node_group and not node.startswith("broker-"):
+            node_group[node] = group_id
+        if name == CALLBACK_EVENT:
+            gid = group_id or node_group.get(node)
+            if gid is None:
+                continue
+            total.setdefault(gid, 0)
+            parts = _partitions(event.get("partitions"))
+            if event.get("callback") in ("revoked", "lost"):
+                for partition in parts:
+                    if owner.get(gid, {}).get(partition) == node:
+                        release(gid, partition, t)
+            elif event.get("callback") == "assigned":
+                for partition in parts:
+                    lost_at = since.get(gid, {}).pop(partition, None)
+                    if lost_at is not None:
+                        total[gid] += t - lost_at
+                    owner.setdefault(gid, {})[partition] = node
+        elif name == CRASH_EVENT:
+            gid = node_group.get(node)
+            if gid is None:
+                continue
+            for partition, holder in list(owner.get(gid, {}).items()):
+                if holder == node:
+                    release(gid, partition, t)
+    end = last if end_ms is None else end_ms
+    for gid, waiting in since.items():
+        total[gid] = total.get(gid, 0) + sum(max(0, end - t) for t in waiting.values())
+    return total

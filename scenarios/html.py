@@ -326,9 +326,9 @@ class _Builder:
                 self.pending_resp[key] = (pos, label, kind)
         elif name == "response_received":
             key = (str(e.get("node")), e.get("correlation_id"), e.get("api"))
-            answer = self.pending_resp.pop(key, None)
-            if answer is not None:
-                at, label, kind = answer
+            answered = self.pending_resp.pop(key, None)
+            if answered is not None:
+                at, label, kind = answered
                 self._arrow(str(e.get("src")), at, str(e.get("node")), pos, label, kind)
 
     def _arrow(self, src: str, a: float, dst: str, b: float, label: str, kind: str) -> None:

@@ -9,7 +9,7 @@
 2. **The leader is a member**: a group with members has its leader among them.
 3. **Generation never goes back** while one coordinator serves the group. Kafka itself allows one
    exception, so the check does too: after coordinator failover the group is reloaded at its last
-   *persisted* generation (§7.4 of the protocol reference), which is lower than an in-memory
+   *persisted* generation (GroupMetadataManager.replay), which is lower than an in-memory
    generation that reached CompletingRebalance but was never written. The baseline therefore
    restarts whenever the group's coordinator changes or no coordinator has the group (a broker
    that fails and comes back reloads it the same way).
@@ -21,6 +21,8 @@ A violation becomes an ``invariant_violated`` event in the log and an entry in
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from coordinator import events as ev
 
 if TYPE_CHECKING:
     from scenarios.simulation import Simulation
@@ -112,7 +114,7 @@ class InvariantChecker:
         }
         self.violations.append(record)
         self.sim.logger.warning(
-            "invariant_violated",
+            ev.INVARIANT_VIOLATED,
             t_ms=self.sim.now,
             node="@sim",
             invariant=invariant,

@@ -11,9 +11,13 @@ variant.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
+
+if TYPE_CHECKING:
+    from scenarios.actions import ActionArgs
+    from scenarios.checks import Check
 
 SCENARIO_VERSION = 1
 
@@ -86,15 +90,20 @@ class ConsumerSpec:
 
 @frozen
 class Action:
-    """One timeline step: ``kind`` (start, crash, send, ...) and its validated arguments."""
+    """One timeline step: its action's typed arguments (``scenarios.actions``) and its note."""
 
     at_ms: int
-    kind: str
-    args: Mapping[str, Any] = field(factory=dict)
+    args: ActionArgs
     where: Where | None = field(default=None, eq=False)
     # raw requests only: the response expectations and the name to refer to the response by
     expect: Mapping[str, Any] | None = None
     name: str | None = None
+    note: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """The action's YAML key (start, crash, send, ...), or ``note`` for a note-only step."""
+        return self.args.kind
 
 
 @frozen
@@ -103,7 +112,8 @@ class Expectation:
 
     at_ms: int | None
     group: str | None
-    checks: Mapping[str, Any] = field(factory=dict)
+    # check name (state, members, ...) -> the check with its expected value (scenarios.checks)
+    checks: Mapping[str, Check] = field(factory=dict)
     where: Where | None = field(default=None, eq=False)
     label: str | None = None
 

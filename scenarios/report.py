@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from coordinator import events as ev
 from scenarios.model import Scenario
 from scenarios.result import RunResult
 from scenarios.summary import (
@@ -31,67 +32,67 @@ from scenarios.units import format_ms
 TEACHING_APIS = ("JoinGroup", "SyncGroup", "LeaveGroup")
 QUIET_APIS = ("Heartbeat", "Metadata", "FindCoordinator", "OffsetCommit", "OffsetFetch")
 ACTION_EVENTS = {
-    "sim_consumer_started": "start",
-    "sim_consumer_closed": "close",
-    "sim_consumer_crashed": "crash",
-    "sim_consumer_restarted": "restart",
-    "sim_consumer_subscribe": "subscribe",
-    "sim_consumer_commit": "commit",
-    "sim_consumer_stall": "stall",
-    "sim_topic_created": "create topic",
-    "sim_partitions_added": "partitions",
-    "sim_topic_deleted": "delete topic",
-    "sim_broker_failed": "broker fails",
-    "sim_broker_restarted": "broker restarts",
-    "sim_network_partitioned": "network partition",
-    "sim_network_healed": "network healed",
+    ev.SIM_CONSUMER_STARTED: "start",
+    ev.SIM_CONSUMER_CLOSED: "close",
+    ev.SIM_CONSUMER_CRASHED: "crash",
+    ev.SIM_CONSUMER_RESTARTED: "restart",
+    ev.SIM_CONSUMER_SUBSCRIBE: "subscribe",
+    ev.SIM_CONSUMER_COMMIT: "commit",
+    ev.SIM_CONSUMER_STALL: "stall",
+    ev.SIM_TOPIC_CREATED: "create topic",
+    ev.SIM_PARTITIONS_ADDED: "partitions",
+    ev.SIM_TOPIC_DELETED: "delete topic",
+    ev.SIM_BROKER_FAILED: "broker fails",
+    ev.SIM_BROKER_RESTARTED: "broker restarts",
+    ev.SIM_NETWORK_PARTITIONED: "network partition",
+    ev.SIM_NETWORK_HEALED: "network healed",
 }
 #: events worth a line in the default timeline (the rest needs --verbose)
 TEACHING_EVENTS = frozenset(
     {
-        "member_added",
-        "member_removed",
-        "member_replaced",
-        "leader_elected",
-        "protocol_selected",
-        "assignment_computed",
-        "assignment_skipped",
-        "assignment_missing",
-        "rejoin_requested",
-        "consumer_fatal",
-        "poll_timeout",
-        "leave_group",
-        "generation_reset",
-        "commit_completed",
-        "commit_failed",
-        "join_dropped",
-        "sync_dropped",
-        "pending_member_expired",
-        "partition_unloaded",
-        "partition_loaded",
-        "partition_leader_changed",
-        "coordinator_unknown",
-        "app_stalled",
-        "join_prepare_commit_timeout",
-        "close_timed_out",
-        "request_timeout",
-        "assignor_error",
-        "listener_error",
-        "append_failed",
-        "subscription_changed",
-        "sim_message_lost",
-        "sim_disconnected",
-        "scenario_raw_failed",
+        ev.MEMBER_ADDED,
+        ev.MEMBER_REMOVED,
+        ev.MEMBER_REPLACED,
+        ev.LEADER_ELECTED,
+        ev.PROTOCOL_SELECTED,
+        ev.ASSIGNMENT_COMPUTED,
+        ev.ASSIGNMENT_SKIPPED,
+        ev.ASSIGNMENT_MISSING,
+        ev.REJOIN_REQUESTED,
+        ev.CONSUMER_FATAL,
+        ev.POLL_TIMEOUT,
+        ev.LEAVE_GROUP,
+        ev.GENERATION_RESET,
+        ev.COMMIT_COMPLETED,
+        ev.COMMIT_FAILED,
+        ev.JOIN_DROPPED,
+        ev.SYNC_DROPPED,
+        ev.PENDING_MEMBER_EXPIRED,
+        ev.PARTITION_UNLOADED,
+        ev.PARTITION_LOADED,
+        ev.PARTITION_LEADER_CHANGED,
+        ev.COORDINATOR_UNKNOWN,
+        ev.APP_STALLED,
+        ev.JOIN_PREPARE_COMMIT_TIMEOUT,
+        ev.CLOSE_TIMED_OUT,
+        ev.REQUEST_TIMEOUT,
+        ev.ASSIGNOR_ERROR,
+        ev.LISTENER_ERROR,
+        ev.APPEND_FAILED,
+        ev.SUBSCRIPTION_CHANGED,
+        ev.SIM_MESSAGE_LOST,
+        ev.SIM_DISCONNECTED,
+        ev.SCENARIO_RAW_FAILED,
     }
 )
 #: failures a client retries on its backoff: the timeline shows a run of identical ones once
 RETRIED_EVENTS = frozenset(
     {
-        "commit_failed",
-        "sim_message_lost",
-        "coordinator_lookup_failed",
-        "request_failed",
-        "sim_disconnected",
+        ev.COMMIT_FAILED,
+        ev.SIM_MESSAGE_LOST,
+        ev.COORDINATOR_LOOKUP_FAILED,
+        ev.REQUEST_FAILED,
+        ev.SIM_DISCONNECTED,
     }
 )
 CALLBACK_NAMES = {
@@ -153,19 +154,19 @@ def describe_event(
     node = e.get("node", "")
     if name in ACTION_EVENTS:
         return _action_line(name, e), "bold"
-    if name == "scenario_note":
+    if name == ev.SCENARIO_NOTE:
         return f"# {e.get('note')}", "italic cyan"
-    if name == "scenario_raw_sent":
+    if name == ev.SCENARIO_RAW_SENT:
         text = f"{e.get('src')} -> {e.get('dst')}  {e.get('api')} (by hand) {e.get('summary', '')}"
         return shorten_text(text.rstrip(), names), "magenta"
-    if name == "sim_raw_response":
+    if name == ev.SIM_RAW_RESPONSE:
         if not verbose:
             return None  # the coordinator's response_sent line already shows it
         return (
             f"{e.get('src')} -> {e.get('dst')}  {e.get('api')}  {e.get('error')}  {e.get('summary', '')}".rstrip(),
             "magenta",
         )
-    if name in ("invariant_violated", "invariant_violation"):
+    if name in (ev.INVARIANT_VIOLATED, "invariant_violation"):
         return (
             f"INVARIANT VIOLATED: {e.get('invariant', '')} {e.get('detail', e.get('reason', ''))}",
             "bold red",
@@ -181,19 +182,19 @@ def describe_event(
             )
         why = f" ({e['reason']})" if e.get("reason") and verbose else ""
         return f"{node}: {e['state_from']} -> {e['state_to']}{why}", "cyan"
-    if name in ("request_received", "response_sent"):
+    if name in (ev.REQUEST_RECEIVED, ev.RESPONSE_SENT):
         api = e.get("api")
         error = e.get("error")
         is_error = error not in (None, "NONE")
         src, dst = e.get("src"), e.get("dst")
         raw = src in raw_nodes or dst in raw_nodes
-        if raw and name == "request_received" and not verbose:
+        if raw and name == ev.REQUEST_RECEIVED and not verbose:
             return None  # the "(by hand)" line already shows it
         if not verbose and api not in TEACHING_APIS and not is_error and not raw:
             return None
         if not verbose and api in QUIET_APIS and error == "REBALANCE_IN_PROGRESS":
             pass
-        if name == "request_received":
+        if name == ev.REQUEST_RECEIVED:
             if not verbose and api not in TEACHING_APIS:
                 return None
             bits = []
@@ -220,9 +221,9 @@ def describe_event(
     if not verbose:
         if name not in TEACHING_EVENTS:
             return None
-        if name == "commit_completed" and e.get("purpose") == "auto":
+        if name == ev.COMMIT_COMPLETED and e.get("purpose") == "auto":
             return None
-        if name == "partition_loaded" and not e.get("groups"):
+        if name == ev.PARTITION_LOADED and not e.get("groups"):
             return None
         if (
             name.startswith("partition_")
@@ -257,22 +258,22 @@ def _value(key: str, value: Any, names: Mapping[str, str]) -> str:
 def _action_line(name: str, e: Mapping[str, Any]) -> str:
     label = ACTION_EVENTS[name]
     node = e.get("node")
-    if name == "sim_consumer_stall":
+    if name == ev.SIM_CONSUMER_STALL:
         return f">> {label} {node} for {format_ms(int(e.get('duration_ms', 0)))}"
-    if name == "sim_consumer_closed" and e.get("timeout_ms") is not None:
+    if name == ev.SIM_CONSUMER_CLOSED and e.get("timeout_ms") is not None:
         return f">> {label} {node} (timeout {format_ms(int(e['timeout_ms']))})"
-    if name == "sim_consumer_subscribe":
+    if name == ev.SIM_CONSUMER_SUBSCRIBE:
         return f">> {node} subscribes to {', '.join(e.get('topics') or []) or e.get('pattern')}"
-    if name in ("sim_topic_created", "sim_partitions_added"):
+    if name in (ev.SIM_TOPIC_CREATED, ev.SIM_PARTITIONS_ADDED):
         return f">> {label}: {e.get('topic')} now has {e.get('partitions')} partitions"
-    if name == "sim_topic_deleted":
+    if name == ev.SIM_TOPIC_DELETED:
         return f">> {label} {e.get('topic')}"
-    if name == "sim_network_partitioned":
+    if name == ev.SIM_NETWORK_PARTITIONED:
         until = e.get("until_ms")
         return f">> {label} {e.get('groups')}" + (
             f" until {format_ms(until)}" if until is not None else ""
         )
-    if name == "sim_network_healed":
+    if name == ev.SIM_NETWORK_HEALED:
         return f">> {label}"
     return f">> {label} {node}"
 
@@ -286,7 +287,7 @@ def timeline_lines(
 ) -> list[tuple[int, str, str]]:
     names = member_names(events, consumer_ids)
     raw_nodes = frozenset(
-        str(e.get("src")) for e in events if e.get("event") == "scenario_raw_sent"
+        str(e.get("src")) for e in events if e.get("event") == ev.SCENARIO_RAW_SENT
     )
     out = []
     last_retry: dict[str, tuple[Any, ...]] = {}  # node -> the retried failure shown last
@@ -322,9 +323,9 @@ def brief_lines(
         t = int(e.get("t_ms", 0) or 0)
         if name in ACTION_EVENTS:
             out.append((t, _action_line(str(name), e), "bold"))
-        elif name == "scenario_note":
+        elif name == ev.SCENARIO_NOTE:
             out.append((t, f"# {e.get('note')}", "italic cyan"))
-        elif name == "assignment_computed" and isinstance(e.get("assignment"), Mapping):
+        elif name == ev.ASSIGNMENT_COMPUTED and isinstance(e.get("assignment"), Mapping):
             pending[str(e.get("group_id"))] = e["assignment"]
         elif "state_to" in e and str(e.get("node", "")).startswith("broker-") and e.get("group_id"):
             gid = str(e["group_id"])
@@ -341,7 +342,7 @@ def brief_lines(
                 )
                 gen = e.get("generation_id")
                 out.append((t, f"   generation {gen} assignment -> {parts}", "green"))
-        elif name == "consumer_fatal":
+        elif name == ev.CONSUMER_FATAL:
             out.append((t, f"{e.get('node')}: fatal {e.get('error')}", "red"))
     return out
 
@@ -435,6 +436,8 @@ def render_run(
                     console.print(assignment_table(g.assignment, title=title))
         if result.rebalances:
             console.print(rebalance_table(result.rebalances))
+        for note in unowned_lines(result):
+            console.print(note, markup=False)
         if scenario.seed_note:
             console.print()
             console.print(Text("where the seed article differs from Kafka", style="bold underline"))
@@ -477,6 +480,23 @@ def settle_warning(scenario: Scenario, until_ms: int | None = None) -> str | Non
     )
 
 
+def unowned_lines(result: RunResult) -> list[str]:
+    """Per group: partition-seconds without an owner in all, and the part inside rebalances."""
+    from scenarios.history import unowned_partition_ms
+
+    totals = unowned_partition_ms(result.events, result.end_ms)
+    inside: dict[str, int] = {}
+    for r in result.rebalances:
+        gid = str(r.get("group_id"))
+        inside[gid] = inside.get(gid, 0) + int(r.get("paused_partition_ms") or 0)
+    return [
+        f"group {gid}: partitions without an owner {ms / 1000:.1f} partition-s in all, "
+        f"{inside.get(gid, 0) / 1000:.1f} partition-s of it inside rebalances"
+        for gid, ms in totals.items()
+        if ms or inside.get(gid)
+    ]
+
+
 def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
     """One row per rebalance (scenarios.history): when, how long, why, what it cost."""
     table = Table(title="rebalances", box=box.ASCII, title_justify="left")
@@ -487,8 +507,8 @@ def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
         "took",
         "rounds",
         "trigger",
-        "moved",
-        "paused",
+        "moved (partitions)",
+        "paused (partition-s)",
         "outcome",
     ):
         table.add_column(col)
@@ -591,13 +611,13 @@ def sequence_diagram(
             body.append(
                 f"    Note over {lifeline(e.get('node'))}: {t} {_mermaid_text(_action_line(str(name), e)[3:])}"
             )
-        elif name in ("request_received", "response_sent") and (
+        elif name in (ev.REQUEST_RECEIVED, ev.RESPONSE_SENT) and (
             heartbeats or api not in QUIET_APIS or e.get("error") not in (None, "NONE")
         ):
-            if name == "request_received" and api not in TEACHING_APIS and not heartbeats:
+            if name == ev.REQUEST_RECEIVED and api not in TEACHING_APIS and not heartbeats:
                 continue
-            arrow = "->>" if name == "request_received" else "-->>"
-            label = f"{api}" if name == "request_received" else f"{api} {e.get('error')}"
+            arrow = "->>" if name == ev.REQUEST_RECEIVED else "-->>"
+            label = f"{api}" if name == ev.REQUEST_RECEIVED else f"{api} {e.get('error')}"
             if e.get("generation_id") not in (None, -1):
                 label += f" gen {e['generation_id']}"
             body.append(

@@ -417,10 +417,9 @@ def serve(
     from scenarios.console import console
 
     server = make_server(App(forks), host, port)
-    bound_host, bound_port = server.server_address[:2]
-    if not isinstance(bound_host, str):  # typeshed allows bytes; AF_INET names hosts as str
-        bound_host = bytes(bound_host).decode()
-    console().print(f"groupsim serve: http://{bound_host}:{bound_port}/  (Ctrl-C stops)")
+    address, port = server.server_address[:2]
+    host = address.decode() if isinstance(address, (bytes, bytearray)) else address
+    console().print(f"groupsim serve: http://{host}:{port}/  (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -608,41 +608,23 @@ class Simulation:
             return self._run(until, max_events)
 
     def _run(self, until: int | None, max_events: int | None) -> int:
-        if self._invariants is None:
-            return self.engine.run(until=until, max_events=max_events)
-        ran = 0
-        while max_events is None or ran < max_events:
-            nxt = self.engine.peek()
-            if nxt is None or (until is not None and nxt > until):
-                break
-            self.step()
-            ran += 1
-        if until is not None and (max_events is None or ran < max_events) and until > self.now:
-            self.engine.now = until
-        return ran
+        checker = self._invariants
+        after = checker.check if checker is not None else None
+        return self.engine.run(until=until, max_events=max_events, after_event=after)
 
     def run_for(self, duration_ms: int) -> int:
         return self.run(until=self.engine.now + duration_ms)
 
     def run_until(self, predicate: Callable[[], bool], timeout_ms: int = 600_000) -> bool:
-        """Step until ``predicate()`` holds (checked whenever the clock is about to move on)."""
+        """Run until ``predicate()`` holds (checked whenever the clock is about to move on), at
+        most ``timeout_ms``; whether it held (``Engine.run(until=predicate)``)."""
+        checker = self._invariants
         with self._gc_paused():
-            return self._run_until(predicate, timeout_ms)
-
-    def _run_until(self, predicate: Callable[[], bool], timeout_ms: int) -> bool:
-        deadline = self.engine.now + timeout_ms
-        engine = self.engine
-        while True:
-            nxt = engine.peek()
-            if (nxt is None or nxt > engine.now) and predicate():
-                return True
-            if nxt is None or nxt > deadline:
-                self.run(until=deadline)
-                return predicate()
-            if self._invariants is None:
-                engine.run(until=nxt)  # everything due at that instant, in one go
-            else:
-                self.step()
+            return self.engine.run(
+                until=predicate,
+                deadline=self.engine.now + timeout_ms,
+                after_event=checker.check if checker is not None else None,
+            )
 
     def run_until_stable(
         self,

@@ -16,6 +16,7 @@ from attrs import define, field
 from rich.console import Console
 from rich.text import Text
 
+from coordinator import events as ev
 from scenarios.model import Scenario
 from scenarios.report import describe_event, member_names, shorten_text
 from scenarios.units import format_ms
@@ -42,19 +43,19 @@ class World:
                 if e.get("generation_id") is not None:
                     self.generation = int(e["generation_id"])
             mid = shorten_text(str(e.get("member_id", "")), names) if e.get("member_id") else None
-            if name == "member_added" and mid and mid not in self.members:
+            if name == ev.MEMBER_ADDED and mid and mid not in self.members:
                 self.members.append(mid)
-            elif name == "member_removed" and mid in self.members:
+            elif name == ev.MEMBER_REMOVED and mid in self.members:
                 self.members.remove(mid)
-            elif name == "leader_elected":
+            elif name == ev.LEADER_ELECTED:
                 self.leader = mid
         if node in consumers:
-            if "state_to" in e and name != "group_state_changed":
+            if "state_to" in e and name != ev.GROUP_STATE_CHANGED:
                 self.clients[node] = str(e["state_to"])
-            if name in ("consumer_crashed", "consumer_closed", "consumer_fatal"):
+            if name in (ev.CONSUMER_CRASHED, ev.CONSUMER_CLOSED, ev.CONSUMER_FATAL):
                 self.clients[node] = {
-                    "consumer_crashed": "CRASHED",
-                    "consumer_closed": "CLOSED",
+                    ev.CONSUMER_CRASHED: "CRASHED",
+                    ev.CONSUMER_CLOSED: "CLOSED",
                 }.get(str(name), "FAILED")
             if "callback" in e:
                 parts = [str(p) for p in e.get("partitions") or []]

@@ -5,24 +5,27 @@ with all of them, each located by ``Positions`` (file:line:column) and named by 
 Unknown keys get a did-you-mean hint (difflib); durations and sizes are unit-checked; references
 (consumers, topics, brokers, groups, raw-request names) must exist; limits follow Kafka (session
 timeout within the broker's group.min/max.session.timeout.ms, heartbeat below session, ...).
+Each timeline action and expectation check parses itself (``scenarios.actions.ACTION_KINDS``,
+``scenarios.checks.CHECK_KINDS``) with this class's helpers; this module names none of them.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from coordinator import protocol as proto
 from coordinator.config import JAVA_LIMITS as BROKER_JAVA_LIMITS
 from coordinator.errors import Errors
-from coordinator.topics import invalid_topic_reason
 from members.config import JAVA_LIMITS
 from scenarios import configkeys as ck
+from scenarios.actions import ACTION_KINDS, ActionArgs, NoteOnly
+from scenarios.checks import CHECK_KINDS, Check
+from scenarios.configkeys import canonical_assignor, known_assignor
 from scenarios.errors import Issue
+from scenarios.hints import TOPIC_NAME_HINT, did_you_mean, kind_of, legal_topic_name, listing
 from scenarios.model import (
     SCENARIO_VERSION,
     Action,
@@ -34,6 +37,7 @@ from scenarios.model import (
     TopicSpec,
     Where,
 )
+from scenarios.raw import REF
 from scenarios.units import parse_duration_ms, parse_size_bytes
 from scenarios.yamlpos import PathT, Positions, path_str
 
@@ -63,98 +67,12 @@ CLUSTER_KEYS = (
 NETWORK_KEYS = ("latency", "jitter", "drop_rate")
 TOPIC_KEYS = ("partitions",)
 CONSUMER_ITEM_KEYS = ("id", "group", "topics", "pattern", "config", "static", "count", "first")
-GROUP_STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead")
-CLIENT_STATES = (
-    "NEW",
-    "UNJOINED",
-    "PREPARING_REBALANCE",
-    "COMPLETING_REBALANCE",
-    "STABLE",
-    "FAILED",
-    "CLOSING",
-    "CLOSED",
-    "CRASHED",
-)
 TIMELINE_META = ("at", "note", "expect", "as")
-CONSUMER_ACTIONS = ("start", "close", "crash", "restart", "commit")
-ACTIONS = (
-    *CONSUMER_ACTIONS,
-    "subscribe",
-    "stall",
-    "add_partitions",
-    "create_topic",
-    "delete_topic",
-    "crash_broker",
-    "restart_broker",
-    "network",
-    "send",
-)
-EXPECT_CHECKS = (
-    "state",
-    "generation",
-    "leader",
-    "protocol",
-    "members",
-    "assignment",
-    "owns",
-    "sizes",
-    "rebalances",
-    "errors",
-    "no_errors",
-    "client_states",
-    "invariants",
-    "coordinator",
-    "offsets_partition",
-    "events",
-)
+ACTIONS = tuple(ACTION_KINDS)
+EXPECT_CHECKS = tuple(CHECK_KINDS)
 EXPECT_META = ("at", "group", "label")
-REQUESTS: dict[str, type] = {
-    "FindCoordinator": proto.FindCoordinatorRequest,
-    "Metadata": proto.MetadataRequest,
-    "JoinGroup": proto.JoinGroupRequest,
-    "SyncGroup": proto.SyncGroupRequest,
-    "Heartbeat": proto.HeartbeatRequest,
-    "LeaveGroup": proto.LeaveGroupRequest,
-    "OffsetCommit": proto.OffsetCommitRequest,
-    "OffsetFetch": proto.OffsetFetchRequest,
-    "DescribeGroups": proto.DescribeGroupsRequest,
-    "ListGroups": proto.ListGroupsRequest,
-    "DeleteGroups": proto.DeleteGroupsRequest,
-}
-SEND_META = ("api", "from", "to")
-RESPONSE_EXTRA_KEYS = ("error", "members_count", "assignment", "response")
-TOPIC_NAME_HINT = "Kafka allows letters, digits, '.', '_' and '-', at most 249 characters"
-PARTITION_TEXT = re.compile(r"^(?P<topic>.+)-(?P<first>\d+)(?:\.\.(?P<last>\d+))?$")
-REF = re.compile(r"^\$(?P<name>[A-Za-z_][A-Za-z0-9_]*)\.(?P<field>[a-z_]+)$")
 MAX_CONSUMERS = 100_000
 MAX_BROKERS = 1000
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
-    options = list(choices)
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    if not close:
-        # Kafka's dotted names written in snake_case or with a different separator
-        norm = {c.replace(".", "_").replace("-", "_").lower(): c for c in options}
-        hit = norm.get(word.replace(".", "_").replace("-", "_").lower())
-        close = [hit] if hit else []
-    return f"did you mean `{close[0]}`?" if close else None
-
-
-def known_assignor(name: str) -> bool:
-    if name in ck.BUILTIN_ASSIGNORS or name in ck.KAFKA_CLASS_NAMES:
-        return True
-    if ":" in name:  # a user's own assignor, "package.module:Class": resolved when the run starts
-        return True
-    try:
-        from assignors import get_assignor
-    except ImportError:
-        return False
-    try:
-        get_assignor(name)
-    except Exception:
-        return False
-    return True
 
 
 def custom_assignor_problem(name: str, allow_code: bool) -> tuple[str, str | None] | None:
@@ -181,10 +99,6 @@ def custom_assignor_problem(name: str, allow_code: bool) -> tuple[str, str | Non
     except Exception as exc:  # import errors of the user's module included: located, no traceback
         return (f"assignor `{name}` cannot be loaded: {type(exc).__name__}: {exc}", None)
     return None
-
-
-def canonical_assignor(name: str) -> str:
-    return ck.KAFKA_CLASS_NAMES.get(name, name)
 
 
 class Validator:
@@ -218,7 +132,7 @@ class Validator:
     def mapping(self, value: Any, path: PathT, what: str) -> dict[str, Any] | None:
         if isinstance(value, dict):
             return value
-        self.err(path, f"{what} must be a mapping, got {_kind(value)}")
+        self.err(path, f"{what} must be a mapping, got {kind_of(value)}")
         return None
 
     def check_keys(
@@ -245,7 +159,7 @@ class Validator:
         self, value: Any, path: PathT, *, minimum: int | None = None, maximum: int | None = None
     ) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.err(path, f"expected an integer, got {_kind(value)}")
+            self.err(path, f"expected an integer, got {kind_of(value)}")
             return None
         if minimum is not None and value < minimum:
             self.err(path, f"must be at least {minimum}, got {value}")
@@ -258,7 +172,8 @@ class Validator:
     def string(self, value: Any, path: PathT, *, allow_empty: bool = False) -> str | None:
         if not isinstance(value, str) or (not allow_empty and not value):
             self.err(
-                path, f"expected a{'' if allow_empty else ' non-empty'} string, got {_kind(value)}"
+                path,
+                f"expected a{'' if allow_empty else ' non-empty'} string, got {kind_of(value)}",
             )
             return None
         return value
@@ -267,7 +182,7 @@ class Validator:
         if isinstance(value, str):
             return [value]
         if not isinstance(value, list):
-            self.err(path, f"expected a name or a list of names, got {_kind(value)}")
+            self.err(path, f"expected a name or a list of names, got {kind_of(value)}")
             return None
         out = []
         for i, item in enumerate(value):
@@ -283,7 +198,7 @@ class Validator:
         self.err(
             path,
             f"unknown {what} `{name}`",
-            hint=did_you_mean(name, known) or _listing(what, known),
+            hint=did_you_mean(name, known) or listing(what, known),
         )
         return False
 
@@ -306,7 +221,7 @@ class Validator:
         if name is None:
             self.err((), "missing `name`")
         elif not isinstance(name, str) or not name:
-            self.err(("name",), f"name must be a non-empty string, got {_kind(name)}")
+            self.err(("name",), f"name must be a non-empty string, got {kind_of(name)}")
         description = top.get("description", "")
         if not isinstance(description, str):
             self.err(("description",), "description must be a string")
@@ -324,11 +239,13 @@ class Validator:
             until = self.duration(top["until"], ("until",))
 
         cluster = self.cluster(top.get("cluster", {}))
-        self.collect_created_topics(top.get("timeline"))
+        self.declare(top.get("timeline"), "declare_topics")
         consumers = self.consumers(top.get("consumers"), top.get("defaults", {}))
-        self.collect_raw_groups(top.get("timeline"))
+        self.declare(top.get("timeline"), "declare_groups")
         timeline = self.timeline(top.get("timeline", []))
         expect = self.expectations(top.get("expect", []))
+        if until is not None:
+            self.after_until(until, timeline, expect)
         if self.issues or cluster is None:
             return None
         assert isinstance(name, str)  # anything else was an issue above
@@ -449,12 +366,12 @@ class Validator:
             return self.integer(value, path, minimum=1)
         if kind is ck.Kind.FLOAT:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                self.err(path, f"expected a non-negative number, got {_kind(value)}")
+                self.err(path, f"expected a non-negative number, got {kind_of(value)}")
                 return None
             return float(value)
         if kind is ck.Kind.BOOL:
             if not isinstance(value, bool):
-                self.err(path, f"expected true or false, got {_kind(value)}")
+                self.err(path, f"expected true or false, got {kind_of(value)}")
                 return None
             return value
         if kind is ck.Kind.STRING:
@@ -483,7 +400,7 @@ class Validator:
                 else path
             )
             if not isinstance(item, str) or not item:
-                self.err(ipath, f"expected an assignor name, got {_kind(item)}")
+                self.err(ipath, f"expected an assignor name, got {kind_of(item)}")
                 continue
             code_problem = custom_assignor_problem(item, self.allow_code)
             if code_problem:
@@ -511,7 +428,7 @@ class Validator:
             return out
         for name, spec in m.items():
             tpath = (*path, name)
-            if not _legal_topic_name(name):
+            if not legal_topic_name(name):
                 self.err(tpath, f"illegal topic name `{name}`", hint=TOPIC_NAME_HINT, key=True)
                 continue
             # known even if its spec is bad: no cascade of unknown-topic errors
@@ -550,23 +467,16 @@ class Validator:
             drop_rate=float(drop),
         )
 
-    def collect_created_topics(self, raw: Any) -> None:
-        """Topics created by the timeline may be referenced by consumers and expectations."""
+    def declare(self, raw: Any, hook: str) -> None:
+        """Before the timeline is checked: what its steps declare (``ActionArgs.declare_*``)."""
         if not isinstance(raw, list):
             return
         for item in raw:
-            if isinstance(item, dict) and isinstance(item.get("create_topic"), dict):
-                self.all_topics.update(str(k) for k in item["create_topic"])
-
-    def collect_raw_groups(self, raw: Any) -> None:
-        """Groups that only raw requests use are groups too (expectations may name them)."""
-        if not isinstance(raw, list):
-            return
-        for item in raw:
-            send = item.get("send") if isinstance(item, dict) else None
-            gid = send.get("group_id") if isinstance(send, dict) else None
-            if isinstance(gid, str) and gid and not gid.startswith("$") and gid not in self.groups:
-                self.groups.append(gid)
+            if isinstance(item, dict):
+                for key, value in item.items():
+                    kind = ACTION_KINDS.get(key)
+                    if kind is not None:
+                        getattr(kind, hook)(self, value)
 
     # -- consumers ----------------------------------------------------------------------------
 
@@ -584,7 +494,7 @@ class Validator:
         else:
             self.err(
                 ("consumers",),
-                f"consumers must be a list (or one template mapping), got {_kind(raw)}",
+                f"consumers must be a list (or one template mapping), got {kind_of(raw)}",
             )
             return []
         out: list[ConsumerSpec] = []
@@ -650,7 +560,7 @@ class Validator:
         own = self.consumer_settings(m.get("config", {}), (*path, "config"), allow_group_id=False)
         static = m.get("static", False)
         if not isinstance(static, bool):
-            self.err((*path, "static"), f"static must be true or false, got {_kind(static)}")
+            self.err((*path, "static"), f"static must be true or false, got {kind_of(static)}")
             static = False
         out = []
         for i in range(first, first + count):
@@ -779,7 +689,7 @@ class Validator:
         if raw is None:
             return []
         if not isinstance(raw, list):
-            self.err(("timeline",), f"timeline must be a list of steps, got {_kind(raw)}")
+            self.err(("timeline",), f"timeline must be a list of steps, got {kind_of(raw)}")
             return []
         out = []
         for i, item in enumerate(raw):
@@ -815,43 +725,22 @@ class Validator:
                 self.err(path, f"a timeline step needs an action: one of {', '.join(ACTIONS)}")
             if note is None:
                 return None
-            kind, args = "note", {}
+            kind: type[ActionArgs] = NoteOnly
+            args: ActionArgs = NoteOnly()
         elif len(kinds) > 1:
             self.err((*path, kinds[1]), f"one action per step: found {', '.join(kinds)}", key=True)
             return None
         else:
-            kind = kinds[0]
-            args = getattr(self, f"act_{kind}")(m[kind], (*path, kind))
-            if args is None:
+            kind = ACTION_KINDS[kinds[0]]
+            parsed = kind.parse(self, m[kinds[0]], (*path, kinds[0]))
+            if parsed is None:
                 return None
-        if note is not None:
-            args = {**args, "note": note}
-        expect = None
-        name = None
-        if kind == "send":
-            if "expect" in m:
-                expect = self.response_expect(m["expect"], (*path, "expect"), args["api"])
-            if "as" in m:
-                name = self.string(m["as"], (*path, "as"))
-                if name is not None:
-                    if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
-                        self.err(
-                            (*path, "as"), f"`{name}` is not a usable name (letters, digits, _)"
-                        )
-                    elif name in self.raw_names:
-                        self.err(
-                            (*path, "as"),
-                            f"the name `{name}` is already used by an earlier request",
-                        )
-                    self.raw_names.add(name)
-        else:
-            for meta in ("expect", "as"):
-                if meta in m:
-                    self.err((*path, meta), f"`{meta}` belongs to a `send` step", key=True)
+            args = parsed
+        expect, name = kind.parse_meta(self, m, path, args)
         if at is None:
             return None
         return Action(
-            at_ms=at, kind=kind, args=args, where=self.where(path), expect=expect, name=name
+            at_ms=at, args=args, where=self.where(path), expect=expect, name=name, note=note
         )
 
     def consumer_refs(self, raw: Any, path: PathT) -> list[str] | None:
@@ -865,111 +754,6 @@ class Validator:
             p = (*path, i) if isinstance(raw, list) else path
             ok = self.ref(n, p, self.consumer_ids, "consumer") and ok
         return names if ok else None
-
-    def act_start(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        c = self.consumer_refs(raw, path)
-        return None if c is None else {"consumers": tuple(c)}
-
-    act_crash = act_restart = act_commit = act_start
-
-    def act_close(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        """``close: C1`` / ``[C1, C2]`` / ``all`` (close()), or ``{C1: 5s}`` (close(Duration))."""
-        if not isinstance(raw, dict):
-            c = self.consumer_refs(raw, path)
-            return None if c is None else {"consumers": tuple(c), "timeouts": (None,) * len(c)}
-        ids: list[str] = []
-        timeouts: list[int | None] = []
-        ok = True
-        for cid, d in raw.items():
-            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
-                ok = False
-                continue
-            ms = self.duration(d, (*path, cid))
-            if ms is None:
-                ok = False
-                continue
-            ids.append(cid)
-            timeouts.append(ms)
-        if not ok:
-            return None
-        return {"consumers": tuple(ids), "timeouts": tuple(timeouts)}
-
-    def act_subscribe(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        m = self.mapping(raw, path, "subscribe (consumer: [topics])")
-        if m is None:
-            return None
-        subs = []
-        for cid, topics in m.items():
-            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
-                continue
-            names = self.string_list(topics, (*path, cid))
-            if names is None:
-                continue
-            for i, t in enumerate(names):
-                self.ref(
-                    t,
-                    (*path, cid, i) if isinstance(topics, list) else (*path, cid),
-                    sorted(self.all_topics),
-                    "topic",
-                )
-            subs.append((cid, tuple(names)))
-        return {"subscriptions": tuple(subs)}
-
-    def act_stall(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        m = self.mapping(raw, path, "stall (consumer: duration)")
-        if m is None:
-            return None
-        out = []
-        for cid, d in m.items():
-            if self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
-                ms = self.duration(d, (*path, cid))
-                if ms is not None:
-                    out.append((cid, ms))
-        return {"stalls": tuple(out)}
-
-    def act_add_partitions(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        m = self.mapping(raw, path, "add_partitions (topic: how many to add)")
-        if m is None:
-            return None
-        out = []
-        for t, n in m.items():
-            if self.ref(t, (*path, t), sorted(self.all_topics), "topic"):
-                count = self.integer(n, (*path, t), minimum=1, maximum=1_000_000)
-                if count is not None:
-                    out.append((t, count))
-        return {"topics": tuple(out)}
-
-    def act_create_topic(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        m = self.mapping(raw, path, "create_topic (name: partitions)")
-        if m is None:
-            return None
-        out = []
-        for t, n in m.items():
-            if t in self.topics:
-                self.err(
-                    (*path, t),
-                    f"topic `{t}` already exists in cluster.topics",
-                    hint="Kafka would answer TOPIC_ALREADY_EXISTS",
-                    key=True,
-                )
-                continue
-            if not _legal_topic_name(t):
-                self.err((*path, t), f"illegal topic name `{t}`", hint=TOPIC_NAME_HINT, key=True)
-                continue
-            count = self.integer(n, (*path, t), minimum=1, maximum=1_000_000)
-            if count is not None:
-                out.append((t, count))
-        return {"topics": tuple(out)}
-
-    def act_delete_topic(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        names = self.string_list(raw, path)
-        if names is None:
-            return None
-        for i, t in enumerate(names):
-            self.ref(
-                t, (*path, i) if isinstance(raw, list) else path, sorted(self.all_topics), "topic"
-            )
-        return {"topics": tuple(names)}
 
     def broker_ref(self, raw: Any, path: PathT) -> str | dict[str, str] | None:
         """``broker-1``, ``1``, or ``{coordinator_of: g1}`` (whichever broker coordinates g1 then)."""
@@ -1001,112 +785,6 @@ class Validator:
             return None
         return f"broker-{n}"
 
-    def act_crash_broker(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        b = self.broker_ref(raw, path)
-        return None if b is None else {"broker": b}
-
-    act_restart_broker = act_crash_broker
-
-    def act_network(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        m = self.mapping(raw, path, "network")
-        if m is None:
-            return None
-        self.check_keys(m, path, ("partition", "isolate", "for"), "network")
-        if "for" not in m:
-            self.err(path, "a network fault needs `for` (how long it lasts, e.g. `for: 10s`)")
-            return None
-        duration = self.duration(m["for"], (*path, "for"))
-        nodes = [*self.consumer_ids, *(f"broker-{i}" for i in range(self.brokers))]
-        sides: list[tuple[str, ...]] = []
-        if ("partition" in m) == ("isolate" in m):
-            self.err(
-                path, "give exactly one of `partition: [[nodes...], [nodes...]]` or `isolate: node`"
-            )
-            return None
-        if "isolate" in m:
-            names = self.string_list(m["isolate"], (*path, "isolate"))
-            if names is None:
-                return None
-            for n in names:
-                self.ref(n, (*path, "isolate"), nodes, "node")
-            sides = [tuple(names)]
-        else:
-            raw_sides = m["partition"]
-            if (
-                not isinstance(raw_sides, list)
-                or len(raw_sides) < 2
-                or not all(isinstance(s, list) for s in raw_sides)
-            ):
-                self.err(
-                    (*path, "partition"),
-                    "partition must be a list of at least two node lists, e.g. [[C1], [broker-0]]",
-                )
-                return None
-            seen: set[str] = set()
-            for si, side in enumerate(raw_sides):
-                names = self.string_list(side, (*path, "partition", si)) or []
-                for ni, n in enumerate(names):
-                    if self.ref(n, (*path, "partition", si, ni), nodes, "node") and n in seen:
-                        self.err(
-                            (*path, "partition", si, ni),
-                            f"node `{n}` is on two sides of the partition",
-                        )
-                    seen.add(n)
-                sides.append(tuple(names))
-        if duration is None:
-            return None
-        return {"sides": tuple(sides), "isolate": "isolate" in m, "for_ms": duration}
-
-    def act_send(self, raw: Any, path: PathT) -> dict[str, Any] | None:
-        m = self.mapping(raw, path, "send")
-        if m is None:
-            return None
-        api = m.get("api")
-        if api not in REQUESTS:
-            self.err(
-                (*path, "api") if "api" in m else path,
-                f"unknown or missing api {api!r}",
-                hint=(did_you_mean(str(api), REQUESTS) if api else None)
-                or f"apis: {', '.join(REQUESTS)}",
-            )
-            return None
-        cls = REQUESTS[api]
-        fields = {f.name: f for f in attrs.fields(cls)}
-        allowed = (*SEND_META, *fields, *(("topics",) if api == "JoinGroup" else ()))
-        self.check_keys(m, path, allowed, f"a {api} request")
-        sender = m.get("from", "raw")
-        if (
-            not isinstance(sender, str)
-            or not sender
-            or sender.startswith("broker-")
-            or sender in self.consumer_ids
-        ):
-            self.err(
-                (*path, "from"),
-                f"`from` must name a raw client node of its own (not a consumer or a broker), got {sender!r}",
-            )
-            return None
-        to: Any = m.get("to", "coordinator")
-        if to != "coordinator":
-            to = self.broker_ref(to, (*path, "to"))
-            if to is None:
-                return None
-        elif "group_id" not in fields and api != "DescribeGroups":
-            self.err(
-                (*path, "to") if "to" in m else path,
-                f"a {api} request has no group_id: say which broker gets it (`to: broker-0`)",
-            )
-            return None
-        body: dict[str, Any] = {}
-        for k, v in m.items():
-            if k in SEND_META or k not in allowed:
-                continue
-            body[k] = self.request_value(k, v, (*path, k))
-        for f in fields.values():
-            if f.default is attrs.NOTHING and f.name not in body and not _defaulted(api, f.name):
-                self.err(path, f"a {api} request needs `{f.name}`")
-        return {"api": api, "from": sender, "to": to, "fields": body}
-
     def request_value(self, key: str, value: Any, path: PathT) -> Any:
         """Check ``$name.field`` references and durations; structure is converted by the runner."""
         if isinstance(value, str):
@@ -1134,23 +812,6 @@ class Validator:
             return [self.request_value(key, v, (*path, i)) for i, v in enumerate(value)]
         return value
 
-    def response_expect(self, raw: Any, path: PathT, api: str) -> dict[str, Any] | None:
-        m = self.mapping(raw, path, "a response expectation")
-        if m is None:
-            return None
-        response = getattr(proto, f"{api}Response")
-        allowed = (
-            *(f.name for f in attrs.fields(response) if f.name != "error_code"),
-            *RESPONSE_EXTRA_KEYS,
-        )
-        self.check_keys(m, path, allowed, f"a {api} response")
-        if "error" in m:
-            self.error_name(m["error"], (*path, "error"))
-        for k, v in m.items():
-            if isinstance(v, str) and v.startswith("$"):
-                self.request_value(k, v, (*path, k))
-        return dict(m)
-
     def error_name(self, raw: Any, path: PathT) -> str | None:
         names = [e.name for e in Errors]
         if not isinstance(raw, str) or raw not in names:
@@ -1160,11 +821,33 @@ class Validator:
 
     # -- expectations -------------------------------------------------------------------------
 
+    def after_until(self, until: int, timeline: list[Action], expect: list[Expectation]) -> None:
+        """Steps and expectations past ``until`` would never run or be checked: an error now,
+        rather than an expectation reported 'not reached' after the run (issue 15)."""
+        items: list[Action | Expectation] = [*timeline, *expect]
+        for item in items:
+            at = item.at_ms
+            if at is None or at <= until or item.where is None:
+                continue
+            what = "step" if isinstance(item, Action) else "expectation"
+            w = item.where
+            self.issues.append(
+                Issue(
+                    w.source,
+                    f"{w.path}.at" if w.path else "at",
+                    f"this {what} at {at} ms is after `until` ({until} ms): it would never "
+                    f"{'run' if what == 'step' else 'be checked'}",
+                    w.line,
+                    w.column,
+                    hint="move it before `until`, or raise `until`",
+                )
+            )
+
     def expectations(self, raw: Any) -> list[Expectation]:
         if raw is None:
             return []
         if not isinstance(raw, list):
-            self.err(("expect",), f"expect must be a list, got {_kind(raw)}")
+            self.err(("expect",), f"expect must be a list, got {kind_of(raw)}")
             return []
         out = []
         for i, item in enumerate(raw):
@@ -1186,31 +869,19 @@ class Validator:
         if group is None:
             if len(self.groups) == 1:
                 group = self.groups[0]
-            elif any(
-                k in m
-                for k in (
-                    "state",
-                    "generation",
-                    "leader",
-                    "protocol",
-                    "members",
-                    "rebalances",
-                    "coordinator",
-                    "offsets_partition",
-                )
-            ):
-                self.err(path, "which group? add `group:`", hint=_listing("group", self.groups))
+            elif any(k in m for k, check in CHECK_KINDS.items() if check.needs_group):
+                self.err(path, "which group? add `group:`", hint=listing("group", self.groups))
                 return None
         elif not isinstance(group, str) or not self.ref(
             group, (*path, "group"), self.groups, "group"
         ):
             return None
-        checks: dict[str, Any] = {}
-        for key in EXPECT_CHECKS:
+        checks: dict[str, Check] = {}
+        for key, kind in CHECK_KINDS.items():
             if key in m:
-                value = getattr(self, f"exp_{key}")(m[key], (*path, key))
-                if value is not _BAD:
-                    checks[key] = value
+                check = kind.parse(self, m[key], (*path, key))
+                if check is not None:
+                    checks[key] = check
         if not any(k in m for k in EXPECT_CHECKS):
             self.err(path, f"an expectation needs at least one check: {', '.join(EXPECT_CHECKS)}")
             return None
@@ -1224,250 +895,3 @@ class Validator:
             where=self.where(path),
             label=label if isinstance(label, str) else None,
         )
-
-    def exp_state(self, raw: Any, path: PathT) -> Any:
-        if raw not in GROUP_STATES:
-            self.err(
-                path,
-                f"unknown group state {raw!r}",
-                hint=did_you_mean(str(raw), GROUP_STATES) or _listing("state", GROUP_STATES),
-            )
-            return _BAD
-        return raw
-
-    def exp_generation(self, raw: Any, path: PathT) -> Any:
-        return _bad_if_none(self.integer(raw, path, minimum=0))
-
-    def exp_leader(self, raw: Any, path: PathT) -> Any:
-        if raw is None:
-            return None
-        if not isinstance(raw, str) or not self.ref(raw, path, self.consumer_ids, "consumer"):
-            return _BAD
-        return raw
-
-    def exp_protocol(self, raw: Any, path: PathT) -> Any:
-        if raw is None:
-            return None
-        if not isinstance(raw, str) or not known_assignor(raw):
-            self.err(
-                path, f"unknown protocol {raw!r}", hint=did_you_mean(str(raw), ck.BUILTIN_ASSIGNORS)
-            )
-            return _BAD
-        return canonical_assignor(raw)
-
-    def exp_members(self, raw: Any, path: PathT) -> Any:
-        if isinstance(raw, int) and not isinstance(raw, bool):
-            return _bad_if_none(self.integer(raw, path, minimum=0))
-        names = self.consumer_refs(raw, path)
-        return _BAD if names is None else tuple(sorted(names))
-
-    def partitions(self, raw: Any, path: PathT) -> tuple[str, ...] | None:
-        if raw is None or raw == []:
-            return ()
-        items = raw if isinstance(raw, list) else [raw]
-        out: list[str] = []
-        for i, item in enumerate(items):
-            ipath = (*path, i) if isinstance(raw, list) else path
-            if not isinstance(item, str) or not (m := PARTITION_TEXT.match(item)):
-                self.err(
-                    ipath, f"expected a partition like T1-0 (or a range T1-0..3), got {item!r}"
-                )
-                return None
-            topic = m.group("topic")
-            if not self.ref(topic, ipath, sorted(self.all_topics), "topic"):
-                return None
-            first = int(m.group("first"))
-            last = int(m.group("last")) if m.group("last") else first
-            if last < first:
-                self.err(ipath, f"empty range {item!r}")
-                return None
-            out.extend(f"{topic}-{p}" for p in range(first, last + 1))
-        return tuple(out)
-
-    def exp_assignment(self, raw: Any, path: PathT) -> Any:
-        m = self.mapping(raw, path, "assignment (consumer: [partitions])")
-        if m is None:
-            return _BAD
-        out = {}
-        for cid, parts in m.items():
-            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
-                continue
-            p = self.partitions(parts, (*path, cid))
-            if p is not None:
-                out[cid] = p
-        return out
-
-    def exp_owns(self, raw: Any, path: PathT) -> Any:
-        return self.exp_assignment(raw, path)
-
-    def exp_sizes(self, raw: Any, path: PathT) -> Any:
-        m = self.mapping(raw, path, "sizes (consumer: number of partitions)")
-        if m is None:
-            return _BAD
-        out = {}
-        for cid, n in m.items():
-            if self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
-                v = self.integer(n, (*path, cid), minimum=0)
-                if v is not None:
-                    out[cid] = v
-        return out
-
-    def count_spec(self, raw: Any, path: PathT) -> Any:
-        if isinstance(raw, dict):
-            self.check_keys(raw, path, ("min", "max"), "a count")
-            lo = self.integer(raw.get("min", 0), (*path, "min"), minimum=0)
-            hi = raw.get("max")
-            if hi is not None:
-                hi = self.integer(hi, (*path, "max"), minimum=0)
-            return {"min": lo or 0, "max": hi}
-        v = self.integer(raw, path, minimum=0)
-        return _BAD if v is None else {"min": v, "max": v}
-
-    exp_rebalances = count_spec
-
-    def exp_errors(self, raw: Any, path: PathT) -> Any:
-        out: dict[str, Any] = {}
-        if isinstance(raw, dict):
-            for name, count in raw.items():
-                if self.error_name(name, (*path, name)):
-                    c = self.count_spec(count, (*path, name))
-                    if c is not _BAD:
-                        out[name] = c
-            return out
-        names = self.string_list(raw, path)
-        if names is None:
-            return _BAD
-        for i, n in enumerate(names):
-            if self.error_name(n, (*path, i) if isinstance(raw, list) else path):
-                out[n] = {"min": 1, "max": None}
-        return out
-
-    def exp_no_errors(self, raw: Any, path: PathT) -> Any:
-        names = self.string_list(raw, path)
-        if names is None:
-            return _BAD
-        ok = [
-            n
-            for i, n in enumerate(names)
-            if self.error_name(n, (*path, i) if isinstance(raw, list) else path)
-        ]
-        return tuple(ok)
-
-    def exp_client_states(self, raw: Any, path: PathT) -> Any:
-        m = self.mapping(raw, path, "client_states (consumer: state)")
-        if m is None:
-            return _BAD
-        out = {}
-        for cid, state in m.items():
-            if not self.ref(cid, (*path, cid), self.consumer_ids, "consumer"):
-                continue
-            if state not in CLIENT_STATES:
-                self.err(
-                    (*path, cid),
-                    f"unknown client state {state!r}",
-                    hint=did_you_mean(str(state), CLIENT_STATES)
-                    or _listing("state", CLIENT_STATES),
-                )
-                continue
-            out[cid] = state
-        return out
-
-    def exp_invariants(self, raw: Any, path: PathT) -> Any:
-        if not isinstance(raw, bool):
-            self.err(path, "invariants must be true (no violation so far) or false")
-            return _BAD
-        return raw
-
-    def exp_coordinator(self, raw: Any, path: PathT) -> Any:
-        b = self.broker_ref(raw, path)
-        if isinstance(b, dict):
-            self.err(path, "name the broker you expect, e.g. broker-1")
-            return _BAD
-        return _bad_if_none(b)
-
-    def exp_offsets_partition(self, raw: Any, path: PathT) -> Any:
-        n = self.broker_config.get("offsets_topic_num_partitions", 50)
-        return _bad_if_none(self.integer(raw, path, minimum=0, maximum=n - 1))
-
-    def exp_events(self, raw: Any, path: PathT) -> Any:
-        if not isinstance(raw, list):
-            self.err(path, "events must be a list of {event: name, field: value, ...}")
-            return _BAD
-        out = []
-        for i, item in enumerate(raw):
-            m = self.mapping(item, (*path, i), "an event pattern")
-            if m is None:
-                continue
-            if "event" not in m and "count" not in m:
-                self.err((*path, i), "an event pattern needs `event`")
-                continue
-            pattern = dict(m)
-            count = pattern.pop("count", None)
-            spec = (
-                self.count_spec(count, (*path, i, "count"))
-                if count is not None
-                else {"min": 1, "max": None}
-            )
-            out.append({"match": pattern, "count": spec})
-        return tuple(out)
-
-
-class _Bad:
-    pass
-
-
-_BAD = _Bad()
-
-
-def _bad_if_none(v: Any) -> Any:
-    return _BAD if v is None else v
-
-
-def _defaulted(api: str, name: str) -> bool:
-    """Fields a raw request may omit: the runner fills them with a Java client's usual values."""
-    return (api, name) in {
-        ("JoinGroup", "session_timeout_ms"),
-        ("JoinGroup", "rebalance_timeout_ms"),
-        ("JoinGroup", "member_id"),
-        ("JoinGroup", "protocol_type"),
-        ("JoinGroup", "protocols"),
-        ("LeaveGroup", "members"),
-        ("OffsetCommit", "topics"),
-        ("OffsetCommit", "member_id"),
-        ("OffsetCommit", "generation_id"),
-        ("DescribeGroups", "groups"),
-        ("DeleteGroups", "groups_names"),
-        ("SyncGroup", "member_id"),
-        ("SyncGroup", "generation_id"),
-        ("Heartbeat", "member_id"),
-        ("Heartbeat", "generation_id"),
-    }
-
-
-def _legal_topic_name(name: object) -> bool:
-    """Kafka's Topic.validate (coordinator.topics): the cluster refuses any other name."""
-    return isinstance(name, str) and invalid_topic_reason(name) is None
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"a string ({value!r})"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
-
-def _listing(what: str, known: Iterable[str]) -> str | None:
-    known = list(known)
-    if not known:
-        return f"no {what} is declared"
-    shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-    return f"known: {shown}"

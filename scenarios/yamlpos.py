@@ -155,15 +155,13 @@ def parse_yaml(text: str, source: str) -> tuple[Any, Positions]:
                 )
             ]
         )
-    line: int | None  # of a YAML error, 1-based; None when YAML has no mark for it
-    col: int | None
     try:
         node = yaml.compose(text, Loader=_BoundedLoader)
     except yaml.reader.ReaderError as exc:
-        line, col = _line_col(text, exc.position)
+        at_line, at_col = _line_col(text, exc.position)
         what = "NUL" if exc.character == 0 else f"#x{exc.character:04x}"
         raise ScenarioError(
-            [Issue(source, "", f"unacceptable character {what} in YAML text", line, col)]
+            [Issue(source, "", f"unacceptable character {what} in YAML text", at_line, at_col)]
         ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

@@ -1,12 +1,13 @@
-"""A tiny driver for KafkaCluster in tests: a timer heap, client inboxes, a captured event log.
+"""A tiny driver for KafkaCluster in tests: the simulation's Engine, client inboxes, a captured
+event log.
 
 It plays the runner's part: requests are delivered at once, SetTimer replaces a key, timers fire
-in (deadline, set order), and every Send to a client lands in that client's inbox.
+in (deadline, set order) on ``scenarios.engine.Engine``, and every Send to a client lands in that
+client's inbox.
 """
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from collections import defaultdict
 from collections.abc import Callable, Hashable
@@ -30,6 +31,9 @@ from coordinator.protocol import (
 from coordinator.records import Record
 from coordinator.result import CoordinatorResult, Step
 from coordinator.shard import GroupCoordinatorShard
+from scenarios.engine import Engine
+
+_OWNER = "cluster"  # the engine's timers are per node; here one owner holds them all
 
 # Kafka's own test context uses tiny timeouts; these mirror GroupMetadataManagerTestContext.
 TEST_CONFIG = CoordinatorConfig(
@@ -55,10 +59,10 @@ class Driver:
         self.events: list[dict] = []
         cluster_args.setdefault("topics", TEST_TOPICS)
         self.cluster = KafkaCluster(config=config, **cluster_args)
-        self.now = 0
-        self.timers: dict[Hashable, tuple[int, int]] = {}
-        self._heap: list[tuple[int, int, Hashable]] = []
-        self._seq = itertools.count()
+        self.engine = Engine(timer_handler=self._fire)
+        self.timers: dict[Hashable, int] = {}  # live timer key -> deadline (the engine runs them)
+        self._fired: list[Send] = []
+        self._floor = 0
         self._corr = itertools.count(1)
         self.inbox: dict[str, dict[int, list[object]]] = defaultdict(lambda: defaultdict(list))
         self.sent: list[Send] = []  # every Send, in order
@@ -72,32 +76,41 @@ class Driver:
         sends = []
         for e in result.effects:
             if isinstance(e, SetTimer):
-                seq = next(self._seq)
-                self.timers[e.key] = (e.deadline_ms, seq)
-                heapq.heappush(self._heap, (e.deadline_ms, seq, e.key))
+                self.timers[e.key] = e.deadline_ms
+                self.engine.set_timer(_OWNER, e.key, e.deadline_ms)
             elif isinstance(e, CancelTimer):
                 self.timers.pop(e.key, None)
+                self.engine.cancel_timer(_OWNER, e.key)
             elif isinstance(e, Send):
                 self.inbox[e.dst][e.correlation_id].append(e.message)
                 self.sent.append(e)
                 sends.append(e)
         return sends
 
+    @property
+    def now(self) -> int:
+        return self.engine.now
+
+    @now.setter
+    def now(self, t_ms: int) -> None:
+        """A test moves the clock without firing anything: timers due before then fire late."""
+        self._floor = t_ms
+        self.engine.now = t_ms
+
+    def _fire(self, _owner: str, key: Hashable) -> None:
+        if self.engine.now < self._floor:  # overtaken by a jump of the clock: it fires late
+            self.engine.now = self._floor
+        del self.timers[key]
+        self._fired += self.apply(self.cluster.handle_timer(key, self.now))
+
     def advance(self, to_ms: int) -> list[Send]:
         """Fire every timer due up to ``to_ms`` (in order), then set the clock to ``to_ms``."""
-        sends = []
-        while self._heap and self._heap[0][0] <= to_ms:
-            deadline, seq, key = heapq.heappop(self._heap)
-            if self.timers.get(key) != (deadline, seq):
-                continue  # replaced or cancelled
-            del self.timers[key]
-            self.now = max(self.now, deadline)
-            sends += self.apply(self.cluster.handle_timer(key, self.now))
-        self.now = max(self.now, to_ms)
-        return sends
+        self._fired = []
+        self.engine.run(until=to_ms)
+        return self._fired
 
     def deadline(self, fragment: str) -> int | None:
-        for key, (deadline, _) in self.timers.items():
+        for key, deadline in self.timers.items():
             if fragment in str(key):
                 return deadline
         return None

@@ -1,4 +1,4 @@
-"""Coordinator failover (§7.4): loading, replay, the group coming back as Kafka's would."""
+"""Coordinator failover (GroupMetadataManager.replay, onLoaded): the group comes back as Kafka's."""
 
 from coordinator.config import CoordinatorConfig
 from coordinator.errors import Errors

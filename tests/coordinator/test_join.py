@@ -1,4 +1,4 @@
-"""JoinGroup (§3): KIP-394, the initial delay chain, join completion, leader, protocols, size."""
+"""JoinGroup (classicGroupJoin): KIP-394, initial delay, completion, leader, protocols, size."""
 
 import pytest
 
@@ -75,7 +75,7 @@ def test_first_member_added_is_leader_not_first_to_ask():
     assert d.cluster.group("g").leader_id == b1
 
 
-# --- the initial delay chain (§3.8 worked timelines) ------------------------------------------
+# --- the initial delay chain (tryCompleteInitialRebalanceElseSchedule) ------------------------
 
 
 def completion_time(d: Driver, corr_of: tuple[str, int]) -> int | None:
@@ -170,7 +170,8 @@ def test_pending_member_does_not_hold_back_initial_completion():
 
 
 def test_session_expiry_of_pending_member_ends_initial_rebalance_early():
-    # The Java coordinator quirk (§2.4): pending-member expiry checks "all joined" directly.
+    # The Java coordinator quirk (removePendingMemberAndUpdateClassicGroup): pending-member expiry
+    # checks "all joined" directly.
     d = Driver()
     _, corr = d.join_dynamic("A")
     d.join("B", session=1000)
@@ -180,7 +181,7 @@ def test_session_expiry_of_pending_member_ends_initial_rebalance_early():
     assert d.response("A", corr).generation_id == 1
 
 
-# --- join completion (§3.9) --------------------------------------------------------------------
+# --- join completion (completeClassicGroupJoin) ------------------------------------------------
 
 
 def test_rebalance_completes_when_all_rejoin_and_removes_laggards():
@@ -339,7 +340,7 @@ def test_pending_member_joining_with_instance_id_is_rejected():
     assert r.error_code == Errors.UNKNOWN_SERVER_ERROR
 
 
-# --- protocols (§3.7, §4) ----------------------------------------------------------------------
+# --- protocols (supportsProtocols, selectProtocol) ---------------------------------------------
 
 
 @pytest.mark.parametrize(("protocol_type", "names"), [("", ("range",)), ("consumer", ())])
@@ -412,7 +413,7 @@ def test_fourth_member_with_only_cooperative_sticky_moves_the_vote():
     assert d.cluster.group("g").protocol_name == "cooperative-sticky"
 
 
-# --- group.max.size (§3.2 step 4) ---------------------------------------------------------------
+# --- group.max.size (acceptJoiningMember) -------------------------------------------------------
 
 
 def small_group_driver(max_size: int) -> Driver:
@@ -456,7 +457,7 @@ def test_last_rejoining_members_are_kicked_out_when_the_limit_shrank():
     assert ids[last] not in d.cluster.group("g").member_ids
 
 
-# --- leader re-election in Java HashMap order (§3.4) ------------------------------------------
+# --- leader re-election in Java HashMap order (ClassicGroup.remove) ---------------------------
 
 
 def hashmap_first(keys_in_insertion_order, candidates):

@@ -1,4 +1,4 @@
-"""OffsetCommit / OffsetFetch (§7.1, §7.2), records (§7.3), expiry and DeleteGroups (§7.5)."""
+"""OffsetCommit / OffsetFetch, records (GroupCoordinatorRecordHelpers), expiry and DeleteGroups."""
 
 import pytest
 

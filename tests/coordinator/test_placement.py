@@ -1,4 +1,4 @@
-"""§1.2: every worked example of the coordinator placement (Java String.hashCode, Utils.abs)."""
+"""GroupCoordinatorService.partitionFor worked examples (Java String.hashCode, Utils.abs)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Replaying __consumer_offsets (§7.4): last value wins, tombstones delete, stored fields restored."""
+"""Replaying __consumer_offsets (replay): last value wins, tombstones delete, fields restored."""
 
 import pytest
 

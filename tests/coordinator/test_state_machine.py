@@ -1,4 +1,4 @@
-"""§2.2: Kafka's table of valid previous states, every row legal and illegal; diagrams."""
+"""ClassicGroupState's table of valid previous states, every row legal and illegal; diagrams."""
 
 import itertools
 

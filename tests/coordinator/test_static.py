@@ -1,4 +1,4 @@
-"""Static membership (KIP-345, §3.6): replacement, fencing, skipAssignment, failed persistence."""
+"""Static membership (KIP-345): replacement, fencing, skipAssignment, failed persistence."""
 
 from coordinator.errors import Errors
 from coordinator.protocol import MemberIdentity

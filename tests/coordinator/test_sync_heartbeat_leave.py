@@ -1,4 +1,4 @@
-"""SyncGroup (§5), Heartbeat and session expiry (§6.1, §6.2), LeaveGroup (§6.3), pending sync (§6.4)."""
+"""SyncGroup, Heartbeat and session expiry, LeaveGroup, pending sync (expirePendingSync)."""
 
 from coordinator.errors import Errors
 from coordinator.protocol import MemberIdentity, SyncGroupRequest
@@ -260,7 +260,7 @@ def test_leave_unknown_group_and_old_versions():
     assert r.error_code == Errors.UNKNOWN_MEMBER_ID and r.members == ()
 
 
-# --- pending sync (§6.4) ------------------------------------------------------------------------
+# --- pending sync (expirePendingSync) -----------------------------------------------------------
 
 
 def test_leader_that_never_syncs_is_removed_at_join_completion_plus_r():

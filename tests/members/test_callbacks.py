@@ -1,4 +1,4 @@
-"""ConsumerRebalanceListener order, EAGER and COOPERATIVE (§8.4, KIP-429)."""
+"""ConsumerRebalanceListener order, EAGER and COOPERATIVE (onJoinPrepare/Complete, KIP-429)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every error row of §8.2 (JoinGroup, SyncGroup, Heartbeat) handled as Kafka's client does."""
+"""Every error AbstractCoordinator's Join/Sync/Heartbeat response handlers handle, as Kafka does."""
 
 from __future__ import annotations
 

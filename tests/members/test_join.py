@@ -1,4 +1,4 @@
-"""The join sequence (§8.2): FindCoordinator, MEMBER_ID_REQUIRED, leader/follower SyncGroup."""
+"""The join sequence (joinGroupIfNeeded): FindCoordinator, MEMBER_ID_REQUIRED, SyncGroup."""
 
 from __future__ import annotations
 

@@ -53,3 +53,41 @@ def test_progress_reports_simulated_time_and_keeps_the_events() -> None:
     assert [now for now, _ in seen] == sorted(now for now, _ in seen)
     assert len(seen) >= 5  # one report per simulated minute at least
     assert MAX_SIMULATED_MS == 6 * 3_600_000
+
+
+LATE = """\
+version: 1
+name: late
+cluster: {topics: {T1: 2}}
+consumers: [{id: C1, group: g, topics: [T1]}]
+timeline:
+  - {at: 0s, start: all}
+  - {at: 50s, crash: C1}
+expect:
+  - {at: 60s, state: Stable}
+  - {state: Stable}
+until: 40s
+"""
+
+
+def test_steps_and_expectations_after_until_are_validation_errors(tmp_path: Path) -> None:
+    path = tmp_path / "late.yaml"
+    path.write_text(LATE)
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert "late.yaml:7:5: timeline[1].at: this step at 50000 ms is after `until`" in result.output
+    assert "late.yaml:9:5: expect[0].at: this expectation at 60000 ms" in result.output
+    assert CliRunner().invoke(app, ["validate", "-"]).exit_code == 2  # no such file: no traceback
+    load_scenario(LATE.replace("until: 40s", "until: 60s"))  # at `until` itself is fine
+
+
+def test_a_refused_step_names_its_line() -> None:
+    text = (
+        "version: 1\nname: reopen\ncluster: {topics: {T1: 2}}\n"
+        "consumers: [{id: C1, group: g, topics: [T1]}]\n"
+        "timeline:\n  - {at: 0s, start: all}\n  - {at: 10s, close: C1}\n  - {at: 10s, start: C1}\n"
+    )
+    result = run_scenario(load_scenario(text))
+    assert not result.passed and result.error is not None
+    assert result.error.startswith("<text>:8:5: timeline[2]: `start` refused at t=10000ms: ")
+    assert "still closing" in result.error and "simulation.py" not in result.error

@@ -133,9 +133,7 @@ def test_members_rows_and_group_info_follow_the_run():
 def test_callouts_sit_at_their_steps():
     scenario, result, view = _run("demo-what-is-a-rebalance")
     notes = [c for c in view["callouts"] if c["kind"] == "note"]
-    assert [c["text"] for c in notes] == [
-        a.args["note"] for a in scenario.timeline if "note" in a.args
-    ]
+    assert [c["text"] for c in notes] == [a.note for a in scenario.timeline if a.note is not None]
     assert len(notes) == 3
     for c in notes:
         assert view["steps"][c["step"]][3] == "note"

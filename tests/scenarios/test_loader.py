@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from scenarios.actions import AddPartitions, CrashBroker, Network, Start
+from scenarios.checks import Assignment, Count, ErrorCounts, Rebalances
 from scenarios.errors import ScenarioError
 from scenarios.loader import library_scenarios, load_scenario, load_scenario_dict, with_overrides
 
@@ -47,11 +49,20 @@ def test_a_full_scenario_is_built():
     assert s.consumer("X").strategies == ("roundrobin",), "Kafka class names map to protocol names"
     assert s.consumer("X").topics == ("T2",)
     assert [a.at_ms for a in s.timeline] == [0, 2000, 3000, 4000, 5000], "sorted by time"
-    assert s.timeline[0].args == {"consumers": ("C1", "C2", "X")}
-    assert s.timeline[2].args == {"topics": (("T1", 2),)}
-    assert s.timeline[4].args == {"broker": {"coordinator_of": "g1"}}
-    assert s.expect[1].checks["assignment"] == {"C1": ("T1-0", "T1-1", "T1-2"), "X": ()}
-    assert s.expect[1].checks["rebalances"] == {"min": 1, "max": 3}
+    assert s.timeline[0].args == Start(consumers=("C1", "C2", "X"))
+    assert s.timeline[2].args == AddPartitions(topics=(("T1", 2),))
+    assert s.timeline[3].args == Network(sides=(("C1",),), isolate=True, for_ms=2000)
+    assert s.timeline[4].args == CrashBroker(broker={"coordinator_of": "g1"})
+    assert [a.kind for a in s.timeline] == [
+        "start",
+        "crash",
+        "add_partitions",
+        "network",
+        "crash_broker",
+    ]
+    assert s.expect[1].checks["assignment"] == Assignment({"C1": ("T1-0", "T1-1", "T1-2"), "X": ()})
+    assert s.expect[1].checks["rebalances"] == Rebalances(Count(min=1, max=3))
+    assert s.expect[1].checks["errors"] == ErrorCounts({"MEMBER_ID_REQUIRED": Count(1, None)})
     assert s.expect[0].where.line == 21
     assert s.end_ms == 5000 + 30_000
 

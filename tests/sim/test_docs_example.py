@@ -109,3 +109,16 @@ def test_seed(groupsim):
     )
     result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "--groupsim-seed", "42")
     result.assert_outcomes(passed=1)
+
+
+def test_runner_doc_setup_snippet_runs_as_written() -> None:
+    """docs/runner.md's construction snippet is complete (its imports included)."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "runner.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    setup = next(b for b in blocks if "sim = Simulation(" in b)
+    namespace: dict[str, object] = {}
+    exec(compile(setup, "docs/runner.md", "exec"), namespace)
+    assert {"C1", "C2", "S1", "S2", "S3"} <= set(namespace["sim"].consumer_ids)  # type: ignore[attr-defined]

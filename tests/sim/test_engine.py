@@ -99,3 +99,50 @@ def test_max_events_bounds_a_run() -> None:
         engine.schedule(t, lambda _: None)
     assert engine.run(max_events=3) == 3
     assert engine.now == 2
+
+
+def test_run_until_a_predicate_judges_whole_instants() -> None:
+    """SimPy's run(until=...) with a condition: asked before the first event and each time the
+    clock is about to move on, never between two events of one instant."""
+    log: list[int] = []
+    engine = Engine()
+    for t in (10, 10, 20, 30):
+        engine.schedule(t, log.append, t)
+    asked: list[tuple[int, int]] = []
+
+    def two_ran() -> bool:
+        asked.append((engine.now, len(log)))
+        return len(log) >= 2
+
+    assert engine.run(until=two_ran) is True
+    assert engine.now == 10 and log == [10, 10]
+    assert asked == [(0, 0), (10, 2)]  # not after the first of the two events at 10 ms
+    assert engine.run(until=two_ran) is True  # holds already: nothing runs
+    assert log == [10, 10]
+
+
+def test_run_until_a_predicate_stops_at_the_deadline() -> None:
+    log: list[int] = []
+    engine = Engine()
+    for t in (10, 50, 100):
+        engine.schedule(t, log.append, t)
+    assert engine.run(until=lambda: len(log) == 3, deadline=60) is False
+    assert engine.now == 60 and log == [10, 50]  # the clock reads the deadline
+    assert engine.run(until=lambda: False, deadline=200) is False
+    assert engine.now == 200 and log == [10, 50, 100]
+    # with nothing left and no deadline, a predicate that cannot become true just answers
+    assert engine.run(until=lambda: False) is False and engine.now == 200
+
+
+def test_after_event_runs_after_every_event_of_either_kind_of_run() -> None:
+    seen: list[tuple[int, int]] = []
+    engine = Engine(lambda owner, key: None)
+    engine.schedule(5, lambda _: None)
+    engine.set_timer("C1", "t", 5)
+    engine.schedule(7, lambda _: None)
+    assert (
+        engine.run(until=6, after_event=lambda: seen.append((engine.now, engine.events_run))) == 2
+    )
+    assert seen == [(5, 1), (5, 2)] and engine.now == 6
+    engine.run(until=lambda: engine.now >= 7, after_event=lambda: seen.append((engine.now, 0)))
+    assert seen[-1] == (7, 0) and engine.now == 7
