@@ -1,8 +1,11 @@
 """The simulated Kafka consumer: the client side of the classic group protocol, sans-I/O.
 
 One ``Consumer`` plays a Java ``KafkaConsumer`` with ``group.protocol=classic``: its
-``ConsumerCoordinator`` / ``AbstractCoordinator`` (join loop, response handlers, offset commits),
-its heartbeat thread (``Heartbeat``), and an application poll loop. Every public method takes the
+``ConsumerCoordinator`` (the rebalance hooks around the join, offset commits), and an application
+poll loop. The member's place in the group (``AbstractCoordinator``'s join loop, its response
+handlers and the heartbeat thread) is its ``membership``, a ``MembershipManager``
+(members.membership), the only way the facade reaches it; ``ClassicMembershipManager``
+(members.classic_membership) is the classic one. Every public method takes the
 simulated time and returns effects (``Send`` / ``SetTimer`` / ``CancelTimer``); nothing reads a
 clock. Randomness (backoff jitter) comes from a ``random.Random(seed)``.
 
@@ -25,12 +28,13 @@ Timer keys are typed (``members.timers``), rendered ``<name>:<incarnation>`` (an
 after ``restart``.
 
 ``Consumer`` is the facade over parts that each play one Kafka class and send nothing and set no
-timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbeat),
+timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbeat, held by the membership manager),
 ``ConsumerNetworkClient`` (members.network), ``CoordinatorLookup`` (members.coordinator_lookup),
 ``ConsumerMetadata`` (members.metadata), ``FetchPositions`` (members.positions),
 ``ApplicationLoop`` (members.application), ``SyncCommits``
 and ``CommittedOffsetsLookup`` (members.offsets), the rebalance rules (members.rebalance), the
-JoinGroup / SyncGroup error table (members.membership) and the timer table (members.timers).
+membership manager (members.classic_membership, which reads the JoinGroup / SyncGroup error table
+of members.membership) and the timer table (members.timers).
 The consumer sends what they decide, sets the timers they ask for and logs the events.
 """
 
@@ -50,18 +54,14 @@ from assignors.api import (
     TopicPartition,
 )
 from coordinator.effects import CancelTimer, Effect
-from coordinator.errors import EXCEPTION_NAMES, Errors
+from coordinator.errors import Errors
 from coordinator.protocol import (
     FindCoordinatorRequest,
     FindCoordinatorResponse,
-    HeartbeatRequest,
     HeartbeatResponse,
-    JoinGroupRequest,
     JoinGroupRequestProtocol,
     JoinGroupResponse,
-    LeaveGroupRequest,
     LeaveGroupResponse,
-    MemberIdentity,
     MetadataRequest,
     MetadataResponse,
     OffsetCommitRequest,
@@ -71,11 +71,9 @@ from coordinator.protocol import (
     OffsetFetchRequest,
     OffsetFetchRequestTopic,
     OffsetFetchResponse,
-    SyncGroupRequest,
     SyncGroupRequestAssignment,
     SyncGroupResponse,
     error_name,
-    maybe_truncate_reason,
 )
 from members import rebalance
 from members.application import ApplicationLoop
@@ -86,6 +84,9 @@ from members.assignor_support import (
     resolve_assignors,
 )
 from members.backoff import ExponentialBackoff
+from members.classic_membership import (
+    ClassicMembershipManager,
+)
 from members.config import ConsumerConfig
 from members.consumer_protocol import (
     SchemaError,
@@ -96,9 +97,8 @@ from members.consumer_protocol import (
 )
 from members.coordinator_lookup import CoordinatorLookup
 from members.failure import ConsumerFatal
-from members.heartbeat import Heartbeat
 from members.listener import CallbackRecord, RebalanceListener, invoke
-from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
+from members.membership import MembershipManager, Retry
 from members.metadata import INTERNAL_TOPICS, ConsumerMetadata, metadata_topics, retain_topic
 from members.network import ConsumerNetworkClient, InFlightRequest
 from members.offsets import (
@@ -108,7 +108,7 @@ from members.offsets import (
     offset_fetch_error,
 )
 from members.positions import FetchPositions
-from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
+from members.state import ConsumerStatus, Generation, MemberState
 from members.timers import (
     TIMER_NAMES,
     CloseTimer,
@@ -125,7 +125,6 @@ from members.timers import (
     RequestTimeout,
 )
 
-PROTOCOL_TYPE = "consumer"
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
 
@@ -134,30 +133,11 @@ DEFAULT_CLOSE_TIMEOUT_MS = 30000
 #: default.api.timeout.ms: how long commitSync() retries (not a ConsumerConfig field here).
 DEFAULT_API_TIMEOUT_MS = 60000
 
-#: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
-_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
-
-#: How Kafka's log and rejoin reasons name an API (ApiKeys, upper case).
-_API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
 
 #: The timers that still run while close() waits for its commitSync.
 _CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
     {CommitRetryTimer, FindCoordinatorTimer}
 )
-
-
-@define
-class _JoinFuture:
-    """The combined JoinGroup + SyncGroup future of AbstractCoordinator (``joinFuture``)."""
-
-    done: bool = False
-    error: Errors | None = None
-    #: What joinGroupIfNeeded does with the failure (members.membership.Retry).
-    retry: Retry = Retry.THROW
-    reason: str = ""
-    assignment: bytes = b""
-    #: The simple name of the exception Kafka's future fails with (the rejoin reason names it).
-    exception: str = ""
 
 
 @define
@@ -237,13 +217,7 @@ class Consumer:
         # The timers of this incarnation (every incarnation change resets this state): their
         # keys, and the deadline each is set for.
         self._timers = ConsumerTimers(self.incarnation)
-        self._member_state = MemberState.UNJOINED
-        self.generation: Generation = NO_GENERATION
         self.is_leader = False
-        self._rejoin_needed = True
-        self._rejoin_reason = ""
-        self._needs_join_prepare = True
-        self._join: _JoinFuture | None = None
         self._joined_subscription: tuple[str, ...] | None = None
         self._group_subscription: tuple[str, ...] | None = None
         self._assignment_snapshot: tuple | None = None
@@ -256,12 +230,8 @@ class Consumer:
         # version whose successor it waits for
         self._pattern_awaits_version: int | None = None
         self.network.reset()
-        self.heartbeat = Heartbeat(
-            session_timeout_ms=self.config.session_timeout_ms,
-            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
-            max_poll_interval_ms=self.config.max_poll_interval_ms,
-            backoff=self._backoff,
-        )
+        # The member's place in the group (AbstractCoordinator's join / heartbeat / leave side).
+        self.membership: MembershipManager = ClassicMembershipManager(self)
         # The application thread: inside poll(), or busy until app.busy_until.
         self.app = ApplicationLoop(
             poll_interval_ms=self.config.poll_interval_ms,
@@ -289,14 +259,25 @@ class Consumer:
         self.sync_commits = SyncCommits(self._backoff)
         self._poll_fatal: ConsumerFatal | None = None  # thrown from the next poll()
 
+    # The membership state lives in the membership manager (members.classic_membership); these
+    # read and write it there for the facade's ConsumerCoordinator hooks and the tests' harness.
+
+    @property
+    def generation(self) -> Generation:
+        return self.membership.generation
+
+    @generation.setter
+    def generation(self, value: Generation) -> None:
+        self.membership.generation = value
+
     @property
     def state(self) -> str:
         """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
-        return self._member_state._value_  # .value without the enum property lookup
+        return self.membership.member_state._value_  # .value without the enum property lookup
 
     @property
     def member_state(self) -> MemberState:
-        return self._member_state
+        return self.membership.member_state
 
     @property
     def generation_id(self) -> int:
@@ -378,7 +359,7 @@ class Consumer:
 
     @property
     def rejoin_needed(self) -> bool:
-        return self._rejoin_needed
+        return self.membership.rejoin_needed
 
     @property
     def rejoin_pending(self) -> bool:
@@ -388,8 +369,8 @@ class Consumer:
         if not self._subscribed:
             return False
         return (
-            self._rejoin_needed
-            or self._join is not None
+            self.membership.rejoin_needed
+            or self.membership.join_in_progress
             or (
                 self._assignment_snapshot is not None
                 and self._assignment_snapshot != self._snapshot_value
@@ -405,21 +386,6 @@ class Consumer:
         return [(c.callback, c.partition_names()) for c in self.callbacks]
 
     # ------------------------------------------------------------------ helpers
-
-    def _set_state(self, new: MemberState, now: int, reason: str) -> None:
-        if new is self._member_state:
-            return
-        old = self._member_state
-        self._member_state = new
-        self._emit(
-            "client_state",
-            t_ms=now,
-            state_from=old._value_,  # .value without the enum property lookup
-            state_to=new._value_,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-            reason=reason,
-        )
 
     def _set_subscription(self, topics: Sequence[str] | None, pattern: str | None) -> None:
         """Validate first, then replace: a bad argument leaves the subscription as it was."""
@@ -593,7 +559,7 @@ class Consumer:
             self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
             if not self._subscribed:
                 self._on_leave_prepare(now_ms)
-                self._maybe_leave_group("the consumer unsubscribed from all topics", now_ms)
+                self.membership.leave("the consumer unsubscribed from all topics", now_ms)
                 return out
             self._pattern_awaits_version = None
         # ClassicKafkaConsumer.subscribe: requestUpdateForNewTopics when the topics changed, and
@@ -626,12 +592,12 @@ class Consumer:
         self.fetch.materialize(now_ms)
         if self.app.in_poll(now_ms):
             # heartbeat.poll(): the application was in poll() until now
-            self.heartbeat.poll(now_ms)
+            self.membership.on_poll(now_ms)
         until = self.app.stall(duration_ms, now_ms)
         self.fetch.accrue_from = until
         self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=until)
         self._set_poll_timer(until)
-        self._schedule_heartbeat(now_ms)  # the poll timer now counts
+        self.membership.schedule_heartbeat(now_ms)  # the poll timer now counts
         return out
 
     # ------------------------------------------------------------------ inputs (public)
@@ -687,7 +653,7 @@ class Consumer:
 
     def _on_heartbeat_timer(self, now: int) -> None:
         self._timers.forget(HeartbeatTimer)
-        self._heartbeat_tick(now)
+        self.membership.on_timer(now)
 
     def _on_join_retry_timer(self, now: int) -> None:
         self._timers.forget(JoinRetryTimer)
@@ -772,7 +738,7 @@ class Consumer:
         if self.status is ConsumerStatus.FAILED:
             return
         self.fatal_error = fatal.error
-        self.heartbeat.enabled = False
+        self.membership.stop()
         self._emit(
             "consumer_fatal",
             t_ms=now,
@@ -806,17 +772,10 @@ class Consumer:
                 self._offset_fetch_failed(now)  # a DisconnectException: retriable
             else:
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
-                if entry.api in ("JoinGroup", "SyncGroup"):
-                    self._complete_join_failure(
-                        Errors.NETWORK_EXCEPTION,
-                        Retry.BACKOFF,
-                        now,
-                        reason,
-                        exception="DisconnectException",
-                    )
-                elif entry.api == "Heartbeat":
-                    self._fail_heartbeat(now)
-                elif entry.api == "OffsetCommit" and entry.commit is not None:
+                if entry.api != "OffsetCommit":
+                    # JoinGroup, SyncGroup, Heartbeat, LeaveGroup: the membership's own
+                    self.membership.on_request_failed(entry, now, reason)
+                elif entry.commit is not None:
                     self._finish_commit(entry.commit, Errors.NETWORK_EXCEPTION.name, now, True)
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
@@ -876,6 +835,14 @@ class Consumer:
         self._out.append(self._timers.set(FindCoordinatorTimer, now + delay))
         self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
+    def _on_membership_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+        """JoinGroup, SyncGroup, Heartbeat and LeaveGroup answers belong to the membership."""
+        self.membership.on_response(entry, message, now)
+
+    def _generation_unchanged(self, entry: InFlightRequest) -> bool:
+        """The request was sent in the member's current generation."""
+        return entry.sent_generation == self.membership.generation
+
     def _on_find_coordinator(
         self, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
     ) -> None:
@@ -883,10 +850,10 @@ class Consumer:
         if resp.error_code == Errors.NONE:
             self.lookup.found(f"broker-{resp.node_id}")
             self._timers.forget(FindCoordinatorTimer)
-            self.heartbeat.reset_session_timeout(now)
+            self.membership.on_coordinator_found(now)
             self._emit("coordinator_discovered", t_ms=now, coordinator=self.lookup.coordinator)
             self._resume_sync_commits(now)
-            self._schedule_heartbeat(now)
+            self.membership.schedule_heartbeat(now)
             self._app_poll_now(now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
             raise ConsumerFatal(
@@ -923,7 +890,7 @@ class Consumer:
             )
             self._on_failed_request(entry, corr, now, "coordinator disconnected")
         self._lookup_coordinator(now)
-        self._schedule_heartbeat(now)
+        self.membership.schedule_heartbeat(now)
 
     # ------------------------------------------------------------------ metadata
 
@@ -1014,7 +981,7 @@ class Consumer:
             # again above, and their arrival changes the snapshot: the leader rejoins).
             self._continue_leader_assignment(now)
             if self._pending_leader is None:
-                self._schedule_heartbeat(now)  # the coordinator's lock is free again
+                self.membership.schedule_heartbeat(now)  # the coordinator's lock is free again
         self._maybe_drive(now)
 
     def _retain_topic(self, topic: str) -> bool:
@@ -1051,10 +1018,10 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING or not self.app.in_poll(now):
             return
         self._timers.forget(PollTimer)
-        self.heartbeat.poll(now)
+        self.membership.on_poll(now)
         try:
-            if self.heartbeat.failed is not None:
-                raise self.heartbeat.failed
+            if self.membership.fatal is not None:
+                raise self.membership.fatal
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._drive(now)
@@ -1116,11 +1083,11 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
             return
         try:
-            if self.heartbeat.failed is not None:
-                raise self.heartbeat.failed
+            if self.membership.fatal is not None:
+                raise self.membership.fatal
             if self._poll_fatal is not None:
                 raise self._poll_fatal
-            self._join_group_if_needed(now)
+            self.membership.join(now)
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
 
@@ -1131,69 +1098,15 @@ class Consumer:
             self._assignment_snapshot is not None
             and self._assignment_snapshot != self._snapshot_value  # _metadata_snapshot()
         ):
-            self._request_rejoin_if_necessary("cached metadata has changed", now)
+            self.membership.request_rejoin_if_necessary("cached metadata has changed", now)
             return True
         if (
             self._joined_subscription is not None
             and self._joined_subscription != self._subscription
         ):
-            self._request_rejoin_if_necessary("subscription has changed", now)
+            self.membership.request_rejoin_if_necessary("subscription has changed", now)
             return True
-        return self._rejoin_needed or self._join is not None
-
-    def _join_group_if_needed(self, now: int) -> None:
-        """AbstractCoordinator.joinGroupIfNeeded, one step at a time."""
-        for _ in range(64):  # each pass sends a request or consumes a finished future
-            if not self._rejoin_needed_or_pending(now):
-                return
-            if self.lookup.coordinator is None:
-                self._lookup_coordinator(now)
-                return
-            if (
-                self._pattern is not None
-                and self._needs_join_prepare
-                and not self._pattern_metadata_fresh(now)
-            ):
-                return  # a pattern consumer refreshes its metadata before each rebalance round
-            retry_at = self._timers.deadline(JoinRetryTimer)
-            if retry_at is not None and now < retry_at:
-                return
-            if self._needs_join_prepare:
-                self._needs_join_prepare = False
-                if not self._on_join_prepare(now):
-                    self._needs_join_prepare = True
-                    return
-            if self._join is None:
-                self._initiate_join_group(now)
-                return
-            if not self._join.done:
-                return
-            result, self._join = self._join, None
-            if result.error is None:
-                if not self.generation.is_reset and self._member_state is MemberState.STABLE:
-                    self._on_join_complete(result.assignment, now)
-                    self._needs_join_prepare = True
-                else:
-                    self._reset_state_and_rejoin(
-                        "rebalance failed since the generation/state was modified by heartbeat "
-                        f"thread to {_java_generation(self.generation)}/"
-                        f"{self._member_state.name} before the rebalance callback triggered",
-                        True,
-                        now,
-                    )
-                continue
-            assert result.error is not None
-            if result.error is not Errors.MEMBER_ID_REQUIRED:
-                # joinGroupIfNeeded: the short reason names the exception's class.
-                self._request_rejoin(f"rebalance failed due to {result.exception}", now)
-            if result.retry is Retry.THROW:
-                raise ConsumerFatal(
-                    result.error.name, result.reason or "JoinGroup/SyncGroup failed"
-                )
-            if result.retry is Retry.IMMEDIATE:
-                continue
-            self._out.append(self._timers.set(JoinRetryTimer, now + self.config.retry_backoff_ms))
-            return
+        return self.membership.rejoin_needed or self.membership.join_in_progress
 
     def _pattern_metadata_fresh(self, now: int) -> bool:
         """ConsumerCoordinator.poll, before a pattern subscriber (re)joins: it asks for a metadata
@@ -1220,36 +1133,6 @@ class Consumer:
             self._pattern_awaits_version = md.update_version
             return False
         return True
-
-    def _request_rejoin(self, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
-            self._emit("rejoin_requested", t_ms=now, reason=reason)
-        self._rejoin_reason = reason
-        self._rejoin_needed = True
-
-    def _request_rejoin_if_necessary(self, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
-            self._request_rejoin(reason, now)
-
-    def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
-        self._emit(
-            "generation_reset",
-            t_ms=now,
-            reason=reason,
-            reset_member_id=reset_member_id,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-        )
-        self.generation = (
-            NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
-        )
-        self._set_state(MemberState.UNJOINED, now, reason)
-        self.heartbeat.enabled = False
-
-    def _reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
-        self._reset_state_and_generation(reason, reset_member_id, now)
-        self._request_rejoin(reason, now)
-        self._needs_join_prepare = True
 
     # ------------------------------------------------------------------ callbacks
 
@@ -1359,14 +1242,16 @@ class Consumer:
         if not rebalance.assignment_matches_subscription(
             assigned, self._pattern, self._subscription
         ):
-            self._request_rejoin("received assignment does not match the current subscription", now)
+            self.membership.request_rejoin(
+                "received assignment does not match the current subscription", now
+            )
             return
         revoked, added = rebalance.on_join_complete(
             self.rebalance_protocol, self.fetch.owned, assigned
         )
         if revoked:
             self._invoke(rebalance.REVOKED, revoked, now)
-            self._request_rejoin("need to revoke partitions and re-join", now)
+            self.membership.request_rejoin("need to revoke partitions and re-join", now)
         self._maybe_update_joined_subscription(assigned, now)
         if assignor.instance is not None:
             try:
@@ -1404,55 +1289,23 @@ class Consumer:
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
-        callback = rebalance.on_leave_prepare(self.generation, self._member_state, self.fetch.owned)
+        callback = rebalance.on_leave_prepare(
+            self.generation, self.membership.member_state, self.fetch.owned
+        )
         if callback is None:
             return
         self._invoke(callback, list(self.fetch.owned), now)
         self.fetch.set_owned([], now)
-
-    def _maybe_leave_group(self, reason: str, now: int) -> None:
-        """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
-        sent = False
-        if (
-            not self.is_static
-            and self.lookup.coordinator is not None
-            and self._member_state is not MemberState.UNJOINED
-            and self.generation.has_member_id
-        ):
-            self._send(
-                self.lookup.coordinator,
-                LeaveGroupRequest(
-                    group_id=self.config.group_id,
-                    members=(
-                        MemberIdentity(
-                            member_id=self.generation.member_id,
-                            reason=maybe_truncate_reason(reason),
-                        ),
-                    ),
-                ),
-                now,
-                member_id=self.generation.member_id,
-            )
-            sent = True
-        self._emit(
-            "leave_group",
-            t_ms=now,
-            reason=reason,
-            sent=sent,
-            member_id=self.generation.member_id,
-            group_instance_id=self.config.group_instance_id,
-        )
-        self._reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
 
     def _finish_close(self, now: int) -> None:
         """AbstractCoordinator.close: onLeavePrepare + maybeLeaveGroup, then
         awaitPendingRequests(coordinator, timer): the consumer stays CLOSING while requests to
         the coordinator are pending (answered, failed or timed out) and the close timer runs. It
         sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
-        self.heartbeat.enabled = False
+        self.membership.stop()
         if self.config.internal_leave_group_on_close:
             self._on_leave_prepare(now)
-            self._maybe_leave_group("the consumer is being closed", now)
+            self.membership.leave("the consumer is being closed", now)
         node = self.lookup.coordinator
         if node is not None and self.network.pending_request_count(node):
             if now < self._close_deadline:
@@ -1525,122 +1378,6 @@ class Consumer:
             )
         )
 
-    def _initiate_join_group(self, now: int) -> None:
-        assert self.lookup.coordinator is not None
-        self._set_state(MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
-        self._join = _JoinFuture()
-        request = JoinGroupRequest(
-            group_id=self.config.group_id,
-            session_timeout_ms=self.config.session_timeout_ms,
-            rebalance_timeout_ms=self.config.rebalance_timeout_ms,
-            member_id=self.generation.member_id,
-            protocol_type=PROTOCOL_TYPE,
-            protocols=self._join_protocols(),
-            group_instance_id=self.config.group_instance_id,
-            reason=maybe_truncate_reason(self._rejoin_reason) or None,
-            client_id=self.config.client_id,
-        )
-        self._send(
-            self.lookup.coordinator,
-            request,
-            now,
-            member_id=request.member_id,
-            group_instance_id=request.group_instance_id,
-            reason=request.reason,
-        )
-
-    def _complete_join_failure(
-        self,
-        error: Errors,
-        retry: Retry,
-        now: int,
-        reason: str = "",
-        *,
-        exception: str | None = None,
-    ) -> None:
-        """Fail the join future with ``error``; ``retry`` is what joinGroupIfNeeded then does,
-        ``exception`` names the Java exception when it is not the error code's own (a
-        disconnect, an unexpected error's KafkaException)."""
-        if self._join is None or self._join.done:
-            return
-        self._join.done = True
-        self._join.error = error
-        self._join.reason = reason
-        self._join.retry = retry
-        self._join.exception = exception or EXCEPTION_NAMES.get(error, "KafkaException")
-        self._maybe_drive(now)
-
-    def _react_to_join_error(
-        self, api: str, error: Errors, entry: InFlightRequest, now: int, member_id: str = ""
-    ) -> None:
-        """A JoinGroup or SyncGroup error answer, by the table (members.membership.JOIN_ERRORS):
-        the action on the member, then the failed future. ``member_id`` is the one a JoinGroup
-        answer gives (MEMBER_ID_REQUIRED)."""
-        reaction = join_reaction(api, error)
-        action = reaction.action
-        if action is Action.ADOPT_MEMBER_ID:
-            self.generation = Generation(-1, member_id, None)
-            self._request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
-        elif action is Action.MARK_COORDINATOR_UNKNOWN:
-            self._mark_coordinator_unknown(f"error response {error.name}", now)
-        elif action is not Action.NOTHING and self._generation_unchanged(entry):
-            self._reset_state_and_rejoin(
-                f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
-                action is Action.RESET_GENERATION_AND_MEMBER_ID,
-                now,
-            )
-        self._complete_join_failure(
-            error,
-            reaction.retry,
-            now,
-            f"{api} failed: {error.name}",
-            exception=reaction.exception,
-        )
-
-    def _generation_unchanged(self, entry: InFlightRequest) -> bool:
-        return entry.sent_generation == self.generation
-
-    def _on_join_group(self, entry: InFlightRequest, resp: JoinGroupResponse, now: int) -> None:
-        err = resp.error_code
-        if self._join is None or self._join.done:
-            return  # a stale answer (the join was abandoned)
-        if err == Errors.NONE:
-            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
-                self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
-                )
-                return
-            if self._member_state is not MemberState.PREPARING_REBALANCE:
-                # UnjoinedGroupException: retriable.
-                self._complete_join_failure(
-                    Errors.NETWORK_EXCEPTION,
-                    Retry.BACKOFF,
-                    now,
-                    "unjoined group",
-                    exception="UnjoinedGroupException",
-                )
-                return
-            self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
-            self._set_state(MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
-            self._enable_heartbeat(now)
-            self._emit(
-                "joined",
-                t_ms=now,
-                member_id=resp.member_id,
-                generation_id=resp.generation_id,
-                protocol_name=resp.protocol_name,
-                leader=resp.leader,
-                is_leader=resp.member_id == resp.leader,
-                members=len(resp.members),
-                skip_assignment=resp.skip_assignment,
-            )
-            if resp.member_id == resp.leader:
-                self._on_leader_elected(resp, now)
-            else:
-                self._send_sync_group((), now)
-            return
-        self._react_to_join_error(JOIN_GROUP, err, entry, now, resp.member_id)
-
     def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
         # lookupAssignor comes first: an unknown protocol fails before any metadata wait
@@ -1652,7 +1389,7 @@ class Consumer:
                 if assignor is None
                 else f"assignor {name!r} is not available: {assignor.unavailable}"
             )
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
+            self.membership.fail_join(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
             return
         members = []
         try:
@@ -1668,7 +1405,7 @@ class Consumer:
                 )
                 members.append((m.member_id, m.group_instance_id, sub))
         except SchemaError as exc:
-            self._complete_join_failure(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
+            self.membership.fail_join(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
             return
         group_topics: set[str] = set()
         for _, _, sub in members:
@@ -1709,13 +1446,13 @@ class Consumer:
             return
         if (
             pending.generation != self.generation
-            or self._member_state is not MemberState.COMPLETING_REBALANCE
+            or self.membership.member_state is not MemberState.COMPLETING_REBALANCE
         ):
             # The member left the group while its leader waited for metadata (in the simulator
             # the application may unsubscribe meanwhile; Kafka's is blocked in onLeaderElected).
             # The join fails and is retried at once, as SyncGroupResponseHandler does for a
             # generation cleared before its answer (ILLEGAL_GENERATION); it must not stay pending.
-            self._complete_join_failure(
+            self.membership.fail_join(
                 Errors.ILLEGAL_GENERATION,
                 Retry.IMMEDIATE,
                 now,
@@ -1726,7 +1463,7 @@ class Consumer:
         if pending.skip_assignment:
             self._emit("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
             self._assignment_snapshot = self._metadata_snapshot()
-            self._send_sync_group((), now)
+            self.membership.send_sync_group((), now)
             return
         assignor = pending.assignor
         assert assignor.instance is not None
@@ -1739,7 +1476,7 @@ class Consumer:
             try:
                 result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
-                self._complete_join_failure(
+                self.membership.fail_join(
                     Errors.UNKNOWN_SERVER_ERROR,
                     Retry.THROW,
                     now,
@@ -1752,7 +1489,7 @@ class Consumer:
             ):
                 bad = rebalance.cooperative_violations(subscriptions, result)
                 if bad:
-                    self._complete_join_failure(
+                    self.membership.fail_join(
                         Errors.UNKNOWN_SERVER_ERROR,
                         Retry.THROW,
                         now,
@@ -1782,7 +1519,7 @@ class Consumer:
             members=len(pending.members),
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
-        self._send_sync_group(assignments, now)
+        self.membership.send_sync_group(assignments, now)
 
     def _maybe_update_group_subscription(
         self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int
@@ -1801,192 +1538,7 @@ class Consumer:
         self._group_subscription = tuple(sorted(group | added))
         return True
 
-    def _send_sync_group(
-        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
-    ) -> None:
-        if self.lookup.coordinator is None:
-            self._complete_join_failure(
-                Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
-            )
-            return
-        self._send(
-            self.lookup.coordinator,
-            SyncGroupRequest(
-                group_id=self.config.group_id,
-                generation_id=self.generation.generation_id,
-                member_id=self.generation.member_id,
-                group_instance_id=self.config.group_instance_id,
-                protocol_type=PROTOCOL_TYPE,
-                protocol_name=self.generation.protocol_name,
-                assignments=assignments,
-            ),
-            now,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-            assignments=len(assignments),
-        )
-
-    def _on_sync_group(self, entry: InFlightRequest, resp: SyncGroupResponse, now: int) -> None:
-        err = resp.error_code
-        if self._join is None or self._join.done:
-            return
-        if err == Errors.NONE:
-            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
-                self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
-                )
-            elif (
-                self.generation.is_reset
-                or self._member_state is not MemberState.COMPLETING_REBALANCE
-            ):
-                self._complete_join_failure(
-                    Errors.ILLEGAL_GENERATION,
-                    Retry.IMMEDIATE,
-                    now,
-                    "generation/state changed before SyncGroup answer",
-                )
-            elif (
-                resp.protocol_name is not None
-                and resp.protocol_name != self.generation.protocol_name
-            ):
-                self._complete_join_failure(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol name mismatch"
-                )
-            else:
-                self._set_state(MemberState.STABLE, now, "SyncGroup succeeded")
-                self._rejoin_reason = ""
-                self._rejoin_needed = False
-                self._join.done = True
-                self._join.assignment = resp.assignment
-                self._maybe_drive(now)
-            return
-        self._react_to_join_error(SYNC_GROUP, err, entry, now)
-
     # ------------------------------------------------------------------ heartbeat thread
-
-    def _enable_heartbeat(self, now: int) -> None:
-        """HeartbeatThread.enable -> Heartbeat.resetTimeouts."""
-        hb = self.heartbeat
-        hb.enabled = True
-        hb.reset_timeouts(now)
-        self._schedule_heartbeat(now)
-
-    def _schedule_heartbeat(self, now: int) -> None:
-        hb = self.heartbeat
-        if not hb.enabled or self.status is not ConsumerStatus.RUNNING:
-            return
-        if self.lookup.coordinator is None:
-            at = now + self.config.retry_backoff_ms
-        else:
-            at = hb.next_deadline(self._poll_timeout_possible(now))
-        at = max(at, now)
-        set_at = self._timers.deadline(HeartbeatTimer)
-        if set_at is not None and set_at <= at and set_at >= now:
-            return  # an earlier wake-up is already set; it will re-plan
-        self._out.append(self._timers.set(HeartbeatTimer, at))
-
-    def _heartbeat_tick(self, now: int) -> None:
-        """One pass of HeartbeatThread.run's loop."""
-        hb = self.heartbeat
-        if not hb.enabled:
-            return
-        if self._pending_leader is not None:
-            # The application thread holds the coordinator's lock while its leader waits for
-            # metadata (JoinGroupResponseHandler runs onLeaderElected inside
-            # synchronized (AbstractCoordinator.this)), and each pass of HeartbeatThread.run
-            # takes that lock: no heartbeat, no session or poll check until the wait ends.
-            return
-        if self._member_state.has_not_joined or hb.failed is not None:
-            hb.enabled = False
-            return
-        if self.lookup.coordinator is None:
-            self._lookup_coordinator(now)
-            self._schedule_heartbeat(now)
-            return
-        if hb.session_timeout_expired(now):
-            self._mark_coordinator_unknown(
-                "session timed out without receiving a heartbeat response", now
-            )
-            self._schedule_heartbeat(now)
-            return
-        if self._poll_timeout_possible(now) and hb.poll_timeout_expired(now):
-            self._emit(
-                "poll_timeout",
-                t_ms=now,
-                member_id=self.generation.member_id,
-                max_poll_interval_ms=self.config.max_poll_interval_ms,
-            )
-            self._maybe_leave_group("consumer poll timeout has expired.", now)
-            return
-        if hb.should_heartbeat(now):
-            hb.sent_heartbeat(now)
-            self._send(
-                self.lookup.coordinator,
-                HeartbeatRequest(
-                    group_id=self.config.group_id,
-                    generation_id=self.generation.generation_id,
-                    member_id=self.generation.member_id,
-                    group_instance_id=self.config.group_instance_id,
-                ),
-                now,
-                member_id=self.generation.member_id,
-                generation_id=self.generation.generation_id,
-            )
-        self._schedule_heartbeat(now)
-
-    def _poll_timeout_possible(self, now: int) -> bool:
-        """Only an application outside poll() (stalled or processing past the deadline) can
-        overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
-        return self.app.poll_timeout_possible(now, self.heartbeat.poll_deadline_ms)
-
-    def _receive_heartbeat(self, now: int) -> None:
-        self.heartbeat.receive_heartbeat(now)
-
-    def _fail_heartbeat(self, now: int) -> None:
-        hb = self.heartbeat
-        hb.fail_heartbeat(now)
-        set_at = self._timers.deadline(HeartbeatTimer)
-        if set_at is not None and set_at > hb.next_heartbeat_ms:
-            self._timers.forget(HeartbeatTimer)
-        self._schedule_heartbeat(now)
-
-    def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
-        err = resp.error_code
-        if err == Errors.NONE:
-            self._receive_heartbeat(now)
-        elif err == Errors.REBALANCE_IN_PROGRESS:
-            if self._member_state is MemberState.STABLE:
-                self._request_rejoin("group is already rebalancing", now)
-                self._maybe_drive(now)
-            self._receive_heartbeat(now)  # still counts as a live heartbeat
-        elif err in (
-            Errors.ILLEGAL_GENERATION,
-            Errors.UNKNOWN_MEMBER_ID,
-            Errors.FENCED_INSTANCE_ID,
-        ):
-            if self._generation_unchanged(entry):
-                self._reset_state_and_rejoin(
-                    f"encountered {err.name} from HEARTBEAT response",
-                    err is not Errors.ILLEGAL_GENERATION,
-                    now,
-                )
-                if err is Errors.FENCED_INSTANCE_ID:
-                    # The heartbeat thread fails; the next poll() throws.
-                    self.heartbeat.failed = ConsumerFatal(
-                        err.name, "group.instance.id fenced (Heartbeat)"
-                    )
-                else:
-                    self._fail_heartbeat(now)
-                self._maybe_drive(now)
-            else:
-                self._receive_heartbeat(now)
-        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self._mark_coordinator_unknown(f"error response {err.name}", now)
-            self._fail_heartbeat(now)
-        else:
-            # GROUP_AUTHORIZATION_FAILED and unexpected errors alike: the heartbeat future fails,
-            # and HeartbeatThread's listener only calls failHeartbeat() (the thread keeps going).
-            self._fail_heartbeat(now)
 
     # ------------------------------------------------------------------ offsets
 
@@ -2064,7 +1616,9 @@ class Consumer:
 
     def _join_incomplete(self) -> bool:
         """A rejoin is needed or under way (as last evaluated by the join loop)."""
-        return self._subscribed and (self._rejoin_needed or self._join is not None)
+        return self._subscribed and (
+            self.membership.rejoin_needed or self.membership.join_in_progress
+        )
 
     def _maybe_auto_commit(self, now: int) -> None:
         """ConsumerCoordinator.maybeAutoCommitOffsetsAsync at the end of its poll(), which is
@@ -2136,8 +1690,8 @@ class Consumer:
             else:
                 self._lookup_coordinator(now)  # ensureCoordinatorReady, within the deadline
             return
-        if self._member_state is not MemberState.STABLE:
-            rebalancing = self._member_state in (
+        if self.membership.member_state is not MemberState.STABLE:
+            rebalancing = self.membership.member_state in (
                 MemberState.PREPARING_REBALANCE,
                 MemberState.COMPLETING_REBALANCE,
             )
@@ -2251,17 +1805,19 @@ class Consumer:
             self._mark_coordinator_unknown(f"error response {error.name}", now)
             self._finish_commit(op, error.name, now, True)
         elif error == Errors.REBALANCE_IN_PROGRESS:
-            self._request_rejoin("offset commit failed since group is already rebalancing", now)
+            self.membership.request_rejoin(
+                "offset commit failed since group is already rebalancing", now
+            )
             self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
             self._maybe_drive(now)
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             if (
                 not self._generation_unchanged(entry)
-                and self._member_state is MemberState.PREPARING_REBALANCE
+                and self.membership.member_state is MemberState.PREPARING_REBALANCE
             ):
                 self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
             else:
-                self._reset_state_and_rejoin(
+                self.membership.reset_state_and_rejoin(
                     f"encountered {error.name} from OFFSET_COMMIT response",
                     error is not Errors.ILLEGAL_GENERATION,
                     now,
@@ -2278,58 +1834,23 @@ class Consumer:
                 )
                 self._maybe_drive(now)
             else:
-                rebalancing = self._member_state is MemberState.PREPARING_REBALANCE
+                rebalancing = self.membership.member_state is MemberState.PREPARING_REBALANCE
                 self._finish_commit(
                     op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
                 )
         else:
             self._finish_commit(op, error.name, now, False)
 
-    def _on_leave_group(self, entry: InFlightRequest, resp: LeaveGroupResponse, now: int) -> None:
-        """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
-        reset its generation when it sent the request), but a failure is logged, as Kafka logs
-        "LeaveGroup request with <generation> failed": an answer naming more than one member
-        (IllegalStateException), or LeaveGroupResponse.error(): the top-level error, else the
-        first member-level one (a member unknown to the coordinator: UNKNOWN_MEMBER_ID)."""
-        if len(resp.members) > 1:
-            error = "ILLEGAL_STATE"
-        else:
-            code = resp.error_code
-            if code == Errors.NONE:
-                for member in resp.members:
-                    if member.error_code != Errors.NONE:
-                        code = member.error_code
-                        break
-            if code == Errors.NONE:
-                return
-            error = _ERROR_NAMES.get(code) or Errors(code).name
-        self._emit(
-            "leave_group_failed",
-            t_ms=now,
-            error=error,
-            member_id=entry.sent_generation.member_id,
-            generation_id=entry.sent_generation.generation_id,
-        )
-
-
-def _java_generation(generation: Generation) -> str:
-    """AbstractCoordinator.Generation.toString, as Kafka's log lines and reasons print it."""
-    protocol = "null" if generation.protocol_name is None else generation.protocol_name
-    return (
-        f"Generation{{generationId={generation.generation_id}, "
-        f"memberId='{generation.member_id}', protocol='{protocol}'}}"
-    )
-
 
 _HANDLERS: dict[type, Any] = {
     FindCoordinatorResponse: Consumer._on_find_coordinator,
     MetadataResponse: Consumer._on_metadata,
-    JoinGroupResponse: Consumer._on_join_group,
-    SyncGroupResponse: Consumer._on_sync_group,
-    HeartbeatResponse: Consumer._on_heartbeat,
+    JoinGroupResponse: Consumer._on_membership_response,
+    SyncGroupResponse: Consumer._on_membership_response,
+    HeartbeatResponse: Consumer._on_membership_response,
     OffsetCommitResponse: Consumer._on_offset_commit,
     OffsetFetchResponse: Consumer._on_offset_fetch,
-    LeaveGroupResponse: Consumer._on_leave_group,
+    LeaveGroupResponse: Consumer._on_membership_response,
 }
 
 #: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).

@@ -21,14 +21,18 @@ unexpected one: ``UNEXPECTED``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import Enum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from attrs import frozen
 
-from assignors.api import TopicPartition
 from coordinator.errors import Errors
+
+if TYPE_CHECKING:
+    from coordinator.protocol import SyncGroupRequestAssignment
+    from members.failure import ConsumerFatal
+    from members.network import InFlightRequest
+    from members.state import Generation, MemberState
 
 JOIN_GROUP = "JoinGroup"
 SYNC_GROUP = "SyncGroup"
@@ -119,17 +123,28 @@ class MembershipManager(Protocol):
     """The seam between the ``Consumer`` facade and a group membership protocol.
 
     The facade owns the process (start, crash, close), the network client, the coordinator
-    lookup, metadata, offsets and the application loop; the membership manager owns the
-    member's place in the group: its state and identity, the requests that keep it there, and
-    the partitions the group gave it. Every call takes the simulated time; requests and timers
-    go through the facade (as the parts do), so a manager returns nothing itself.
+    lookup, metadata, offsets, the application loop and the rebalance callbacks; the membership
+    manager owns the member's place in the group: its state and identity, the requests that keep
+    it there, and the partitions the group gave it. Every call takes the simulated time; the
+    manager sends requests, sets timers and logs events through the facade (as the other parts'
+    decisions go out), so its calls return nothing. These are exactly the calls the facade
+    makes: ``members.consumer.Consumer`` holds its manager as a ``MembershipManager`` and mypy
+    checks it uses nothing else. ``members.classic_membership.ClassicMembershipManager`` is the
+    classic implementation.
     """
+
+    #: The member's generation (classic) or member id + epoch (KIP-848); read by the facade's
+    #: commits and callbacks, replaced by Kafka's test-only setNewGeneration.
+    generation: Generation
 
     @property
     def state(self) -> str:
-        """The member's state name (classic: MemberState; KIP-848: MemberState of
-        ConsumerMembershipManager)."""
+        """The member's state name (classic: MemberState; KIP-848: ConsumerMembershipManager's
+        MemberState)."""
         ...
+
+    @property
+    def member_state(self) -> MemberState: ...
 
     @property
     def member_id(self) -> str: ...
@@ -140,7 +155,17 @@ class MembershipManager(Protocol):
         ...
 
     @property
-    def owned_partitions(self) -> Sequence[TopicPartition]: ...
+    def rejoin_needed(self) -> bool: ...
+
+    @property
+    def join_in_progress(self) -> bool:
+        """A join round has started and its outcome has not been consumed by ``join``."""
+        ...
+
+    @property
+    def fatal(self) -> ConsumerFatal | None:
+        """A failure of the background (heartbeat) side that the next poll() throws."""
+        ...
 
     def join(self, now: int) -> None:
         """The application's poll() needs the member in the group: join or rejoin if needed
@@ -150,15 +175,57 @@ class MembershipManager(Protocol):
         """Leave the group (close, unsubscribe, a poll timeout): classic maybeLeaveGroup;
         KIP-848 leaveGroup (a heartbeat with epoch -1)."""
 
-    def on_response(self, message: object, now: int) -> None:
+    def request_rejoin(self, reason: str, now: int) -> None:
+        """The facade needs a new assignment (a commit met a rebalance, the subscription or the
+        assignment does not match, partitions to revoke): AbstractCoordinator.requestRejoin."""
+
+    def request_rejoin_if_necessary(self, reason: str, now: int) -> None:
+        """``request_rejoin`` unless one is already requested (the first reason stays)."""
+
+    def reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
+        """The coordinator no longer knows this generation (an OffsetCommit answered
+        ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID): resetStateAndRejoin."""
+
+    def on_poll(self, now: int) -> None:
+        """The application called poll() (the poll timer restarts)."""
+
+    def on_coordinator_found(self, now: int) -> None:
+        """The facade's coordinator lookup succeeded."""
+
+    def schedule_heartbeat(self, now: int) -> None:
+        """Something the heartbeat's next wake-up depends on changed (the coordinator, the poll
+        timer, the leader's metadata wait): plan it again."""
+
+    def stop(self) -> None:
+        """The application stops using the member (a fatal error, close())."""
+
+    def on_response(self, entry: InFlightRequest, message: object, now: int) -> None:
         """An answer to one of the manager's own requests arrived."""
 
-    def on_request_failed(self, api: str, now: int, reason: str) -> None:
-        """One of its requests was disconnected or timed out."""
+    def on_request_failed(self, entry: InFlightRequest, now: int, reason: str) -> None:
+        """One of its requests was disconnected or timed out (the facade has marked the
+        coordinator unknown first)."""
 
     def on_timer(self, now: int) -> None:
         """Its heartbeat timer fired (classic: the heartbeat thread; KIP-848: the heartbeat
         interval the coordinator set)."""
 
-    def on_coordinator_unknown(self, now: int) -> None:
-        """The facade lost the coordinator (its requests to it have failed)."""
+    # The classic protocol's leader (ConsumerCoordinator.onLeaderElected runs on the facade and
+    # answers here); a KIP-848 member has no client-side assignment and never gets these calls.
+
+    def send_sync_group(
+        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
+    ) -> None:
+        """The leader's assignment (or a follower's empty one) goes out in SyncGroup."""
+
+    def fail_join(
+        self,
+        error: Errors,
+        retry: Retry,
+        now: int,
+        reason: str = "",
+        *,
+        exception: str | None = None,
+    ) -> None:
+        """onLeaderElected failed (an unknown or failing assignor, a bad subscription): the join
+        future fails with ``error`` and joinGroupIfNeeded does ``retry``."""

@@ -20,7 +20,9 @@ explore other interleavings. When a test fails, the end of each simulation's tim
 Scenario files are collected as tests too: every file matching the ``groupsim_scenarios`` ini
 patterns (default ``*.scenario.yaml``) is one test that loads, runs and checks it; a failure shows
 the failed expectations and the run's story. ``groupsim_allow_code = true`` lets those files name
-``module:Class`` assignors (README, "Trust").
+``module:Class`` assignors (README, "Trust"). ``--groupsim-html DIR`` also writes each failed
+scenario's run as the browser page (``groupsim html``, docs/html.md) to ``DIR/<file stem>.html`` and
+names the file in the report, so the failing rebalance opens in the viewer.
 """
 
 from __future__ import annotations
@@ -73,6 +75,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="on failure, report the JSON event lines instead of the readable timeline",
+    )
+    group.addoption(
+        "--groupsim-html",
+        metavar="DIR",
+        default=None,
+        help="write each failed scenario file's run as a browser page to DIR/<file stem>.html",
     )
     parser.addini(
         "groupsim_scenarios",
@@ -131,6 +139,12 @@ class ScenarioItem(pytest.Item):
             out = io.StringIO()
             console = Console(file=out, width=120, color_system=None, highlight=False)
             render_run(console, scenario, result, brief=True)
+            page_dir = self.config.getoption("--groupsim-html")
+            if page_dir:
+                from scenarios.html import write_html
+
+                page = write_html(scenario, result, Path(page_dir) / f"{self.name}.html")
+                out.write(f"\nthe run as a browser page: {page}\n")
             raise ScenarioFailed(out.getvalue())
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

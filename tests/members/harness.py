@@ -242,7 +242,7 @@ class Harness:
 
     def rejoin(self, reason: str = "test") -> None:
         """Something asks for a rejoin (as the heartbeat thread would); the app is in poll()."""
-        self.consumer._request_rejoin(reason, self.now)
+        self.consumer.membership.request_rejoin(reason, self.now)
         self._take(self.consumer.handle_timer(f"drive:{self.consumer.incarnation}", self.now))
 
     def mark_coordinator_unknown(self, reason: str = "test cause") -> None:
@@ -256,7 +256,7 @@ class Harness:
         """AbstractCoordinator.maybeLeaveGroup: a dynamic member in the group sends LeaveGroup;
         the generation is reset either way."""
         out = self.consumer._begin(self.now)
-        self.consumer._maybe_leave_group(reason, self.now)
+        self.consumer.membership.leave(reason, self.now)
         self._take(out)
 
     def advance(self, to_ms: int) -> None:
@@ -446,5 +446,5 @@ class Harness:
         """``AbstractCoordinator.maybeLeaveGroup(reason)`` called directly, as Kafka's tests do
         (the consumer's own callers are close, unsubscribe and the poll timeout)."""
         out = self.consumer._begin(self.now)
-        self.consumer._maybe_leave_group(reason, self.now)
+        self.consumer.membership.leave(reason, self.now)
         return self._take(out)

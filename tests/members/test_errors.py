@@ -213,7 +213,7 @@ def test_heartbeat_rebalance_in_progress_in_stable_rejoins_and_counts_as_alive()
     # EAGER: revoke everything, then JoinGroup with the same member id
     assert h.listener.calls[-1] == ("revoked", ["t-0"])
     assert h.last(JoinGroupRequest).message.member_id == "m1"
-    assert h.consumer.heartbeat.session_deadline_ms == h.now + 45000
+    assert h.consumer.membership.heartbeat.session_deadline_ms == h.now + 45000
 
 
 def test_heartbeat_illegal_generation_resets_generation_keeps_member_id_and_loses_partitions() -> (

@@ -99,6 +99,21 @@ def test_scenario_files_are_collected_as_tests(pytester: pytest.Pytester) -> Non
     assert "broken.scenario.yaml:2:12: consumers:" in out
 
 
+def test_a_failed_scenario_file_opens_as_a_browser_page(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".scenario.yaml", good=SCENARIO.format(name="good", partition="T1-1"))
+    pytester.makefile(".scenario.yaml", bad=SCENARIO.format(name="bad", partition="T1-0"))
+    pages = pytester.path / "pages"
+    result = pytester.runpytest_inprocess(
+        "-q", "-p", "no:cacheprovider", "-rf", "--groupsim-html", str(pages)
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert sorted(p.name for p in pages.iterdir()) == ["bad.scenario.html"]  # only the failed run
+    assert f"the run as a browser page: {pages / 'bad.scenario.html'}" in result.stdout.str()
+    page = (pages / "bad.scenario.html").read_text(encoding="utf-8")
+    # the failed expectation is a callout of the page, with what was expected and what happened
+    assert "<title>groupsim: bad</title>" in page and "expected ['T1-0'], got ['T1-1']" in page
+
+
 def test_the_seed_option_changes_the_default_seed(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_seed="""

@@ -1,0 +1,641 @@
+"""The classic protocol's group membership: Kafka's ``AbstractCoordinator`` join / sync /
+heartbeat / leave side, behind ``members.membership.MembershipManager``.
+
+``ClassicMembershipManager`` owns the member's place in the group: its ``MemberState``, its
+``Generation``, the rejoin flag and reason, ``needsJoinPrepare``, the combined JoinGroup +
+SyncGroup future (``joinFuture``), and the heartbeat thread (``Heartbeat`` + ``HeartbeatThread``).
+It runs ``joinGroupIfNeeded``, builds and sends JoinGroup / SyncGroup / Heartbeat / LeaveGroup,
+and reacts to their answers by the ``JOIN_ERRORS`` table (members.membership).
+
+What ``AbstractCoordinator`` leaves to its subclass stays with the ``Consumer`` facade, which
+plays ``ConsumerCoordinator``: ``onJoinPrepare``, ``metadata()`` (the JoinGroup protocols),
+``onLeaderElected`` (the leader's assignment), ``onJoinComplete``, ``rejoinNeededOrPending``'s
+subscription and metadata checks, and the pattern subscriber's metadata refresh before a round.
+The manager calls those hooks on its host, and sends requests, sets timers and logs events
+through it, as the other parts' decisions go out through the facade; so the event order in the
+log is the one the join loop always had.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from attrs import define
+
+from coordinator.errors import EXCEPTION_NAMES, Errors
+from coordinator.protocol import (
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    MemberIdentity,
+    SyncGroupRequest,
+    SyncGroupRequestAssignment,
+    SyncGroupResponse,
+    maybe_truncate_reason,
+)
+from members.failure import ConsumerFatal
+from members.heartbeat import Heartbeat
+from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
+from members.network import InFlightRequest
+from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
+from members.timers import HeartbeatTimer, JoinRetryTimer
+
+if TYPE_CHECKING:
+    from members.consumer import Consumer
+
+PROTOCOL_TYPE = "consumer"
+
+#: How Kafka's log and rejoin reasons name an API (ApiKeys, upper case).
+_API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
+
+#: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
+_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
+
+
+@define
+class JoinFuture:
+    """The combined JoinGroup + SyncGroup future of AbstractCoordinator (``joinFuture``)."""
+
+    done: bool = False
+    error: Errors | None = None
+    #: What joinGroupIfNeeded does with the failure (members.membership.Retry).
+    retry: Retry = Retry.THROW
+    reason: str = ""
+    assignment: bytes = b""
+    #: The simple name of the exception Kafka's future fails with (the rejoin reason names it).
+    exception: str = ""
+
+
+def java_generation(generation: Generation) -> str:
+    """AbstractCoordinator.Generation.toString, as Kafka's log lines and reasons print it."""
+    protocol = "null" if generation.protocol_name is None else generation.protocol_name
+    return (
+        f"Generation{{generationId={generation.generation_id}, "
+        f"memberId='{generation.member_id}', protocol='{protocol}'}}"
+    )
+
+
+class ClassicMembershipManager:
+    """AbstractCoordinator's membership for ``group.protocol=classic``, one per incarnation.
+
+    ``host`` is the ``Consumer`` facade (Kafka's ``ConsumerCoordinator`` subclass): its hooks,
+    the network client and the coordinator lookup, the timers and the event log.
+    """
+
+    def __init__(self, host: Consumer) -> None:
+        self._c = host
+        config = host.config
+        self._member_state = MemberState.UNJOINED
+        self.generation: Generation = NO_GENERATION
+        self._rejoin_needed = True
+        self._rejoin_reason = ""
+        self._needs_join_prepare = True
+        self._join: JoinFuture | None = None
+        self.heartbeat = Heartbeat(
+            session_timeout_ms=config.session_timeout_ms,
+            heartbeat_interval_ms=config.heartbeat_interval_ms,
+            max_poll_interval_ms=config.max_poll_interval_ms,
+            backoff=host._backoff,
+        )
+
+    # ------------------------------------------------------------------ MembershipManager
+
+    @property
+    def state(self) -> str:
+        """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
+        return self._member_state._value_  # .value without the enum property lookup
+
+    @property
+    def member_state(self) -> MemberState:
+        return self._member_state
+
+    @property
+    def member_id(self) -> str:
+        return self.generation.member_id
+
+    @property
+    def generation_id(self) -> int:
+        return self.generation.generation_id
+
+    @property
+    def rejoin_needed(self) -> bool:
+        return self._rejoin_needed
+
+    @property
+    def join_in_progress(self) -> bool:
+        """AbstractCoordinator's ``joinFuture != null``: a round started and not yet consumed."""
+        return self._join is not None
+
+    @property
+    def fatal(self) -> ConsumerFatal | None:
+        """What the heartbeat thread failed with (thrown from the next poll())."""
+        return self.heartbeat.failed
+
+    def on_poll(self, now: int) -> None:
+        """The application called poll(): Heartbeat.poll restarts max.poll.interval.ms."""
+        self.heartbeat.poll(now)
+
+    def on_coordinator_found(self, now: int) -> None:
+        """lookupCoordinator succeeded: Heartbeat.resetSessionTimeout."""
+        self.heartbeat.reset_session_timeout(now)
+
+    def stop(self) -> None:
+        """The application stops using the member (a fatal error, close()): the heartbeat
+        thread stops (HeartbeatThread.disable / close)."""
+        self.heartbeat.enabled = False
+
+    def on_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+        """An answer to one of the membership's requests (JoinGroup, SyncGroup, Heartbeat,
+        LeaveGroup), to its AbstractCoordinator response handler."""
+        _RESPONSE_HANDLERS[type(message)](self, entry, message, now)
+
+    def on_request_failed(self, entry: InFlightRequest, now: int, reason: str) -> None:
+        """One of its requests was disconnected or timed out (a DisconnectException; the
+        facade has marked the coordinator unknown first). Nothing waits on a LeaveGroup."""
+        if entry.api in (JOIN_GROUP, SYNC_GROUP):
+            self.fail_join(
+                Errors.NETWORK_EXCEPTION,
+                Retry.BACKOFF,
+                now,
+                reason,
+                exception="DisconnectException",
+            )
+        elif entry.api == "Heartbeat":
+            self._fail_heartbeat(now)
+
+    # ------------------------------------------------------------------ AbstractCoordinator
+
+    def _set_state(self, new: MemberState, now: int, reason: str) -> None:
+        if new is self._member_state:
+            return
+        old = self._member_state
+        self._member_state = new
+        self._c._emit(
+            "client_state",
+            t_ms=now,
+            state_from=old._value_,  # .value without the enum property lookup
+            state_to=new._value_,
+            member_id=self.generation.member_id,
+            generation_id=self.generation.generation_id,
+            reason=reason,
+        )
+
+    def join(self, now: int) -> None:
+        """AbstractCoordinator.joinGroupIfNeeded, one step at a time."""
+        for _ in range(64):  # each pass sends a request or consumes a finished future
+            if not self._c._rejoin_needed_or_pending(now):
+                return
+            if self._c.lookup.coordinator is None:
+                self._c._lookup_coordinator(now)
+                return
+            if (
+                self._c._pattern is not None
+                and self._needs_join_prepare
+                and not self._c._pattern_metadata_fresh(now)
+            ):
+                return  # a pattern consumer refreshes its metadata before each rebalance round
+            retry_at = self._c._timers.deadline(JoinRetryTimer)
+            if retry_at is not None and now < retry_at:
+                return
+            if self._needs_join_prepare:
+                self._needs_join_prepare = False
+                if not self._c._on_join_prepare(now):
+                    self._needs_join_prepare = True
+                    return
+            if self._join is None:
+                self._initiate_join_group(now)
+                return
+            if not self._join.done:
+                return
+            result, self._join = self._join, None
+            if result.error is None:
+                if not self.generation.is_reset and self._member_state is MemberState.STABLE:
+                    self._c._on_join_complete(result.assignment, now)
+                    self._needs_join_prepare = True
+                else:
+                    self.reset_state_and_rejoin(
+                        "rebalance failed since the generation/state was modified by heartbeat "
+                        f"thread to {java_generation(self.generation)}/"
+                        f"{self._member_state.name} before the rebalance callback triggered",
+                        True,
+                        now,
+                    )
+                continue
+            assert result.error is not None
+            if result.error is not Errors.MEMBER_ID_REQUIRED:
+                # joinGroupIfNeeded: the short reason names the exception's class.
+                self.request_rejoin(f"rebalance failed due to {result.exception}", now)
+            if result.retry is Retry.THROW:
+                raise ConsumerFatal(
+                    result.error.name, result.reason or "JoinGroup/SyncGroup failed"
+                )
+            if result.retry is Retry.IMMEDIATE:
+                continue
+            self._c._out.append(
+                self._c._timers.set(JoinRetryTimer, now + self._c.config.retry_backoff_ms)
+            )
+            return
+
+    def request_rejoin(self, reason: str, now: int) -> None:
+        if not self._rejoin_needed:
+            self._c._emit("rejoin_requested", t_ms=now, reason=reason)
+        self._rejoin_reason = reason
+        self._rejoin_needed = True
+
+    def request_rejoin_if_necessary(self, reason: str, now: int) -> None:
+        if not self._rejoin_needed:
+            self.request_rejoin(reason, now)
+
+    def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
+        self._c._emit(
+            "generation_reset",
+            t_ms=now,
+            reason=reason,
+            reset_member_id=reset_member_id,
+            member_id=self.generation.member_id,
+            generation_id=self.generation.generation_id,
+        )
+        self.generation = (
+            NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
+        )
+        self._set_state(MemberState.UNJOINED, now, reason)
+        self.heartbeat.enabled = False
+
+    def reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
+        self._reset_state_and_generation(reason, reset_member_id, now)
+        self.request_rejoin(reason, now)
+        self._needs_join_prepare = True
+
+    def leave(self, reason: str, now: int) -> None:
+        """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
+        sent = False
+        if (
+            not self._c.is_static
+            and self._c.lookup.coordinator is not None
+            and self._member_state is not MemberState.UNJOINED
+            and self.generation.has_member_id
+        ):
+            self._c._send(
+                self._c.lookup.coordinator,
+                LeaveGroupRequest(
+                    group_id=self._c.config.group_id,
+                    members=(
+                        MemberIdentity(
+                            member_id=self.generation.member_id,
+                            reason=maybe_truncate_reason(reason),
+                        ),
+                    ),
+                ),
+                now,
+                member_id=self.generation.member_id,
+            )
+            sent = True
+        self._c._emit(
+            "leave_group",
+            t_ms=now,
+            reason=reason,
+            sent=sent,
+            member_id=self.generation.member_id,
+            group_instance_id=self._c.config.group_instance_id,
+        )
+        self.reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
+
+    def _initiate_join_group(self, now: int) -> None:
+        assert self._c.lookup.coordinator is not None
+        self._set_state(MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
+        self._join = JoinFuture()
+        request = JoinGroupRequest(
+            group_id=self._c.config.group_id,
+            session_timeout_ms=self._c.config.session_timeout_ms,
+            rebalance_timeout_ms=self._c.config.rebalance_timeout_ms,
+            member_id=self.generation.member_id,
+            protocol_type=PROTOCOL_TYPE,
+            protocols=self._c._join_protocols(),
+            group_instance_id=self._c.config.group_instance_id,
+            reason=maybe_truncate_reason(self._rejoin_reason) or None,
+            client_id=self._c.config.client_id,
+        )
+        self._c._send(
+            self._c.lookup.coordinator,
+            request,
+            now,
+            member_id=request.member_id,
+            group_instance_id=request.group_instance_id,
+            reason=request.reason,
+        )
+
+    def fail_join(
+        self,
+        error: Errors,
+        retry: Retry,
+        now: int,
+        reason: str = "",
+        *,
+        exception: str | None = None,
+    ) -> None:
+        """Fail the join future with ``error``; ``retry`` is what joinGroupIfNeeded then does,
+        ``exception`` names the Java exception when it is not the error code's own (a
+        disconnect, an unexpected error's KafkaException)."""
+        if self._join is None or self._join.done:
+            return
+        self._join.done = True
+        self._join.error = error
+        self._join.reason = reason
+        self._join.retry = retry
+        self._join.exception = exception or EXCEPTION_NAMES.get(error, "KafkaException")
+        self._c._maybe_drive(now)
+
+    def _react_to_join_error(
+        self, api: str, error: Errors, entry: InFlightRequest, now: int, member_id: str = ""
+    ) -> None:
+        """A JoinGroup or SyncGroup error answer, by the table (members.membership.JOIN_ERRORS):
+        the action on the member, then the failed future. ``member_id`` is the one a JoinGroup
+        answer gives (MEMBER_ID_REQUIRED)."""
+        reaction = join_reaction(api, error)
+        action = reaction.action
+        if action is Action.ADOPT_MEMBER_ID:
+            self.generation = Generation(-1, member_id, None)
+            self.request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
+        elif action is Action.MARK_COORDINATOR_UNKNOWN:
+            self._c._mark_coordinator_unknown(f"error response {error.name}", now)
+        elif action is not Action.NOTHING and self._generation_unchanged(entry):
+            self.reset_state_and_rejoin(
+                f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
+                action is Action.RESET_GENERATION_AND_MEMBER_ID,
+                now,
+            )
+        self.fail_join(
+            error,
+            reaction.retry,
+            now,
+            f"{api} failed: {error.name}",
+            exception=reaction.exception,
+        )
+
+    def _generation_unchanged(self, entry: InFlightRequest) -> bool:
+        return entry.sent_generation == self.generation
+
+    def _on_join_group(self, entry: InFlightRequest, resp: JoinGroupResponse, now: int) -> None:
+        err = resp.error_code
+        if self._join is None or self._join.done:
+            return  # a stale answer (the join was abandoned)
+        if err == Errors.NONE:
+            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
+                self.fail_join(
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
+                )
+                return
+            if self._member_state is not MemberState.PREPARING_REBALANCE:
+                # UnjoinedGroupException: retriable.
+                self.fail_join(
+                    Errors.NETWORK_EXCEPTION,
+                    Retry.BACKOFF,
+                    now,
+                    "unjoined group",
+                    exception="UnjoinedGroupException",
+                )
+                return
+            self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
+            self._set_state(MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
+            self._enable_heartbeat(now)
+            self._c._emit(
+                "joined",
+                t_ms=now,
+                member_id=resp.member_id,
+                generation_id=resp.generation_id,
+                protocol_name=resp.protocol_name,
+                leader=resp.leader,
+                is_leader=resp.member_id == resp.leader,
+                members=len(resp.members),
+                skip_assignment=resp.skip_assignment,
+            )
+            if resp.member_id == resp.leader:
+                self._c._on_leader_elected(resp, now)
+            else:
+                self.send_sync_group((), now)
+            return
+        self._react_to_join_error(JOIN_GROUP, err, entry, now, resp.member_id)
+
+    def send_sync_group(
+        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
+    ) -> None:
+        if self._c.lookup.coordinator is None:
+            self.fail_join(
+                Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
+            )
+            return
+        self._c._send(
+            self._c.lookup.coordinator,
+            SyncGroupRequest(
+                group_id=self._c.config.group_id,
+                generation_id=self.generation.generation_id,
+                member_id=self.generation.member_id,
+                group_instance_id=self._c.config.group_instance_id,
+                protocol_type=PROTOCOL_TYPE,
+                protocol_name=self.generation.protocol_name,
+                assignments=assignments,
+            ),
+            now,
+            member_id=self.generation.member_id,
+            generation_id=self.generation.generation_id,
+            assignments=len(assignments),
+        )
+
+    def _on_sync_group(self, entry: InFlightRequest, resp: SyncGroupResponse, now: int) -> None:
+        err = resp.error_code
+        if self._join is None or self._join.done:
+            return
+        if err == Errors.NONE:
+            if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
+                self.fail_join(
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
+                )
+            elif (
+                self.generation.is_reset
+                or self._member_state is not MemberState.COMPLETING_REBALANCE
+            ):
+                self.fail_join(
+                    Errors.ILLEGAL_GENERATION,
+                    Retry.IMMEDIATE,
+                    now,
+                    "generation/state changed before SyncGroup answer",
+                )
+            elif (
+                resp.protocol_name is not None
+                and resp.protocol_name != self.generation.protocol_name
+            ):
+                self.fail_join(
+                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol name mismatch"
+                )
+            else:
+                self._set_state(MemberState.STABLE, now, "SyncGroup succeeded")
+                self._rejoin_reason = ""
+                self._rejoin_needed = False
+                self._join.done = True
+                self._join.assignment = resp.assignment
+                self._c._maybe_drive(now)
+            return
+        self._react_to_join_error(SYNC_GROUP, err, entry, now)
+
+    def _enable_heartbeat(self, now: int) -> None:
+        """HeartbeatThread.enable -> Heartbeat.resetTimeouts."""
+        hb = self.heartbeat
+        hb.enabled = True
+        hb.reset_timeouts(now)
+        self.schedule_heartbeat(now)
+
+    def schedule_heartbeat(self, now: int) -> None:
+        hb = self.heartbeat
+        if not hb.enabled or self._c.status is not ConsumerStatus.RUNNING:
+            return
+        if self._c.lookup.coordinator is None:
+            at = now + self._c.config.retry_backoff_ms
+        else:
+            at = hb.next_deadline(self._poll_timeout_possible(now))
+        at = max(at, now)
+        set_at = self._c._timers.deadline(HeartbeatTimer)
+        if set_at is not None and set_at <= at and set_at >= now:
+            return  # an earlier wake-up is already set; it will re-plan
+        self._c._out.append(self._c._timers.set(HeartbeatTimer, at))
+
+    def on_timer(self, now: int) -> None:
+        """One pass of HeartbeatThread.run's loop."""
+        hb = self.heartbeat
+        if not hb.enabled:
+            return
+        if self._c._pending_leader is not None:
+            # The application thread holds the coordinator's lock while its leader waits for
+            # metadata (JoinGroupResponseHandler runs onLeaderElected inside
+            # synchronized (AbstractCoordinator.this)), and each pass of HeartbeatThread.run
+            # takes that lock: no heartbeat, no session or poll check until the wait ends.
+            return
+        if self._member_state.has_not_joined or hb.failed is not None:
+            hb.enabled = False
+            return
+        if self._c.lookup.coordinator is None:
+            self._c._lookup_coordinator(now)
+            self.schedule_heartbeat(now)
+            return
+        if hb.session_timeout_expired(now):
+            self._c._mark_coordinator_unknown(
+                "session timed out without receiving a heartbeat response", now
+            )
+            self.schedule_heartbeat(now)
+            return
+        if self._poll_timeout_possible(now) and hb.poll_timeout_expired(now):
+            self._c._emit(
+                "poll_timeout",
+                t_ms=now,
+                member_id=self.generation.member_id,
+                max_poll_interval_ms=self._c.config.max_poll_interval_ms,
+            )
+            self.leave("consumer poll timeout has expired.", now)
+            return
+        if hb.should_heartbeat(now):
+            hb.sent_heartbeat(now)
+            self._c._send(
+                self._c.lookup.coordinator,
+                HeartbeatRequest(
+                    group_id=self._c.config.group_id,
+                    generation_id=self.generation.generation_id,
+                    member_id=self.generation.member_id,
+                    group_instance_id=self._c.config.group_instance_id,
+                ),
+                now,
+                member_id=self.generation.member_id,
+                generation_id=self.generation.generation_id,
+            )
+        self.schedule_heartbeat(now)
+
+    def _poll_timeout_possible(self, now: int) -> bool:
+        """Only an application outside poll() (stalled or processing past the deadline) can
+        overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
+        return self._c.app.poll_timeout_possible(now, self.heartbeat.poll_deadline_ms)
+
+    def _receive_heartbeat(self, now: int) -> None:
+        self.heartbeat.receive_heartbeat(now)
+
+    def _fail_heartbeat(self, now: int) -> None:
+        hb = self.heartbeat
+        hb.fail_heartbeat(now)
+        set_at = self._c._timers.deadline(HeartbeatTimer)
+        if set_at is not None and set_at > hb.next_heartbeat_ms:
+            self._c._timers.forget(HeartbeatTimer)
+        self.schedule_heartbeat(now)
+
+    def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
+        err = resp.error_code
+        if err == Errors.NONE:
+            self._receive_heartbeat(now)
+        elif err == Errors.REBALANCE_IN_PROGRESS:
+            if self._member_state is MemberState.STABLE:
+                self.request_rejoin("group is already rebalancing", now)
+                self._c._maybe_drive(now)
+            self._receive_heartbeat(now)  # still counts as a live heartbeat
+        elif err in (
+            Errors.ILLEGAL_GENERATION,
+            Errors.UNKNOWN_MEMBER_ID,
+            Errors.FENCED_INSTANCE_ID,
+        ):
+            if self._generation_unchanged(entry):
+                self.reset_state_and_rejoin(
+                    f"encountered {err.name} from HEARTBEAT response",
+                    err is not Errors.ILLEGAL_GENERATION,
+                    now,
+                )
+                if err is Errors.FENCED_INSTANCE_ID:
+                    # The heartbeat thread fails; the next poll() throws.
+                    self.heartbeat.failed = ConsumerFatal(
+                        err.name, "group.instance.id fenced (Heartbeat)"
+                    )
+                else:
+                    self._fail_heartbeat(now)
+                self._c._maybe_drive(now)
+            else:
+                self._receive_heartbeat(now)
+        elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            self._c._mark_coordinator_unknown(f"error response {err.name}", now)
+            self._fail_heartbeat(now)
+        else:
+            # GROUP_AUTHORIZATION_FAILED and unexpected errors alike: the heartbeat future fails,
+            # and HeartbeatThread's listener only calls failHeartbeat() (the thread keeps going).
+            self._fail_heartbeat(now)
+
+    def _on_leave_group(self, entry: InFlightRequest, resp: LeaveGroupResponse, now: int) -> None:
+        """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
+        reset its generation when it sent the request), but a failure is logged, as Kafka logs
+        "LeaveGroup request with <generation> failed": an answer naming more than one member
+        (IllegalStateException), or LeaveGroupResponse.error(): the top-level error, else the
+        first member-level one (a member unknown to the coordinator: UNKNOWN_MEMBER_ID)."""
+        if len(resp.members) > 1:
+            error = "ILLEGAL_STATE"
+        else:
+            code = resp.error_code
+            if code == Errors.NONE:
+                for member in resp.members:
+                    if member.error_code != Errors.NONE:
+                        code = member.error_code
+                        break
+            if code == Errors.NONE:
+                return
+            error = _ERROR_NAMES.get(code) or Errors(code).name
+        self._c._emit(
+            "leave_group_failed",
+            t_ms=now,
+            error=error,
+            member_id=entry.sent_generation.member_id,
+            generation_id=entry.sent_generation.generation_id,
+        )
+
+
+#: The membership's response handlers, by the answer's type.
+_RESPONSE_HANDLERS: dict[type, Callable[..., None]] = {
+    JoinGroupResponse: ClassicMembershipManager._on_join_group,
+    SyncGroupResponse: ClassicMembershipManager._on_sync_group,
+    HeartbeatResponse: ClassicMembershipManager._on_heartbeat,
+    LeaveGroupResponse: ClassicMembershipManager._on_leave_group,
+}
