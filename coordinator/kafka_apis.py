@@ -9,8 +9,6 @@ protocol type and name (handleSyncGroupRequest).
 
 from __future__ import annotations
 
-from typing import cast
-
 import attrs
 
 from coordinator.config import CoordinatorConfig
@@ -126,15 +124,10 @@ class KafkaApis:
             else:
                 self._reply(out, dst, src, correlation_id, response, request)
             return out.result()
-        kind = type(request)
-        if kind not in _REQUEST_TYPES:
-            # A subclass passed the check of the request type it extends (only one can be: the
-            # types are slotted, so none can extend two); it is routed as that type.
-            kind = next(c for c in kind.__mro__ if c in _REQUEST_TYPES)
-        # isinstance(request, X) is kind is X: a request is of one of the types, or extends one
+        # A subclass passed the check of the request type it extends (only one can be: the
+        # types are slotted, so none can extend two); isinstance routes it as that type.
         if isinstance(request, _GROUP_APIS):
-            group_kind = cast("type[GroupRequest]", kind)  # one of _GROUP_APIS, as request is
-            self._group_request(out, dst, src, correlation_id, request, group_kind)
+            self._group_request(out, dst, src, correlation_id, request)
             return out.result()
         if isinstance(request, FindCoordinatorRequest):
             response = self._find_coordinator(request)
@@ -144,10 +137,12 @@ class KafkaApis:
             response = self.service.list_groups(dst, request)
         elif isinstance(request, DescribeGroupsRequest):
             response = self.service.describe_groups(dst, request)
-        else:  # DeleteGroupsRequest: each distinct name once (handleDeleteGroupsRequest)
-            assert isinstance(request, DeleteGroupsRequest)  # the last of _REQUEST_TYPES
+        elif isinstance(request, DeleteGroupsRequest):
+            # each distinct name once (handleDeleteGroupsRequest)
             names = list(dict.fromkeys(request.groups_names))
             response = self.service.delete_groups(out, dst, names)
+        else:  # pragma: no cover - malformed_reason names every other type
+            raise TypeError(type(request).__name__)
         self._reply(out, dst, src, correlation_id, response, request)
         return out.result()
 
@@ -238,12 +233,9 @@ class KafkaApis:
         src: str,
         correlation_id: int,
         request: GroupRequest,
-        kind: type[GroupRequest],
     ) -> None:
-        """The broker's own checks (`KafkaApis.handleJoinGroupRequest` and its siblings), then the service's.
-
-        ``kind`` is the group API's request type (``request`` is one, or extends it).
-        """
+        """The broker's own checks (``KafkaApis.handleJoinGroupRequest`` and its siblings),
+        then the service's."""
         if isinstance(request, OffsetCommitRequest):
             unknown = self._unknown_partitions(request)
             if request.api_version == 0 and _has_known_partition(request, unknown):
@@ -262,7 +254,7 @@ class KafkaApis:
         ):
             response = error_response(request, Errors.INCONSISTENT_GROUP_PROTOCOL)
             return self._reply(out, dst, src, correlation_id, response, request)
-        response = self.service.handle_group_request(out, dst, src, correlation_id, request, kind)
+        response = self.service.handle_group_request(out, dst, src, correlation_id, request)
         if response is not None:
             self._reply(out, dst, src, correlation_id, response, request)
         return None
@@ -319,7 +311,7 @@ class KafkaApis:
             return self._reply(out, dst, src, correlation_id, response, request)
         forwarded = attrs.evolve(request, topics=tuple(known))
         start = len(out.effects)
-        self._group_request(out, dst, src, correlation_id, forwarded, OffsetCommitRequest)
+        self._group_request(out, dst, src, correlation_id, forwarded)
         effects = out.effects
         for i in range(start, len(effects)):
             effect = effects[i]

@@ -14,7 +14,12 @@ from __future__ import annotations
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.log import OffsetsLog
 from coordinator.offset_metadata_manager import OffsetMetadataManager
-from coordinator.records import GroupMetadataKey, OffsetCommitKey
+from coordinator.records import (
+    GroupMetadataKey,
+    GroupMetadataValue,
+    OffsetCommitKey,
+    OffsetCommitValue,
+)
 
 
 class CoordinatorLoader:
@@ -32,10 +37,11 @@ class CoordinatorLoader:
         """Rebuild the groups, then their offsets; returns how many records the partition has."""
         latest = self.log.latest(self.partition)
         for key, value in latest.items():
-            if isinstance(key, GroupMetadataKey) and value is not None:
-                groups.replay_group(key.group, value)  # type: ignore[arg-type]
+            # A key's value is of its kind or None (a tombstone): isinstance is the None check.
+            if isinstance(key, GroupMetadataKey) and isinstance(value, GroupMetadataValue):
+                groups.replay_group(key.group, value)
         for key, value in latest.items():
-            if isinstance(key, OffsetCommitKey) and value is not None:
+            if isinstance(key, OffsetCommitKey) and isinstance(value, OffsetCommitValue):
                 groups.replay_simple_group(key.group, now_ms)
-                offsets.replay(key, value)  # type: ignore[arg-type]
+                offsets.replay(key, value)
         return len(self.log.partition(self.partition))

@@ -56,9 +56,7 @@ GroupRequest = (
 )
 
 # OffsetCommit/OffsetFetch accept "" as a group id; these four reject it (INVALID_GROUP_ID).
-_ID_CHECKED_APIS = frozenset(
-    (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
-)
+_ID_CHECKED_APIS = (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
 
 
 def error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:
@@ -165,31 +163,31 @@ class GroupCoordinatorService:
         src: str,
         correlation_id: int,
         request: GroupRequest,
-        kind: type[GroupRequest],
     ) -> object | None:
         """The service's checks, then the shard. Returns the response to send now when the
         request fails before reaching a shard, else None (the shard answered or parked it).
-
-        ``kind`` is the group API's request type (``request`` is one, or extends it).
         """
-        error = self._check(request, kind)
+        error = self._check(request)
         if error is not None:
             return error_response(request, error)
         shard, error = self.routed_shard(dst, request.group_id)
         if shard is None:
-            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
+            if (
+                isinstance(request, HeartbeatRequest)
+                and error == Errors.COORDINATOR_LOAD_IN_PROGRESS
+            ):
                 error = Errors.NONE  # "respond blindly" while loading
             return error_response(request, error, failed_operation=True)
         out.add(shard.handle(src, correlation_id, request, out.now))
         return None
 
-    def _check(self, request: GroupRequest, kind: type[GroupRequest]) -> Errors | None:
+    def _check(self, request: GroupRequest) -> Errors | None:
         """isGroupIdNotEmpty (Join/Sync/Heartbeat/Leave), then JoinGroup's session timeout."""
-        if kind in _ID_CHECKED_APIS and request.group_id == "":
+        if isinstance(request, _ID_CHECKED_APIS) and request.group_id == "":
             return Errors.INVALID_GROUP_ID
-        if kind is JoinGroupRequest and not (
+        if isinstance(request, JoinGroupRequest) and not (
             self.config.group_min_session_timeout_ms
-            <= request.session_timeout_ms  # type: ignore[union-attr]
+            <= request.session_timeout_ms
             <= self.config.group_max_session_timeout_ms
         ):
             return Errors.INVALID_SESSION_TIMEOUT

@@ -36,6 +36,7 @@ class EventLog:
     ) -> MutableMapping[str, Any]:
         events = self.events
         event_dict["seq"] = len(events)
+        # structlog hands every processor the dict it built; its signature says MutableMapping
         events.append(event_dict)  # type: ignore[arg-type]
         return event_dict  # the sink below ignores it
 

@@ -78,6 +78,8 @@ class Settled:
     def __eq__(self, other: object) -> bool:
         return self.ok == other if isinstance(other, bool) else NotImplemented
 
+    # Python's way to make a class with __eq__ unhashable; typeshed types object.__hash__ as a
+    # method, so mypy rejects the None (list, above, is typed with a None __hash__ already).
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
@@ -778,13 +780,13 @@ class Simulation:
             return
         engine = self.engine
         for effect in effects:
-            kind = type(effect)
-            if kind is Send:
-                self._send(effect)  # type: ignore[arg-type]
-            elif kind is SetTimer:
-                engine.set_timer(owner, effect.key, effect.deadline_ms)  # type: ignore[union-attr]
-            elif kind is CancelTimer:
-                engine.cancel_timer(owner, effect.key)  # type: ignore[union-attr]
+            # exact types (as before): mypy narrows ``type(effect) is X`` itself
+            if type(effect) is Send:
+                self._send(effect)
+            elif type(effect) is SetTimer:
+                engine.set_timer(owner, effect.key, effect.deadline_ms)
+            elif type(effect) is CancelTimer:
+                engine.cancel_timer(owner, effect.key)
             else:
                 raise TypeError(f"{owner} returned {effect!r}, which is not an effect")
 
