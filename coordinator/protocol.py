@@ -1,4 +1,5 @@
-"""The classic group protocol's requests and responses, as frozen attrs classes.
+"""The group protocols' requests and responses (classic, and KIP-848's ConsumerGroupHeartbeat
+and ConsumerGroupDescribe), as frozen attrs classes.
 
 Names and fields follow Kafka's message schemas (clients/src/main/resources/common/message/*.json)
 in snake_case, so ``JoinGroupRequest.rebalance_timeout_ms`` is Kafka's ``rebalanceTimeoutMs``.
@@ -15,7 +16,8 @@ from attrs import field, frozen
 
 from coordinator.errors import Errors
 from coordinator.java import java_string_length, java_substring
-from coordinator.tuples import to_tuple
+from coordinator.kafka_uuid import Uuid
+from coordinator.tuples import to_optional_tuple, to_tuple
 
 # --- FindCoordinator ---------------------------------------------------------------------------
 
@@ -349,6 +351,123 @@ class DeletableGroupResult:
 @frozen
 class DeleteGroupsResponse:
     results: tuple[DeletableGroupResult, ...] = field(converter=to_tuple)
+
+
+# --- ConsumerGroupHeartbeat / ConsumerGroupDescribe (KIP-848) -----------------------------------
+
+#: ConsumerGroupHeartbeatRequest.JOIN_GROUP_MEMBER_EPOCH and its siblings: what a member epoch
+#: of 0, -1 and -2 ask of the coordinator.
+JOIN_GROUP_MEMBER_EPOCH = 0
+LEAVE_GROUP_MEMBER_EPOCH = -1
+LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
+
+
+@frozen
+class ConsumerGroupHeartbeatTopicPartitions:
+    """``TopicPartitions`` of ConsumerGroupHeartbeatRequest/Response: partitions of one topic,
+    named by id."""
+
+    topic_id: Uuid
+    partitions: tuple[int, ...] = field(converter=to_tuple)
+
+
+@frozen
+class ConsumerGroupHeartbeatRequest:
+    """ConsumerGroupHeartbeatRequest (api key 68). ``None`` in an optional field means "not
+    provided or unchanged since the last heartbeat"; ``rebalance_timeout_ms`` uses -1 for that."""
+
+    group_id: str
+    member_id: str
+    member_epoch: int
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topic_names: tuple[str, ...] | None = field(
+        default=None, converter=to_optional_tuple
+    )
+    subscribed_topic_regex: str | None = None  # v1+
+    server_assignor: str | None = None
+    topic_partitions: tuple[ConsumerGroupHeartbeatTopicPartitions, ...] | None = field(
+        default=None, converter=to_optional_tuple
+    )
+    api_version: int = 0
+    client_id: str = "consumer"
+    client_host: str = "/127.0.0.1"
+
+
+@frozen
+class ConsumerGroupHeartbeatResponseAssignment:
+    """The ``Assignment`` struct: the partitions the member may use now."""
+
+    topic_partitions: tuple[ConsumerGroupHeartbeatTopicPartitions, ...] = field(
+        default=(), converter=to_tuple
+    )
+
+
+@frozen
+class ConsumerGroupHeartbeatResponse:
+    error_code: Errors
+    error_message: str | None = None
+    member_id: str | None = None
+    member_epoch: int = 0
+    heartbeat_interval_ms: int = 0
+    assignment: ConsumerGroupHeartbeatResponseAssignment | None = None
+    throttle_time_ms: int = 0
+
+
+@frozen
+class ConsumerGroupDescribeRequest:
+    """ConsumerGroupDescribeRequest (api key 69)."""
+
+    group_ids: tuple[str, ...] = field(converter=to_tuple)
+    include_authorized_operations: bool = False
+
+
+@frozen
+class ConsumerGroupDescribeTopicPartitions:
+    topic_id: Uuid
+    topic_name: str
+    partitions: tuple[int, ...] = field(converter=to_tuple)
+
+
+@frozen
+class ConsumerGroupDescribeAssignment:
+    topic_partitions: tuple[ConsumerGroupDescribeTopicPartitions, ...] = field(
+        default=(), converter=to_tuple
+    )
+
+
+@frozen
+class ConsumerGroupDescribeMember:
+    member_id: str
+    instance_id: str | None
+    rack_id: str | None
+    member_epoch: int
+    client_id: str
+    client_host: str
+    subscribed_topic_names: tuple[str, ...] = field(converter=to_tuple)
+    subscribed_topic_regex: str | None
+    assignment: ConsumerGroupDescribeAssignment
+    target_assignment: ConsumerGroupDescribeAssignment
+
+
+@frozen
+class ConsumerGroupDescribedGroup:
+    error_code: Errors
+    group_id: str
+    error_message: str | None = None
+    group_state: str = ""
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    assignor_name: str = ""
+    members: tuple[ConsumerGroupDescribeMember, ...] = field(default=(), converter=to_tuple)
+    authorized_operations: int = -(2**31)
+
+
+@frozen
+class ConsumerGroupDescribeResponse:
+    groups: tuple[ConsumerGroupDescribedGroup, ...] = field(converter=to_tuple)
+    throttle_time_ms: int = 0
 
 
 def offset_commit_response(request: OffsetCommitRequest, error: Errors) -> OffsetCommitResponse:

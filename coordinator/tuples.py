@@ -17,3 +17,8 @@ from typing import Any
 def to_tuple(items: Iterable[Any]) -> tuple[Any, ...]:
     """``tuple(items)``, typed for mypy's attrs plugin."""
     return tuple(items)
+
+
+def to_optional_tuple(items: Iterable[Any] | None) -> tuple[Any, ...] | None:
+    """``None`` kept (a nullable array: "not provided"), any other iterable as a tuple."""
+    return None if items is None else tuple(items)
