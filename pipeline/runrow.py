@@ -62,6 +62,7 @@ class RowTask:
     base_text: str
     base_source: str
     until_ms: int | None = None
+    allow_code: bool = False  # the sweep was loaded with --allow-code (pipeline.spec.load_sweep)
 
 
 def protocol_of(assignor: str | None) -> str | None:
@@ -153,7 +154,9 @@ def run_row(task: RowTask, row: Mapping[str, Any]) -> tuple[dict[str, Any], list
             _parsed(task.base_text, task.base_source), json.loads(row["overrides"])
         )
         label = f"{task.base_source} [sweep row {row['scenario_id']}: {row['variant']}]"
-        scenario = load_scenario_dict(data, source=label, name=Path(task.base_source).stem)
+        scenario = load_scenario_dict(
+            data, source=label, name=Path(task.base_source).stem, allow_code=task.allow_code
+        )
         run.update(describe(scenario))
         result = run_scenario(scenario, until_ms=task.until_ms, seed=int(row["seed"]))
         _fill_run(run, result)
