@@ -23,7 +23,8 @@ RUNS_SCHEMA = (
     "overrides STRING, scenario STRING, group_id STRING, assignor STRING, protocol STRING, "
     "membership STRING, group_size INT, topic_partitions INT, final_state STRING, "
     "final_generation INT, final_members INT, rebalances INT, partitions_moved BIGINT, "
-    "rebalance_ms BIGINT, paused_partition_seconds DOUBLE, end_ms BIGINT, events INT, "
+    "rebalance_ms BIGINT, paused_partition_seconds DOUBLE, unowned_partition_seconds DOUBLE, "
+    "end_ms BIGINT, events INT, "
     "invariant_violations INT, violations STRING, expectations_failed INT, error STRING, "
     "wall_ms DOUBLE"
 )
@@ -194,6 +195,8 @@ def _fill_run(run: dict[str, Any], result: Any) -> None:
         run["final_state"] = group.state
         run["final_generation"] = group.generation
         run["final_members"] = len(group.members)
+        # partition-seconds, like paused_partition_seconds (its in-rebalance part) and the report
+        run["unowned_partition_seconds"] = group.unowned_partition_ms / 1000.0
     run["end_ms"] = result.end_ms
     run["events"] = len(result.events)
     violations = list(result.invariant_violations)
