@@ -47,8 +47,9 @@ class CoordinatorLoader:
                 groups.replay_group(key.group, value)
         records = self.log.partition(self.partition)
         committed, pending, txn_groups = offsets_in_log_order(records)
-        for key, (value, record_offset) in committed.items():
-            groups.replay_simple_group(key.group, now_ms)
+        for key, (value, record_offset, plain) in committed.items():
+            if plain:  # a marker's offsets make no group: their records did, if still alive
+                groups.replay_simple_group(key.group, now_ms)
             offsets.replay(key, value, record_offset)
         for group_id in txn_groups:  # replay makes a group of every transactional offset's
             groups.replay_simple_group(group_id, now_ms)
@@ -59,20 +60,21 @@ class CoordinatorLoader:
 def offsets_in_log_order(
     records: tuple[Record, ...],
 ) -> tuple[
-    dict[OffsetCommitKey, tuple[OffsetCommitValue, int]],
+    dict[OffsetCommitKey, tuple[OffsetCommitValue, int, bool]],
     PendingTransactionalOffsets,
     dict[str, None],
 ]:
     """OffsetMetadataManager.replay and replayEndTransactionMarker over the whole partition: the
-    committed offsets (value and record offset, in the order of their last write, as the
-    compacted view has them), the transactions still open, and the groups of every
-    transactional offset record (replay creates their simple groups, whatever the marker said).
+    committed offsets (value, record offset, and whether a plain record of the partition
+    committed it, in the order of their last write, as the compacted view has them), the
+    transactions still open, and the groups of the transactional offset records (replay creates
+    their simple groups whatever the marker said; a later group tombstone deletes them).
 
     A plain record commits its offset; a transactional one waits for its producer's marker,
     whose COMMIT keeps it only over an older committed offset; a tombstone removes the committed
     and every pending offset of its partition.
     """
-    committed: dict[OffsetCommitKey, tuple[OffsetCommitValue, int]] = {}
+    committed: dict[OffsetCommitKey, tuple[OffsetCommitValue, int, bool]] = {}
     pending = PendingTransactionalOffsets()
     txn_groups: dict[str, None] = {}
     for record in records:
@@ -85,7 +87,11 @@ def offsets_in_log_order(
                     okey = OffsetCommitKey(group_id, topic, partition)
                     existing = committed.get(okey)
                     if existing is None or offset.record_offset > existing[1]:
-                        committed[okey] = (offset.value, offset.record_offset)
+                        plain = existing is not None and existing[2]
+                        committed[okey] = (offset.value, offset.record_offset, plain)
+        elif isinstance(key, GroupMetadataKey):
+            if value is None:  # the group's tombstone deletes the group replay made
+                txn_groups.pop(key.group, None)
         elif isinstance(key, OffsetCommitKey):
             tp = (key.topic, key.partition)
             if not isinstance(value, OffsetCommitValue):  # a tombstone
@@ -93,7 +99,7 @@ def offsets_in_log_order(
                 pending.remove_partition(key.group, tp)
             elif record.producer_id == NO_PRODUCER_ID:
                 committed.pop(key, None)
-                committed[key] = (value, record.offset)
+                committed[key] = (value, record.offset, True)
             else:
                 pending.put(record.producer_id, key.group, tp, PendingOffset(value, record.offset))
                 txn_groups[key.group] = None

@@ -318,11 +318,13 @@ class OffsetMetadataManager:
         )
         return entries
 
-    def delete_all_offsets(self, group_id: str) -> None:
-        """deleteAllOffsets, once the tombstones are written (the group is being deleted)."""
+    def delete_all_offsets(self, group_id: str, *, pending: bool = True) -> None:
+        """deleteAllOffsets, once the tombstones are written (the group is being deleted);
+        ``pending``: its pending transactional offsets got tombstones too (DeleteGroups; the
+        cleanup deletes a group without writing any for them)."""
         self.offsets.pop(group_id, None)
         self.record_offsets.pop(group_id, None)
-        if self.pending.has_open_transactions(group_id):
+        if pending and self.pending.has_open_transactions(group_id):
             for tp in list(self.pending.partitions(group_id)):
                 self.pending.remove_partition(group_id, tp)
 

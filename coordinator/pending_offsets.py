@@ -83,14 +83,11 @@ class PendingTransactionalOffsets:
         return group_id in self.open_by_group
 
     def partitions(self, group_id: str) -> Iterator[TopicPartition]:
-        """The group's partitions with a pending offset, each once (deleteAllOffsets' order:
-        by open producer, then as written)."""
-        seen: set[TopicPartition] = set()
+        """The group's partitions with a pending offset, by open producer then as written: a
+        partition pending in two transactions comes twice (deleteAllOffsets writes a tombstone
+        for each)."""
         for producer_id in self.open_by_group.get(group_id, ()):
-            for tp in self.by_producer.get(producer_id, {}).get(group_id, {}):
-                if tp not in seen:
-                    seen.add(tp)
-                    yield tp
+            yield from self.by_producer.get(producer_id, {}).get(group_id, {})
 
     def get(self, producer_id: int, group_id: str, tp: TopicPartition) -> PendingOffset | None:
         """pendingTransactionalOffset (for tests and views)."""

@@ -236,7 +236,7 @@ class GroupCoordinatorShard:
                     count=len(expired),
                 )
             for group in doomed:
-                offsets.delete_all_offsets(group.group_id)
+                offsets.delete_all_offsets(group.group_id, pending=False)
                 self.group_manager.delete_group(out, group, "empty group with no offsets left")
         self._ensure_cleanup_timer(out)
 
@@ -292,11 +292,12 @@ class GroupCoordinatorShard:
     ) -> tuple[Errors, CoordinatorResult]:
         """CoordinatorRuntime.completeTransaction (GroupCoordinatorService.completeTransaction):
         the marker is written, then replayed (replayEndTransactionMarker). If the write fails
-        nothing changes, and the transaction coordinator gets the mapped error (it retries)."""
+        nothing changes, and the operation fails with the append error itself (the transaction
+        coordinator retries)."""
         out = Step(now_ms)
         error = self.writer.append_end_transaction_marker(out, producer_id, commit)
         if error != Errors.NONE:
-            return operation_error_to_response_error(error), out.result()
+            return error, out.result()
         self.offset_manager.replay_end_transaction_marker(out, producer_id, commit)
         return Errors.NONE, out.result()
 
