@@ -143,6 +143,22 @@ class KafkaCluster:
         """The group's committed offsets as the coordinator holds them ({(topic, p): offset})."""
         return self.service.committed_offsets(group_id)
 
+    # --- transactions ----------------------------------------------------------------------------
+
+    def complete_transaction(
+        self, partition: int, producer_id: int, commit: bool, now_ms: int
+    ) -> tuple[Errors, CoordinatorResult]:
+        """The transaction coordinator ends ``producer_id``'s transaction on offsets partition
+        ``partition`` (Kafka's WriteTxnMarkers → GroupCoordinatorService.completeTransaction):
+        its COMMIT or ABORT marker is written there and its pending TxnOffsetCommit offsets
+        become committed or are dropped. The error is NONE, or why the marker could not be
+        written (the transaction coordinator would retry)."""
+        if not 0 <= partition < self.offsets_log.num_partitions:
+            raise ValueError(f"no __consumer_offsets partition {partition}")
+        out = Step(now_ms)
+        error = self.service.complete_transaction(out, partition, producer_id, commit)
+        return error, out.result()
+
     # --- fault injection -----------------------------------------------------------------------
 
     def fail_next_append(self, error: Errors, count: int = 1) -> None:

@@ -155,6 +155,24 @@ APPEND_FAILED = _event(
 OFFSETS_EXPIRED = _event(
     _C, "offsets_expired", "group_id count", "the retention check removes committed offsets"
 )
+TXN_MARKER_APPENDED = _event(
+    _C,
+    "txn_marker_appended",
+    "partition offset producer_id result",
+    "a transaction's COMMIT or ABORT marker lands in __consumer_offsets",
+)
+TXN_MARKER_FAILED = _event(
+    _C,
+    "txn_marker_failed",
+    "partition producer_id result error",
+    "a transaction marker could not be written",
+)
+TXN_OFFSETS_COMPLETED = _event(
+    _C,
+    "txn_offsets_completed",
+    "group_id producer_id result count",
+    "a transaction's pending offsets of a group become committed (COMMIT) or are dropped (ABORT)",
+)
 OFFSETS_DELETED = _event(
     _C,
     "offsets_deleted",

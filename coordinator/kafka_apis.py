@@ -40,6 +40,11 @@ from coordinator.protocol import (
     OffsetCommitResponseTopic,
     OffsetFetchRequest,
     SyncGroupRequest,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitRequestTopic,
+    TxnOffsetCommitResponse,
+    TxnOffsetCommitResponsePartition,
+    TxnOffsetCommitResponseTopic,
     api_name,
     error_name,
 )
@@ -58,6 +63,22 @@ _GROUP_APIS = (
     LeaveGroupRequest,
     OffsetCommitRequest,
     OffsetFetchRequest,
+    TxnOffsetCommitRequest,
+)
+
+# OffsetCommit and TxnOffsetCommit answer per partition: the response, topic, partition and
+# request-topic classes KafkaApis' unknown-partition split builds and merges.
+_OFFSET_COMMIT_KINDS = (
+    OffsetCommitResponse,
+    OffsetCommitResponseTopic,
+    OffsetCommitResponsePartition,
+    OffsetCommitRequestTopic,
+)
+_TXN_OFFSET_COMMIT_KINDS = (
+    TxnOffsetCommitResponse,
+    TxnOffsetCommitResponseTopic,
+    TxnOffsetCommitResponsePartition,
+    TxnOffsetCommitRequestTopic,
 )
 
 # Every request type (exactly; subclasses are checked and routed as the type they extend).
@@ -247,6 +268,8 @@ class KafkaApis:
                 return self._commit_known_partitions(
                     out, dst, src, correlation_id, request, unknown
                 )
+        if isinstance(request, TxnOffsetCommitRequest):
+            return self._txn_offset_commit(out, dst, src, correlation_id, request)
         if (
             isinstance(request, SyncGroupRequest)
             and request.api_version >= 5
@@ -259,7 +282,38 @@ class KafkaApis:
             self._reply(out, dst, src, correlation_id, response, request)
         return None
 
-    def _unknown_partitions(self, request: OffsetCommitRequest) -> dict[str, set[int]]:
+    def _txn_offset_commit(
+        self, out: Step, dst: str, src: str, correlation_id: int, request: TxnOffsetCommitRequest
+    ) -> None:
+        """KafkaApis.handleTxnOffsetCommitRequest: unknown partitions are answered by the broker
+        (merged before the coordinator's answer); below v2 a COORDINATOR_LOAD_IN_PROGRESS becomes
+        COORDINATOR_NOT_AVAILABLE (producers before 2.0 could not handle it, KAFKA-7296)."""
+        start = len(out.effects)
+        unknown = self._unknown_partitions(request)
+        if unknown:
+            self._commit_known_partitions(
+                out, dst, src, correlation_id, request, unknown, _TXN_OFFSET_COMMIT_KINDS
+            )
+        else:
+            response = self.service.handle_group_request(out, dst, src, correlation_id, request)
+            if response is not None:
+                self._reply(out, dst, src, correlation_id, response, request)
+        if request.api_version >= 2:
+            return
+        effects = out.effects
+        for i in range(start, len(effects)):
+            effect = effects[i]
+            if (
+                isinstance(effect, Send)
+                and effect.dst == src
+                and effect.correlation_id == correlation_id
+                and isinstance(effect.message, TxnOffsetCommitResponse)
+            ):
+                effects[i] = attrs.evolve(effect, message=_loading_as_not_available(effect.message))
+
+    def _unknown_partitions(
+        self, request: OffsetCommitRequest | TxnOffsetCommitRequest
+    ) -> dict[str, set[int]]:
         """The partitions of an OffsetCommit that the broker's metadata does not have (a topic it
         does not know, or an index beyond the topic's partitions), by topic in request order."""
         unknown: dict[str, set[int]] = {}
@@ -278,14 +332,16 @@ class KafkaApis:
         dst: str,
         src: str,
         correlation_id: int,
-        request: OffsetCommitRequest,
+        request: OffsetCommitRequest | TxnOffsetCommitRequest,
         unknown: dict[str, set[int]],
+        kinds: tuple[type, type, type, type] = _OFFSET_COMMIT_KINDS,
     ) -> None:
         """KafkaApis.handleOffsetCommitRequest: partitions the broker does not know are answered
         UNKNOWN_TOPIC_OR_PARTITION by the broker itself; only the others reach the coordinator,
         and its answer is merged after the rejected ones (OffsetCommitResponse.Builder.merge).
         With nothing left to commit, the broker answers at once, coordinator or not."""
-        rejected: dict[str, list[OffsetCommitResponsePartition]] = {}
+        response_kind, topic_kind, partition_kind, request_topic_kind = kinds
+        rejected: dict[str, list[object]] = {}
         known = []
         for topic in request.topics:
             bad = unknown.get(topic.name)
@@ -296,22 +352,25 @@ class KafkaApis:
             for part in topic.partitions:
                 if part.partition_index in bad:
                     rejected.setdefault(topic.name, []).append(
-                        OffsetCommitResponsePartition(
-                            part.partition_index, Errors.UNKNOWN_TOPIC_OR_PARTITION
-                        )
+                        partition_kind(part.partition_index, Errors.UNKNOWN_TOPIC_OR_PARTITION)
                     )
                 else:
                     kept.append(part)
             if kept:
-                known.append(OffsetCommitRequestTopic(topic.name, tuple(kept)))
+                known.append(request_topic_kind(topic.name, tuple(kept)))
         if not known:
-            response = OffsetCommitResponse(
-                tuple(OffsetCommitResponseTopic(name, parts) for name, parts in rejected.items())
+            response = response_kind(
+                tuple(topic_kind(name, parts) for name, parts in rejected.items())
             )
             return self._reply(out, dst, src, correlation_id, response, request)
         forwarded = attrs.evolve(request, topics=tuple(known))
         start = len(out.effects)
-        self._group_request(out, dst, src, correlation_id, forwarded)
+        if isinstance(forwarded, TxnOffsetCommitRequest):
+            response = self.service.handle_group_request(out, dst, src, correlation_id, forwarded)
+            if response is not None:
+                self._reply(out, dst, src, correlation_id, response, forwarded)
+        else:
+            self._group_request(out, dst, src, correlation_id, forwarded)
         effects = out.effects
         for i in range(start, len(effects)):
             effect = effects[i]
@@ -319,16 +378,38 @@ class KafkaApis:
                 isinstance(effect, Send)
                 and effect.dst == src
                 and effect.correlation_id == correlation_id
-                and isinstance(effect.message, OffsetCommitResponse)
+                and isinstance(effect.message, OffsetCommitResponse | TxnOffsetCommitResponse)
+                and type(effect.message) is response_kind
             ):
                 merged = {name: list(parts) for name, parts in rejected.items()}
                 for answered in effect.message.topics:
                     merged.setdefault(answered.name, []).extend(answered.partitions)
-                message = OffsetCommitResponse(
-                    tuple(OffsetCommitResponseTopic(name, parts) for name, parts in merged.items())
+                message = response_kind(
+                    tuple(topic_kind(name, parts) for name, parts in merged.items())
                 )
                 effects[i] = attrs.evolve(effect, message=message)
         return None
+
+
+def _loading_as_not_available(response: TxnOffsetCommitResponse) -> TxnOffsetCommitResponse:
+    """TxnOffsetCommit below v2: COORDINATOR_LOAD_IN_PROGRESS answered as COORDINATOR_NOT_AVAILABLE."""
+    return TxnOffsetCommitResponse(
+        tuple(
+            TxnOffsetCommitResponseTopic(
+                t.name,
+                tuple(
+                    TxnOffsetCommitResponsePartition(
+                        p.partition_index, Errors.COORDINATOR_NOT_AVAILABLE
+                    )
+                    if p.error_code == Errors.COORDINATOR_LOAD_IN_PROGRESS
+                    else p
+                    for p in t.partitions
+                ),
+            )
+            for t in response.topics
+        ),
+        response.throttle_time_ms,
+    )
 
 
 def _has_known_partition(request: OffsetCommitRequest, unknown: dict[str, set[int]]) -> bool:
@@ -376,4 +457,6 @@ def malformed_response(request: object, reason: str) -> object | None:
         # The per-partition shape of OffsetCommit is itself broken: answer with no topics.
         if isinstance(request, OffsetCommitRequest):
             return OffsetCommitResponse(())
+        if isinstance(request, TxnOffsetCommitRequest):
+            return TxnOffsetCommitResponse(())
     return None

@@ -4,7 +4,8 @@ CoordinatorLoader.
 A broker that becomes leader of the partition replays it (for ``load_time_ms``, a timer of the
 shard) and rebuilds every group from its last GroupMetadata record (GroupMetadataManager.replay):
 Stable with one-protocol members if it has members, else Empty; offsets without group metadata
-make an Empty "simple" group (OffsetMetadataManager.replay). What happens once the groups are
+make an Empty "simple" group (OffsetMetadataManager.replay). Offsets are replayed in log order
+with the transaction markers (pending transactional offsets, replayEndTransactionMarker). What happens once the groups are
 back (fresh sessions, over-size groups rebalancing) is the managers' ``on_loaded``; losing the
 partition is their ``on_unloaded``.
 """
@@ -14,11 +15,15 @@ from __future__ import annotations
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.log import OffsetsLog
 from coordinator.offset_metadata_manager import OffsetMetadataManager
+from coordinator.pending_offsets import PendingOffset, PendingTransactionalOffsets
 from coordinator.records import (
+    NO_PRODUCER_ID,
+    ControlRecordKey,
     GroupMetadataKey,
     GroupMetadataValue,
     OffsetCommitKey,
     OffsetCommitValue,
+    Record,
 )
 
 
@@ -40,8 +45,62 @@ class CoordinatorLoader:
             # A key's value is of its kind or None (a tombstone): isinstance is the None check.
             if isinstance(key, GroupMetadataKey) and isinstance(value, GroupMetadataValue):
                 groups.replay_group(key.group, value)
-        for key, value in latest.items():
-            if isinstance(key, OffsetCommitKey) and isinstance(value, OffsetCommitValue):
+        records = self.log.partition(self.partition)
+        committed, pending, txn_groups = offsets_in_log_order(records)
+        for key, (value, record_offset, plain) in committed.items():
+            if plain:  # a marker's offsets make no group: their records did, if still alive
                 groups.replay_simple_group(key.group, now_ms)
-                offsets.replay(key, value)
-        return len(self.log.partition(self.partition))
+            offsets.replay(key, value, record_offset)
+        for group_id in txn_groups:  # replay makes a group of every transactional offset's
+            groups.replay_simple_group(group_id, now_ms)
+        offsets.pending = pending
+        return len(records)
+
+
+def offsets_in_log_order(
+    records: tuple[Record, ...],
+) -> tuple[
+    dict[OffsetCommitKey, tuple[OffsetCommitValue, int, bool]],
+    PendingTransactionalOffsets,
+    dict[str, None],
+]:
+    """OffsetMetadataManager.replay and replayEndTransactionMarker over the whole partition: the
+    committed offsets (value, record offset, and whether a plain record of the partition
+    committed it, in the order of their last write, as the compacted view has them), the
+    transactions still open, and the groups of the transactional offset records (replay creates
+    their simple groups whatever the marker said; a later group tombstone deletes them).
+
+    A plain record commits its offset; a transactional one waits for its producer's marker,
+    whose COMMIT keeps it only over an older committed offset; a tombstone removes the committed
+    and every pending offset of its partition.
+    """
+    committed: dict[OffsetCommitKey, tuple[OffsetCommitValue, int, bool]] = {}
+    pending = PendingTransactionalOffsets()
+    txn_groups: dict[str, None] = {}
+    for record in records:
+        key, value = record.key, record.value
+        if isinstance(key, ControlRecordKey):
+            for group_id, by_tp in pending.end(record.producer_id).items():
+                if key.type != "COMMIT":
+                    continue
+                for (topic, partition), offset in by_tp.items():
+                    okey = OffsetCommitKey(group_id, topic, partition)
+                    existing = committed.get(okey)
+                    if existing is None or offset.record_offset > existing[1]:
+                        plain = existing is not None and existing[2]
+                        committed[okey] = (offset.value, offset.record_offset, plain)
+        elif isinstance(key, GroupMetadataKey):
+            if value is None:  # the group's tombstone deletes the group replay made
+                txn_groups.pop(key.group, None)
+        elif isinstance(key, OffsetCommitKey):
+            tp = (key.topic, key.partition)
+            if not isinstance(value, OffsetCommitValue):  # a tombstone
+                committed.pop(key, None)
+                pending.remove_partition(key.group, tp)
+            elif record.producer_id == NO_PRODUCER_ID:
+                committed.pop(key, None)
+                committed[key] = (value, record.offset, True)
+            else:
+                pending.put(record.producer_id, key.group, tp, PendingOffset(value, record.offset))
+                txn_groups[key.group] = None
+    return committed, pending, txn_groups

@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from coordinator.errors import Errors
-from coordinator.records import Record, RecordKey, RecordValue
+from coordinator.records import (
+    NO_PRODUCER_ID,
+    ControlRecordKey,
+    EndTransactionMarkerValue,
+    Record,
+    RecordKey,
+    RecordValue,
+)
 
 
 class AppendFailed(Exception):
@@ -44,25 +51,43 @@ class OffsetsLog:
         self._failures.extend([error] * count)
 
     def append(
-        self, p: int, entries: Sequence[tuple[RecordKey, RecordValue]], now_ms: int
+        self,
+        p: int,
+        entries: Sequence[
+            tuple[RecordKey, RecordValue] | tuple[ControlRecordKey, EndTransactionMarkerValue]
+        ],
+        now_ms: int,
+        producer_id: int = NO_PRODUCER_ID,
     ) -> tuple[Record, ...]:
-        """Append ``entries`` as one batch; raises AppendFailed when a failure was injected."""
+        """Append ``entries`` as one batch (of ``producer_id``'s transaction, if given); raises
+        AppendFailed when a failure was injected."""
         if self._failures:
             raise AppendFailed(self._failures.pop(0))
         log = self._partitions[p]
         out = []
         for key, value in entries:
-            record = Record(len(log), key, value, now_ms)
+            record = Record(len(log), key, value, now_ms, producer_id)
             log.append(record)
             out.append(record)
         return tuple(out)
 
     def latest(self, p: int) -> dict[RecordKey, RecordValue]:
-        """The compacted view of partition ``p``: the latest value per key, tombstones kept."""
+        """The compacted view of partition ``p``: the latest value per key, tombstones kept.
+
+        Transactional records and markers are left out: their offsets depend on the markers,
+        which the loader replays in log order (``coordinator/loading.py``).
+        """
         out: dict[RecordKey, RecordValue] = {}
         for record in self._partitions[p]:
-            out.pop(record.key, None)
-            out[record.key] = record.value
+            key, value = record.key, record.value
+            if (
+                record.producer_id != NO_PRODUCER_ID
+                or isinstance(key, ControlRecordKey)
+                or isinstance(value, EndTransactionMarkerValue)
+            ):
+                continue
+            out.pop(key, None)
+            out[key] = value
         return out
 
 

@@ -1,9 +1,11 @@
 """Committed offsets of one ``__consumer_offsets`` partition's groups: Kafka's
 OffsetMetadataManager (classic groups) on the partition's leader.
 
-OffsetCommit and OffsetFetch (commitOffset, fetchOffsets), the tombstones of a deleted topic's
-offsets (onPartitionsDeleted), the offsets that expire (cleanupExpiredOffsets) and replay. It asks
-the GroupMetadataManager about the groups it validates a commit against, as Kafka's does.
+OffsetCommit and OffsetFetch (commitOffset, fetchOffsets), TxnOffsetCommit
+(commitTransactionalOffset) and the transaction markers that settle its pending offsets
+(replayEndTransactionMarker), the tombstones of a deleted topic's offsets (onPartitionsDeleted),
+the offsets that expire (cleanupExpiredOffsets) and replay. It asks the GroupMetadataManager about
+the groups it validates a commit against, as Kafka's does.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from coordinator.group import (
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.java import java_string_length
 from coordinator.log import operation_error_to_response_error
+from coordinator.pending_offsets import PendingOffset, PendingTransactionalOffsets
 from coordinator.protocol import (
     OffsetCommitRequest,
     OffsetCommitResponse,
@@ -31,8 +34,12 @@ from coordinator.protocol import (
     OffsetFetchResponse,
     OffsetFetchResponsePartition,
     OffsetFetchResponseTopic,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitResponse,
+    TxnOffsetCommitResponsePartition,
+    TxnOffsetCommitResponseTopic,
 )
-from coordinator.records import OffsetCommitKey, OffsetCommitValue
+from coordinator.records import OffsetCommitKey, OffsetCommitValue, RecordKey, RecordValue
 from coordinator.result import Step
 from coordinator.runtime import PartitionWriter, respond
 
@@ -53,6 +60,10 @@ class OffsetMetadataManager:
         self.writer = writer
         self.group_manager = group_manager
         self.offsets: dict[str, dict[tuple[str, int], OffsetCommitValue]] = {}
+        # OffsetAndMetadata.recordOffset of each committed offset (a marker materializes a
+        # pending offset only over an older one); entries of deleted offsets are never read.
+        self.record_offsets: dict[str, dict[tuple[str, int], int]] = {}
+        self.pending = PendingTransactionalOffsets()
 
     # --- OffsetCommit / OffsetFetch (commitOffset, fetchOffsets) ----------------------------------
     def validate_offset_commit(self, req: OffsetCommitRequest) -> Errors | None:
@@ -120,8 +131,10 @@ class OffsetMetadataManager:
                             ),
                         )
                     )
-            append_error = (
-                self.writer.append(out, entries, req.group_id) if entries else Errors.NONE
+            append_error, records = (
+                self.writer.append_records(out, entries, req.group_id)
+                if entries
+                else (Errors.NONE, ())
             )
             if append_error != Errors.NONE:
                 # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
@@ -134,10 +147,12 @@ class OffsetMetadataManager:
                     )
             else:
                 stored = self.offsets.setdefault(req.group_id, {})
-                for record_key, value in entries:
+                record_offsets = self.record_offsets.setdefault(req.group_id, {})
+                for (record_key, value), record in zip(entries, records, strict=True):
                     tp = (record_key.topic, record_key.partition)
                     stored.pop(tp, None)  # a re-committed partition moves to the end
                     stored[tp] = value
+                    record_offsets[tp] = record.offset
         # Lists, not generators: the response classes convert them to tuples anyway.
         topics = [
             OffsetCommitResponseTopic(
@@ -162,12 +177,20 @@ class OffsetMetadataManager:
         )
 
     def fetch_offsets(self, out: Step, waiter: Parked, req: OffsetFetchRequest) -> None:
-        stored = self.offsets.get(req.group_id, {})
+        """fetchOffsets / fetchAllOffsets. With ``require_stable`` a partition that has a pending
+        transactional offset is answered UNSTABLE_OFFSET_COMMIT (the client retries); an
+        unknown group (validateOffsetFetch) has no offsets to show."""
+        group_id = req.group_id
+        known = group_id in self.group_manager.groups
+        stored = self.offsets.get(group_id, {}) if known else {}
+        unstable = req.require_stable and self.pending.has_open_transactions(group_id)
         if req.topics is None:
             by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
             for (topic, partition), value in sorted(stored.items()):
                 by_topic.setdefault(topic, []).append(
-                    OffsetFetchResponsePartition(
+                    _unstable(partition)
+                    if unstable and self.pending.has_pending(group_id, (topic, partition))
+                    else OffsetFetchResponsePartition(
                         partition, value.offset, value.leader_epoch, value.metadata
                     )
                 )
@@ -178,13 +201,16 @@ class OffsetMetadataManager:
                 partitions = []
                 for i in t.partition_indexes:
                     found = stored.get((t.name, i))
-                    partitions.append(
-                        OffsetFetchResponsePartition(i)
-                        if found is None
-                        else OffsetFetchResponsePartition(
-                            i, found.offset, found.leader_epoch, found.metadata
+                    if unstable and self.pending.has_pending(group_id, (t.name, i)):
+                        partitions.append(_unstable(i))
+                    elif found is None:
+                        partitions.append(OffsetFetchResponsePartition(i))
+                    else:
+                        partitions.append(
+                            OffsetFetchResponsePartition(
+                                i, found.offset, found.leader_epoch, found.metadata
+                            )
                         )
-                    )
                 topics.append(OffsetFetchResponseTopic(t.name, partitions))
         respond(out, self.node, waiter, OffsetFetchResponse(Errors.NONE, topics), req.group_id)
 
@@ -205,13 +231,21 @@ class OffsetMetadataManager:
             for tp in self.offsets[group_id]
             if tp[0] == topic
         ]
+        # then the pending transactional offsets of the topic (a tombstone each, as Kafka's)
+        doomed.extend(
+            (group_id, tp)
+            for by_group in self.pending.by_producer.values()
+            for group_id, tps in by_group.items()
+            for tp in tps
+            if tp[0] == topic
+        )
         if not doomed:
             return
         entries = [(OffsetCommitKey(group_id, t, p), None) for group_id, (t, p) in doomed]
         if self.writer.append(out, entries, doomed[0][0]) == Errors.NONE:
             counts: dict[str, int] = {}
             for group_id, tp in doomed:
-                del self.offsets[group_id][tp]
+                self._replay_tombstone(group_id, tp)
                 counts[group_id] = counts.get(group_id, 0) + 1
             for group_id, count in counts.items():
                 out.event(
@@ -243,9 +277,21 @@ class OffsetMetadataManager:
                 base = value.commit_timestamp
             else:
                 continue
-            if now_ms - base >= retention:
+            if now_ms - base >= retention and not (
+                self.pending.open_by_group
+                and self.pending.has_pending(group.group_id, (topic, partition))
+            ):
                 expired.append((topic, partition))
         return expired
+
+    def all_offsets_expired(self, group_id: str, expired: list[tuple[str, int]]) -> bool:
+        """cleanupExpiredOffsets' answer: whether the group may be deleted. True for a group
+        without committed offsets; else when all expired and no transaction of the group is
+        open (a pending offset may still become committed)."""
+        count = self.offset_count(group_id)
+        if count == 0:
+            return True
+        return len(expired) == count and not self.pending.has_open_transactions(group_id)
 
     def offset_count(self, group_id: str) -> int:
         return len(self.offsets.get(group_id, {}))
@@ -255,10 +301,186 @@ class OffsetMetadataManager:
         stored = self.offsets[group_id]
         for tp in partitions:
             del stored[tp]
+            if self.pending.open_by_group:
+                self.pending.remove_partition(group_id, tp)
 
-    def delete_all_offsets(self, group_id: str) -> None:
-        """deleteAllOffsets, once the tombstones are written (the group is being deleted)."""
+    def all_offsets_tombstones(self, group_id: str) -> list[tuple[RecordKey, RecordValue]]:
+        """deleteAllOffsets' records: a tombstone per committed offset, then one per partition
+        that only a pending transactional offset holds."""
+        stored = self.offsets.get(group_id, {})
+        entries: list[tuple[RecordKey, RecordValue]] = [
+            (OffsetCommitKey(group_id, t, p), None) for (t, p) in stored
+        ]
+        entries.extend(
+            (OffsetCommitKey(group_id, t, p), None)
+            for (t, p) in self.pending.partitions(group_id)
+            if (t, p) not in stored
+        )
+        return entries
+
+    def delete_all_offsets(self, group_id: str, *, pending: bool = True) -> None:
+        """deleteAllOffsets, once the tombstones are written (the group is being deleted);
+        ``pending``: its pending transactional offsets got tombstones too (DeleteGroups; the
+        cleanup deletes a group without writing any for them)."""
         self.offsets.pop(group_id, None)
+        self.record_offsets.pop(group_id, None)
+        if pending and self.pending.has_open_transactions(group_id):
+            for tp in list(self.pending.partitions(group_id)):
+                self.pending.remove_partition(group_id, tp)
 
-    def replay(self, key: OffsetCommitKey, value: OffsetCommitValue) -> None:
-        self.offsets.setdefault(key.group, {})[(key.topic, key.partition)] = value
+    def replay(
+        self, key: OffsetCommitKey, value: OffsetCommitValue, record_offset: int = -1
+    ) -> None:
+        tp = (key.topic, key.partition)
+        self.offsets.setdefault(key.group, {})[tp] = value
+        self.record_offsets.setdefault(key.group, {})[tp] = record_offset
+
+    def _replay_tombstone(self, group_id: str, tp: tuple[str, int]) -> None:
+        """replay of an offset tombstone: the committed offset and every pending one go."""
+        stored = self.offsets.get(group_id)
+        if stored is not None:
+            stored.pop(tp, None)
+        if self.pending.open_by_group:
+            self.pending.remove_partition(group_id, tp)
+
+    # --- transactional offsets (commitTransactionalOffset, replayEndTransactionMarker) -----------
+
+    def validate_transactional_offset_commit(self, req: TxnOffsetCommitRequest) -> Errors | None:
+        """OffsetMetadataManager.validateTransactionalOffsetCommit + ClassicGroup.validateOffsetCommit
+        with ``isTransactional``: no REBALANCE_IN_PROGRESS while CompletingRebalance and no
+        UNKNOWN_MEMBER_ID for a request without member and generation (the older versions carry
+        neither); an unknown group is ILLEGAL_GENERATION at every version."""
+        group = self.group_manager.groups.get(req.group_id)
+        if group is None:
+            return None if req.generation_id < 0 else Errors.ILLEGAL_GENERATION
+        if group.state == DEAD:
+            return Errors.COORDINATOR_NOT_AVAILABLE
+        if req.generation_id < 0 and group.state == EMPTY:
+            return None
+        if req.generation_id >= 0 or req.member_id != "" or req.group_instance_id is not None:
+            error = self.group_manager.validate_member(group, req.member_id, req.group_instance_id)
+            if error != Errors.NONE:
+                return error
+            if req.generation_id != group.generation_id:
+                return Errors.ILLEGAL_GENERATION
+        return None
+
+    def commit_transactional_offset(
+        self, out: Step, waiter: Parked, req: TxnOffsetCommitRequest
+    ) -> None:
+        """commitTransactionalOffset: the offsets are written with the producer id and stay
+        pending (invisible to OffsetFetch) until the transaction's marker. Unlike OffsetCommit,
+        it does not keep the member's session alive."""
+        error = self.validate_transactional_offset_commit(req)
+        per_partition: dict[tuple[str, int], Errors] = {}
+        if error is not None:
+            for topic in req.topics:
+                for part in topic.partitions:
+                    per_partition[(topic.name, part.partition_index)] = error
+        else:
+            group = self.group_manager.groups.get(req.group_id)
+            created = group is None
+            if group is None:
+                group = self.group_manager.create_group(
+                    out, req.group_id, "TxnOffsetCommit to an unknown group"
+                )
+            entries: list[tuple[RecordKey, RecordValue]] = []
+            for topic in req.topics:
+                for part in topic.partitions:
+                    metadata = part.committed_metadata or ""
+                    key = (topic.name, part.partition_index)
+                    if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
+                        per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
+                        continue
+                    per_partition[key] = Errors.NONE
+                    entries.append(
+                        (
+                            OffsetCommitKey(req.group_id, topic.name, part.partition_index),
+                            OffsetCommitValue(
+                                offset=part.committed_offset,
+                                # an ignorable field: not on the wire below v2
+                                leader_epoch=part.committed_leader_epoch
+                                if req.api_version >= 2
+                                else -1,
+                                metadata=metadata,
+                                commit_timestamp=out.now,
+                            ),
+                        )
+                    )
+            append_error, records = (
+                self.writer.append_records(out, entries, req.group_id, req.producer_id)
+                if entries
+                else (Errors.NONE, ())
+            )
+            if append_error != Errors.NONE:
+                mapped = operation_error_to_response_error(append_error)
+                for key in per_partition:
+                    per_partition[key] = mapped
+                if created:
+                    self.group_manager.delete_group(
+                        out, group, "offset commit could not be written"
+                    )
+            else:
+                for record in records:
+                    record_key, value = record.key, record.value
+                    assert isinstance(record_key, OffsetCommitKey)
+                    assert isinstance(value, OffsetCommitValue)
+                    self.pending.put(
+                        req.producer_id,
+                        req.group_id,
+                        (record_key.topic, record_key.partition),
+                        PendingOffset(value, record.offset),
+                    )
+        topics = [
+            TxnOffsetCommitResponseTopic(
+                topic.name,
+                [
+                    TxnOffsetCommitResponsePartition(
+                        p.partition_index, per_partition[(topic.name, p.partition_index)]
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in req.topics
+        ]
+        respond(
+            out,
+            self.node,
+            waiter,
+            TxnOffsetCommitResponse(topics),
+            req.group_id,
+            req.member_id,
+            req.generation_id,
+        )
+
+    def replay_end_transaction_marker(self, out: Step, producer_id: int, commit: bool) -> None:
+        """replayEndTransactionMarker: the producer's pending offsets become committed (COMMIT;
+        each only if its record is newer than the committed offset's, so that a later plain
+        commit wins) or are dropped (ABORT)."""
+        result = "COMMIT" if commit else "ABORT"
+        for group_id, pending in self.pending.end(producer_id).items():
+            count = 0
+            if commit:
+                stored = self.offsets.setdefault(group_id, {})
+                record_offsets = self.record_offsets.setdefault(group_id, {})
+                for tp, offset in pending.items():
+                    if tp not in stored or offset.record_offset > record_offsets.get(tp, -1):
+                        stored[tp] = offset.value
+                        record_offsets[tp] = offset.record_offset
+                        count += 1
+            else:
+                count = len(pending)
+            out.event(
+                "txn_offsets_completed",
+                t_ms=out.now,
+                node=self.node,
+                group_id=group_id,
+                producer_id=producer_id,
+                result=result,
+                count=count,
+            )
+
+
+def _unstable(partition: int) -> OffsetFetchResponsePartition:
+    """The answer for a partition with a pending transactional offset under require_stable."""
+    return OffsetFetchResponsePartition(partition, error_code=Errors.UNSTABLE_OFFSET_COMMIT)

@@ -286,6 +286,57 @@ class OffsetFetchResponse:
     topics: tuple[OffsetFetchResponseTopic, ...] = field(default=(), converter=to_tuple)
 
 
+# --- TxnOffsetCommit (KIP-98; generation, member and instance ids from v3, KIP-447) ----------
+
+
+@frozen
+class TxnOffsetCommitRequestPartition:
+    partition_index: int
+    committed_offset: int
+    committed_leader_epoch: int = -1  # v2+ (ignorable: dropped below v2)
+    committed_metadata: str | None = ""
+
+
+@frozen
+class TxnOffsetCommitRequestTopic:
+    name: str
+    partitions: tuple[TxnOffsetCommitRequestPartition, ...] = field(converter=to_tuple)
+
+
+@frozen
+class TxnOffsetCommitRequest:
+    """The offsets a transactional producer commits for ``group_id`` inside its transaction
+    (KafkaProducer.sendOffsetsToTransaction); they stay pending until the transaction's marker."""
+
+    transactional_id: str
+    group_id: str
+    producer_id: int
+    producer_epoch: int
+    topics: tuple[TxnOffsetCommitRequestTopic, ...] = field(converter=to_tuple)
+    generation_id: int = -1  # v3+
+    member_id: str = ""  # v3+
+    group_instance_id: str | None = None  # v3+
+    api_version: int = 4
+
+
+@frozen
+class TxnOffsetCommitResponsePartition:
+    partition_index: int
+    error_code: Errors
+
+
+@frozen
+class TxnOffsetCommitResponseTopic:
+    name: str
+    partitions: tuple[TxnOffsetCommitResponsePartition, ...] = field(converter=to_tuple)
+
+
+@frozen
+class TxnOffsetCommitResponse:
+    topics: tuple[TxnOffsetCommitResponseTopic, ...] = field(default=(), converter=to_tuple)
+    throttle_time_ms: int = 0
+
+
 # --- DescribeGroups / ListGroups / DeleteGroups --------------------------------------------------
 
 
@@ -486,6 +537,23 @@ def offset_commit_response(request: OffsetCommitRequest, error: Errors) -> Offse
     )
 
 
+def txn_offset_commit_response(
+    request: TxnOffsetCommitRequest, error: Errors
+) -> TxnOffsetCommitResponse:
+    """TxnOffsetCommitRequest.getErrorResponse: ``error`` for every partition of the request."""
+    return TxnOffsetCommitResponse(
+        tuple(
+            TxnOffsetCommitResponseTopic(
+                t.name,
+                tuple(
+                    TxnOffsetCommitResponsePartition(p.partition_index, error) for p in t.partitions
+                ),
+            )
+            for t in request.topics
+        )
+    )
+
+
 def response_error(message: object) -> Errors | None:
     """The error a message reports, as the event log names it: its error code; for the
     responses that carry codes only per entry (OffsetCommit per partition, DeleteGroups per
@@ -493,7 +561,7 @@ def response_error(message: object) -> Errors | None:
     code = getattr(message, "error_code", None)
     if code is not None:
         return code
-    if isinstance(message, OffsetCommitResponse):
+    if isinstance(message, OffsetCommitResponse | TxnOffsetCommitResponse):
         for topic in message.topics:
             for p in topic.partitions:
                 if p.error_code != Errors.NONE:

@@ -1,7 +1,11 @@
-"""The ``__consumer_offsets`` record types (GroupMetadataKey/Value, OffsetCommitKey/Value).
+"""The ``__consumer_offsets`` record types (GroupMetadataKey/Value, OffsetCommitKey/Value) and
+the transaction marker (Kafka's EndTransactionMarker control record).
 
 Kafka's schemas (group-coordinator/src/main/resources/common/message/*.json) in snake_case. A
 record whose ``value`` is None is a tombstone: the topic is compacted, the latest value per key wins.
+A record carries the producer id of its batch: NO_PRODUCER_ID (-1) for the coordinator's own
+writes, the transaction's producer id for a TxnOffsetCommit's offsets, which stay pending until
+the transaction's marker (a control record of the same producer id) commits or aborts them.
 """
 
 from __future__ import annotations
@@ -54,7 +58,24 @@ class OffsetCommitValue:
     expire_timestamp: int = -1
 
 
-RecordKey = GroupMetadataKey | OffsetCommitKey
+NO_PRODUCER_ID = -1  # RecordBatch.NO_PRODUCER_ID: a non-transactional batch
+
+
+@frozen
+class ControlRecordKey:
+    """The key of a transaction marker: ControlRecordType COMMIT or ABORT."""
+
+    type: str  # "COMMIT" | "ABORT"
+
+
+@frozen
+class EndTransactionMarkerValue:
+    """EndTransactionMarker's value (the transaction coordinator's epoch)."""
+
+    coordinator_epoch: int = 0
+
+
+RecordKey = GroupMetadataKey | OffsetCommitKey  # the coordinator's data records
 RecordValue = GroupMetadataValue | OffsetCommitValue | None
 
 
@@ -63,9 +84,10 @@ class Record:
     """One record of an ``__consumer_offsets`` partition; ``offset`` is its position in the log."""
 
     offset: int
-    key: RecordKey
-    value: RecordValue
+    key: RecordKey | ControlRecordKey
+    value: RecordValue | EndTransactionMarkerValue
     append_time_ms: int
+    producer_id: int = NO_PRODUCER_ID  # the batch's producer id (transactional writes)
 
     @property
     def is_tombstone(self) -> bool:

@@ -17,7 +17,14 @@ from coordinator.errors import ERROR_NAMES, Errors
 from coordinator.group import Parked
 from coordinator.log import AppendFailed, OffsetsLog
 from coordinator.protocol import api_name, response_error
-from coordinator.records import RecordKey, RecordValue
+from coordinator.records import (
+    NO_PRODUCER_ID,
+    ControlRecordKey,
+    EndTransactionMarkerValue,
+    Record,
+    RecordKey,
+    RecordValue,
+)
 from coordinator.result import Step
 
 
@@ -35,8 +42,19 @@ class PartitionWriter:
         self, out: Step, entries: Sequence[tuple[RecordKey, RecordValue]], group_id: str
     ) -> Errors:
         """Append a batch; NONE or the (unmapped) append error."""
+        return self.append_records(out, entries, group_id)[0]
+
+    def append_records(
+        self,
+        out: Step,
+        entries: Sequence[tuple[RecordKey, RecordValue]],
+        group_id: str,
+        producer_id: int = NO_PRODUCER_ID,
+    ) -> tuple[Errors, tuple[Record, ...]]:
+        """Append a batch (of ``producer_id``'s transaction, if given); the error (NONE or the
+        unmapped append error) and the records written, whose log offsets replay keeps."""
         try:
-            records = self.log.append(self.partition, entries, out.now)
+            records = self.log.append(self.partition, entries, out.now, producer_id)
         except AppendFailed as failure:
             out.event(
                 "append_failed",
@@ -47,19 +65,54 @@ class PartitionWriter:
                 error=failure.error.name,
             )
             out.append_error = failure.error
-            return failure.error
+            return failure.error, ()
         out.appends += 1
-        for record in records:
+        for (key, _), record in zip(entries, records, strict=True):
             out.event(
                 "record_appended",
                 t_ms=out.now,
                 node=self.node,
                 partition=self.partition,
                 offset=record.offset,
-                group_id=record.key.group,  # one batch can hold several groups' records
-                record_type=type(record.key).__name__.removesuffix("Key"),
+                group_id=key.group,  # one batch can hold several groups' records
+                record_type=type(key).__name__.removesuffix("Key"),
                 tombstone=record.value is None,
             )
+        return Errors.NONE, records
+
+    def append_end_transaction_marker(self, out: Step, producer_id: int, commit: bool) -> Errors:
+        """CoordinatorRuntime.completeTransaction's write: the marker, a control batch of the
+        producer (MemoryRecords.withEndTransactionMarker); NONE or the append error."""
+        result = "COMMIT" if commit else "ABORT"
+        try:
+            (record,) = self.log.append(
+                self.partition,
+                [(ControlRecordKey(result), EndTransactionMarkerValue())],
+                out.now,
+                producer_id,
+            )
+        except AppendFailed as failure:
+            out.event(
+                "txn_marker_failed",
+                t_ms=out.now,
+                node=self.node,
+                partition=self.partition,
+                producer_id=producer_id,
+                result=result,
+                error=failure.error.name,
+            )
+            out.append_error = failure.error
+            return failure.error
+        out.appends += 1
+        out.event(
+            "txn_marker_appended",
+            t_ms=out.now,
+            node=self.node,
+            partition=self.partition,
+            offset=record.offset,
+            producer_id=producer_id,
+            result=result,
+        )
         return Errors.NONE
 
 

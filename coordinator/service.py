@@ -37,7 +37,9 @@ from coordinator.protocol import (
     OffsetFetchResponse,
     SyncGroupRequest,
     SyncGroupResponse,
+    TxnOffsetCommitRequest,
     offset_commit_response,
+    txn_offset_commit_response,
 )
 from coordinator.result import Step
 from coordinator.shard import GroupCoordinatorShard
@@ -53,10 +55,17 @@ GroupRequest = (
     | LeaveGroupRequest
     | OffsetCommitRequest
     | OffsetFetchRequest
+    | TxnOffsetCommitRequest
 )
 
-# OffsetCommit/OffsetFetch accept "" as a group id; these four reject it (INVALID_GROUP_ID).
-_ID_CHECKED_APIS = (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
+# OffsetCommit/OffsetFetch accept "" as a group id; these reject it (INVALID_GROUP_ID).
+_ID_CHECKED_APIS = (
+    JoinGroupRequest,
+    SyncGroupRequest,
+    HeartbeatRequest,
+    LeaveGroupRequest,
+    TxnOffsetCommitRequest,
+)
 
 
 def error_response(request: object, error: Errors, *, failed_operation: bool = False) -> object:
@@ -78,6 +87,8 @@ def error_response(request: object, error: Errors, *, failed_operation: bool = F
         return offset_commit_response(request, error)
     if isinstance(request, OffsetFetchRequest):
         return OffsetFetchResponse(error)
+    if isinstance(request, TxnOffsetCommitRequest):
+        return txn_offset_commit_response(request, error)
     raise TypeError(f"no error response for {type(request).__name__}")
 
 
@@ -260,6 +271,20 @@ class GroupCoordinatorService:
             shard = self.shards[p]
             if self._is_alive(shard.node):
                 out.add(shard.delete_offsets_of_topic(topic, out.now))
+
+    def complete_transaction(self, out: Step, p: int, producer_id: int, commit: bool) -> Errors:
+        """completeTransaction: the transaction coordinator writes the marker of
+        ``producer_id``'s transaction to offsets partition ``p`` (WriteTxnMarkers). Without a
+        live, loaded coordinator of ``p`` it fails (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS)
+        and the transaction coordinator retries later."""
+        shard = self.shards.get(p)
+        if shard is None or not self._is_alive(shard.node):
+            return Errors.NOT_COORDINATOR
+        if shard.loading:
+            return Errors.COORDINATOR_LOAD_IN_PROGRESS
+        error, result = shard.complete_transaction(producer_id, commit, out.now)
+        out.add(result)
+        return error
 
     # --- queries -------------------------------------------------------------------------------
 

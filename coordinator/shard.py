@@ -34,6 +34,7 @@ from coordinator.protocol import (
     OffsetCommitRequest,
     OffsetFetchRequest,
     SyncGroupRequest,
+    TxnOffsetCommitRequest,
 )
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, RecordKey, RecordValue
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
@@ -95,6 +96,7 @@ class GroupCoordinatorShard:
             LeaveGroupRequest: groups.classic_group_leave,
             OffsetCommitRequest: offsets.commit_offset,
             OffsetFetchRequest: offsets.fetch_offsets,
+            TxnOffsetCommitRequest: offsets.commit_transactional_offset,
         }
         # What each timer operation runs (coordinator/timers.py).
         self._timer_operations: dict[type, Callable[[Step, Any], None]] = {
@@ -220,7 +222,7 @@ class GroupCoordinatorShard:
             if expired:
                 entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
                 expired_by_group.append((group_id, expired))
-            if group.is_in(EMPTY) and len(expired) == offsets.offset_count(group_id):
+            if group.is_in(EMPTY) and offsets.all_offsets_expired(group_id, expired):
                 entries.append((GroupMetadataKey(group_id), None))
                 doomed.append(group)
         if entries and self.writer.append(out, entries, entries[0][0].group) == Errors.NONE:
@@ -234,7 +236,7 @@ class GroupCoordinatorShard:
                     count=len(expired),
                 )
             for group in doomed:
-                offsets.delete_all_offsets(group.group_id)
+                offsets.delete_all_offsets(group.group_id, pending=False)
                 self.group_manager.delete_group(out, group, "empty group with no offsets left")
         self._ensure_cleanup_timer(out)
 
@@ -249,7 +251,7 @@ class GroupCoordinatorShard:
         the shard with the mapped error, the ones that failed validation included.
         """
         out = Step(now_ms)
-        groups, offsets = self.group_manager.groups, self.offset_manager.offsets
+        groups = self.group_manager.groups
         results: list[Errors] = []
         doomed: list[ClassicGroup] = []
         entries: list[tuple[RecordKey, RecordValue]] = []
@@ -262,9 +264,7 @@ class GroupCoordinatorShard:
             else:
                 results.append(Errors.NONE)
                 doomed.append(group)
-                entries.extend(
-                    (OffsetCommitKey(group_id, t, p), None) for (t, p) in offsets.get(group_id, {})
-                )
+                entries.extend(self.offset_manager.all_offsets_tombstones(group_id))
                 entries.append((GroupMetadataKey(group_id), None))
         if entries:
             error = self.writer.append(out, entries, doomed[0].group_id)
@@ -286,6 +286,20 @@ class GroupCoordinatorShard:
         out = Step(now_ms)
         self.offset_manager.on_partitions_deleted(out, topic)
         return out.result()
+
+    def complete_transaction(
+        self, producer_id: int, commit: bool, now_ms: int
+    ) -> tuple[Errors, CoordinatorResult]:
+        """CoordinatorRuntime.completeTransaction (GroupCoordinatorService.completeTransaction):
+        the marker is written, then replayed (replayEndTransactionMarker). If the write fails
+        nothing changes, and the operation fails with the append error itself (the transaction
+        coordinator retries)."""
+        out = Step(now_ms)
+        error = self.writer.append_end_transaction_marker(out, producer_id, commit)
+        if error != Errors.NONE:
+            return error, out.result()
+        self.offset_manager.replay_end_transaction_marker(out, producer_id, commit)
+        return Errors.NONE, out.result()
 
     # --- queries ----------------------------------------------------------------------------------
 

@@ -203,6 +203,45 @@ def _offset_commit(request: P.OffsetCommitRequest) -> str | None:
     return None
 
 
+def _txn_offset_commit(request: P.TxnOffsetCommitRequest) -> str | None:
+    """TxnOffsetCommit's shape; below v3 the generation, member and instance ids do not exist
+    on the wire, so a request that sets them cannot be sent (Kafka's serializer refuses it)."""
+    if not _valid_version(request):
+        return "api_version"
+    if not isinstance(request.group_id, str):
+        return "group_id"
+    if not isinstance(request.transactional_id, str):
+        return "transactional_id"
+    if not (_is_int(request.producer_id) and _is_int(request.producer_epoch)):
+        return "producer_id"
+    if not (_is_int(request.generation_id) and isinstance(request.member_id, str)):
+        return "member_id"
+    if not _opt_str(request.group_instance_id):
+        return "group_instance_id"
+    if request.api_version < 3 and (
+        request.generation_id != -1
+        or request.member_id != ""
+        or request.group_instance_id is not None
+    ):
+        return "member_id"
+    if not _is_tuple_of(request.topics, P.TxnOffsetCommitRequestTopic):
+        return "topics"
+    for topic in request.topics:
+        if not isinstance(topic.name, str) or not _is_tuple_of(
+            topic.partitions, P.TxnOffsetCommitRequestPartition
+        ):
+            return "topics"
+        for part in topic.partitions:
+            if not (
+                _is_int(part.partition_index)
+                and _is_int(part.committed_offset)
+                and _is_int(part.committed_leader_epoch)
+                and _opt_str(part.committed_metadata)
+            ):
+                return "partitions"
+    return None
+
+
 def _offset_fetch(request: P.OffsetFetchRequest) -> str | None:
     if not isinstance(request.group_id, str):
         return "group_id"
@@ -231,6 +270,7 @@ _CHECKS: dict[type, Callable[[Any], str | None]] = {
     P.LeaveGroupRequest: _leave_group,
     P.OffsetCommitRequest: _offset_commit,
     P.OffsetFetchRequest: _offset_fetch,
+    P.TxnOffsetCommitRequest: _txn_offset_commit,
 }
 """One check per request type, found by a dict lookup (the coordinator checks every request).
 

@@ -28,6 +28,7 @@ from tests.oracle.replay import DATA, compact  # noqa: E402
 SUITES = {
     "classic": (generate.record, 3000, 0),
     "offsets": (generate.record_offsets, 1000, 100_000),
+    "txn": (generate.record_txn, 1000, 200_000),
 }
 
 

@@ -128,6 +128,21 @@ class ClusterAdapter:
             lambda: self.cluster.handle_request(BROKER, CLIENT, correlation_id, request, self.now),
         )
 
+    def end_transaction(
+        self, correlation_id: int, producer_id: int, commit: bool, append_error: str | None
+    ) -> None:
+        """The transaction coordinator's marker (KafkaCluster.complete_transaction); its
+        outcome (an Errors) is answered as the op's response."""
+        outcome: list[Errors] = []
+
+        def call() -> CoordinatorResult:
+            error, result = self.cluster.complete_transaction(0, producer_id, commit, self.now)
+            outcome.append(error)
+            return result
+
+        self._with_failure(append_error, call)
+        self.responses.append((correlation_id, outcome[0], self.now))
+
     def unload(self) -> None:
         """The partition's leadership leaves this broker (its parked requests are answered
         NOT_COORDINATOR) and no broker takes it over until ``load``; requests meanwhile get

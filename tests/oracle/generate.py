@@ -473,3 +473,118 @@ def record_offsets(seed: int, oracle: OracleProcess) -> dict:
         "ops": script.ops,
         "out": script.out,
     }
+
+
+# --- the transactions suite --------------------------------------------------------------------
+
+PRODUCERS = (1000, 1001, 1002)
+
+
+def _txn_commit_op(rng: random.Random, client: Client | None) -> dict:
+    """TxnOffsetCommit by a producer: bound to a member (v3+: its id and generation, sometimes
+    stale) or without one (any version, generation -1)."""
+    op: dict[str, Any] = {"op": "txn_commit", "producer": rng.choice(PRODUCERS)}
+    if client is None or client.member_id == "":
+        op["group"] = rng.choice(("s", "g", "g", "x"))
+        op["version"] = rng.randint(0, 4)
+    else:
+        op["version"] = rng.randint(3, 4)
+        op["group"] = client.group
+        op["member"] = client.member_id
+        op["generation"] = client.generation
+        if client.instance is not None:
+            op["instance"] = client.instance
+        if rng.random() < 0.1:
+            op["generation"] = client.generation + rng.choice((-1, 1))
+        if rng.random() < 0.05:
+            op["member"] = "unknown-member"
+    topics = []
+    for name in rng.sample(sorted(OFFSET_TOPICS), rng.randint(1, 2)):
+        parts = []
+        for p in rng.sample(range(OFFSET_TOPICS[name]), rng.randint(1, 3)):
+            epoch = rng.choice((-1, rng.randint(0, 9))) if op["version"] >= 2 else -1
+            metadata = rng.choice(("", "", "m", "x" * rng.randint(5, 40)))
+            parts.append([p, rng.randint(0, 10_000), epoch, metadata])
+        topics.append([name, parts])
+    op["topics"] = topics
+    return op
+
+
+def record_txn(seed: int, oracle: OracleProcess) -> dict:
+    """The offsets suite's traffic plus transactions: producers commit offsets inside
+    transactions (TxnOffsetCommit), their markers commit or abort them (end_txn), and
+    OffsetFetch asks for stable offsets (require_stable) or not."""
+    rng = random.Random(seed)
+    configs = random_config(rng)
+    configs["offsets.retention.minutes"] = rng.choice((1, 1, 10080))
+    configs["offsets.retention.check.interval.ms"] = rng.choice((20000, 30000, 600000))
+    if rng.random() < 0.2:
+        configs["offset.metadata.max.bytes"] = 20
+    oracle.config({"op": "config", "configs": configs})
+    script = Script(seed, oracle)
+    clients = [Client(rng, i + 1, "g", rng.random() < 0.3) for i in range(rng.randint(2, 3))]
+    unloaded = False
+    length = rng.randint(15, 45)
+    while len(script.ops) < length:
+        roll = rng.random()
+        client = rng.choice(clients)
+        if roll < 0.05:
+            op = _deadline_op(rng, script)
+            if op is None:
+                continue
+        elif roll < 0.08:
+            op = {"op": "advance", "to": script.now + rng.randint(10_000, 90_000)}
+        elif roll < 0.11:
+            op = {"op": "load" if unloaded else "unload"}
+            unloaded = not unloaded
+            if not unloaded:
+                op["at"] = _next_time(rng, script)
+        elif roll < 0.30:
+            op = _txn_commit_op(rng, client if rng.random() < 0.5 else None)
+            if op.get("member"):
+                op["client"] = client
+            op["at"] = _next_time(rng, script)
+        elif roll < 0.40:
+            op = {
+                "op": "end_txn",
+                "producer": rng.choice(PRODUCERS),
+                "commit": rng.random() < 0.7,
+                "at": _next_time(rng, script),
+            }
+        elif roll < 0.50:
+            op = _commit_op(rng, client if rng.random() < 0.6 else None, script)
+            if op.get("member"):
+                op["client"] = client
+            op["at"] = _next_time(rng, script)
+        elif roll < 0.65:
+            op = _admin_op(rng)
+            if op["op"] == "fetch":
+                op["stable"] = rng.random() < 0.6
+            op["at"] = _next_time(rng, script)
+        else:
+            if client.member_id == "" or client.rejoin:
+                kind = "join"
+            elif client.generation >= 0 and not client.synced:
+                kind = "sync"
+            else:
+                kind = rng.choices(("heartbeat", "join", "leave"), (6, 1, 1))[0]
+            if kind == "join":
+                op = _join_op(rng, client, script)
+            elif kind == "sync":
+                op = _sync_op(rng, client, script)
+            elif kind == "heartbeat":
+                op = _heartbeat_op(rng, client, script)
+            else:
+                op = _leave_op(rng, client, clients)
+            op["client"] = client
+            op["at"] = _next_time(rng, script)
+        if rng.random() < 0.05 and op["op"] not in ("unload", "load"):
+            op["append_error"] = rng.choice(APPEND_ERRORS)
+        script.send(op)
+    return {
+        "seed": seed,
+        "configs": configs,
+        "topics": OFFSET_TOPICS,
+        "ops": script.ops,
+        "out": script.out,
+    }

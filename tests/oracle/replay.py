@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from coordinator.errors import Errors
 from coordinator.protocol import (
     DeleteGroupsRequest,
     DeleteGroupsResponse,
@@ -42,8 +43,14 @@ from coordinator.protocol import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
     SyncGroupResponse,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitRequestPartition,
+    TxnOffsetCommitRequestTopic,
+    TxnOffsetCommitResponse,
 )
 from coordinator.records import (
+    NO_PRODUCER_ID,
+    ControlRecordKey,
     GroupMetadataKey,
     GroupMetadataValue,
     OffsetCommitKey,
@@ -195,6 +202,34 @@ def to_request(op: dict) -> object:
             topics=None
             if topics is None
             else tuple(OffsetFetchRequestTopic(n, ps) for n, ps in topics),
+            require_stable=op.get("stable", False),
+        )
+    if kind == "txn_commit":
+        v = op.get("version", 4)
+        return TxnOffsetCommitRequest(
+            transactional_id=op.get("transactional_id", "txn"),
+            group_id=group,
+            producer_id=op.get("producer", 1000),
+            producer_epoch=op.get("epoch", 0),
+            topics=[
+                TxnOffsetCommitRequestTopic(
+                    name,
+                    [
+                        TxnOffsetCommitRequestPartition(
+                            p[0],
+                            p[1],
+                            p[2] if len(p) > 2 else -1,
+                            p[3] if len(p) > 3 else "",
+                        )
+                        for p in partitions
+                    ],
+                )
+                for name, partitions in op.get("topics", [])
+            ],
+            generation_id=op.get("generation", -1),
+            member_id=member,
+            group_instance_id=instance,
+            api_version=v,
         )
     if kind == "describe":
         return DescribeGroupsRequest(op["groups"])
@@ -210,7 +245,7 @@ def to_request(op: dict) -> object:
 
 def response_fields(op: dict, message: object) -> dict:
     """groupsim's response as the oracle prints it at the op's version."""
-    if op["op"] in ("commit", "fetch", "describe", "list", "delete"):
+    if op["op"] in ("commit", "fetch", "describe", "list", "delete", "txn_commit", "end_txn"):
         return admin_response_fields(message)
     error = message.error_code.name  # type: ignore[attr-defined]
     if isinstance(message, JoinGroupResponse):
@@ -265,7 +300,9 @@ def response_fields(op: dict, message: object) -> dict:
 
 def admin_response_fields(message: object) -> dict:
     """The offset and admin APIs' answers as the oracle prints them."""
-    if isinstance(message, OffsetCommitResponse):
+    if isinstance(message, Errors):  # a transaction marker's outcome
+        return {"error": message.name}
+    if isinstance(message, OffsetCommitResponse | TxnOffsetCommitResponse):
         return {
             "topics": [
                 [t.name, [[p.partition_index, p.error_code.name] for p in t.partitions]]
@@ -377,6 +414,12 @@ def record_fields(record: Record) -> dict:
             expire_timestamp=value.expire_timestamp,
         )
         return out
+    if isinstance(key, ControlRecordKey):
+        return {
+            "type": "EndTransactionMarker",
+            "producer_id": record.producer_id,
+            "result": key.type,
+        }
     raise TypeError(type(key).__name__)
 
 
@@ -516,6 +559,8 @@ def replay(script: dict, *, strict_order: bool = True) -> list[str]:
             first_timer = next((e["key"] for e in events if e["ev"] == "timer"), None)
             fail = (first_timer, error) if error and first_timer else None
             adapter.advance(target, fail_first=fail)
+        elif op["op"] == "end_txn":
+            adapter.end_transaction(seq, op.get("producer", 1000), op.get("commit", True), error)
         elif op["op"] != "state":
             if any(e["ev"] == "op_error" for e in events):
                 diffs.append(f"{where}: the oracle refused the op: {events}")
@@ -530,8 +575,16 @@ def replay(script: dict, *, strict_order: bool = True) -> list[str]:
         if ours != theirs and (strict_order or _unordered(ours) != _unordered(theirs)):
             diffs.append(f"{where}: responses\n  kafka:    {theirs}\n  groupsim: {ours}")
         # records written
-        ours_w = [(r.append_time_ms, record_fields(r)) for r in adapter.take_records()]
-        theirs_w = [(e["t"], r) for e in events if e["ev"] == "write" for r in e["records"]]
+        ours_w = [
+            (r.append_time_ms, {**record_fields(r), "producer_id": r.producer_id})
+            for r in adapter.take_records()
+        ]
+        theirs_w = [
+            (e["t"], {**r, "producer_id": e.get("producer_id", NO_PRODUCER_ID)})
+            for e in events
+            if e["ev"] == "write"
+            for r in e["records"]
+        ]
         if ours_w != theirs_w and (strict_order or _unordered(ours_w) != _unordered(theirs_w)):
             diffs.append(f"{where}: records\n  kafka:    {theirs_w}\n  groupsim: {ours_w}")
         # state and timers after the op

@@ -4,9 +4,10 @@ tests/oracle/data/*.jsonl.xz hold seeded request scripts (tests/oracle/generate.
 Kafka's real GroupCoordinatorShard answered to each op (tools/kafka-oracle/, recorded by
 scripts/record_oracle_traces.py; docs/oracle.md). Every script is replayed through groupsim's
 KafkaCluster, and every response field the request's version carries, every record written, the
-groups' state and the live timers after each op must equal Kafka's. Two suites: ``classic``
-(JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and ``offsets`` (the offset and admin APIs, expiry,
-unload and load).
+groups' state and the live timers after each op must equal Kafka's. Three suites: ``classic``
+(JoinGroup, SyncGroup, Heartbeat, LeaveGroup), ``offsets`` (the offset and admin APIs, expiry,
+unload and load) and ``txn`` (the same with TxnOffsetCommit, transaction markers and
+require_stable).
 
 ``make test`` replays one script in five; ``make oracle`` (GROUPSIM_ORACLE_TRACES=all) replays
 all of them.
@@ -84,3 +85,11 @@ def test_offsets_and_admin_apis_agree_with_kafka(chunk: int) -> None:
     coordinator's unload and load. The order of a group's offsets in a write batch or a
     fetch-all answer, and of ListGroups' groups, is not compared (docs/oracle.md)."""
     assert _check("offsets", chunk, strict_order=False) > 0
+
+
+@pytest.mark.parametrize("chunk", _chunks())
+def test_transactional_offsets_agree_with_kafka(chunk: int) -> None:
+    """TxnOffsetCommit (v0-4), transaction markers (COMMIT/ABORT, written or failing),
+    OffsetFetch with and without require_stable, with the offsets suite's traffic around them
+    (plain commits, expiry, DeleteGroups, unload and load). Orders as in the offsets suite."""
+    assert _check("txn", chunk, strict_order=False) > 0

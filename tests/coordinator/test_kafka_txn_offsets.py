@@ -1,0 +1,362 @@
+"""Ports of OffsetMetadataManagerTest's transactional cases (TxnOffsetCommit, pending offsets,
+transaction markers, require_stable), through KafkaCluster; each test names its original.
+
+Kafka's tests replay records into the manager by hand (``verifyTransactionalReplay``,
+``replayEndTransactionMarker``); here the records are written by real TxnOffsetCommit and
+OffsetCommit requests and the markers by ``KafkaCluster.complete_transaction``, and the replay
+ports read the state after a failover (the next replica replays the partition). The
+KIP-848 consumer-group variants are not ported (no consumer groups in this coordinator yet).
+"""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    DeleteGroupsRequest,
+    OffsetFetchRequest,
+    OffsetFetchRequestTopic,
+    OffsetFetchResponsePartition,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitRequestPartition,
+    TxnOffsetCommitRequestTopic,
+    TxnOffsetCommitResponse,
+)
+from coordinator.records import ControlRecordKey, OffsetCommitKey, OffsetCommitValue
+from tests.coordinator.harness import TEST_CONFIG, Driver
+
+
+def txn_commit(
+    d: Driver,
+    offsets: dict[tuple[str, int], int],
+    *,
+    group_id: str = "foo",
+    producer_id: int = 10,
+    member_id: str = "",
+    generation: int = -1,
+    instance_id: str | None = None,
+    version: int = 4,
+    epoch: int = -1,
+    metadata: str | None = "metadata",
+) -> dict[tuple[str, int], Errors]:
+    topics: dict[str, list[TxnOffsetCommitRequestPartition]] = {}
+    for (topic, p), off in offsets.items():
+        topics.setdefault(topic, []).append(
+            TxnOffsetCommitRequestPartition(p, off, epoch, metadata)
+        )
+    req = TxnOffsetCommitRequest(
+        "txn",
+        group_id,
+        producer_id,
+        0,
+        tuple(TxnOffsetCommitRequestTopic(t, tuple(ps)) for t, ps in topics.items()),
+        generation_id=generation,
+        member_id=member_id,
+        group_instance_id=instance_id,
+        api_version=version,
+    )
+    _corr, got = d.send("producer", req)
+    (response,) = got
+    assert isinstance(response, TxnOffsetCommitResponse)
+    return {
+        (t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions
+    }
+
+
+def end_txn(d: Driver, producer_id: int, commit: bool, group_id: str = "foo") -> Errors:
+    error, result = d.cluster.complete_transaction(
+        d.cluster.partition_for(group_id), producer_id, commit, d.now
+    )
+    d.apply(result)
+    return error
+
+
+def fetch(d: Driver, topics=None, *, group_id: str = "foo", stable: bool = True):
+    request_topics = (
+        None if topics is None else tuple(OffsetFetchRequestTopic(t, ps) for t, ps in topics)
+    )
+    _corr, got = d.send("client", OffsetFetchRequest(group_id, request_topics, stable))
+    return {(t.name, p.partition_index): p for t in got[0].topics for p in t.partitions}
+
+
+UNSTABLE = Errors.UNSTABLE_OFFSET_COMMIT
+
+
+def test_generic_group_transactional_offset_commit():
+    """testGenericGroupTransactionalOffsetCommit: a member of generation 1 commits; the record is
+    written with the producer id and nothing is visible until the marker."""
+    d = Driver()
+    ids, gen = d.stable_group(("A",), group_id="foo")
+    assert gen == 1
+    d.now = 5
+    errors = txn_commit(d, {("bar", 0): 100}, member_id=ids["A"], generation=1, epoch=10)
+    assert errors == {("bar", 0): Errors.NONE}
+    record = d.records("foo")[-1]
+    assert record.producer_id == 10
+    assert record.key == OffsetCommitKey("foo", "bar", 0)
+    assert record.value == OffsetCommitValue(100, 10, "metadata", 5)
+    assert d.cluster.committed_offsets("foo") == {}
+    assert fetch(d, [("bar", [0])], stable=False)[("bar", 0)].committed_offset == -1
+
+
+def test_generic_group_transactional_offset_commit_with_unknown_group_id():
+    """testGenericGroupTransactionalOffsetCommitWithUnknownGroupId: ILLEGAL_GENERATION at every
+    version (OffsetCommit v9 would say GROUP_ID_NOT_FOUND)."""
+    d = Driver()
+    errors = txn_commit(d, {("bar", 0): 100}, member_id="member", generation=10)
+    assert errors == {("bar", 0): Errors.ILLEGAL_GENERATION}
+    assert d.state("foo") is None
+
+
+def test_generic_group_transactional_offset_commit_with_unknown_member_id():
+    """testGenericGroupTransactionalOffsetCommitWithUnknownMemberId."""
+    d = Driver()
+    d.create_group("foo")
+    errors = txn_commit(d, {("bar", 0): 100}, member_id="member", generation=10)
+    assert errors == {("bar", 0): Errors.UNKNOWN_MEMBER_ID}
+
+
+def test_generic_group_transactional_offset_commit_with_illegal_generation_id():
+    """testGenericGroupTransactionalOffsetCommitWithIllegalGenerationId."""
+    d = Driver()
+    ids, _gen = d.stable_group(("A",), group_id="foo")
+    errors = txn_commit(d, {("bar", 0): 100}, member_id=ids["A"], generation=100)
+    assert errors == {("bar", 0): Errors.ILLEGAL_GENERATION}
+
+
+def test_transactional_commit_is_accepted_while_completing_rebalance():
+    """ClassicGroup.validateOffsetCommit(isTransactional=true): the group's state is not
+    enforced, where a plain OffsetCommit gets REBALANCE_IN_PROGRESS."""
+    d = Driver()
+    a, _ = d.join_dynamic("A", "foo")
+    d.complete_join("foo")
+    assert d.state("foo") == "CompletingRebalance"
+    assert txn_commit(d, {("bar", 0): 1}, member_id=a, generation=1) == {("bar", 0): Errors.NONE}
+    assert d.commit("A", a, 1, {("bar", 0): 1}, group_id="foo") == {
+        ("bar", 0): Errors.REBALANCE_IN_PROGRESS
+    }
+
+
+def test_transactional_commit_without_member_to_a_non_empty_group():
+    """An old producer (no member id, generation -1) may commit for a non-empty group; a plain
+    OffsetCommit without them gets UNKNOWN_MEMBER_ID."""
+    d = Driver()
+    d.stable_group(("A",), group_id="foo")
+    assert txn_commit(d, {("bar", 0): 1}, version=2) == {("bar", 0): Errors.NONE}
+    assert d.commit("A", "", -1, {("bar", 0): 1}, group_id="foo") == {
+        ("bar", 0): Errors.UNKNOWN_MEMBER_ID
+    }
+
+
+def test_simple_group_created_by_transactional_commit_and_rolled_back_on_failed_write():
+    """validateTransactionalOffsetCommit creates a simple group for generation -1; a failed
+    write takes it back (the snapshot revert) and is answered with the mapped error."""
+    d = Driver()
+    d.cluster.fail_next_append(Errors.NOT_LEADER_OR_FOLLOWER)
+    assert txn_commit(d, {("bar", 0): 1}) == {("bar", 0): Errors.NOT_COORDINATOR}
+    assert d.state("foo") is None
+    assert txn_commit(d, {("bar", 0): 1}) == {("bar", 0): Errors.NONE}
+    assert d.state("foo") == "Empty"
+
+
+def test_fetch_offsets_with_pending_transactional_offsets():
+    """testFetchOffsetsWithPendingTransactionalOffsets (for a classic group): require_stable
+    answers UNSTABLE_OFFSET_COMMIT for a partition with a pending offset, committed or not;
+    without it the committed offsets are read."""
+    d = Driver()
+    d.create_group("group")
+    d.commit("c", "", -1, {("foo", 0): 100, ("foo", 1): 110, ("bar", 0): 200}, group_id="group")
+    txn_commit(d, {("foo", 1): 111, ("bar", 0): 201, ("bar", 1): 211}, group_id="group")
+    request = [("foo", [0, 1]), ("bar", [0, 1])]
+    stable = fetch(d, request, group_id="group")
+    assert stable[("foo", 0)] == OffsetFetchResponsePartition(0, 100, -1, "")
+    for tp in (("foo", 1), ("bar", 0), ("bar", 1)):
+        assert stable[tp] == OffsetFetchResponsePartition(tp[1], error_code=UNSTABLE)
+    relaxed = fetch(d, request, group_id="group", stable=False)
+    assert [p.committed_offset for p in relaxed.values()] == [100, 110, 200, -1]
+    assert end_txn(d, 10, commit=True, group_id="group") == Errors.NONE
+    stable = fetch(d, request, group_id="group")
+    assert [p.committed_offset for p in stable.values()] == [100, 111, 201, 211]
+    assert all(p.error_code == Errors.NONE for p in stable.values())
+
+
+def test_fetch_all_offsets_with_pending_transactional_offsets():
+    """testFetchAllOffsetsWithPendingTransactionalOffsets: a fetch of all offsets lists only
+    committed partitions; those with a pending offset are UNSTABLE_OFFSET_COMMIT."""
+    d = Driver()
+    d.create_group("group")
+    d.commit("c", "", -1, {("foo", 0): 100, ("foo", 1): 110, ("bar", 0): 200}, group_id="group")
+    txn_commit(d, {("foo", 1): 111, ("bar", 0): 201, ("bar", 1): 211}, group_id="group")
+    got = fetch(d, group_id="group")
+    assert set(got) == {("foo", 0), ("foo", 1), ("bar", 0)}
+    assert got[("foo", 0)].committed_offset == 100
+    assert got[("foo", 1)].error_code == UNSTABLE and got[("bar", 0)].error_code == UNSTABLE
+    end_txn(d, 10, commit=False, group_id="group")
+    got = fetch(d, group_id="group")
+    assert {tp: p.committed_offset for tp, p in got.items()} == {
+        ("foo", 0): 100,
+        ("foo", 1): 110,
+        ("bar", 0): 200,
+    }
+
+
+def test_delete_group_all_offsets_with_pending_transactional_offsets():
+    """testDeleteGroupAllOffsetsWithPendingTransactionalOffsets: DeleteGroups tombstones every
+    committed offset, then each partition only a pending offset holds (once), and the marker
+    finds nothing left to commit."""
+    d = Driver(topics={"bar-0": 2, "bar-1": 1, "bar-2": 1})
+    d.create_group("foo")
+    d.commit("c", "", -1, {("bar-0", 0): 100, ("bar-0", 1): 100, ("bar-1", 0): 100}, group_id="foo")
+    txn_commit(d, {("bar-1", 0): 101, ("bar-2", 0): 100})
+    start = len(d.records("foo"))
+    d.send("admin", DeleteGroupsRequest(("foo",)), dst=d.coordinator("foo"))
+    tombstones = d.records("foo")[start:]
+    offsets = [
+        (r.key.topic, r.key.partition) for r in tombstones if isinstance(r.key, OffsetCommitKey)
+    ]
+    assert sorted(offsets) == [("bar-0", 0), ("bar-0", 1), ("bar-1", 0), ("bar-2", 0)]
+    assert all(r.value is None for r in tombstones)
+    assert end_txn(d, 10, commit=True) == Errors.NONE
+    assert d.cluster.committed_offsets("foo") == {}
+
+
+def test_cleanup_expired_offsets_with_pending_transactional_offsets():
+    """testCleanupExpiredOffsetsWithPendingTransactionalOffsets: an expired offset with a
+    pending transactional offset is kept, and so is its (Empty) group."""
+    d = Driver(config=attrs.evolve(TEST_CONFIG, offsets_retention_minutes=1))
+    d.create_group("group-id")
+    d.commit("c", "", -1, {("foo", 0): 100}, group_id="group-id")
+    d.now = 500
+    txn_commit(d, {("foo", 0): 101}, group_id="group-id")
+    interval = d.cluster.config.offsets_retention_check_interval_ms
+    d.advance(interval * (60_000 // interval + 2))
+    assert d.cluster.committed_offsets("group-id") == {("foo", 0): 100}
+    assert d.state("group-id") == "Empty"
+    assert end_txn(d, 10, commit=True, group_id="group-id") == Errors.NONE
+    assert d.cluster.committed_offsets("group-id") == {("foo", 0): 101}
+
+
+def test_transactional_replay():
+    """testTransactionalReplay: pending offsets survive a failover as pending (per producer),
+    and their marker then commits them on the new coordinator."""
+    d = Driver()
+    txn_commit(d, {("bar", 0): 100}, producer_id=5)
+    txn_commit(d, {("bar", 1): 101}, producer_id=5)
+    txn_commit(d, {("bar", 0): 200}, producer_id=6)
+    d.reload("foo")
+    pending = d.shard("foo").offset_manager.pending
+    assert pending.get(5, "foo", ("bar", 0)).value.offset == 100
+    assert pending.get(5, "foo", ("bar", 1)).value.offset == 101
+    assert pending.get(6, "foo", ("bar", 0)).value.offset == 200
+    assert d.cluster.committed_offsets("foo") == {}
+    assert d.state("foo") == "Empty"  # the replay made the simple group
+    end_txn(d, 5, commit=True)
+    assert d.cluster.committed_offsets("foo") == {("bar", 0): 100, ("bar", 1): 101}
+    end_txn(d, 6, commit=True)
+    assert d.cluster.committed_offsets("foo") == {("bar", 0): 200, ("bar", 1): 101}
+
+
+def test_replay_with_tombstone_and_pending_transactional_offsets():
+    """testReplayWithTombstoneAndPendingTransactionalOffsets: a tombstone removes the committed
+    and the pending offsets of its partition (here: the deleted topic's tombstones, replayed
+    after a failover too)."""
+    d = Driver()
+    d.create_group("foo")
+    d.commit("c", "", -1, {("bar", 0): 100}, group_id="foo")
+    txn_commit(d, {("bar", 0): 100, ("bar", 1): 100})
+    d.apply(d.cluster.delete_topic("bar", d.now))
+    manager = d.shard("foo").offset_manager
+    assert not manager.pending.has_pending("foo", ("bar", 0))
+    assert not manager.pending.has_pending("foo", ("bar", 1))
+    assert d.cluster.committed_offsets("foo") == {}
+    d.reload("foo")
+    manager = d.shard("foo").offset_manager
+    assert not manager.pending.has_pending("foo", ("bar", 0))
+    assert not manager.pending.has_pending("foo", ("bar", 1))
+    end_txn(d, 10, commit=True)
+    assert d.cluster.committed_offsets("foo") == {}
+
+
+@pytest.mark.parametrize("failover", [False, True])
+def test_replay_transaction_end_marker_with_commit(failover):
+    """testReplayTransactionEndMarkerWithCommit: an unknown producer's marker is ignored;
+    COMMIT moves the pending offset into the committed ones, ABORT drops it."""
+    d = Driver()
+    d.create_group("foo")
+    d.commit("c", "", -1, {("bar", 0): 99}, group_id="foo")
+    txn_commit(d, {("bar", 0): 100}, producer_id=5)
+    txn_commit(d, {("bar", 1): 200}, producer_id=6)
+    assert end_txn(d, 1, commit=True) == Errors.NONE
+    assert end_txn(d, 5, commit=True) == Errors.NONE
+    if failover:
+        d.reload("foo")
+    manager = d.shard("foo").offset_manager
+    assert manager.pending.get(5, "foo", ("bar", 0)) is None
+    assert d.cluster.committed_offsets("foo") == {("bar", 0): 100}
+    assert end_txn(d, 6, commit=False) == Errors.NONE
+    if failover:
+        d.reload("foo")
+    assert d.shard("foo").offset_manager.pending.get(6, "foo", ("bar", 1)) is None
+    assert d.cluster.committed_offsets("foo") == {("bar", 0): 100}
+    markers = [r for r in d.records("foo") if isinstance(r.key, ControlRecordKey)]
+    assert [(r.producer_id, r.key.type) for r in markers] == [
+        (1, "COMMIT"),
+        (5, "COMMIT"),
+        (6, "ABORT"),
+    ]
+    completed = [
+        (e["producer_id"], e["result"], e["count"]) for e in d.named("txn_offsets_completed")
+    ]
+    assert completed == [(5, "COMMIT", 1), (6, "ABORT", 1)]
+
+
+@pytest.mark.parametrize("failover", [False, True])
+def test_replay_transaction_end_marker_keeps_the_most_recent_committed_offset(failover):
+    """testReplayTransactionEndMarkerKeepsTheMostRecentCommittedOffset: a plain commit written
+    after the transactional one wins over it when the marker commits."""
+    d = Driver()
+    d.create_group("foo")
+    txn_commit(d, {("bar", 0): 100}, producer_id=5)
+    d.commit("c", "", -1, {("bar", 0): 101}, group_id="foo")
+    if failover:
+        d.reload("foo")
+    end_txn(d, 5, commit=True)
+    assert d.cluster.committed_offsets("foo") == {("bar", 0): 101}
+    if failover is False:
+        d.reload("foo")
+        assert d.cluster.committed_offsets("foo") == {("bar", 0): 101}
+
+
+def test_broker_checks_unknown_partitions_and_old_versions():
+    """KafkaApis.handleTxnOffsetCommitRequest: unknown topics and partitions are answered by
+    the broker and merged before the coordinator's answer; below v2 a loading coordinator is
+    COORDINATOR_NOT_AVAILABLE, and the leader epoch is not on the wire."""
+    d = Driver(config=attrs.evolve(TEST_CONFIG, load_time_ms=1000))
+    got = txn_commit(d, {("bar", 0): 1, ("bar", 99): 1, ("nope", 0): 1}, epoch=7)
+    assert got == {
+        ("bar", 99): Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        ("nope", 0): Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        ("bar", 0): Errors.NONE,
+    }
+    txn_commit(d, {("bar", 1): 1}, epoch=7, version=1)
+    assert d.records("foo")[-1].value.leader_epoch == -1
+    d.apply(d.cluster.fail_broker(d.coordinator("foo"), d.now))
+    assert txn_commit(d, {("bar", 0): 1}, version=1) == {
+        ("bar", 0): Errors.COORDINATOR_NOT_AVAILABLE
+    }
+    assert txn_commit(d, {("bar", 0): 1}, version=2) == {
+        ("bar", 0): Errors.COORDINATOR_LOAD_IN_PROGRESS
+    }
+    assert txn_commit(d, {("bar", 0): 1}, group_id="") == {("bar", 0): Errors.INVALID_GROUP_ID}
+    assert end_txn(d, 10, commit=True) == Errors.COORDINATOR_LOAD_IN_PROGRESS
+
+
+def test_member_fields_below_v3_are_invalid():
+    """Generation, member and instance ids exist from v3; a v2 request setting them cannot be
+    sent (Kafka's serializer refuses a non-default value): INVALID_REQUEST."""
+    d = Driver()
+    assert txn_commit(d, {("bar", 0): 1}, member_id="m", version=2) == {
+        ("bar", 0): Errors.INVALID_REQUEST
+    }
