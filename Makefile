@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup test oracle demo bench lint fmt clean java browser
+.PHONY: setup test stress oracle demo bench lint fmt clean java browser
 
 setup: $(STAMP)
 
@@ -25,6 +25,10 @@ $(STAMP): pyproject.toml constraints.txt scripts/ensure-java.sh scripts/ensure-b
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+# the Simulation state machine with many long random examples (make test runs a few short ones)
+stress: $(STAMP)
+	GROUPSIM_STRESS=1 $(BIN)/python -m pytest -q tests/sim/test_stateful_simulation.py
 
 # every recorded Kafka-oracle trace (make test replays a fifth of them); docs/oracle.md
 oracle: $(STAMP)
