@@ -451,3 +451,9 @@ INVARIANT_VIOLATED = _event(
     "invariant group_id detail partition owners leader_id generation_from generation_to",
     "an invariant check failed (once per distinct violation)",
 )
+INVARIANT_ANOMALY = _event(
+    _R,
+    "invariant_anomaly",
+    "anomaly invariant group_id detail partition owners holder generation_id",
+    "a check saw what looks like a violation but Kafka allows (once per distinct case)",
+)

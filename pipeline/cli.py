@@ -93,6 +93,14 @@ def sweep(
             "--allow-failures", help="Exit 0 even when rows failed (their errors are printed)."
         ),
     ] = False,
+    allow_code: Annotated[
+        bool,
+        typer.Option(
+            "--allow-code",
+            help="The base scenario and the variants may name module:Class assignors "
+            "(imports them: only for files you trust).",
+        ),
+    ] = False,
 ) -> None:
     """Run every scenario of a sweep on Spark; write Parquet datasets runs/ and rebalances/.
 
@@ -104,7 +112,7 @@ def sweep(
     from pipeline.spec import SweepError, load_sweep
 
     try:
-        spec = load_sweep(sweep_file)
+        spec = load_sweep(sweep_file, allow_code=allow_code)
     except SweepError as exc:
         for issue in exc.issues:
             _err(issue.format())

@@ -34,6 +34,7 @@ QUERIES: dict[str, str] = {
         SELECT variant, count(*) AS runs, sum(CASE WHEN error IS NULL THEN 0 ELSE 1 END) AS failed,
                avg(rebalances) AS rebalances_per_run, avg(rebalance_ms) AS rebalance_ms_per_run,
                avg(paused_partition_seconds) AS paused_partition_s_per_run,
+               avg(unowned_partition_seconds) AS unowned_partition_s_per_run,
                avg(partitions_moved) AS partitions_moved_per_run,
                sum(invariant_violations) AS invariant_violations,
                min(point) AS first_point

@@ -23,7 +23,8 @@ RUNS_SCHEMA = (
     "overrides STRING, scenario STRING, group_id STRING, assignor STRING, protocol STRING, "
     "membership STRING, group_size INT, topic_partitions INT, final_state STRING, "
     "final_generation INT, final_members INT, rebalances INT, partitions_moved BIGINT, "
-    "rebalance_ms BIGINT, paused_partition_seconds DOUBLE, end_ms BIGINT, events INT, "
+    "rebalance_ms BIGINT, paused_partition_seconds DOUBLE, unowned_partition_seconds DOUBLE, "
+    "end_ms BIGINT, events INT, "
     "invariant_violations INT, violations STRING, expectations_failed INT, error STRING, "
     "wall_ms DOUBLE"
 )
@@ -62,6 +63,7 @@ class RowTask:
     base_text: str
     base_source: str
     until_ms: int | None = None
+    allow_code: bool = False  # the sweep was loaded with --allow-code (pipeline.spec.load_sweep)
 
 
 def protocol_of(assignor: str | None) -> str | None:
@@ -153,7 +155,9 @@ def run_row(task: RowTask, row: Mapping[str, Any]) -> tuple[dict[str, Any], list
             _parsed(task.base_text, task.base_source), json.loads(row["overrides"])
         )
         label = f"{task.base_source} [sweep row {row['scenario_id']}: {row['variant']}]"
-        scenario = load_scenario_dict(data, source=label, name=Path(task.base_source).stem)
+        scenario = load_scenario_dict(
+            data, source=label, name=Path(task.base_source).stem, allow_code=task.allow_code
+        )
         run.update(describe(scenario))
         result = run_scenario(scenario, until_ms=task.until_ms, seed=int(row["seed"]))
         _fill_run(run, result)
@@ -191,6 +195,8 @@ def _fill_run(run: dict[str, Any], result: Any) -> None:
         run["final_state"] = group.state
         run["final_generation"] = group.generation
         run["final_members"] = len(group.members)
+        # partition-seconds, like paused_partition_seconds (its in-rebalance part) and the report
+        run["unowned_partition_seconds"] = group.unowned_partition_ms / 1000.0
     run["end_ms"] = result.end_ms
     run["events"] = len(result.events)
     violations = list(result.invariant_violations)

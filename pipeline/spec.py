@@ -90,6 +90,7 @@ class Sweep:
     variants: tuple[tuple[str, Mapping[str, Any]], ...]
     grid: tuple[tuple[str, tuple[Any, ...]], ...]
     source: str = "<sweep>"
+    allow_code: bool = False  # may the base and the variants name module:Class assignors?
 
     @property
     def size(self) -> int:
@@ -120,8 +121,14 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def load_sweep(path: str | Path) -> Sweep:
-    """Read and validate a sweep file; raises ``SweepError`` with every problem located."""
+def load_sweep(path: str | Path, *, allow_code: bool = False) -> Sweep:
+    """Read and validate a sweep file; raises ``SweepError`` with every problem located.
+
+    ``allow_code`` (``groupsim sweep --allow-code``) is the scenarios' trust model (README,
+    "Trust"): without it neither the base scenario nor any variant or grid value may name a
+    ``module:Class`` assignor; with it those modules are imported here, so a missing one is an
+    error at its line before Spark starts.
+    """
     from scenarios.errors import ScenarioError
     from scenarios.loader import read_yaml_file
 
@@ -132,10 +139,12 @@ def load_sweep(path: str | Path) -> Sweep:
         text = read_yaml_file(p, str(path))  # size-checked and UTF-8 checked, errors located
     except ScenarioError as exc:
         raise SweepError(exc.issues) from None
-    return parse_sweep(text, source=str(path), base_dir=p.parent)
+    return parse_sweep(text, source=str(path), base_dir=p.parent, allow_code=allow_code)
 
 
-def parse_sweep(text: str, *, source: str = "<sweep>", base_dir: str | Path = ".") -> Sweep:
+def parse_sweep(
+    text: str, *, source: str = "<sweep>", base_dir: str | Path = ".", allow_code: bool = False
+) -> Sweep:
     from scenarios.errors import ScenarioError
 
     try:
@@ -156,7 +165,7 @@ def parse_sweep(text: str, *, source: str = "<sweep>", base_dir: str | Path = ".
             )
     name = _string(data, "sweep", pos, issues, default=Path(source).stem)
     description = _string(data, "description", pos, issues, default="")
-    base, base_source, base_text = _base(data, pos, issues, Path(base_dir))
+    base, base_source, base_text = _base(data, pos, issues, Path(base_dir), allow_code)
     seeds = _seeds(data, pos, issues)
     until_ms = None
     if data.get("until") is not None:
@@ -166,9 +175,20 @@ def parse_sweep(text: str, *, source: str = "<sweep>", base_dir: str | Path = ".
             issues.append(pos.issue(("until",), str(exc)))
     variants = _variants(data, pos, issues)
     grid = _grid(data, pos, issues)
+    _check_code(variants, grid, pos, issues, allow_code)
     if not issues:
         sweep = Sweep(
-            name, description, base, base_source, base_text, seeds, until_ms, variants, grid, source
+            name,
+            description,
+            base,
+            base_source,
+            base_text,
+            seeds,
+            until_ms,
+            variants,
+            grid,
+            source,
+            allow_code,
         )
         if sweep.size > MAX_ROWS:
             issues.append(
@@ -199,7 +219,7 @@ def _string(
 
 
 def _base(
-    data: dict[str, Any], pos: Positions, issues: list[Issue], base_dir: Path
+    data: dict[str, Any], pos: Positions, issues: list[Issue], base_dir: Path, allow_code: bool
 ) -> tuple[str, str, str]:
     base = data.get("base")
     if not isinstance(base, str) or not base.strip():
@@ -224,7 +244,7 @@ def _base(
         )
         return base, "", ""
     try:
-        load_scenario(str(found))
+        load_scenario(str(found), allow_code=allow_code)
         text = read_yaml_file(found, str(found))
     except ScenarioError as exc:
         n = len(exc.issues)
@@ -326,3 +346,51 @@ def _grid(
             continue
         out.append((path, tuple(values)))
     return tuple(out)
+
+
+STRATEGY_KEY = "partition.assignment.strategy"
+
+
+def _check_code(
+    variants: tuple[tuple[str, Mapping[str, Any]], ...],
+    grid: tuple[tuple[str, tuple[Any, ...]], ...],
+    pos: Positions,
+    issues: list[Issue],
+    allow_code: bool,
+) -> None:
+    """Every assignor name a variant or a grid value sets, checked as a scenario's would be.
+
+    A variant is part of the file a user received, so a ``module:Class`` in it needs
+    ``allow_code`` like one in the base scenario; reported at the variant's own line.
+    """
+    from scenarios.validate import custom_assignor_problem
+
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    for name, overrides in variants:
+        for path, value in overrides.items():
+            _assignor_names(str(path), value, ("variants", name, path), found)
+    for path, values in grid:
+        for i, value in enumerate(values):
+            _assignor_names(path, value, ("grid", path, i), found)
+    for assignor, where in found:
+        problem = custom_assignor_problem(assignor, allow_code)
+        if problem:
+            issues.append(pos.issue(where, problem[0], hint=problem[1]))
+
+
+def _assignor_names(
+    path: str, value: Any, where: tuple[Any, ...], out: list[tuple[str, tuple[Any, ...]]]
+) -> None:
+    """(name, position path) of each assignor name in an override value set at dotted ``path``."""
+    if path.endswith(STRATEGY_KEY):
+        if isinstance(value, str):
+            out.extend((v.strip(), where) for v in value.split(",") if v.strip())
+        elif isinstance(value, list):
+            out.extend((v, (*where, i)) for i, v in enumerate(value) if isinstance(v, str))
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _assignor_names(f"{path}.{key}", item, (*where, key), out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _assignor_names(f"{path}[{i}]", item, (*where, i), out)

@@ -141,7 +141,7 @@ def run_sweep(
     from pyspark.sql import functions as F
 
     started = time.perf_counter()
-    task = RowTask(sweep.base_text, sweep.base_source, sweep.until_ms)
+    task = RowTask(sweep.base_text, sweep.base_source, sweep.until_ms, sweep.allow_code)
     results = _results(spark, sweep, task, tasks, engine).persist(StorageLevel.MEMORY_AND_DISK)
     base = out.rstrip("/")
     try:
@@ -181,6 +181,7 @@ def run_sweep(
         "variants": [name for name, _ in sweep.variants],
         "grid": {k: json.dumps(list(v), default=str) for k, v in sweep.grid},
         "rows": sweep.size,
+        "allow_code": sweep.allow_code,
     }
     spark.createDataFrame([(json.dumps(manifest, sort_keys=True),)], "manifest STRING").coalesce(
         1

@@ -523,3 +523,24 @@ def unowned_partition_ms(
     for gid, waiting in since.items():
         total[gid] = total.get(gid, 0) + sum(max(0, end - t) for t in waiting.values())
     return total
+
+
+def unowned_by_group(
+    events: Iterable[Mapping[str, Any]],
+    rebalances: Iterable[Mapping[str, Any]],
+    end_ms: int | None = None,
+) -> dict[str, tuple[int, int]]:
+    """Group id -> (partition-ms without an owner in all, the part of it inside rebalances).
+
+    The one computation behind ``groupsim run``'s "partitions without an owner" line, the
+    ``--json`` result's ``unowned_partition_ms``/``unowned_in_rebalances_partition_ms`` and the
+    sweep's ``unowned_partition_seconds`` column: the total is ``unowned_partition_ms``, the inside
+    part the rebalance records' ``paused_partition_ms`` summed.
+    """
+    totals = unowned_partition_ms(events, end_ms)
+    inside: dict[str, int] = {}
+    for r in rebalances:
+        gid = str(r.get("group_id"))
+        inside[gid] = inside.get(gid, 0) + int(r.get("paused_partition_ms") or 0)
+    order = [*totals, *(gid for gid in inside if gid not in totals)]
+    return {gid: (totals.get(gid, 0), inside.get(gid, 0)) for gid in order}

@@ -25,6 +25,7 @@ from coordinator import events as ev
 from coordinator.placement import partition_for
 from scenarios.actions import ScenarioRuntimeError, Send
 from scenarios.checks import client_state, tp_key
+from scenarios.history import unowned_by_group
 from scenarios.model import Action, Expectation, Scenario
 from scenarios.raw import RawStep, decode_assignment
 from scenarios.result import (
@@ -301,8 +302,16 @@ def play(
     violations: tuple[dict[str, Any], ...] = ()
     if player is not None:
         try:
-            groups = player.group_results()
             rebalances = tuple(_record(r) for r in player.sim.rebalances())
+            unowned = unowned_by_group(events, rebalances, end)
+            groups = tuple(
+                attrs.evolve(
+                    g,
+                    unowned_partition_ms=unowned.get(g.group_id, (0, 0))[0],
+                    unowned_in_rebalances_partition_ms=unowned.get(g.group_id, (0, 0))[1],
+                )
+                for g in player.group_results()
+            )
             violations = tuple(player.sim.violations)
         except Exception as exc:
             error = error or f"simulator error while summarising: {type(exc).__name__}: {exc}"

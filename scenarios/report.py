@@ -166,6 +166,11 @@ def describe_event(
             f"{e.get('src')} -> {e.get('dst')}  {e.get('api')}  {e.get('error')}  {e.get('summary', '')}".rstrip(),
             "magenta",
         )
+    if name == ev.INVARIANT_ANOMALY:
+        return (
+            f"anomaly (Kafka allows it): {e.get('anomaly', '')} {e.get('detail', '')}",
+            "yellow",
+        )
     if name in (ev.INVARIANT_VIOLATED, "invariant_violation"):
         return (
             f"INVARIANT VIOLATED: {e.get('invariant', '')} {e.get('detail', e.get('reason', ''))}",
@@ -482,18 +487,14 @@ def settle_warning(scenario: Scenario, until_ms: int | None = None) -> str | Non
 
 def unowned_lines(result: RunResult) -> list[str]:
     """Per group: partition-seconds without an owner in all, and the part inside rebalances."""
-    from scenarios.history import unowned_partition_ms
+    from scenarios.history import unowned_by_group
 
-    totals = unowned_partition_ms(result.events, result.end_ms)
-    inside: dict[str, int] = {}
-    for r in result.rebalances:
-        gid = str(r.get("group_id"))
-        inside[gid] = inside.get(gid, 0) + int(r.get("paused_partition_ms") or 0)
+    found = unowned_by_group(result.events, result.rebalances, result.end_ms)
     return [
-        f"group {gid}: partitions without an owner {ms / 1000:.1f} partition-s in all, "
-        f"{inside.get(gid, 0) / 1000:.1f} partition-s of it inside rebalances"
-        for gid, ms in totals.items()
-        if ms or inside.get(gid)
+        f"group {gid}: partitions without an owner {total / 1000:.1f} partition-s in all, "
+        f"{inside / 1000:.1f} partition-s of it inside rebalances"
+        for gid, (total, inside) in found.items()
+        if total or inside
     ]
 
 

@@ -42,6 +42,11 @@ class GroupResult:
     coordinator: str | None
     offsets_partition: int
     members: tuple[MemberResult, ...] = ()
+    # partition-milliseconds during which a partition that had an owner had none, in all and the
+    # part of it inside rebalance windows (scenarios.history.unowned_by_group; the report prints
+    # both in partition-seconds)
+    unowned_partition_ms: int = 0
+    unowned_in_rebalances_partition_ms: int = 0
 
     @property
     def assignment(self) -> dict[str, list[str]]:
@@ -59,6 +64,8 @@ class GroupResult:
             "offsets_partition": self.offsets_partition,
             "members": [m.to_dict() for m in self.members],
             "assignment": self.assignment,
+            "unowned_partition_ms": self.unowned_partition_ms,
+            "unowned_in_rebalances_partition_ms": self.unowned_in_rebalances_partition_ms,
         }
 
 

@@ -1010,6 +1010,11 @@ class Simulation:
         """Invariant violations found so far (empty unless ``check_invariants``)."""
         return [] if self._invariants is None else list(self._invariants.violations)
 
+    @property
+    def anomalies(self) -> list[dict[str, Any]]:
+        """What the invariant checks saw that Kafka allows (``scenarios.invariants``)."""
+        return [] if self._invariants is None else list(self._invariants.anomalies)
+
     def write_log(self, target: Any) -> None:
         """Write the event log as JSON lines with sorted keys."""
         write_jsonl(self.events, target)

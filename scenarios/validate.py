@@ -12,7 +12,7 @@ Each timeline action and expectation check parses itself (``scenarios.actions.AC
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -662,14 +662,20 @@ class Validator:
             self.err(
                 where_of("session_timeout_ms"),
                 f"session.timeout.ms {session} is outside the broker's [{lo}, {hi}] "
-                "(group.min/max.session.timeout.ms): the coordinator would answer INVALID_SESSION_TIMEOUT",
+                "(group.min/max.session.timeout.ms): the coordinator would answer "
+                'INVALID_SESSION_TIMEOUT, which poll() throws: "The session timeout is not '
+                "within the range allowed by the broker (as configured by "
+                'group.min.session.timeout.ms and group.max.session.timeout.ms)."',
                 hint="to show that error, send a raw JoinGroup instead",
             )
         if config["heartbeat_interval_ms"] >= session:
             self.err(
                 where_of("heartbeat_interval_ms"),
-                f"heartbeat.interval.ms {config['heartbeat_interval_ms']} must be lower than session.timeout.ms {session}",
+                f"heartbeat.interval.ms {config['heartbeat_interval_ms']} must be lower than "
+                f"session.timeout.ms {session}: Kafka refuses it when the consumer is built "
+                '(Heartbeat: "Heartbeat must be set lower than the session timeout")',
             )
+        self.churn_limits(config, where_of)
         if len(self.issues) > before:
             return  # already explained; the consumer's own check would repeat it
         try:
@@ -682,6 +688,28 @@ class Validator:
             ConsumerConfig(**kwargs)
         except (ConfigError, ValueError, TypeError) as exc:
             self.err(path, f"invalid consumer configuration: {exc}")
+
+    def churn_limits(self, config: Mapping[str, Any], where_of: Callable[[str], PathT]) -> None:
+        """Settings under which the group certainly churns for ever (the run would start).
+
+        The processing model (members.application) keeps the application outside poll() for at
+        least ``processing.time.ms`` after every poll; past ``max.poll.interval.ms`` the
+        heartbeat thread's poll timer expires every time (AbstractCoordinator's "consumer poll
+        timeout has expired": maybeLeaveGroup), so the member leaves, and rejoins at its next
+        poll, for ever: a dynamic member takes the group through a rebalance each time, a static
+        one (no LeaveGroup) resets its generation and is replaced under a new member id each time. Equal is fine: the timer expires
+        only past the interval. The per-record cost is left out: a poll may return no records.
+        """
+        processing = config.get("processing_time_ms", 0) or 0
+        max_poll = config.get("max_poll_interval_ms", ck.CONSUMER_DEFAULTS["max_poll_interval_ms"])
+        if processing > max_poll:
+            self.err(
+                where_of("processing_time_ms"),
+                f"processing.time.ms {processing} exceeds max.poll.interval.ms {max_poll}: every "
+                "poll() overruns the poll timer, so the member leaves the group and rejoins at "
+                "its next poll, for ever (it never keeps an assignment)",
+                hint="raise max.poll.interval.ms, or show one poll timeout with a `stall` step",
+            )
 
     # -- timeline -----------------------------------------------------------------------------
 

@@ -104,3 +104,40 @@ def test_a_crash_counts_until_the_partitions_are_reassigned_or_the_end() -> None
     ]  # fmt: skip
     assert unowned_partition_ms(events, 10_000) == {"g": 3000 + 9000}
     assert unowned_partition_ms(events) == {"g": 3000 + 3000}
+
+
+def test_unowned_time_in_the_json_result_matches_the_report(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from scenarios.cli import app
+    from scenarios.report import unowned_lines
+
+    result = run_scenario(load_scenario(STATIC_CLOSE))
+    (group,) = result.groups
+    assert 10_000 <= group.unowned_partition_ms < 10_100
+    assert group.unowned_in_rebalances_partition_ms == 0
+    (line,) = unowned_lines(result)
+    assert f"{group.unowned_partition_ms / 1000:.1f} partition-s in all" in line
+    path = tmp_path / "static-close.yaml"
+    path.write_text(STATIC_CLOSE, encoding="utf-8")
+    out = CliRunner().invoke(app, ["run", "--json", str(path)])
+    (doc,) = json.loads(out.stdout)["groups"]
+    assert doc["unowned_partition_ms"] == group.unowned_partition_ms
+    assert doc["unowned_in_rebalances_partition_ms"] == 0
+
+
+def test_unowned_time_inside_rebalances_is_part_of_the_total() -> None:
+    crash = STATIC_CLOSE.replace("static: true", "static: false").replace(
+        "  - {at: 20s, close: C0}\n  - {at: 25s, start: C0}\n", "  - {at: 20s, crash: C0}\n"
+    )
+    result = run_scenario(load_scenario(crash.replace("until: 40s", "until: 70s")))
+    (group,) = result.groups
+    inside = sum(r["paused_partition_ms"] for r in result.rebalances)
+    assert group.unowned_in_rebalances_partition_ms == inside > 0
+    # C0's two partitions: unowned from the crash (20 s) until reassigned after its session
+    # (30 s from its last heartbeat, at most 3 s before the crash) expired; the rebalance window
+    # is only the tail of that
+    assert group.unowned_partition_ms > inside
+    assert 2 * 27_000 <= group.unowned_partition_ms < 2 * 31_000

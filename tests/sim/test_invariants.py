@@ -169,3 +169,89 @@ def test_the_generation_baseline_restarts_only_when_the_group_is_gone() -> None:
     sim.at(40, lambda: None)
     sim.run()
     assert [v["generation_to"] for v in sim.violations] == [3]
+
+
+def test_ownership_is_still_checked_while_no_coordinator_holds_the_group() -> None:
+    """Its only broker down, nobody holds the group; the member table last seen still binds."""
+    sim = Simulation(
+        brokers=1, topics={"orders": 4}, coordinator_config=FAST_BROKER, seed=2,
+        check_invariants=True,
+    )  # fmt: skip
+    sim.add_consumers(2, group_id="g", topics=["orders"], **consumer_settings("eager"))
+    sim.start()
+    assert sim.run_until_stable("g")
+    sim.fail_broker("broker-0")
+    assert sim.cluster.group("g") is None
+    sim.consumer("C2").fetch.owned.append(sim.assignment("C1")[0])
+    sim.run_for(2_000)
+    assert sim.cluster.group("g") is None  # still down: the check ran without a coordinator
+    [violation] = sim.violations
+    assert violation["invariant"] == "exclusive_ownership"
+    assert sorted(violation["owners"]) == ["C1", "C2"]
+
+
+def late_static_laggard() -> Simulation:
+    """Static C1 learns of a rebalance 3 s late (its next heartbeat), then its onJoinPrepare
+    commit is cut off by a network split: the coordinator's rebalance timer (20 s from the start)
+    expires before C1's joinPrepareTimer (20 s from C1's start), the join completes without it,
+    and the static member keeps its slot while C2 is given one of C1's old partitions."""
+    sim = Simulation(
+        topics={"orders": 6}, coordinator_config=FAST_BROKER, seed=1, check_invariants=True
+    )
+    settings = consumer_settings(
+        "eager",
+        session_timeout_ms=45_000,
+        heartbeat_interval_ms=3_000,
+        max_poll_interval_ms=20_000,
+        group_instance_id="inst-{}",
+    )
+    sim.add_consumers(2, group_id="g", topics=["orders"], **settings)
+    sim.start()
+    assert sim.run_until_stable("g")
+    sim.add_consumers(1, first=3, group_id="g", topics=["orders"], start=True, **settings)
+    laggard = sim.consumer("C1")
+    while laggard._prepare_commit is None:  # C1 is in onJoinPrepare, its commit sent
+        assert sim.step()
+    assert (
+        sim.now
+        >= sim.events_named("group_state_changed", state_to="PreparingRebalance")[-1]["t_ms"]
+        + 2_900
+    )
+    sim.partition_network([["C1"]], 25_000)  # the commit's answer is lost
+    return sim
+
+
+def test_static_laggard_blocked_in_join_prepare_is_an_anomaly_not_a_violation() -> None:
+    sim = late_static_laggard()
+    laggard = sim.consumer("C1")
+    held = list(laggard.fetch.owned)
+
+    def overlap() -> bool:
+        return any(tp in held for tp in sim.assignment("C2") + sim.assignment("C3"))
+
+    assert sim.run_until(overlap, timeout_ms=30_000)
+    # Kafka's picture at this instant: the coordinator completed generation 2 without C1's
+    # JoinGroup but kept the static member (completeClassicGroupJoin removes only dynamic
+    # laggards), and C1 still holds its generation-1 partitions, marked pending revocation
+    # (maybeMarkPartitionsPendingRevocation: nothing fetched) while it waits in poll()
+    assert sim.generation("g") == 2 and laggard.member_id in sim.group("g").member_ids
+    assert laggard.fetch.owned == held and laggard.fetch.pending_revocation
+    assert sim.violations == []
+    [anomaly] = sim.anomalies
+    assert anomaly["anomaly"] == "owned_pending_revocation" and anomaly["holder"] == "C1"
+    assert anomaly["invariant"] == "exclusive_ownership" and anomaly["generation_id"] == 2
+    [event] = sim.events_named("invariant_anomaly")
+    assert event["partition"] == anomaly["partition"] and "C1" in event["owners"]
+    # then joinPrepareTimer expires, C1 revokes and rejoins: the overlap ends, no violation
+    sim.run_for(40_000)
+    assert sim.events_named("join_prepare_commit_timeout", node="C1")
+    assert sim.run_until_stable("g")
+    assert sim.violations == [] and len(sim.anomalies) == 1
+
+
+def test_the_same_overlap_without_pending_revocation_is_a_violation() -> None:
+    sim = late_static_laggard()
+    sim.consumer("C1").fetch.pending_revocation = False  # as if C1 were still fetching them
+    sim.run_for(21_000)
+    assert [v["invariant"] for v in sim.violations] == ["exclusive_ownership"]
+    assert sim.anomalies == []
