@@ -1,14 +1,20 @@
-"""Assignor benchmark: our assignors beside kafka-python's on Kafka's performance workloads.
+"""Assignor benchmark: our assignors beside Kafka's Java client assignors (same run) and
+kafka-python's, on Kafka's performance workloads.
 
-``python -m bench assignors [--quick] [--cap=SECONDS] [--only=SUBSTRING] [--no-kafka-python]``
+``python -m bench assignors [--quick] [--cap=SECONDS] [--only=SUBSTRING] [--no-kafka-python]
+[--no-java]``
 
 For each workload (see ``bench/assignor_workloads.py``) and each assignor and round it prints:
 our time (min of 3 calls in this process, each on a fresh assignor instance) and our first call,
-kafka-python's time on the same inputs (in a subprocess, min of up to 3 calls within the cap, or
-"did not finish in N s"), the speed-up, our peak traced memory for one call (tracemalloc, numpy
-included) and kafka-python's peak RSS. Reference numbers (issue 3, Java 17 warm on 2 cores):
-sticky 1M fresh/owned 0.14/2.6 s, cooperative 0.13/1.7 s, sticky 10k x 1k fresh 0.011 s, range/
-roundrobin 1M 1.0/0.73 s; Kafka's JUnit limits 30 s (uniform), 90 s (non-equal, halves), 60 s.
+Kafka's own Java assignor on the same inputs in the same run (RangeAssignor, RoundRobinAssignor,
+StickyAssignor, CooperativeStickyAssignor from apache/kafka 1eb7644, compiled with javac by
+``tools/client-assignor-bench/build.sh`` and driven by its ``ClientAssignorBench.java``: min of 3
+calls after 2 warm-up calls; all Java timings are taken first, before ours, so the two never
+share the CPUs), the ratio Java / ours (above 1: we are faster), kafka-python's time (in a
+subprocess, min of up to 3 calls within the cap, or "did not finish in N s"), our peak traced
+memory for one call (tracemalloc, numpy included) and kafka-python's peak RSS. Without javac or
+Kafka's sources the Java column says why it is empty. Kafka's JUnit limits: 30 s (uniform),
+90 s (non-equal, halves), 60 s.
 """
 
 from __future__ import annotations
@@ -25,15 +31,57 @@ from assignors.registry import get_assignor
 from bench.assignor_workloads import WORKLOADS, fresh_subscriptions, next_round_subscriptions
 
 ROOT = Path(__file__).resolve().parent.parent
-JAVA_REFERENCE = {
-    ("uniform-1m", "sticky", "fresh"): 0.14,
-    ("uniform-1m", "sticky", "owned"): 2.6,
-    ("uniform-1m", "cooperative-sticky", "fresh"): 0.13,
-    ("uniform-1m", "cooperative-sticky", "owned"): 1.7,
-    ("uniform-1m", "range", "fresh"): 1.0,
-    ("uniform-1m", "roundrobin", "fresh"): 0.73,
-    ("uniform-10k", "sticky", "fresh"): 0.011,
-}
+JAVA_BUILD = ROOT / "tools" / "client-assignor-bench" / "build.sh"
+
+
+def _java_spec(workload, quick: bool) -> str:
+    """One workload as the Java driver's input line (ClientAssignorBench.java)."""
+    counts, members, leaving = workload.build(quick)
+    sets: dict[tuple[str, ...], int] = {}
+    member_refs = []
+    for m, topics in members.items():
+        index = sets.setdefault(tuple(topics), len(sets))
+        member_refs.append(f"{m}:{index}")
+    return "\t".join(
+        [
+            workload.key,
+            "topics=" + ",".join(f"{t}:{n}" for t, n in counts.items()),
+            "sets=" + "|".join(",".join(ts) for ts in sets),
+            "members=" + ",".join(member_refs),
+            "leaving=" + ",".join(leaving),
+            "assignors=" + ",".join(workload.assignors),
+            "rounds=" + ",".join(workload.rounds),
+        ]
+    )
+
+
+def _java_times(workloads: list, quick: bool) -> tuple[dict[tuple[str, str, str], float], str]:
+    """Kafka's Java assignors on ``workloads``: {(workload, assignor, round): seconds} and a
+    note (empty, or why there are no Java timings)."""
+    try:
+        built = subprocess.run(
+            ["bash", str(JAVA_BUILD)], capture_output=True, text=True, timeout=900
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {}, f"Java assignors not built ({exc})"
+    if built.returncode != 0:
+        return {}, f"Java assignors not built: {(built.stderr.strip().splitlines() or ['?'])[-1]}"
+    classpath = built.stdout.strip().splitlines()[-1]
+    spec = "\n".join(_java_spec(w, quick) for w in workloads) + "\n"
+    run = subprocess.run(
+        ["java", "-Dbudget=20", "-cp", classpath, "ClientAssignorBench"],
+        input=spec,
+        capture_output=True,
+        text=True,
+    )
+    out: dict[tuple[str, str, str], float] = {}
+    for line in run.stdout.splitlines():
+        if line.startswith("{"):
+            data = json.loads(line)
+            out[(data["workload"], data["assignor"], data["round"])] = float(data["seconds"])
+    if run.returncode != 0:
+        return out, f"Java driver failed: {(run.stderr.strip().splitlines() or ['?'])[-1]}"
+    return out, ""
 
 
 def _time_ours(name: str, counts: dict, subs: dict) -> tuple[float, float, float, int]:
@@ -89,28 +137,30 @@ def _time_kafka_python(
     return f"{data['seconds']:.3f} s", float(data["seconds"]), f"{data['maxrss_mb']:.0f} MB"
 
 
-def _parse(argv: list[str]) -> tuple[bool, float, str, bool]:
+def _parse(argv: list[str]) -> tuple[bool, float, str, bool, bool]:
     quick = "--quick" in argv
     cap = 20.0 if quick else 60.0
     only = ""
     with_kp = "--no-kafka-python" not in argv
+    with_java = "--no-java" not in argv
     for arg in argv:
         if arg.startswith("--cap="):
             cap = float(arg.split("=", 1)[1])
         elif arg.startswith("--only="):
             only = arg.split("=", 1)[1]
-        elif arg not in ("--quick", "--no-kafka-python"):
+        elif arg not in ("--quick", "--no-kafka-python", "--no-java"):
             raise SystemExit(
-                f"unknown option {arg!r}; use --quick, --cap=SECONDS, --only=TEXT, --no-kafka-python"
+                f"unknown option {arg!r}; use --quick, --cap=SECONDS, --only=TEXT, "
+                "--no-kafka-python, --no-java"
             )
-    return quick, cap, only, with_kp
+    return quick, cap, only, with_kp, with_java
 
 
 def main(argv: list[str]) -> int:
-    quick, cap, only, with_kp = _parse(argv)
+    quick, cap, only, with_kp, with_java = _parse(argv)
     header = (
-        f"{'assignor':<19}{'round':<7}{'ours min/3':>11}{'ours 1st':>10}{'kafka-python':>32}"
-        f"{'speed-up':>10}{'Java':>8}{'our peak':>10}{'kp RSS':>9}"
+        f"{'assignor':<19}{'round':<7}{'ours min/3':>11}{'ours 1st':>10}{'Java':>10}"
+        f"{'Java/ours':>10}{'kafka-python':>32}{'speed-up':>10}{'our peak':>10}{'kp RSS':>9}"
     )
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
@@ -118,9 +168,15 @@ def main(argv: list[str]) -> int:
         f"load average {load} on {os.cpu_count()} CPUs (timings scale with load)",
         flush=True,
     )
-    for workload in WORKLOADS:
-        if only and only not in workload.key:
-            continue
+    chosen = [w for w in WORKLOADS if not only or only in w.key]
+    java: dict[tuple[str, str, str], float] = {}
+    java_note = "Java assignors not run (--no-java)"
+    if with_java:
+        print("timing Kafka's Java assignors first (same run) ...", flush=True)
+        java, java_note = _java_times(chosen, quick)
+    if java_note:
+        print(java_note, flush=True)
+    for workload in chosen:
         counts, members, leaving = workload.build(quick)
         total = sum(counts.values())
         print(
@@ -152,11 +208,12 @@ def main(argv: list[str]) -> int:
                     )
                     kp_fresh_failed = round_name == "fresh" and kp_s is None
                 speedup = f"{kp_s / best:,.0f}x" if kp_s else "-"
-                java = JAVA_REFERENCE.get((workload.key, name, round_name))
-                java_text = f"{java:g} s" if java is not None and not quick else "-"
+                java_s = java.get((workload.key, name, round_name))
+                java_text = f"{java_s:.3f} s" if java_s is not None else "-"
+                ratio = f"{java_s / best:.2f}x" if java_s is not None and best > 0 else "-"
                 print(
-                    f"{name:<19}{round_name:<7}{best:>9.3f} s{first:>8.3f} s{kp_text:>32}"
-                    f"{speedup:>10}{java_text:>8}{peak:>7.0f} MB{kp_rss:>9}",
+                    f"{name:<19}{round_name:<7}{best:>9.3f} s{first:>8.3f} s{java_text:>10}"
+                    f"{ratio:>10}{kp_text:>32}{speedup:>10}{peak:>7.0f} MB{kp_rss:>9}",
                     flush=True,
                 )
                 if round_name == "fresh" and name in ("sticky", "cooperative-sticky"):

@@ -58,6 +58,7 @@ from coordinator.records import (
 from coordinator.result import Step
 from coordinator.runtime import PartitionWriter, respond
 from coordinator.state_machine import detach
+from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     CompleteInitialJoin,
     CompleteJoin,
@@ -1092,10 +1093,11 @@ class GroupMetadataManager:
         respond(out, self.node, waiter, LeaveGroupResponse(error, results), req.group_id, member_id)
 
     def list_groups(self, states_filter: tuple[str, ...]) -> list[ListedGroup]:
-        """GroupMetadataManager.listGroups: each state name is lower-cased and trimmed first."""
+        """GroupMetadataManager.listGroups: each state name is lower-cased and trimmed first;
+        the groups in the order of Kafka's TimelineHashMap of groups (timeline_order)."""
         wanted = {s.lower().strip(_JAVA_TRIMMED) for s in states_filter}
         out = []
-        for gid in sorted(self.groups):
+        for gid in iteration_order(self.groups, capacity_for(self.groups_high_water)):
             group = self.groups[gid]
             if wanted and group.state.lower() not in wanted:
                 continue

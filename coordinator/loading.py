@@ -46,14 +46,13 @@ class CoordinatorLoader:
             if isinstance(key, GroupMetadataKey) and isinstance(value, GroupMetadataValue):
                 groups.replay_group(key.group, value)
         records = self.log.partition(self.partition)
-        committed, pending, txn_groups = offsets_in_log_order(records)
-        for key, (value, record_offset, plain) in committed.items():
+        committed, _pending, txn_groups = offsets_in_log_order(records)
+        for key, (_value, _record_offset, plain) in committed.items():
             if plain:  # a marker's offsets make no group: their records did, if still alive
                 groups.replay_simple_group(key.group, now_ms)
-            offsets.replay(key, value, record_offset)
         for group_id in txn_groups:  # replay makes a group of every transactional offset's
             groups.replay_simple_group(group_id, now_ms)
-        offsets.pending = pending
+        offsets.replay_log(records, now_ms)
         return len(records)
 
 

@@ -39,9 +39,18 @@ from coordinator.protocol import (
     TxnOffsetCommitResponsePartition,
     TxnOffsetCommitResponseTopic,
 )
-from coordinator.records import OffsetCommitKey, OffsetCommitValue, RecordKey, RecordValue
+from coordinator.records import (
+    NO_PRODUCER_ID,
+    ControlRecordKey,
+    OffsetCommitKey,
+    OffsetCommitValue,
+    Record,
+    RecordKey,
+    RecordValue,
+)
 from coordinator.result import Step
 from coordinator.runtime import PartitionWriter, respond
+from coordinator.timeline_order import GroupOffsetsOrder
 
 
 class OffsetMetadataManager:
@@ -59,7 +68,10 @@ class OffsetMetadataManager:
         self.config = config
         self.writer = writer
         self.group_manager = group_manager
+        # {group: {(topic, partition): value}}, each group's in insertion order (a re-commit
+        # keeps its place); ``order`` gives Kafka's iteration order (kafka_order)
         self.offsets: dict[str, dict[tuple[str, int], OffsetCommitValue]] = {}
+        self.order: dict[str, GroupOffsetsOrder] = {}
         # OffsetAndMetadata.recordOffset of each committed offset (a marker materializes a
         # pending offset only over an older one); entries of deleted offsets are never read.
         self.record_offsets: dict[str, dict[tuple[str, int], int]] = {}
@@ -146,13 +158,9 @@ class OffsetMetadataManager:
                         out, group, "offset commit could not be written"
                     )
             else:
-                stored = self.offsets.setdefault(req.group_id, {})
-                record_offsets = self.record_offsets.setdefault(req.group_id, {})
                 for (record_key, value), record in zip(entries, records, strict=True):
                     tp = (record_key.topic, record_key.partition)
-                    stored.pop(tp, None)  # a re-committed partition moves to the end
-                    stored[tp] = value
-                    record_offsets[tp] = record.offset
+                    self._put(req.group_id, tp, value, record.offset)
         # Lists, not generators: the response classes convert them to tuples anyway.
         topics = [
             OffsetCommitResponseTopic(
@@ -186,7 +194,8 @@ class OffsetMetadataManager:
         unstable = req.require_stable and self.pending.has_open_transactions(group_id)
         if req.topics is None:
             by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
-            for (topic, partition), value in sorted(stored.items()):
+            for topic, partition in self.kafka_order(group_id) if stored else ():
+                value = stored[(topic, partition)]
                 by_topic.setdefault(topic, []).append(
                     _unstable(partition)
                     if unstable and self.pending.has_pending(group_id, (topic, partition))
@@ -266,7 +275,9 @@ class OffsetMetadataManager:
         """
         retention = self.config.offsets_retention_ms
         expired = []
-        for (topic, partition), value in self.offsets.get(group.group_id, {}).items():
+        stored = self.offsets.get(group.group_id, {})
+        for topic, partition in self.kafka_order(group.group_id) if stored else ():
+            value = stored[(topic, partition)]
             if group.is_in(EMPTY) and group.protocol_type:
                 base = group.state_timestamp_ms
             elif group.is_in(EMPTY):
@@ -298,18 +309,16 @@ class OffsetMetadataManager:
 
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> None:
         """Forget offsets whose tombstones were written."""
-        stored = self.offsets[group_id]
         for tp in partitions:
-            del stored[tp]
-            if self.pending.open_by_group:
-                self.pending.remove_partition(group_id, tp)
+            self._replay_tombstone(group_id, tp)
 
     def all_offsets_tombstones(self, group_id: str) -> list[tuple[RecordKey, RecordValue]]:
         """deleteAllOffsets' records: a tombstone per committed offset, then one per partition
         that only a pending transactional offset holds."""
         stored = self.offsets.get(group_id, {})
         entries: list[tuple[RecordKey, RecordValue]] = [
-            (OffsetCommitKey(group_id, t, p), None) for (t, p) in stored
+            (OffsetCommitKey(group_id, t, p), None)
+            for (t, p) in (self.kafka_order(group_id) if stored else ())
         ]
         entries.extend(
             (OffsetCommitKey(group_id, t, p), None)
@@ -323,6 +332,7 @@ class OffsetMetadataManager:
         ``pending``: its pending transactional offsets got tombstones too (DeleteGroups; the
         cleanup deletes a group without writing any for them)."""
         self.offsets.pop(group_id, None)
+        self.order.pop(group_id, None)
         self.record_offsets.pop(group_id, None)
         if pending and self.pending.has_open_transactions(group_id):
             for tp in list(self.pending.partitions(group_id)):
@@ -331,15 +341,60 @@ class OffsetMetadataManager:
     def replay(
         self, key: OffsetCommitKey, value: OffsetCommitValue, record_offset: int = -1
     ) -> None:
-        tp = (key.topic, key.partition)
-        self.offsets.setdefault(key.group, {})[tp] = value
-        self.record_offsets.setdefault(key.group, {})[tp] = record_offset
+        self._put(key.group, (key.topic, key.partition), value, record_offset)
+
+    def replay_log(self, records: tuple[Record, ...], now_ms: int) -> None:
+        """The load: every offset record and transaction marker of the partition, in log order
+        (OffsetMetadataManager.replay, replayEndTransactionMarker), so that the offsets, the
+        open transactions and Kafka's map order are what they were on the old leader."""
+        scratch = Step(now_ms)  # a replay logs nothing
+        for record in records:
+            key, value = record.key, record.value
+            if isinstance(key, ControlRecordKey):
+                self.replay_end_transaction_marker(
+                    scratch, record.producer_id, key.type == "COMMIT"
+                )
+            elif isinstance(key, OffsetCommitKey):
+                tp = (key.topic, key.partition)
+                if not isinstance(value, OffsetCommitValue):
+                    self._replay_tombstone(key.group, tp)
+                elif record.producer_id == NO_PRODUCER_ID:
+                    self._put(key.group, tp, value, record.offset)
+                else:
+                    self.pending.put(
+                        record.producer_id, key.group, tp, PendingOffset(value, record.offset)
+                    )
+
+    def kafka_order(self, group_id: str) -> list[tuple[str, int]]:
+        """The group's committed partitions in the order of Kafka's offsets map (by topic, then
+        partition, each a TimelineHashMap: coordinator/timeline_order.py)."""
+        order = self.order.get(group_id)
+        return order.order(self.offsets[group_id]) if order is not None else []
+
+    def _put(
+        self, group_id: str, tp: tuple[str, int], value: OffsetCommitValue, record_offset: int
+    ) -> None:
+        """Offsets.put: a new partition joins the maps, a known one is replaced in place."""
+        stored = self.offsets.setdefault(group_id, {})
+        if tp in stored:
+            self.order[group_id].replaced(tp[0])
+        else:
+            order = self.order.get(group_id)
+            if order is None:
+                order = self.order[group_id] = GroupOffsetsOrder()
+            order.added(tp[0])
+        stored[tp] = value
+        self.record_offsets.setdefault(group_id, {})[tp] = record_offset
 
     def _replay_tombstone(self, group_id: str, tp: tuple[str, int]) -> None:
         """replay of an offset tombstone: the committed offset and every pending one go."""
         stored = self.offsets.get(group_id)
-        if stored is not None:
-            stored.pop(tp, None)
+        if (
+            stored is not None
+            and stored.pop(tp, None) is not None
+            and self.order[group_id].removed(tp[0])
+        ):
+            del self.order[group_id]
         if self.pending.open_by_group:
             self.pending.remove_partition(group_id, tp)
 
@@ -461,12 +516,11 @@ class OffsetMetadataManager:
         for group_id, pending in self.pending.end(producer_id).items():
             count = 0
             if commit:
-                stored = self.offsets.setdefault(group_id, {})
-                record_offsets = self.record_offsets.setdefault(group_id, {})
+                stored = self.offsets.get(group_id, {})
+                record_offsets = self.record_offsets.get(group_id, {})
                 for tp, offset in pending.items():
                     if tp not in stored or offset.record_offset > record_offsets.get(tp, -1):
-                        stored[tp] = offset.value
-                        record_offsets[tp] = offset.record_offset
+                        self._put(group_id, tp, offset.value, offset.record_offset)
                         count += 1
             else:
                 count = len(pending)

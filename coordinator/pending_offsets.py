@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from attrs import frozen
 
 from coordinator.records import OffsetCommitValue
+from coordinator.timeline_order import GroupOffsetsOrder, capacity_for, int_iteration_order
 
 TopicPartition = tuple[str, int]
 
@@ -31,20 +32,43 @@ class PendingOffset:
 
 class PendingTransactionalOffsets:
     """{producer id: {group: {(topic, partition): PendingOffset}}} and the open producers of
-    each group, in the order they were first seen."""
+    each group, in insertion order, with what Kafka's iteration order needs (the shape of each
+    producer's offsets maps, the most producers each group's open set has held)."""
 
-    __slots__ = ("by_producer", "open_by_group")
+    __slots__ = ("by_producer", "open_by_group", "open_high_water", "order")
 
     def __init__(self) -> None:
         self.by_producer: dict[int, dict[str, dict[TopicPartition, PendingOffset]]] = {}
+        self.order: dict[tuple[int, str], GroupOffsetsOrder] = {}
         self.open_by_group: dict[str, dict[int, None]] = {}
+        self.open_high_water: dict[str, int] = {}
 
     def put(
         self, producer_id: int, group_id: str, tp: TopicPartition, pending: PendingOffset
     ) -> None:
         """replay of a transactional OffsetCommit record."""
-        self.by_producer.setdefault(producer_id, {}).setdefault(group_id, {})[tp] = pending
-        self.open_by_group.setdefault(group_id, {})[producer_id] = None
+        offsets = self.by_producer.setdefault(producer_id, {}).setdefault(group_id, {})
+        order = self.order.get((producer_id, group_id))
+        if order is None:
+            order = self.order[(producer_id, group_id)] = GroupOffsetsOrder()
+        if tp in offsets:
+            order.replaced(tp[0])
+        else:
+            order.added(tp[0])
+        offsets[tp] = pending
+        # TimelineHashSet.add grows the table for size + 1 even when the producer is known
+        producers = self.open_by_group.setdefault(group_id, {})
+        high = len(producers) + 1
+        producers[producer_id] = None
+        if high > self.open_high_water.get(group_id, 0):
+            self.open_high_water[group_id] = high
+
+    def open_producers(self, group_id: str) -> list[int]:
+        """The group's open producers in Kafka's TimelineHashSet<Long> order."""
+        producers = self.open_by_group.get(group_id)
+        if not producers:
+            return []
+        return int_iteration_order(producers, capacity_for(self.open_high_water[group_id]))
 
     def remove_partition(self, group_id: str, tp: TopicPartition) -> None:
         """A tombstone of (group, tp) removes the pending offsets of every open transaction."""
@@ -53,22 +77,30 @@ class PendingTransactionalOffsets:
             if groups is None:
                 continue
             offsets = groups.get(group_id)
-            if offsets is not None and offsets.pop(tp, None) is not None and not offsets:
-                del groups[group_id]
+            if offsets is not None and offsets.pop(tp, None) is not None:
+                if self.order[(producer_id, group_id)].removed(tp[0]):
+                    del self.order[(producer_id, group_id)]
+                if not offsets:
+                    del groups[group_id]
 
     def end(self, producer_id: int) -> dict[str, dict[TopicPartition, PendingOffset]]:
-        """replayEndTransactionMarker's first half: the producer's pending offsets, by group,
-        removed with the producer's open transactions ({} when it has none)."""
+        """replayEndTransactionMarker's first half: the producer's pending offsets, by group
+        (each group's in Kafka's order, in which the marker materializes them), removed with
+        the producer's open transactions ({} when it has none)."""
         groups = self.by_producer.pop(producer_id, None)
         if groups is None:
             return {}
-        for group_id in groups:
+        ordered = {}
+        for group_id, offsets in groups.items():
             producers = self.open_by_group.get(group_id)
             if producers is not None:
                 producers.pop(producer_id, None)
                 if not producers:
                     del self.open_by_group[group_id]
-        return groups
+                    del self.open_high_water[group_id]
+            order = self.order.pop((producer_id, group_id))
+            ordered[group_id] = {tp: offsets[tp] for tp in order.order(offsets)}
+        return ordered
 
     def has_pending(self, group_id: str, tp: TopicPartition) -> bool:
         """hasPendingTransactionalOffsets."""
@@ -86,8 +118,10 @@ class PendingTransactionalOffsets:
         """The group's partitions with a pending offset, by open producer then as written: a
         partition pending in two transactions comes twice (deleteAllOffsets writes a tombstone
         for each)."""
-        for producer_id in self.open_by_group.get(group_id, ()):
-            yield from self.by_producer.get(producer_id, {}).get(group_id, {})
+        for producer_id in self.open_producers(group_id):
+            offsets = self.by_producer.get(producer_id, {}).get(group_id)
+            if offsets:
+                yield from self.order[(producer_id, group_id)].order(offsets)
 
     def get(self, producer_id: int, group_id: str, tp: TopicPartition) -> PendingOffset | None:
         """pendingTransactionalOffset (for tests and views)."""

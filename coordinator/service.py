@@ -220,7 +220,9 @@ class GroupCoordinatorService:
             if shard.loading:
                 return ListGroupsResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS)
             listed.extend(shard.list_groups(request.states_filter))
-        return ListGroupsResponse(Errors.NONE, tuple(sorted(listed, key=lambda g: g.group_id)))
+        # each coordinator's groups in its map's order (GroupMetadataManager.listGroups); the
+        # coordinators by partition (Kafka: the order of the runtime's partitions map)
+        return ListGroupsResponse(Errors.NONE, tuple(listed))
 
     def _by_partition(self, group_ids: Sequence[str]) -> list[list[str]]:
         """The group ids by ``__consumer_offsets`` partition, each list in the given order.

@@ -40,3 +40,64 @@ def iteration_order(keys_in_insertion_order: Iterable[str], capacity: int) -> li
     """The keys as the map's iterator returns them: by slot, each slot newest first."""
     keyed = [(slot_of(key, capacity), -i, key) for i, key in enumerate(keys_in_insertion_order)]
     return [key for _, _, key in sorted(keyed)]
+
+
+def int_iteration_order(keys_in_insertion_order: Iterable[int], capacity: int) -> list[int]:
+    """The same for ``TimelineHashMap<Integer, V>`` (Integer.hashCode is the value)."""
+    shift = 65 - capacity.bit_length()
+    keyed = [
+        (((key * _FIBONACCI) & _MASK64) >> shift, -i, key)
+        for i, key in enumerate(keys_in_insertion_order)
+    ]
+    return [key for _, _, key in sorted(keyed)]
+
+
+class GroupOffsetsOrder:
+    """The shape of one group's offsets in Kafka's ``TimelineHashMap<String topic,
+    TimelineHashMap<Integer partition, OffsetAndMetadata>>`` (OffsetMetadataManager.Offsets):
+    the topics in insertion order with their live partition counts, and the most each map has
+    held (its capacity). A topic's map goes when its last partition does, and the group's map
+    with its last topic (the caller drops this object then), so a re-created map starts small.
+    """
+
+    __slots__ = ("partition_high_water", "topic_high_water", "topics")
+
+    def __init__(self) -> None:
+        self.topics: dict[str, int] = {}
+        self.topic_high_water = 0
+        self.partition_high_water: dict[str, int] = {}
+
+    def added(self, topic: str) -> None:
+        """A partition of ``topic`` that had no offset got one."""
+        count = self.topics.get(topic, 0) + 1
+        self.topics[topic] = count
+        self.topic_high_water = max(self.topic_high_water, len(self.topics))
+        self.partition_high_water[topic] = max(self.partition_high_water.get(topic, 0), count)
+
+    def replaced(self, topic: str) -> None:
+        """A partition of ``topic`` got a new offset: BaseHashTable.baseAddOrReplace grows the
+        table for ``size + 1`` before it finds that the key is already there."""
+        high = self.topics[topic] + 1
+        if high > self.partition_high_water[topic]:
+            self.partition_high_water[topic] = high
+
+    def removed(self, topic: str) -> bool:
+        """A partition of ``topic`` lost its offset; True when the group has none left."""
+        count = self.topics[topic] - 1
+        if count:
+            self.topics[topic] = count
+        else:
+            del self.topics[topic]
+            del self.partition_high_water[topic]
+        return not self.topics
+
+    def order(self, partitions: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+        """``partitions`` (the group's, each topic's in insertion order) as Kafka iterates them."""
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in partitions:
+            by_topic.setdefault(topic, []).append(partition)
+        out: list[tuple[str, int]] = []
+        for topic in iteration_order(self.topics, capacity_for(self.topic_high_water)):
+            capacity = capacity_for(self.partition_high_water[topic])
+            out.extend((topic, p) for p in int_iteration_order(by_topic[topic], capacity))
+        return out

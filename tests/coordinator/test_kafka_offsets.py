@@ -9,7 +9,8 @@ JoinGroup/SyncGroup requests, except where a state cannot be reached by requests
 forced on the group's state model as Kafka does.
 
 Kafka orders the tombstones of a deletion or an expiry by its offsets map's hash order (a
-TimelineHashMap); groupsim writes them in commit order. The ports compare those records as sets.
+TimelineHashMap), as groupsim does (coordinator/timeline_order.py, held to Kafka by the oracle
+traces); the ports compare those records as sets, as Kafka's tests list them by hand.
 
 Not ported (the reason for each):
 

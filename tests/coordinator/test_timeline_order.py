@@ -31,3 +31,19 @@ def test_capacity_grows_past_three_quarters_and_slots_use_the_top_bits() -> None
     # keys of one slot come out newest first
     same = [k for k in (f"k{i}" for i in range(50)) if slot_of(k, 2) == 0][:3]
     assert iteration_order(same, 2) == same[::-1]
+
+
+def test_offsets_order_grows_for_a_replaced_partition() -> None:
+    """BaseHashTable.baseAddOrReplace grows for size + 1 before it finds the key: two
+    partitions in one slot of a 2-slot table come out newest first, but re-committing one of
+    them doubles the table and splits them (seen in the offsets oracle trace, seed 100103)."""
+    from coordinator.timeline_order import GroupOffsetsOrder, int_iteration_order
+
+    assert int_iteration_order([1, 3], 2) == [3, 1]
+    order = GroupOffsetsOrder()
+    order.added("t1")
+    order.added("t1")
+    assert order.order([("t1", 1), ("t1", 3)]) == [("t1", 3), ("t1", 1)]
+    order.replaced("t1")
+    assert order.order([("t1", 1), ("t1", 3)]) == [("t1", 1), ("t1", 3)]
+    assert not order.removed("t1") and order.removed("t1")

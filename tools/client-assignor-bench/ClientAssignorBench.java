@@ -1,0 +1,148 @@
+/*
+ * groupsim's driver (not Kafka's code) that times Kafka's own client assignors (RangeAssignor,
+ * RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor from apache/kafka 1eb7644) on
+ * the workloads of bench/assignor_workloads.py, in the same run as the Python assignors.
+ *
+ * Input (stdin): one line per workload, fields separated by tabs:
+ *   key, then "topics=" t1:n1,t2:n2,..., then "sets=" set0|set1|... (each a comma list of
+ *   topics), then "members=" m1:setIndex,m2:setIndex,..., then "leaving=" m,m,..., then
+ *   "assignors=" a,b,... and "rounds=" fresh,owned|leave.
+ * Output (stdout): one JSON line per (assignor, round): min of 3 timed calls after 2 warm-up
+ * calls, each on a fresh assignor instance, of AbstractPartitionAssignor.assignPartitions (what
+ * Kafka's AbstractStickyAssignorTest times), the calls made and the partitions assigned. A case
+ * stops once its calls took -Dbudget seconds (default 20): then the min of the calls that ran.
+ * Round "owned"/"leave" (Kafka's second step): members 1..n-1 own their round-1 result with
+ * generation 1 (StickyAssignor: in its user data; cooperative: owned partitions), member 0 does
+ * not; "leave" drops the leaving members too.
+ */
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.clients.consumer.StickyAssignor;
+import org.apache.kafka.clients.consumer.internals.AbstractPartitionAssignor;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+public class ClientAssignorBench {
+    static final double BUDGET = Double.parseDouble(System.getProperty("budget", "20"));
+
+    static AbstractPartitionAssignor make(String name) {
+        switch (name) {
+            case "range": return new RangeAssignor();
+            case "roundrobin": return new RoundRobinAssignor();
+            case "sticky": return new StickyAssignor();
+            case "cooperative-sticky": return new CooperativeStickyAssignor();
+            default: throw new IllegalArgumentException(name);
+        }
+    }
+
+    static Map<String, String> fields(String line) {
+        Map<String, String> out = new HashMap<>();
+        String[] parts = line.split("\t");
+        out.put("key", parts[0]);
+        for (int i = 1; i < parts.length; i++) {
+            int eq = parts[i].indexOf('=');
+            out.put(parts[i].substring(0, eq), parts[i].substring(eq + 1));
+        }
+        return out;
+    }
+
+    static List<String> list(String s) {
+        return s.isEmpty() ? new ArrayList<>() : new ArrayList<>(Arrays.asList(s.split(",")));
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isEmpty()) continue;
+            Map<String, String> f = fields(line);
+            Map<String, List<PartitionInfo>> partitionsPerTopic = new HashMap<>();
+            for (String tc : list(f.get("topics"))) {
+                String[] kv = tc.split(":");
+                int n = Integer.parseInt(kv[1]);
+                List<PartitionInfo> infos = new ArrayList<>(n);
+                for (int p = 0; p < n; p++) infos.add(new PartitionInfo(kv[0], p, null, null, null));
+                partitionsPerTopic.put(kv[0], infos);
+            }
+            List<List<String>> sets = new ArrayList<>();
+            for (String s : f.get("sets").split("\\|", -1)) sets.add(list(s));
+            LinkedHashMap<String, List<String>> members = new LinkedHashMap<>();
+            for (String mc : list(f.get("members"))) {
+                String[] kv = mc.split(":");
+                members.put(kv[0], sets.get(Integer.parseInt(kv[1])));
+            }
+            Set<String> leaving = new HashSet<>(list(f.get("leaving")));
+            for (String name : list(f.get("assignors"))) {
+                Map<String, Subscription> fresh = new HashMap<>();
+                for (Map.Entry<String, List<String>> e : members.entrySet())
+                    fresh.put(e.getKey(), new Subscription(e.getValue()));
+                boolean sticky = name.equals("sticky") || name.equals("cooperative-sticky");
+                List<String> rounds = sticky ? list(f.get("rounds")) : List.of("fresh");
+                Map<String, List<TopicPartition>> first = null;
+                for (String round : rounds) {
+                    Map<String, Subscription> subs = fresh;
+                    if (!round.equals("fresh")) {
+                        if (first == null) first = make(name).assignPartitions(partitionsPerTopic, fresh);
+                        subs = new HashMap<>();
+                        int i = 0;
+                        for (Map.Entry<String, List<String>> e : members.entrySet()) {
+                            String m = e.getKey();
+                            int index = i++;
+                            if (round.equals("leave") && leaving.contains(m)) continue;
+                            if (index == 0) {
+                                subs.put(m, new Subscription(e.getValue()));
+                            } else if (name.equals("sticky")) {
+                                StickyAssignor a = new StickyAssignor();
+                                a.onAssignment(new Assignment(first.get(m)),
+                                        new ConsumerGroupMetadata("g", 1, m, Optional.empty()));
+                                ByteBuffer userData = a.subscriptionUserData(new HashSet<>(e.getValue()));
+                                subs.put(m, new Subscription(e.getValue(), userData));
+                            } else {
+                                subs.put(m, new Subscription(e.getValue(), null, first.get(m), 1, Optional.empty()));
+                            }
+                        }
+                    }
+                    double best = Double.MAX_VALUE;
+                    int assigned = 0;
+                    int calls = 0;
+                    double spent = 0;
+                    // 2 warm-up calls, then 3 timed; a slow case stops after BUDGET seconds (its
+                    // warm-up calls then count as timed: the min of what ran)
+                    for (int call = 0; call < 5; call++) {
+                        AbstractPartitionAssignor assignor = make(name);
+                        if (subs != fresh) for (Subscription s : subs.values()) if (s.userData() != null) s.userData().rewind();
+                        long start = System.nanoTime();
+                        Map<String, List<TopicPartition>> result = assignor.assignPartitions(partitionsPerTopic, subs);
+                        double took = (System.nanoTime() - start) / 1e9;
+                        spent += took;
+                        calls++;
+                        if (call >= 2 || spent > BUDGET) best = Math.min(best, took);
+                        assigned = 0;
+                        for (List<TopicPartition> tps : result.values()) assigned += tps.size();
+                        if (spent > BUDGET) break;
+                    }
+                    System.out.println("{\"workload\":\"" + f.get("key") + "\",\"assignor\":\"" + name
+                            + "\",\"round\":\"" + round + "\",\"seconds\":" + best + ",\"calls\":" + calls + ",\"assigned\":" + assigned + "}");
+                    System.out.flush();
+                }
+            }
+        }
+    }
+}
