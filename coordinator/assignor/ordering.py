@@ -15,11 +15,12 @@ keep it) are those of :mod:`coordinator.java`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any
 
+from coordinator.assignor.sets import IntHashSet, copy_capacity
 from coordinator.java import java_spread_hash, spread
 from coordinator.kafka_uuid import Uuid
 
@@ -30,20 +31,6 @@ def uuid_hashcode(topic_id: Uuid) -> int:
     """``Uuid.hashCode`` as an unsigned 32-bit value (only its bits matter for bucketing)."""
     xor = (topic_id.most_significant_bits ^ topic_id.least_significant_bits) & MASK64
     return ((xor >> 32) ^ xor) & 0xFFFFFFFF
-
-
-def table_size_for(cap: int) -> int:
-    """``HashMap.tableSizeFor``: the smallest power of two >= ``cap`` (at least 1)."""
-    n = 1
-    while n < cap:
-        n <<= 1
-    return n
-
-
-def copy_capacity(size: int) -> int:
-    """Buckets of ``new HashSet<>(c)`` / ``new HashMap<>(m)`` for a source of ``size`` entries
-    (``Math.max((int) (size / .75f) + 1, 16)``, then rounded up to a power of two)."""
-    return table_size_for(max(int(size / 0.75) + 1, 16))
 
 
 def grown_capacity(size: int, capacity: int = 16) -> int:
@@ -66,10 +53,13 @@ def int_order(values: Iterable[int], capacity: int) -> list[int]:
     return sorted(items, key=lambda p: (spread(p) & mask, index[p]))
 
 
-def hashset_of_ints(values: Iterable[int]) -> JavaIntSet:
+def hashset_of_ints(values: Iterable[int]) -> IntHashSet:
     """``new HashSet<>(values)`` (values in their iteration order, duplicates dropped)."""
     items = list(dict.fromkeys(values))
-    return JavaIntSet(int_order(items, copy_capacity(len(items))))
+    result = IntHashSet(copy_capacity(len(items)))
+    for p in items:
+        result.add(p)
+    return result
 
 
 def uuid_order(keys: Iterable[Uuid], capacity: int | None = None) -> list[Uuid]:
@@ -88,37 +78,6 @@ def string_hashmap_order(keys: Iterable[str], capacity: int = 16) -> list[str]:
     mask = grown_capacity(len(items), capacity) - 1
     index = {k: i for i, k in enumerate(items)}
     return sorted(items, key=lambda k: (java_spread_hash(k) & mask, index[k]))
-
-
-class JavaIntSet(AbstractSet[int]):
-    """An immutable set of ints that iterates in a given (Java) order.
-
-    Python's ``set`` iterates in its own hash order; Kafka's results depend on Java's, so the
-    assignors' partition sets carry it. Membership builds a ``frozenset`` on first use.
-    """
-
-    __slots__ = ("_order", "_set")
-
-    def __init__(self, order: Iterable[int]) -> None:
-        self._order = tuple(order)
-        self._set: frozenset[int] | None = None
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._order)
-
-    def __len__(self) -> int:
-        return len(self._order)
-
-    def __contains__(self, value: object) -> bool:
-        if self._set is None:
-            self._set = frozenset(self._order)
-        return value in self._set
-
-    def __hash__(self) -> int:
-        return self._hash()
-
-    def __repr__(self) -> str:
-        return f"JavaIntSet({list(self._order)})"
 
 
 def assignment_from_record(
