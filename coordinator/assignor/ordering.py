@@ -20,17 +20,9 @@ from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any
 
-from coordinator.assignor.sets import IntHashSet, copy_capacity
+from coordinator.assignor.sets import IntHashSet, copy_capacity, uuid_hashcode
 from coordinator.java import java_spread_hash, spread
 from coordinator.kafka_uuid import Uuid
-
-MASK64 = (1 << 64) - 1
-
-
-def uuid_hashcode(topic_id: Uuid) -> int:
-    """``Uuid.hashCode`` as an unsigned 32-bit value (only its bits matter for bucketing)."""
-    xor = (topic_id.most_significant_bits ^ topic_id.least_significant_bits) & MASK64
-    return ((xor >> 32) ^ xor) & 0xFFFFFFFF
 
 
 def grown_capacity(size: int, capacity: int = 16) -> int:

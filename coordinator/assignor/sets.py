@@ -14,10 +14,20 @@ Kafka's assignors return ``Set<Integer>`` values whose iteration order feeds the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import functools
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 
 from coordinator.java import spread
+from coordinator.kafka_uuid import Uuid
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def uuid_hashcode(topic_id: Uuid) -> int:
+    """``Uuid.hashCode`` as an unsigned 32-bit value: ``(int)(xor >> 32) ^ (int) xor`` with
+    ``xor = msb ^ lsb`` (only its bits matter for bucketing)."""
+    xor = (topic_id.most_significant_bits ^ topic_id.least_significant_bits) & ((1 << 64) - 1)
+    return ((xor >> 32) ^ xor) & 0xFFFFFFFF
 
 
 class RangeSet(AbstractSet[int]):
@@ -99,11 +109,11 @@ class IntHashSet(AbstractSet[int]):
         self.capacity = cap
 
     def add_run(self, run: range) -> None:
-        """Add ``run`` (partitions known to be absent), in ascending order."""
+        """Add ``run`` (partitions known to be absent, ascending, any step), in its order."""
         if not run:
             return
         runs = self._runs
-        if runs and runs[-1].stop == run.start:
+        if runs and run.step == 1 and runs[-1].step == 1 and runs[-1].stop == run.start:
             runs[-1] = range(runs[-1].start, run.stop)
         else:
             runs.append(run)
@@ -133,21 +143,12 @@ class IntHashSet(AbstractSet[int]):
         self._order = self._set = None
 
     def _compact(self) -> None:
-        """Drop removed elements from the runs (their insertion ranks stay relative)."""
+        """Drop removed elements from the runs (the others keep their relative ranks)."""
         removed = self._removed
         if not removed:
+            self._removed = None
             return
-        runs: list[range] = []
-        for run in self._runs:
-            start = run.start
-            for p in run:
-                if p in removed:
-                    if p > start:
-                        runs.append(range(start, p))
-                    start = p + 1
-            if start < run.stop:
-                runs.append(range(start, run.stop))
-        self._runs = runs
+        self._runs = _to_runs(p for r in self._runs for p in r if p not in removed)
         self._removed = None
 
     def __len__(self) -> int:
@@ -160,15 +161,20 @@ class IntHashSet(AbstractSet[int]):
             runs = self._runs
             cap = self.capacity
             limit = min(cap, 1 << 16)  # below both, spread(p) & mask == p: one per bucket
-            if all(r.start >= 0 and r.stop <= limit for r in runs):
-                ordered = sorted(runs, key=lambda r: r.start)
-                merged: list[range] = []
-                for r in ordered:
-                    if merged and merged[-1].stop == r.start:
-                        merged[-1] = range(merged[-1].start, r.stop)
-                    else:
-                        merged.append(r)
-                self._order = merged
+            if all(r.start >= 0 and r[-1] < limit for r in runs):
+                if len(runs) == 1:
+                    self._order = list(runs)
+                elif all(r.step == 1 for r in runs):
+                    ordered = sorted(runs, key=lambda r: r.start)
+                    merged: list[range] = []
+                    for r in ordered:
+                        if merged and merged[-1].stop == r.start:
+                            merged[-1] = range(merged[-1].start, r.stop)
+                        else:
+                            merged.append(r)
+                    self._order = merged
+                else:
+                    self._order = _to_runs(sorted(p for r in runs for p in r))
             else:
                 mask = cap - 1
                 items = [p for r in runs for p in r]
@@ -215,3 +221,97 @@ def java_runs(partitions: AbstractSet[int]) -> list[range]:
         result: list[range] = runs()
         return result
     return _to_runs(partitions)
+
+
+class TopicMap(Mapping[Uuid, AbstractSet[int]]):
+    """A ``HashMap<Uuid, Set<Integer>>`` as the uniform assignor builds it (a deep copy then
+    ``computeIfAbsent``/``remove``), iterating in Java's order.
+
+    Java's rules kept here: ``new HashMap<>(n)`` allocates ``tableSizeFor(n)`` buckets at the
+    first insertion; ``put`` links a new key at the *tail* of its bucket and then doubles the
+    table if the size exceeds 0.75 x capacity; ``computeIfAbsent`` first doubles the table if the
+    size *already* exceeds it, then links a new key at the *head* of its bucket. Order = bucket
+    ``spread(Uuid.hashCode) & (capacity - 1)``, then position in the bucket's list.
+    """
+
+    __slots__ = ("_cap", "_initial", "_next", "_order", "_seq", "_sets")
+
+    def __init__(self, initial_capacity: int = 16) -> None:
+        self._initial = initial_capacity
+        self._cap = 0  # no table yet
+        self._sets: dict[Uuid, IntHashSet] = {}
+        self._seq: dict[Uuid, int] = {}
+        self._next = 1
+        self._order: list[Uuid] | None = None
+
+    @classmethod
+    def deep_copy(cls, source: Mapping[Uuid, AbstractSet[int]]) -> TopicMap:
+        """AssignorHelpers.deepCopyAssignment: ``new HashMap<>(size)``, each set copied."""
+        copy = cls(table_size_for(len(source)))
+        for topic_id, partitions in source.items():
+            copy.put(topic_id, IntHashSet.copy_of(partitions))
+        return copy
+
+    def _threshold_exceeded(self) -> bool:
+        return len(self._sets) > (self._cap * 3) >> 2
+
+    def put(self, topic_id: Uuid, partitions: IntHashSet) -> None:
+        if topic_id not in self._sets:
+            if self._cap == 0:
+                self._cap = self._initial
+            self._seq[topic_id] = self._next
+            self._next += 1
+            self._order = None
+            self._sets[topic_id] = partitions
+            if self._threshold_exceeded():
+                self._cap <<= 1
+        else:
+            self._sets[topic_id] = partitions
+
+    def touch(self) -> None:
+        """The resize check a ``computeIfAbsent`` call makes before looking its key up."""
+        if self._cap == 0:
+            self._cap = self._initial
+        elif self._threshold_exceeded():
+            self._cap <<= 1
+
+    def compute_if_absent(self, topic_id: Uuid, capacity: int) -> IntHashSet:
+        """``computeIfAbsent(topicId, k -> new HashSet<>(...))`` with a set of ``capacity``."""
+        self.touch()
+        partitions = self._sets.get(topic_id)
+        if partitions is None:
+            partitions = self._sets[topic_id] = IntHashSet(capacity)
+            self._seq[topic_id] = -self._next
+            self._next += 1
+            self._order = None
+        return partitions
+
+    def remove(self, topic_id: Uuid) -> None:
+        if self._sets.pop(topic_id, None) is not None:
+            del self._seq[topic_id]
+            self._order = None
+
+    def set_of(self, topic_id: Uuid) -> IntHashSet | None:
+        return self._sets.get(topic_id)
+
+    def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
+        return self._sets[topic_id]
+
+    def __contains__(self, topic_id: object) -> bool:
+        return topic_id in self._sets
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def __iter__(self) -> Iterator[Uuid]:
+        if self._order is None:
+            seq = self._seq
+            if len(seq) <= 1:
+                self._order = list(seq)
+            else:
+                mask = self._cap - 1
+                self._order = sorted(seq, key=lambda t: (spread(uuid_hashcode(t)) & mask, seq[t]))
+        return iter(self._order)
+
+    def __repr__(self) -> str:
+        return f"TopicMap({ {str(t): list(s) for t, s in self.items()} })"

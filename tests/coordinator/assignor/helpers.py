@@ -76,3 +76,33 @@ def plain(result: GroupAssignment) -> dict[str, dict[Uuid, set[int]]]:
 
 def expect(**members: Mapping[Uuid, Iterable[int]]) -> dict[str, dict[Uuid, set[int]]]:
     return {m: {t: set(ps) for t, ps in a.items()} for m, a in members.items()}
+
+
+def mk_ordered(*entries: tuple[Uuid, Iterable[int]]) -> dict:
+    """AssignmentTestUtil.mkOrderedAssignment: a LinkedHashMap of LinkedHashSets (insertion
+    order); a dict of dict key views iterates the same way."""
+    return {t: dict.fromkeys(ps).keys() for t, ps in entries}
+
+
+def member_ordered(topics: Iterable[Uuid], ordered: dict) -> MemberSubscriptionAndAssignmentImpl:
+    return MemberSubscriptionAndAssignmentImpl(None, None, frozenset(topics), ordered)
+
+
+def check_validity_and_balance(
+    members: Mapping[str, MemberSubscriptionAndAssignmentImpl], result: GroupAssignment
+) -> None:
+    """OptimizedUniformAssignmentBuilderTest.checkValidityAndBalance: every assigned topic is
+    subscribed, no partition twice, sizes differ by at most one."""
+    owner: dict[tuple[Uuid, int], str] = {}
+    sizes = []
+    for member_id, assignment in result.members.items():
+        size = 0
+        for topic_id, partitions in assignment.partitions.items():
+            assert topic_id in members[member_id].subscribed_topic_ids
+            for p in partitions:
+                assert (topic_id, p) not in owner, (member_id, owner[(topic_id, p)])
+                owner[(topic_id, p)] = member_id
+            size += len(partitions)
+        sizes.append(size)
+    if sizes:
+        assert max(sizes) - min(sizes) <= 1, sizes

@@ -60,3 +60,12 @@ def test_preferred_assignor_is_the_most_requested():
     # "uniform" and "range" share bucket 1 of the 4-bucket copy: the source order decides.
     assert preferred_assignor_name({"uniform": 1, "range": 1}) == "uniform"
     assert preferred_assignor_name({"range": 1, "uniform": 1}) == "range"
+
+
+def test_kafka_default_config_is_uniform_then_range():
+    """group.consumer.assignors defaults to UniformAssignor, RangeAssignor: uniform is the default."""
+    assignors = ConsumerGroupAssignors()
+    assert list(assignors.by_name) == ["uniform", "range"]
+    assert assignors.default.name == "uniform"
+    assert assignors.preferred({"range": 1}).name == "range"
+    assert assignors.preferred({"range": 0}).name == "uniform"
