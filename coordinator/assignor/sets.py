@@ -130,7 +130,6 @@ class IntHashSet(AbstractSet[int]):
         """``HashSet.add`` of a partition known to be absent."""
         if self._removed is not None and partition in self._removed:
             # Re-inserted after a removal: it goes to the end of its bucket like a new element.
-            self._removed.discard(partition)
             self._compact()
         self.add_run(range(partition, partition + 1))
 

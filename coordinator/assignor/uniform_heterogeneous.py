@@ -233,9 +233,9 @@ class _Builder:
         partitions: list[int] = by_owner.tolist()
         grouped = owners[by_owner]
         cuts = np.flatnonzero(np.diff(grouped)) + 1
-        firsts = [0, *cuts.tolist()]
-        lasts = [*cuts.tolist(), len(grouped)]
-        owner_list = grouped[firsts].tolist() if len(grouped) else []
+        firsts = [0, *cuts.tolist()] if len(grouped) else []
+        lasts = [*cuts.tolist(), len(grouped)] if len(grouped) else []
+        owner_list = grouped[firsts].tolist()
         start_of = dict(zip(owner_list, firsts, strict=True))
         end_of = dict(zip(owner_list, lasts, strict=True))
 
