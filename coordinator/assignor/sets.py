@@ -314,3 +314,72 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
 
     def __repr__(self) -> str:
         return f"TopicMap({ {str(t): list(s) for t, s in self.items()} })"
+
+
+class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
+    """A member's new assignment as the assignor's steps on it: ``deepCopyAssignment(base)``
+    followed by recorded ``computeIfAbsent(...).add``, ``remove`` and ``put`` calls, replayed into
+    a :class:`TopicMap` on first read. The assignors never read the maps they build, so the
+    per-member work while assigning is one list append per step."""
+
+    __slots__ = ("_base", "_map", "_ops")
+
+    def __init__(self, base: Mapping[Uuid, AbstractSet[int]]) -> None:
+        self._base = base
+        self._ops: list[tuple] = []
+        self._map: TopicMap | None = None
+
+    def add(self, topic_id: Uuid, capacity: int, runs: list[range], calls: int) -> None:
+        """``calls`` computeIfAbsent(topic, new HashSet<>(capacity)).add(p) calls adding ``runs``."""
+        self._ops.append((0, topic_id, capacity, runs, calls))
+
+    def put_new(self, topic_id: Uuid, capacity: int, runs: list[range]) -> None:
+        """``put(topic, set)`` of a new set of ``capacity`` buckets holding ``runs``."""
+        self._ops.append((1, topic_id, capacity, runs, 0))
+
+    def remove_topic(self, topic_id: Uuid) -> None:
+        self._ops.append((2, topic_id, 0, None, 0))
+
+    def remove_partition(self, topic_id: Uuid, partition: int) -> None:
+        """removePartitionFromTargetAssignment: drop it, and the topic once empty."""
+        self._ops.append((3, topic_id, partition, None, 0))
+
+    def _built(self) -> TopicMap:
+        if self._map is None:
+            built = TopicMap.deep_copy(self._base)
+            for kind, topic_id, arg, runs, calls in self._ops:
+                if kind == 0:
+                    target = built.compute_if_absent(topic_id, arg)
+                    if calls > 1:
+                        built.touch()
+                    target.add_runs(runs)
+                elif kind == 1:
+                    fresh = IntHashSet(arg)
+                    fresh.add_runs(runs)
+                    built.put(topic_id, fresh)
+                elif kind == 2:
+                    built.remove(topic_id)
+                else:
+                    existing = built.set_of(topic_id)
+                    if existing is not None:
+                        existing.remove(arg)
+                        if not existing:
+                            built.remove(topic_id)
+            self._map = built
+            self._ops = []
+        return self._map
+
+    def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
+        return self._built()[topic_id]
+
+    def __iter__(self) -> Iterator[Uuid]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __contains__(self, topic_id: object) -> bool:
+        return topic_id in self._built()
+
+    def __repr__(self) -> str:
+        return repr(self._built())

@@ -10,8 +10,10 @@ topics. Balance first (sizes differ by at most one), then stickiness.
    appended to the unassigned list in the order they are met.
 3. Members still below quota take the next unassigned partitions, in the order they were met.
 
-Partitions move as runs (``range`` slices of the unassigned list), never one by one, and maps are
-copied only when changed, as Kafka does; sets keep Java's order (see ``sets``).
+Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
+member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
+``computeIfAbsent``/``add`` calls, replayed on first read), an unchanged one is the input map
+itself, as in Kafka; sets keep Java's order (see ``sets``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from coordinator.assignor.api import (
     SubscribedTopicDescriber,
 )
 from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import IntHashSet, TopicMap, copy_capacity, java_runs
+from coordinator.assignor.sets import DeferredTopicMap, copy_capacity, java_runs
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.kafka_uuid import Uuid
 
@@ -96,16 +98,19 @@ def build_homogeneous(
     min_quota, extra = divmod(total, len(member_ids))
 
     # maybeRevokePartitions
-    targets: dict[str, Mapping[Uuid, AbstractSet[int]]] = {}
-    copied: set[str] = set()
-    unfilled: list[tuple[str, int]] = []
-    for member_id in member_ids:
-        old = group_spec.member_assignment(member_id).partitions
+    if isinstance(group_spec, GroupSpecImpl):
+        specs = group_spec.members
+        olds = [specs[m].partitions if m in specs else {} for m in member_ids]
+    else:
+        olds = [group_spec.member_assignment(m).partitions for m in member_ids]
+    targets: list[Mapping[Uuid, AbstractSet[int]]] = []
+    unfilled: list[tuple[int, int]] = []
+    for index, old in enumerate(olds):
         quota = min_quota
         if extra > 0:
             quota += 1
             extra -= 1
-        new: TopicMap | None = None
+        new: DeferredTopicMap | None = None
         for topic_id, partitions in old.items():
             if topic_id in subscribed:
                 size = len(partitions)
@@ -113,52 +118,50 @@ def build_homogeneous(
                     quota -= size
                     continue
                 if new is None:
-                    new = TopicMap.deep_copy(old)
+                    new = DeferredTopicMap(old)
                 kept, revoked = split_runs(java_runs(partitions), quota)
                 quota = 0
                 if kept:
-                    trimmed = IntHashSet(copy_capacity(size))
-                    trimmed.add_runs(kept)
-                    new.put(topic_id, trimmed)
+                    # the deep copy's set (capacity of the whole set) minus the revoked tail
+                    new.put_new(topic_id, copy_capacity(size), kept)
                 else:
-                    new.remove(topic_id)
+                    new.remove_topic(topic_id)
                 unassigned.extend((topic_id, run) for run in revoked)
             else:
                 if new is None:
-                    new = TopicMap.deep_copy(old)
-                new.remove(topic_id)
+                    new = DeferredTopicMap(old)
+                new.remove_topic(topic_id)
         if quota > 0:
-            unfilled.append((member_id, quota))
-        if new is None:
-            targets[member_id] = old
-        else:
-            targets[member_id] = new
-            copied.add(member_id)
+            unfilled.append((index, quota))
+        targets.append(old if new is None else new)
 
     # assignRemainingPartitions
     position = 0  # index into `unassigned`
     offset = 0  # partitions of unassigned[position] already handed out
-    for member_id, remaining in unfilled:
-        target = targets[member_id]
-        if member_id in copied:
-            assert isinstance(target, TopicMap)
-            topic_map = target
-        else:
-            topic_map = targets[member_id] = TopicMap.deep_copy(target)
-        while remaining > 0 and position < len(unassigned):
+    remaining_runs = len(unassigned)
+    for index, remaining in unfilled:
+        target = targets[index]
+        if target is olds[index]:  # still the caller's map: Kafka deep-copies it now
+            target = targets[index] = DeferredTopicMap(olds[index])
+        assert isinstance(target, DeferredTopicMap)
+        while remaining > 0 and position < remaining_runs:
             topic_id, run = unassigned[position]
-            take = min(remaining, len(run) - offset)
-            chunk = run[offset : offset + take]
-            topic_map.compute_if_absent(topic_id, 16).add_run(chunk)
-            if take > 1:
-                topic_map.touch()  # the next computeIfAbsent call's resize check
-            remaining -= take
-            offset += take
-            if offset == len(run):
+            available = len(run) - offset
+            if remaining >= available:
+                chunk = run[offset:] if offset else run
+                take = available
                 position += 1
                 offset = 0
-    if position < len(unassigned):
+            else:
+                take = remaining
+                chunk = run[offset : offset + take]
+                offset += take
+            target.add(topic_id, 16, [chunk], take)
+            remaining -= take
+    if position < remaining_runs:
         raise PartitionAssignorException("Partitions were left unassigned")
 
-    members: dict[str, MemberAssignment] = {m: MemberAssignmentImpl(targets[m]) for m in member_ids}
+    members: dict[str, MemberAssignment] = {
+        m: MemberAssignmentImpl(t) for m, t in zip(member_ids, targets, strict=True)
+    }
     return GroupAssignment(members)
