@@ -15,7 +15,7 @@ Kafka's assignors return ``Set<Integer>`` values whose iteration order feeds the
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 
 from coordinator.java import spread
@@ -241,7 +241,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
         self._sets: dict[Uuid, IntHashSet] = {}
         self._seq: dict[Uuid, int] = {}
         self._next = 1
-        self._order: list[Uuid] | None = None
+        self._order: dict[Uuid, IntHashSet] | None = None
 
     @classmethod
     def deep_copy(cls, source: Mapping[Uuid, AbstractSet[int]]) -> TopicMap:
@@ -266,6 +266,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
                 self._cap <<= 1
         else:
             self._sets[topic_id] = partitions
+            self._order = None
 
     def touch(self) -> None:
         """The resize check a ``computeIfAbsent`` call makes before looking its key up."""
@@ -302,15 +303,24 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
     def __len__(self) -> int:
         return len(self._sets)
 
-    def __iter__(self) -> Iterator[Uuid]:
+    def _ordered(self) -> dict[Uuid, IntHashSet]:
+        """The entries in Java's order (cached until the next change)."""
         if self._order is None:
             seq = self._seq
             if len(seq) <= 1:
-                self._order = list(seq)
+                order = list(seq)
             else:
                 mask = self._cap - 1
-                self._order = sorted(seq, key=lambda t: (spread(uuid_hashcode(t)) & mask, seq[t]))
-        return iter(self._order)
+                order = sorted(seq, key=lambda t: (spread(uuid_hashcode(t)) & mask, seq[t]))
+            sets = self._sets
+            self._order = {t: sets[t] for t in order}
+        return self._order
+
+    def __iter__(self) -> Iterator[Uuid]:
+        return iter(self._ordered())
+
+    def items(self) -> ItemsView[Uuid, AbstractSet[int]]:
+        return self._ordered().items()
 
     def __repr__(self) -> str:
         return f"TopicMap({ {str(t): list(s) for t, s in self.items()} })"
@@ -374,6 +384,9 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
 
     def __iter__(self) -> Iterator[Uuid]:
         return iter(self._built())
+
+    def items(self) -> ItemsView[Uuid, AbstractSet[int]]:
+        return self._built().items()
 
     def __len__(self) -> int:
         return len(self._built())
