@@ -33,6 +33,7 @@ from coordinator.assignor.api import (
     SubscribedTopicDescriber,
     SubscriptionType,
 )
+from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import RangeSet, sized_capacity
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
@@ -159,10 +160,9 @@ class RangeAssignor:
         # table of the same size: one bucket order serves all.
         ordered = uuid_order(subscribed, sized_capacity(len(counts)))
         topics = _Topics(ordered, [counts[t] for t in ordered], [len(member_ids)] * len(ordered))
-        members: dict[str, MemberAssignment] = {
-            m: MemberAssignmentImpl(RangeAssignment(topics, k)) for k, m in enumerate(member_ids)
-        }
-        return GroupAssignment(members)
+        return GroupAssignment(
+            LazyMembers(member_ids, lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)))
+        )
 
     @staticmethod
     def _heterogeneous(
@@ -215,8 +215,9 @@ class RangeAssignor:
         for positions in group_positions:
             for r, position in enumerate(positions):
                 rows[position] = r
-        members: dict[str, MemberAssignment] = {
-            m: MemberAssignmentImpl(RangeAssignment(tables[g], ordinals[g][rows[position]]))
-            for position, (m, g) in enumerate(zip(member_ids, member_group, strict=True))
-        }
-        return GroupAssignment(members)
+
+        def make(position: int) -> MemberAssignment:
+            g = member_group[position]
+            return MemberAssignmentImpl(RangeAssignment(tables[g], ordinals[g][rows[position]]))
+
+        return GroupAssignment(LazyMembers(member_ids, make))

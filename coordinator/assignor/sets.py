@@ -15,6 +15,7 @@ Kafka's assignors return ``Set<Integer>`` values whose iteration order feeds the
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import ItemsView, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 
@@ -59,7 +60,7 @@ class RangeSet(AbstractSet[int]):
         return [range(self.start, self.stop)] if self.stop > self.start else []
 
     def __repr__(self) -> str:
-        return f"RangeSet({self.start}, {self.stop})"
+        return f"RangeSet(from={self.start} (inclusive), to={self.stop} (exclusive))"
 
 
 def table_size_for(cap: int) -> int:
@@ -183,8 +184,8 @@ class IntHashSet(AbstractSet[int]):
         return self._order
 
     def __iter__(self) -> Iterator[int]:
-        for run in self.runs():
-            yield from run
+        runs = self.runs()
+        return iter(runs[0]) if len(runs) == 1 else itertools.chain.from_iterable(runs)
 
     def __contains__(self, value: object) -> bool:
         if self._set is None:

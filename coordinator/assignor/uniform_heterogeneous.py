@@ -28,10 +28,10 @@ import numpy as np
 from coordinator.assignor.api import (
     GroupAssignment,
     GroupSpec,
-    MemberAssignment,
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
+from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs, sized_capacity
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.kafka_uuid import Uuid
@@ -154,10 +154,10 @@ class _Builder:
         for t in sorted(unassigned, key=self._sort_key):
             self.assign_topic(t, unassigned[t])
         self.balance()
-        members: dict[str, MemberAssignment] = {
-            m: MemberAssignmentImpl(t) for m, t in zip(self.member_ids, self.targets, strict=True)
-        }
-        return GroupAssignment(members)
+        targets = self.targets
+        return GroupAssignment(
+            LazyMembers(self.member_ids, lambda i: MemberAssignmentImpl(targets[i]))
+        )
 
     def revoke(self) -> None:
         """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.

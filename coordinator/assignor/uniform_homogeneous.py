@@ -10,6 +10,10 @@ topics. Balance first (sizes differ by at most one), then stickiness.
    appended to the unassigned list in the order they are met.
 3. Members still below quota take the next unassigned partitions, in the order they were met.
 
+The result's member maps are built on first read (:class:`~coordinator.assignor.lazy.LazyMembers`): assigning costs a pass over the
+members that have a current assignment, and each unfilled member's share is a stretch of the
+unassigned list found from the running sum of the quotas left.
+
 Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
 member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
 ``computeIfAbsent``/``add`` calls, replayed on first read), an unchanged one is the input map
@@ -18,6 +22,8 @@ itself, as in Kafka; sets keep Java's order (see ``sets``).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
@@ -28,9 +34,10 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
+from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import DeferredTopicMap, copy_capacity, java_runs
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.spec import EMPTY_PARTITIONS, GroupSpecImpl, MemberAssignmentImpl
 from coordinator.kafka_uuid import Uuid
 
 Runs = list[tuple[Uuid, range]]
@@ -96,20 +103,23 @@ def build_homogeneous(
         total += count
 
     min_quota, extra = divmod(total, len(member_ids))
+    count = len(member_ids)
 
-    # maybeRevokePartitions
+    # maybeRevokePartitions. Every member takes one of the `extra` partitions in turn, so
+    # member i's quota is min_quota + (i < extra); members without a current assignment keep
+    # their whole quota and are not visited.
     if isinstance(group_spec, GroupSpecImpl):
         specs = group_spec.members
-        olds = [specs[m].partitions if m in specs else {} for m in member_ids]
+        olds = [specs[m].partitions if m in specs else EMPTY_PARTITIONS for m in member_ids]
     else:
         olds = [group_spec.member_assignment(m).partitions for m in member_ids]
-    targets: list[Mapping[Uuid, AbstractSet[int]]] = []
-    unfilled: list[tuple[int, int]] = []
+    remaining = [min_quota + 1] * extra + [min_quota] * (count - extra)
+    targets: list[Mapping[Uuid, AbstractSet[int]]] = list(olds)
+    changed = [False] * count
     for index, old in enumerate(olds):
-        quota = min_quota
-        if extra > 0:
-            quota += 1
-            extra -= 1
+        if not old:
+            continue
+        quota = remaining[index]
         new: DeferredTopicMap | None = None
         for topic_id, partitions in old.items():
             if topic_id in subscribed:
@@ -131,37 +141,41 @@ def build_homogeneous(
                 if new is None:
                     new = DeferredTopicMap(old)
                 new.remove_topic(topic_id)
-        if quota > 0:
-            unfilled.append((index, quota))
-        targets.append(old if new is None else new)
+        remaining[index] = quota
+        if new is not None:
+            targets[index] = new
+            changed[index] = True
 
-    # assignRemainingPartitions
-    position = 0  # index into `unassigned`
-    offset = 0  # partitions of unassigned[position] already handed out
-    remaining_runs = len(unassigned)
-    for index, remaining in unfilled:
-        target = targets[index]
-        if target is olds[index]:  # still the caller's map: Kafka deep-copies it now
-            target = targets[index] = DeferredTopicMap(olds[index])
-        assert isinstance(target, DeferredTopicMap)
-        while remaining > 0 and position < remaining_runs:
-            topic_id, run = unassigned[position]
-            available = len(run) - offset
-            if remaining >= available:
-                chunk = run[offset:] if offset else run
-                take = available
-                position += 1
-                offset = 0
-            else:
-                take = remaining
-                chunk = run[offset : offset + take]
-                offset += take
-            target.add(topic_id, 16, [chunk], take)
-            remaining -= take
-    if position < remaining_runs:
+    # assignRemainingPartitions: unfilled members take consecutive stretches of the unassigned
+    # list, in member order; member i's stretch starts at the sum of the earlier quotas left.
+    handed = sum(remaining)
+    available = sum(len(run) for _, run in unassigned)
+    if handed < available:
         raise PartitionAssignorException("Partitions were left unassigned")
+    starts = [0, *itertools.accumulate(len(r) for _, r in unassigned)]
+    offsets: list[int] = []
 
-    members: dict[str, MemberAssignment] = {
-        m: MemberAssignmentImpl(t) for m, t in zip(member_ids, targets, strict=True)
-    }
-    return GroupAssignment(members)
+    def make(i: int) -> MemberAssignment:
+        """Member i's map: its revoke-phase map, deep-copied if still the caller's, plus one
+        recorded computeIfAbsent/add step per piece of its stretch of the unassigned list."""
+        target = targets[i]
+        want = remaining[i]
+        if want > 0:
+            if not offsets:
+                offsets.extend(itertools.accumulate(remaining, initial=0))
+            deferred = target if changed[i] else DeferredTopicMap(target)
+            assert isinstance(deferred, DeferredTopicMap)
+            begin = offsets[i]
+            end = min(begin + want, available)
+            position = bisect.bisect_right(starts, begin) - 1
+            while begin < end:
+                topic_id, run = unassigned[position]
+                offset = begin - starts[position]
+                take = min(end - begin, len(run) - offset)
+                deferred.add(topic_id, 16, [run[offset : offset + take]], take)
+                begin += take
+                position += 1
+            target = deferred
+        return MemberAssignmentImpl(target)
+
+    return GroupAssignment(LazyMembers(member_ids, make))
