@@ -28,6 +28,7 @@ import numpy as np
 from coordinator.assignor.api import (
     GroupAssignment,
     GroupSpec,
+    MemberAssignment,
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
@@ -121,20 +122,17 @@ class _Builder:
         self.sizes = np.zeros(len(self.member_ids), dtype=np.int64)
         self.targets: list[Mapping[Uuid, AbstractSet[int]]] = []
         self.changed: list[DeferredTopicMap | None] = []
+        # step 2, per topic: (topic id, set capacity, owner of each share, first, last, step and
+        # size of each share, irregular shares' runs); read per member through `by_member`
+        self.records: list[tuple] = []
+        self.by_member: tuple[list[int], list[int], list[int]] | None = None
+        self.moves: dict[int, list[tuple]] = {}  # balancing: member -> recorded steps
 
     # --- helpers ---------------------------------------------------------------------------
 
     def _sort_key(self, t: int) -> tuple[float, int, Uuid]:
         subscribers = len(self.subscribers[t])
         return (-(self.num_partitions[t] / subscribers), subscribers, self.topic_ids[t])
-
-    def _mutable(self, index: int) -> DeferredTopicMap:
-        """The member's map, deep-copied on its first change (isImmutableMap in Kafka)."""
-        target = self.changed[index]
-        if target is None:
-            target = self.changed[index] = DeferredTopicMap(self.targets[index])
-            self.targets[index] = target
-        return target
 
     def _topic_of(self, topic_id: Uuid) -> int | None:
         t = self.index_by_object.get(id(topic_id))
@@ -154,10 +152,7 @@ class _Builder:
         for t in sorted(unassigned, key=self._sort_key):
             self.assign_topic(t, unassigned[t])
         self.balance()
-        targets = self.targets
-        return GroupAssignment(
-            LazyMembers(self.member_ids, lambda i: MemberAssignmentImpl(targets[i]))
-        )
+        return GroupAssignment(LazyMembers(self.member_ids, self._member))
 
     def revoke(self) -> None:
         """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.
@@ -236,38 +231,84 @@ class _Builder:
         cuts = np.flatnonzero(np.diff(grouped)) + 1
         starts = np.concatenate(([0], cuts))
         stops = np.concatenate((cuts, [len(grouped)]))
-        counts = (stops - starts).tolist()
-        firsts = ordered[starts].tolist()
-        lasts = ordered[stops - 1].tolist()
-        seconds = ordered[np.minimum(starts + 1, len(ordered) - 1)].tolist()
-        # evenly spaced shares: max and min gap equal inside each member's slice
+        # A share is one strided range when its gaps are all equal (each share's own gaps:
+        # the gap into the next member's share is masked out of the max and the min).
+        count_arr = stops - starts
+        step = ordered[np.minimum(starts + 1, len(ordered) - 1)] - ordered[starts]
+        regular = count_arr == 1
         gaps = np.diff(ordered)
         if len(gaps):
+            crossing = stops[:-1] - 1
+            high = gaps.copy()
+            high[crossing] = np.iinfo(np.int64).min
+            low = gaps.copy()
+            low[crossing] = np.iinfo(np.int64).max
             inner = np.minimum(starts, len(gaps) - 1)
-            widest = np.maximum.reduceat(gaps, inner).tolist()
-            narrowest = np.minimum.reduceat(gaps, inner).tolist()
-        else:
-            widest = narrowest = [0] * len(counts)
-        owners_list = grouped[starts].tolist()
-        topic_id = self.topic_ids[t]
-        capacity = self.set_capacity[t]
-        starts_list = starts.tolist()
-        for i, index in enumerate(owners_list):
+            widest = np.maximum.reduceat(high, inner)
+            narrowest = np.minimum.reduceat(low, inner)
+            regular |= (widest == step) & (narrowest == step)
+        irregular = {
+            int(i): _runs_of(ordered[starts[i] : stops[i]].tolist())
+            for i in np.flatnonzero(~regular)
+        }
+        self.records.append(
+            (
+                self.topic_ids[t],
+                self.set_capacity[t],
+                grouped[starts],
+                ordered[starts].tolist(),
+                ordered[stops - 1].tolist(),
+                step.tolist(),
+                count_arr.tolist(),
+                irregular,
+            )
+        )
+
+    def _assign_steps(self, index: int) -> list[tuple]:
+        """Member ``index``'s computeIfAbsent/add steps from step 2, in topic order."""
+        if self.by_member is None:
+            owners = [r[2] for r in self.records]
+            if not owners:
+                return []
+            members = np.concatenate(owners)
+            record = np.repeat(np.arange(len(owners)), [len(o) for o in owners])
+            share = np.concatenate([np.arange(len(o)) for o in owners])
+            order = np.argsort(members, kind="stable")
+            self.by_member = (
+                np.searchsorted(members[order], np.arange(len(self.member_ids) + 1)).tolist(),
+                record[order].tolist(),
+                share[order].tolist(),
+            )
+        bounds, records, shares = self.by_member
+        steps = []
+        for k, i in zip(
+            records[bounds[index] : bounds[index + 1]],
+            shares[bounds[index] : bounds[index + 1]],
+            strict=True,
+        ):
+            topic_id, capacity, _, firsts, lasts, strides, counts, irregular = self.records[k]
             count = counts[i]
-            first = firsts[i]
-            if count == 1:
-                runs = [range(first, first + 1)]
-            else:
-                step = seconds[i] - first
-                if widest[i] == narrowest[i] == step and lasts[i] - first == step * (count - 1):
-                    runs = [range(first, lasts[i] + 1, step)]
-                else:
-                    s = starts_list[i]
-                    runs = _runs_of(ordered[s : s + count].tolist())
-            target = self.changed[index]
-            if target is None:
-                target = self._mutable(index)
-            target._ops.append((0, topic_id, capacity, runs, count))  # DeferredTopicMap.add
+            runs = irregular.get(i)
+            if runs is None:
+                runs = [range(firsts[i], lasts[i] + 1, strides[i] if count > 1 else 1)]
+            steps.append((0, topic_id, capacity, runs, count))
+        return steps
+
+    def _member(self, index: int) -> MemberAssignment:
+        """The member's new map: its revoke-phase map (or the caller's, deep-copied on the first
+        change) with the step-2 additions, then the balancing moves, replayed on read."""
+        steps = self._assign_steps(index)
+        moves = self.moves.get(index)
+        target = self.targets[index]
+        if steps or moves:
+            deferred = self.changed[index]
+            if deferred is None:
+                deferred = DeferredTopicMap(target)
+            deferred._ops.extend(steps)
+            if moves:
+                deferred._ops.extend(moves)
+            target = deferred
+        return MemberAssignmentImpl(target)
 
     def balance(self) -> None:
         topics = [t for t, s in enumerate(self.subscribers) if len(s) >= 2]
@@ -358,9 +399,11 @@ class _Builder:
                 break
             # assignPartition: removePartitionFromTargetAssignment, addPartitionToTargetAssignment
             old_owner = int(owners[partition])
-            self._mutable(old_owner).remove_partition(topic_id, partition)
+            self.moves.setdefault(old_owner, []).append((3, topic_id, partition, None, 0))
             sizes[old_owner] -= 1
-            self._mutable(least).add(topic_id, capacity, [range(partition, partition + 1)], 1)
+            self.moves.setdefault(least, []).append(
+                (0, topic_id, capacity, [range(partition, partition + 1)], 1)
+            )
             owners[partition] = least
             sizes[least] += 1
             moved += 1

@@ -46,20 +46,22 @@ Runs = list[tuple[Uuid, range]]
 def unassigned_runs(
     topic_id: Uuid, num_partitions: int, group_spec: GroupSpec
 ) -> list[tuple[Uuid, range]]:
-    """The topic's partitions no member owns, ascending, as runs."""
+    """The topic's partitions no member owns (``!isPartitionAssigned``), ascending, as runs."""
     if isinstance(group_spec, GroupSpecImpl):
         owned = group_spec.inverted_member_assignment.get(topic_id)
-        taken = sorted(p for p in owned if 0 <= p < num_partitions) if owned else []
+        if not owned:
+            return [(topic_id, range(num_partitions))] if num_partitions else []
+        free = sorted(set(range(num_partitions)).difference(owned))  # set algebra in C
     else:
-        taken = [p for p in range(num_partitions) if group_spec.is_partition_assigned(topic_id, p)]
-    runs = []
-    start = 0
-    for p in taken:
-        if p > start:
-            runs.append((topic_id, range(start, p)))
-        start = p + 1
-    if start < num_partitions:
-        runs.append((topic_id, range(start, num_partitions)))
+        free = [
+            p for p in range(num_partitions) if not group_spec.is_partition_assigned(topic_id, p)
+        ]
+    runs: list[tuple[Uuid, range]] = []
+    for p in free:
+        if runs and runs[-1][1].stop == p:
+            runs[-1] = (topic_id, range(runs[-1][1].start, p + 1))
+        else:
+            runs.append((topic_id, range(p, p + 1)))
     return runs
 
 
