@@ -178,15 +178,18 @@ class _Builder:
                     t = index_by_object.get(id(topic_id))
                     if t is None:
                         t = topic_index[topic_id]
-                    size += len(partitions)
                     target = owners[t]
-                    runs = (
-                        partitions.runs()
-                        if type(partitions) is IntHashSet
-                        else java_runs(partitions)
-                    )
+                    if type(partitions) is IntHashSet:
+                        size += partitions._size
+                        runs = partitions.runs()
+                    else:
+                        size += len(partitions)
+                        runs = java_runs(partitions)
                     for run in runs:
-                        target[run.start : run.stop : run.step] = [index] * len(run)
+                        if len(run) == 1:
+                            target[run.start] = index
+                        else:
+                            target[run.start : run.stop : run.step] = [index] * len(run)
                 else:
                     if new is None:
                         new = DeferredTopicMap(old)
