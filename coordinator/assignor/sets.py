@@ -176,10 +176,14 @@ class IntHashSet(AbstractSet[int]):
                 else:
                     self._order = _to_runs(sorted(p for r in runs for p in r))
             else:
+                # A stable sort by bucket keeps insertion order inside each bucket. Below
+                # 2**16, spread(p) == p, so the bucket is p & mask (a C-level key).
                 mask = cap - 1
-                items = [p for r in runs for p in r]
-                rank = {p: i for i, p in enumerate(items)}
-                items.sort(key=lambda p: (spread(p) & mask, rank[p]))
+                items = list(itertools.chain.from_iterable(runs))
+                if all(r.start >= 0 and r[-1] < 1 << 16 for r in runs):
+                    items.sort(key=mask.__and__)
+                else:
+                    items.sort(key=lambda p: spread(p) & mask)
                 self._order = _to_runs(items)
         return self._order
 
