@@ -1,0 +1,419 @@
+"""Kafka's UniformHeterogeneousAssignmentBuilder (1eb7644): members subscribe to different topics.
+
+1. Keep each member's current partitions of topics it still subscribes to (drop the others).
+2. Hand the unassigned partitions out topic by topic (topics by partitions per subscriber
+   descending, then subscriber count ascending, then topic id), each to the least loaded
+   subscriber (fewest partitions, then lowest member index) - a water-filling over the
+   subscribers sorted by load.
+3. Balance: repeatedly move partitions of a topic from its most to its least loaded subscribers
+   until every topic's subscribers differ by at most one (at most 16 rounds over the topics).
+
+Member indices follow ``GroupSpec.memberIds()``; topics are numbered too, so the hot loops
+never hash a ``Uuid``. Partition owners and member sizes are numpy arrays; step 2 computes a
+whole topic's water-filling at once (Kafka calls ``nextLeastLoadedMember`` per partition; the
+sequence only depends on the sizes at the start of the topic) and finds each member's share as
+one strided ``range`` when it is one. A changed member map is a
+:class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
+``computeIfAbsent``/``add``/``remove`` calls, replayed on first read); sets keep Java's order.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from coordinator.assignor.api import (
+    GroupAssignment,
+    GroupSpec,
+    MemberAssignment,
+    PartitionAssignorException,
+    SubscribedTopicDescriber,
+)
+from coordinator.assignor.lazy import LazyMembers
+from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs, sized_capacity
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.kafka_uuid import Uuid
+
+MAX_ITERATION_COUNT = 16
+
+
+def _runs_of(partitions: list[int]) -> list[range]:
+    """Ascending partitions as ranges: one strided range when evenly spaced, else step-1 runs."""
+    n = len(partitions)
+    first = partitions[0]
+    if n == 1:
+        return [range(first, first + 1)]
+    step = partitions[1] - first
+    if partitions[-1] - first == step * (n - 1) and all(
+        b - a == step for a, b in itertools.pairwise(partitions)
+    ):
+        return [range(first, partitions[-1] + 1, step)]
+    runs: list[range] = []
+    for p in partitions:
+        if runs and runs[-1].step == 1 and runs[-1].stop == p:
+            runs[-1] = range(runs[-1].start, p + 1)
+        else:
+            runs.append(range(p, p + 1))
+    return runs
+
+
+class _Builder:
+    def __init__(self, group_spec: GroupSpec, describer: SubscribedTopicDescriber) -> None:
+        self.member_ids = list(group_spec.member_ids())
+        if isinstance(group_spec, GroupSpecImpl):
+            specs = group_spec.members
+            self.subscriptions = [specs[m].subscribed_topic_ids for m in self.member_ids]
+            self.olds = [specs[m].partitions for m in self.member_ids]
+        else:
+            self.subscriptions = [
+                group_spec.member_subscription(m).subscribed_topic_ids for m in self.member_ids
+            ]
+            self.olds = [group_spec.member_assignment(m).partitions for m in self.member_ids]
+        # Members sharing a subscription (the same object, or the same topic objects in the
+        # same order) are handled together: topics are looked up once per subscription.
+        by_object: dict[int, int] = {}
+        by_key: dict[tuple[int, ...], int] = {}
+        group_subs: list[AbstractSet[Uuid]] = []
+        group_members: list[list[int]] = []
+        self.member_group: list[int] = []
+        for index, subscribed in enumerate(self.subscriptions):
+            g = by_object.get(id(subscribed))
+            if g is None:
+                key = tuple(map(id, subscribed))
+                g = by_key.get(key)
+                if g is None:
+                    g = by_key[key] = len(group_subs)
+                    group_subs.append(subscribed)
+                    group_members.append([])
+                by_object[id(subscribed)] = g
+            group_members[g].append(index)
+            self.member_group.append(g)
+        self.topic_ids: list[Uuid] = []
+        self.topic_index: dict[Uuid, int] = {}
+        self.num_partitions: list[int] = []
+        lists: list[list[int]] = []
+        self.group_topic_ids: list[set[int]] = []  # id() of each group's topic objects
+        for subscribed, members in zip(group_subs, group_members, strict=True):
+            for topic_id in subscribed:
+                t = self.topic_index.get(topic_id)
+                if t is None:
+                    count = describer.num_partitions(topic_id)
+                    if count == -1:
+                        raise PartitionAssignorException(
+                            f"Members are subscribed to topic {topic_id} which doesn't exist in "
+                            "the topic metadata."
+                        )
+                    t = self.topic_index[topic_id] = len(self.topic_ids)
+                    self.topic_ids.append(topic_id)
+                    self.num_partitions.append(count)
+                    lists.append([])
+                lists[t].extend(members)
+            self.group_topic_ids.append({id(t) for t in subscribed})
+        self.index_by_object = {id(t): i for t, i in self.topic_index.items()}
+        self.subscribers = [np.array(v, dtype=np.int64) for v in lists]
+        self.set_capacity = [
+            sized_capacity((n + len(v) - 1) // len(v))
+            for n, v in zip(self.num_partitions, lists, strict=True)
+        ]
+        self.owners: list[np.ndarray] = []
+        self.sizes = np.zeros(len(self.member_ids), dtype=np.int64)
+        self.targets: list[Mapping[Uuid, AbstractSet[int]]] = []
+        self.changed: list[DeferredTopicMap | None] = []
+        # step 2, per topic: (topic id, set capacity, owner of each share, first, last, step and
+        # size of each share, irregular shares' runs); read per member through `by_member`
+        self.records: list[tuple] = []
+        self.by_member: tuple[list[int], list[int], list[int]] | None = None
+        self.moves: dict[int, list[tuple]] = {}  # balancing: member -> recorded steps
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _sort_key(self, t: int) -> tuple[float, int, Uuid]:
+        subscribers = len(self.subscribers[t])
+        return (-(self.num_partitions[t] / subscribers), subscribers, self.topic_ids[t])
+
+    def _topic_of(self, topic_id: Uuid) -> int | None:
+        t = self.index_by_object.get(id(topic_id))
+        return t if t is not None else self.topic_index.get(topic_id)
+
+    # --- the phases ------------------------------------------------------------------------
+
+    def build(self) -> GroupAssignment:
+        if not self.topic_ids:
+            return GroupAssignment({})
+        self.revoke()
+        unassigned = {}
+        for t, owners in enumerate(self.owners):
+            free = np.flatnonzero(owners == -1)
+            if len(free):
+                unassigned[t] = free
+        for t in sorted(unassigned, key=self._sort_key):
+            self.assign_topic(t, unassigned[t])
+        self.balance()
+        return GroupAssignment(LazyMembers(self.member_ids, self._member))
+
+    def revoke(self) -> None:
+        """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.
+        Owners are written into Python lists here (one slice assignment per topic and member)
+        and become numpy arrays afterwards."""
+        sizes = [0] * len(self.member_ids)
+        owners: list[list[int]] = [[-1] * n for n in self.num_partitions]
+        index_by_object = self.index_by_object
+        topic_index = self.topic_index
+        targets = self.targets
+        changed = self.changed
+        for index, old in enumerate(self.olds):
+            if not old:
+                targets.append(old)
+                changed.append(None)
+                continue
+            new: DeferredTopicMap | None = None
+            subscribed = self.subscriptions[index]
+            by_object = self.group_topic_ids[self.member_group[index]]
+            size = 0
+            for topic_id, partitions in old.items():
+                if id(topic_id) in by_object or topic_id in subscribed:
+                    t = index_by_object.get(id(topic_id))
+                    if t is None:
+                        t = topic_index[topic_id]
+                    target = owners[t]
+                    if type(partitions) is IntHashSet:
+                        size += partitions._size
+                        runs = partitions.runs()
+                    else:
+                        size += len(partitions)
+                        runs = java_runs(partitions)
+                    for run in runs:
+                        if len(run) == 1:
+                            target[run.start] = index
+                        else:
+                            target[run.start : run.stop : run.step] = [index] * len(run)
+                else:
+                    if new is None:
+                        new = DeferredTopicMap(old)
+                    new.remove_topic(topic_id)
+            sizes[index] = size
+            targets.append(old if new is None else new)
+            changed.append(new)
+        self.sizes = np.array(sizes, dtype=np.int64)
+        self.owners = [np.array(o, dtype=np.int64) for o in owners]
+
+    def assign_topic(self, t: int, partitions: np.ndarray) -> None:
+        """assignRemainingPartitions for one topic: the balancer's nextLeastLoadedMember
+        sequence, computed pass by pass (each pass gives one partition to every member of the
+        least loaded range, then the range's level rises and it takes in the members at it)."""
+        subscribers = self.subscribers[t]
+        loads = self.sizes[subscribers]
+        order = np.lexsort((subscribers, loads))
+        members = subscribers[order]
+        levels = loads[order]
+        total = len(partitions)
+        pieces = []
+        done = 0
+        end = int(np.searchsorted(levels, levels[0], side="right"))
+        level = int(levels[0])
+        while done < total:
+            if end < len(levels):
+                passes = int(levels[end]) - level
+            else:
+                passes = (total - done + end - 1) // end
+            batch = min(passes * end, total - done)
+            pieces.append(np.resize(members[:end], batch))
+            done += batch
+            level += passes
+            end = int(np.searchsorted(levels, level, side="right"))
+        owner_of = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+        self.owners[t][partitions] = owner_of
+        self.sizes += np.bincount(owner_of, minlength=len(self.sizes))
+        # Each member's partitions of this topic, ascending (one computeIfAbsent + add each).
+        by_member = np.argsort(owner_of, kind="stable")
+        grouped = owner_of[by_member]
+        ordered = partitions[by_member]
+        cuts = np.flatnonzero(np.diff(grouped)) + 1
+        starts = np.concatenate(([0], cuts))
+        stops = np.concatenate((cuts, [len(grouped)]))
+        # A share is one strided range when its gaps are all equal (each share's own gaps:
+        # the gap into the next member's share is masked out of the max and the min).
+        count_arr = stops - starts
+        step = ordered[np.minimum(starts + 1, len(ordered) - 1)] - ordered[starts]
+        regular = count_arr == 1
+        gaps = np.diff(ordered)
+        if len(gaps):
+            crossing = stops[:-1] - 1
+            high = gaps.copy()
+            high[crossing] = np.iinfo(np.int64).min
+            low = gaps.copy()
+            low[crossing] = np.iinfo(np.int64).max
+            inner = np.minimum(starts, len(gaps) - 1)
+            widest = np.maximum.reduceat(high, inner)
+            narrowest = np.minimum.reduceat(low, inner)
+            regular |= (widest == step) & (narrowest == step)
+        irregular = {
+            int(i): _runs_of(ordered[starts[i] : stops[i]].tolist())
+            for i in np.flatnonzero(~regular)
+        }
+        self.records.append(
+            (
+                self.topic_ids[t],
+                self.set_capacity[t],
+                grouped[starts],
+                ordered[starts].tolist(),
+                ordered[stops - 1].tolist(),
+                step.tolist(),
+                count_arr.tolist(),
+                irregular,
+            )
+        )
+
+    def _assign_steps(self, index: int) -> list[tuple]:
+        """Member ``index``'s computeIfAbsent/add steps from step 2, in topic order."""
+        if self.by_member is None:
+            owners = [r[2] for r in self.records]
+            if not owners:
+                return []
+            members = np.concatenate(owners)
+            record = np.repeat(np.arange(len(owners)), [len(o) for o in owners])
+            share = np.concatenate([np.arange(len(o)) for o in owners])
+            order = np.argsort(members, kind="stable")
+            self.by_member = (
+                np.searchsorted(members[order], np.arange(len(self.member_ids) + 1)).tolist(),
+                record[order].tolist(),
+                share[order].tolist(),
+            )
+        bounds, records, shares = self.by_member
+        steps = []
+        for k, i in zip(
+            records[bounds[index] : bounds[index + 1]],
+            shares[bounds[index] : bounds[index + 1]],
+            strict=True,
+        ):
+            topic_id, capacity, _, firsts, lasts, strides, counts, irregular = self.records[k]
+            count = counts[i]
+            runs = irregular.get(i)
+            if runs is None:
+                runs = [range(firsts[i], lasts[i] + 1, strides[i] if count > 1 else 1)]
+            steps.append((0, topic_id, capacity, runs, count))
+        return steps
+
+    def _member(self, index: int) -> MemberAssignment:
+        """The member's new map: its revoke-phase map (or the caller's, deep-copied on the first
+        change) with the step-2 additions, then the balancing moves, replayed on read."""
+        steps = self._assign_steps(index)
+        moves = self.moves.get(index)
+        target = self.targets[index]
+        if steps or moves:
+            deferred = self.changed[index]
+            if deferred is None:
+                deferred = DeferredTopicMap(target)
+            deferred._ops.extend(steps)
+            if moves:
+                deferred._ops.extend(moves)
+            target = deferred
+        return MemberAssignmentImpl(target)
+
+    def balance(self) -> None:
+        topics = [t for t, s in enumerate(self.subscribers) if len(s) >= 2]
+        if not topics:
+            return
+        ordered = sorted(topics, key=self._sort_key)
+        last = -1
+        for _ in range(MAX_ITERATION_COUNT):
+            for i, t in enumerate(ordered):
+                if i == last:
+                    return
+                moved = self.balance_topic(t)
+                if moved > 0 or last == -1:
+                    last = i
+
+    def balance_topic(self, t: int) -> int:
+        """balanceTopic: move the topic's partitions from its most to its least loaded
+        subscribers (Kafka's MemberAssignmentBalancer, step by step)."""
+        subscribers = self.subscribers[t]
+        loads = self.sizes[subscribers]
+        if int(loads.max()) - int(loads.min()) <= 1:
+            return 0
+        sizes = self.sizes
+        order = np.lexsort((subscribers, loads))
+        members: list[int] = subscribers[order].tolist()
+        owners = self.owners[t]
+        topic_id = self.topic_ids[t]
+        capacity = self.set_capacity[t]
+        # Partitions grouped by owner (ascending within), with each owner's [start, end).
+        by_owner = np.argsort(owners, kind="stable")
+        partitions: list[int] = by_owner.tolist()
+        grouped = owners[by_owner]
+        cuts = np.flatnonzero(np.diff(grouped)) + 1
+        firsts = [0, *cuts.tolist()] if len(grouped) else []
+        lasts = [*cuts.tolist(), len(grouped)] if len(grouped) else []
+        owner_list = grouped[firsts].tolist()
+        start_of = dict(zip(owner_list, firsts, strict=True))
+        end_of = dict(zip(owner_list, lasts, strict=True))
+
+        n = len(members)
+        # MemberAssignmentBalancer.initialize
+        least_end = 0
+        least_count = int(sizes[members[0]]) - 1
+        next_least = 0
+        most_start = n
+        most_end = n
+        most_count = int(sizes[members[-1]]) + 1
+        next_most = n - 1
+        moved = 0
+        while most_count - least_count > 1:
+            # nextMostLoadedMember, skipping members with nothing left to give
+            while True:
+                if next_most < most_start:
+                    if most_end <= most_start and most_start > 0:
+                        most_count = int(sizes[members[most_start - 1]])
+                    else:
+                        most_count -= 1
+                    while most_start > 0 and int(sizes[members[most_start - 1]]) == most_count:
+                        most_start -= 1
+                    next_most = most_end - 1
+                if next_most < 0:
+                    most = -1
+                    break
+                most = members[next_most]
+                next_most -= 1
+                if most not in end_of or end_of[most] - start_of[most] <= 0:
+                    # excludeMostLoadedMember
+                    members[next_most + 1], members[most_end - 1] = (
+                        members[most_end - 1],
+                        members[next_most + 1],
+                    )
+                    most_end -= 1
+                    continue
+                break
+            if most == -1:
+                break
+            end_of[most] -= 1
+            partition = partitions[end_of[most]]
+            # nextLeastLoadedMember
+            if next_least >= least_end:
+                least_count += 1
+                while least_end < n and int(sizes[members[least_end]]) == least_count:
+                    least_end += 1
+                next_least = 0
+            least = members[next_least]
+            next_least += 1
+            if most_count - least_count <= 1:
+                break
+            # assignPartition: removePartitionFromTargetAssignment, addPartitionToTargetAssignment
+            old_owner = int(owners[partition])
+            self.moves.setdefault(old_owner, []).append((3, topic_id, partition, None, 0))
+            sizes[old_owner] -= 1
+            self.moves.setdefault(least, []).append(
+                (0, topic_id, capacity, [range(partition, partition + 1)], 1)
+            )
+            owners[partition] = least
+            sizes[least] += 1
+            moved += 1
+        return moved
+
+
+def build_heterogeneous(
+    group_spec: GroupSpec, describer: SubscribedTopicDescriber
+) -> GroupAssignment:
+    return _Builder(group_spec, describer).build()

@@ -1,0 +1,183 @@
+"""Kafka's UniformHomogeneousAssignmentBuilder (1eb7644): every member subscribes to the same
+topics. Balance first (sizes differ by at most one), then stickiness.
+
+1. Topics in the order of ``new HashSet<>(first member's topic ids)``; their partitions that no
+   member currently owns (``GroupSpec.isPartitionAssigned``) become the unassigned list, topic
+   by topic, ascending.
+2. Members in ``GroupSpec.memberIds()`` order get quota ``total / members``, the first
+   ``total % members`` of them one more. Each keeps its current partitions in its map's order
+   until the quota is reached; the rest (and unsubscribed topics) are revoked, revoked partitions
+   appended to the unassigned list in the order they are met.
+3. Members still below quota take the next unassigned partitions, in the order they were met.
+
+The result's member maps are built on first read (:class:`~coordinator.assignor.lazy.LazyMembers`): assigning costs a pass over the
+members that have a current assignment, and each unfilled member's share is a stretch of the
+unassigned list found from the running sum of the quotas left.
+
+Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
+member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
+``computeIfAbsent``/``add`` calls, replayed on first read), an unchanged one is the input map
+itself, as in Kafka; sets keep Java's order (see ``sets``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+
+from coordinator.assignor.api import (
+    GroupAssignment,
+    GroupSpec,
+    MemberAssignment,
+    PartitionAssignorException,
+    SubscribedTopicDescriber,
+)
+from coordinator.assignor.lazy import LazyMembers
+from coordinator.assignor.ordering import uuid_order
+from coordinator.assignor.sets import DeferredTopicMap, copy_capacity, java_runs
+from coordinator.assignor.spec import EMPTY_PARTITIONS, GroupSpecImpl, MemberAssignmentImpl
+from coordinator.kafka_uuid import Uuid
+
+Runs = list[tuple[Uuid, range]]
+
+
+def unassigned_runs(
+    topic_id: Uuid, num_partitions: int, group_spec: GroupSpec
+) -> list[tuple[Uuid, range]]:
+    """The topic's partitions no member owns (``!isPartitionAssigned``), ascending, as runs."""
+    if isinstance(group_spec, GroupSpecImpl):
+        owned = group_spec.inverted_member_assignment.get(topic_id)
+        if not owned:
+            return [(topic_id, range(num_partitions))] if num_partitions else []
+        free = sorted(set(range(num_partitions)).difference(owned))  # set algebra in C
+    else:
+        free = [
+            p for p in range(num_partitions) if not group_spec.is_partition_assigned(topic_id, p)
+        ]
+    runs: list[tuple[Uuid, range]] = []
+    for p in free:
+        if runs and runs[-1][1].stop == p:
+            runs[-1] = (topic_id, range(runs[-1][1].start, p + 1))
+        else:
+            runs.append((topic_id, range(p, p + 1)))
+    return runs
+
+
+def split_runs(runs: list[range], keep: int) -> tuple[list[range], list[range]]:
+    """The first ``keep`` elements of ``runs`` and the rest, as runs."""
+    kept: list[range] = []
+    rest: list[range] = []
+    for run in runs:
+        n = len(run)
+        if keep >= n:
+            kept.append(run)
+            keep -= n
+        elif keep > 0:
+            kept.append(run[:keep])
+            rest.append(run[keep:])
+            keep = 0
+        else:
+            rest.append(run)
+    return kept, rest
+
+
+def build_homogeneous(
+    group_spec: GroupSpec, describer: SubscribedTopicDescriber
+) -> GroupAssignment:
+    member_ids = list(group_spec.member_ids())
+    first = group_spec.member_subscription(member_ids[0]).subscribed_topic_ids
+    if not first:
+        return GroupAssignment({})
+    subscribed = frozenset(first)
+    topic_order = uuid_order(first, copy_capacity(len(first)))
+
+    unassigned: Runs = []
+    total = 0
+    for topic_id in topic_order:
+        count = describer.num_partitions(topic_id)
+        if count == -1:
+            raise PartitionAssignorException(
+                f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata."
+            )
+        unassigned.extend(unassigned_runs(topic_id, count, group_spec))
+        total += count
+
+    min_quota, extra = divmod(total, len(member_ids))
+    count = len(member_ids)
+
+    # maybeRevokePartitions. Every member takes one of the `extra` partitions in turn, so
+    # member i's quota is min_quota + (i < extra); members without a current assignment keep
+    # their whole quota and are not visited.
+    if isinstance(group_spec, GroupSpecImpl):
+        specs = group_spec.members
+        olds = [specs[m].partitions if m in specs else EMPTY_PARTITIONS for m in member_ids]
+    else:
+        olds = [group_spec.member_assignment(m).partitions for m in member_ids]
+    remaining = [min_quota + 1] * extra + [min_quota] * (count - extra)
+    targets: list[Mapping[Uuid, AbstractSet[int]]] = list(olds)
+    changed = [False] * count
+    for index, old in enumerate(olds):
+        if not old:
+            continue
+        quota = remaining[index]
+        new: DeferredTopicMap | None = None
+        for topic_id, partitions in old.items():
+            if topic_id in subscribed:
+                size = len(partitions)
+                if size <= quota:
+                    quota -= size
+                    continue
+                if new is None:
+                    new = DeferredTopicMap(old)
+                kept, revoked = split_runs(java_runs(partitions), quota)
+                quota = 0
+                if kept:
+                    # the deep copy's set (capacity of the whole set) minus the revoked tail
+                    new.put_new(topic_id, copy_capacity(size), kept)
+                else:
+                    new.remove_topic(topic_id)
+                unassigned.extend((topic_id, run) for run in revoked)
+            else:
+                if new is None:
+                    new = DeferredTopicMap(old)
+                new.remove_topic(topic_id)
+        remaining[index] = quota
+        if new is not None:
+            targets[index] = new
+            changed[index] = True
+
+    # assignRemainingPartitions: unfilled members take consecutive stretches of the unassigned
+    # list, in member order; member i's stretch starts at the sum of the earlier quotas left.
+    handed = sum(remaining)
+    available = sum(len(run) for _, run in unassigned)
+    if handed < available:
+        raise PartitionAssignorException("Partitions were left unassigned")
+    starts = [0, *itertools.accumulate(len(r) for _, r in unassigned)]
+    offsets: list[int] = []
+
+    def make(i: int) -> MemberAssignment:
+        """Member i's map: its revoke-phase map, deep-copied if still the caller's, plus one
+        recorded computeIfAbsent/add step per piece of its stretch of the unassigned list."""
+        target = targets[i]
+        want = remaining[i]
+        if want > 0:
+            if not offsets:
+                offsets.extend(itertools.accumulate(remaining, initial=0))
+            deferred = target if changed[i] else DeferredTopicMap(target)
+            assert isinstance(deferred, DeferredTopicMap)
+            begin = offsets[i]
+            end = min(begin + want, available)
+            position = bisect.bisect_right(starts, begin) - 1
+            while begin < end:
+                topic_id, run = unassigned[position]
+                offset = begin - starts[position]
+                take = min(end - begin, len(run) - offset)
+                deferred.add(topic_id, 16, [run[offset : offset + take]], take)
+                begin += take
+                position += 1
+            target = deferred
+        return MemberAssignmentImpl(target)
+
+    return GroupAssignment(LazyMembers(member_ids, make))
