@@ -45,6 +45,10 @@ class Errors(IntEnum):
     GROUP_MAX_SIZE_REACHED = 81
     FENCED_INSTANCE_ID = 82
     UNSTABLE_OFFSET_COMMIT = 88
+    FENCED_MEMBER_EPOCH = 110
+    UNRELEASED_INSTANCE_ID = 111
+    UNSUPPORTED_ASSIGNOR = 112
+    STALE_MEMBER_EPOCH = 113
 
     @property
     def code(self) -> int:
@@ -115,4 +119,28 @@ EXCEPTION_NAMES: dict[Errors, str] = {
     Errors.GROUP_MAX_SIZE_REACHED: "GroupMaxSizeReachedException",
     Errors.FENCED_INSTANCE_ID: "FencedInstanceIdException",
     Errors.UNSTABLE_OFFSET_COMMIT: "UnstableOffsetCommitException",
+    Errors.FENCED_MEMBER_EPOCH: "FencedMemberEpochException",
+    Errors.UNRELEASED_INSTANCE_ID: "UnreleasedInstanceIdException",
+    Errors.UNSUPPORTED_ASSIGNOR: "UnsupportedAssignorException",
+    Errors.STALE_MEMBER_EPOCH: "StaleMemberEpochException",
 }
+
+#: Errors.message(): the default message of an error's exception (what Kafka sends when the
+#: exception was built without one), for the codes the KIP-848 paths answer with it.
+DEFAULT_MESSAGES: dict[Errors, str] = {
+    Errors.COORDINATOR_LOAD_IN_PROGRESS: "The coordinator is loading and hence can't process "
+    "requests.",
+    Errors.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
+    Errors.NOT_COORDINATOR: "This is not the correct coordinator.",
+    Errors.GROUP_ID_NOT_FOUND: "The group id does not exist.",
+}
+
+
+class ApiError(Exception):
+    """Kafka's ApiException as the KIP-848 handlers throw it: an error code and its message.
+    GroupCoordinatorService turns it into the response (handleOperationException)."""
+
+    def __init__(self, error: Errors, message: str | None = None) -> None:
+        super().__init__(message if message is not None else error.name)
+        self.error = error
+        self.message = message
