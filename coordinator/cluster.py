@@ -31,7 +31,7 @@ from coordinator.result import NO_RESULT, CoordinatorResult, Step
 from coordinator.service import GroupCoordinatorService
 from coordinator.timers import ShardTimerKey
 from coordinator.topology import OFFSETS_TOPIC, Topology, broker_id, broker_name
-from coordinator.views import GroupView
+from coordinator.views import ConsumerGroupView, GroupView
 
 __all__ = ["OFFSETS_TOPIC", "KafkaCluster", "broker_id", "broker_name"]
 
@@ -142,6 +142,10 @@ class KafkaCluster:
 
     def group(self, group_id: str) -> GroupView | None:
         return self.service.group(group_id)
+
+    def consumer_group(self, group_id: str) -> ConsumerGroupView | None:
+        """A KIP-848 consumer group's snapshot (None if the group is not a consumer group)."""
+        return self.service.consumer_group(group_id)
 
     def groups(self) -> list[GroupView]:
         return self.service.groups()

@@ -81,6 +81,11 @@ from coordinator.timers import (
     ExpireConsumerGroupSession,
 )
 from coordinator.topology import Topology
+from coordinator.views import (
+    ConsumerGroupMemberView,
+    ConsumerGroupView,
+    NamedPartitions,
+)
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 #: GroupMetadataManager's consumerGroupMetadataRefreshIntervalMs default (Integer.MAX_VALUE)
@@ -958,6 +963,48 @@ class ConsumerGroupManager:
             if name is not None:
                 topics.append(ConsumerGroupDescribeTopicPartitions(t.topic_id, name, t.partitions))
         return ConsumerGroupDescribeAssignment(topics)
+
+    def view(
+        self, group_id: str, partition: int, coordinator: str | None
+    ) -> ConsumerGroupView | None:
+        """A frozen snapshot of the group (topics by name; a deleted topic's id as its string)."""
+        group = self.groups.get(group_id)
+        if group is None:
+            return None
+
+        def named(assignment: Partitions) -> NamedPartitions:
+            return tuple(
+                sorted(
+                    (self.topology.topic_name(t) or str(t), tuple(sorted(ps)))
+                    for t, ps in assignment.items()
+                )
+            )
+
+        members = [
+            ConsumerGroupMemberView(
+                member_id=m.member_id,
+                instance_id=m.instance_id,
+                member_epoch=m.member_epoch,
+                previous_member_epoch=m.previous_member_epoch,
+                state=m.state.name,
+                subscribed_topic_names=tuple(sorted(m.subscribed_topic_names)),
+                assigned=named(m.assigned_partitions),
+                pending_revocation=named(m.partitions_pending_revocation),
+                target=named(group.target_assignment.get(m.member_id, EMPTY)),
+                rebalance_timeout_ms=m.rebalance_timeout_ms,
+                client_id=m.client_id,
+            )
+            for m in group.members.values()
+        ]
+        return ConsumerGroupView(
+            group_id,
+            str(group.state),
+            group.group_epoch,
+            group.target_assignment_epoch,
+            members,
+            partition,
+            coordinator,
+        )
 
     def list_groups(self, states_filter: tuple[str, ...]) -> list[ListedGroup]:
         """asListedGroup for the consumer groups (the filter in lower case, as Kafka compares)."""

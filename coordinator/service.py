@@ -47,7 +47,7 @@ from coordinator.protocol import (
 from coordinator.result import Step
 from coordinator.shard import GroupCoordinatorShard
 from coordinator.topology import OFFSETS_TOPIC, Topology
-from coordinator.views import GroupView
+from coordinator.views import ConsumerGroupView, GroupView
 
 _OFFSETS_TOPIC_HASH = java_string_hashcode(OFFSETS_TOPIC)
 
@@ -307,6 +307,10 @@ class GroupCoordinatorService:
     def group(self, group_id: str) -> GroupView | None:
         shard = self.shard_for(group_id)
         return shard.view(group_id) if shard is not None else None
+
+    def consumer_group(self, group_id: str) -> ConsumerGroupView | None:
+        shard = self.shard_for(group_id)
+        return shard.consumer_group_view(group_id) if shard is not None else None
 
     def groups(self) -> list[GroupView]:
         out: list[GroupView] = []

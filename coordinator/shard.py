@@ -61,7 +61,7 @@ from coordinator.timers import (
     ShardTimerKey,
 )
 from coordinator.topology import Topology
-from coordinator.views import GroupView
+from coordinator.views import ConsumerGroupView, GroupView
 
 _CLASSIC_GROUP_APIS = (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
 
@@ -356,6 +356,10 @@ class GroupCoordinatorShard:
         if group is None:
             return None
         return group.view(self.partition, None if self.loading else self.node)
+
+    def consumer_group_view(self, group_id: str) -> ConsumerGroupView | None:
+        coordinator = None if self.loading else self.node
+        return self.consumer_group_manager.view(group_id, self.partition, coordinator)
 
     def views(self) -> list[GroupView]:
         groups = self.group_manager.groups

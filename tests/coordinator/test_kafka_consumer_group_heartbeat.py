@@ -519,3 +519,18 @@ def test_partition_epoch_map_refuses_two_owners():
         group.update_member(
             ConsumerGroupMember("b", member_epoch=4, assigned_partitions={foo: frozenset({0})})
         )
+
+
+def test_cluster_view_of_a_consumer_group():
+    """KafkaCluster.consumer_group: a frozen snapshot with epochs, states and named partitions
+    (groupsim's own query; the classic ``group`` view does not show consumer groups)."""
+    h = Kip848(topics={"foo": 2}, group_consumer_assignors=("range",))
+    h.heartbeat("A", subscribed_topic_names=("foo",))
+    h.heartbeat("B", subscribed_topic_names=("foo",))
+    view = h.cluster.consumer_group(GROUP)
+    assert view is not None and h.cluster.group(GROUP) is None
+    assert (view.state, view.group_epoch, view.assignment_epoch) == ("Reconciling", 2, 2)
+    a, b = view.member("A"), view.member("B")
+    assert (a.member_epoch, a.state, a.assigned) == (1, "STABLE", (("foo", (0, 1)),))
+    assert (b.member_epoch, b.state, b.assigned) == (2, "UNRELEASED_PARTITIONS", ())
+    assert sorted(a.target + b.target) == [("foo", (0,)), ("foo", (1,))]
