@@ -73,6 +73,7 @@ from coordinator.records import (
 from coordinator.result import Step
 from coordinator.runtime import PartitionWriter, respond
 from coordinator.target_assignment import build_target_assignment
+from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     ConsumerGroupRebalanceKey,
     ConsumerGroupSessionKey,
@@ -425,16 +426,19 @@ class ConsumerGroupManager:
         records: list[Entry],
     ) -> Partitions:
         """updateTargetAssignment: the preferred assignor over the group with ``updated``."""
-        counts = group.compute_server_assignor_counts(member, updated)
-        assignor = self.assignors.preferred(counts)
+        preferred = group.compute_preferred_server_assignor(member, updated)
+        assignor = self.assignors.by_name[preferred or self.assignors.default.name]
         changed: dict[str, ConsumerGroupMember | None] = {updated.member_id: updated}
         previous = group.static_member_id(updated.instance_id)
         if previous is not None and previous != updated.member_id:
             changed[previous] = None
         try:
+            # group.members() is a TimelineHashMap: its iteration order is the insertion order
+            # of TargetAssignmentBuilder's HashMap of member specs
+            order = iteration_order(group.members, capacity_for(group.members_high_water))
             result = build_target_assignment(
                 assignor=assignor,
-                members=group.members,
+                members={m: group.members[m] for m in order},
                 static_members=group.static_members,
                 subscription_metadata=metadata,
                 subscription_type=sub_type,
@@ -911,16 +915,8 @@ class ConsumerGroupManager:
         for group_id in group_ids:
             group = self.groups.get(group_id)
             if group is None:
-                message = (
-                    f"Group {group_id} is not a consumer group"
-                    if self._classic_group_exists(group_id)
-                    else f"Group {group_id} not found."
-                )
-                described.append(
-                    ConsumerGroupDescribedGroup(
-                        Errors.GROUP_ID_NOT_FOUND, group_id, error_message=message
-                    )
-                )
+                # consumerGroupDescribe: the error code only, no message
+                described.append(ConsumerGroupDescribedGroup(Errors.GROUP_ID_NOT_FOUND, group_id))
                 continue
             preferred = self.assignors.preferred(group.server_assignors).name
             described.append(

@@ -534,3 +534,24 @@ def test_cluster_view_of_a_consumer_group():
     assert (a.member_epoch, a.state, a.assigned) == (1, "STABLE", (("foo", (0, 1)),))
     assert (b.member_epoch, b.state, b.assigned) == (2, "UNRELEASED_PARTITIONS", ())
     assert sorted(a.target + b.target) == [("foo", (0,)), ("foo", (1,))]
+
+
+def test_preferred_server_assignor_ties_follow_java_hashmap_compute():
+    """ConsumerGroupTest.testComputePreferredServerAssignor's rule on ties: Kafka copies the
+    counts into a HashMap and adds the member's assignor with ``compute``, which puts a new key
+    at the head of its bin ("uniform" and "range" share one); ``stream().max`` keeps the first
+    of tied maxima. Checked against the JDK: {range: 1} + uniform gives uniform, {uniform: 1} +
+    range gives range (and the recorded traces caught it)."""
+    from coordinator.consumer_group import ConsumerGroup, ConsumerGroupMember
+
+    for existing, new in (("range", "uniform"), ("uniform", "range")):
+        group = ConsumerGroup("g")
+        group.update_member(ConsumerGroupMember("a", server_assignor_name=existing))
+        joining = ConsumerGroupMember("b", server_assignor_name=new)
+        assert group.compute_preferred_server_assignor(ConsumerGroupMember("b"), joining) == new
+    group = ConsumerGroup("g")
+    group.update_member(ConsumerGroupMember("a", server_assignor_name="range"))
+    group.update_member(ConsumerGroupMember("b", server_assignor_name="range"))
+    joining = ConsumerGroupMember("c", server_assignor_name="uniform")
+    assert group.compute_preferred_server_assignor(ConsumerGroupMember("c"), joining) == "range"
+    assert ConsumerGroup("g").compute_preferred_server_assignor(None, None) is None
