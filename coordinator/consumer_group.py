@@ -218,7 +218,7 @@ class ConsumerGroup:
         self.group_epoch = 0
         self.target_assignment_epoch = 0
         self.members: dict[str, ConsumerGroupMember] = {}
-        # the most members held at once: the capacity of Kafka's TimelineHashMap of members,
+        # the largest size + 1 at a put: the capacity of Kafka's TimelineHashMap of members,
         # whose iteration order the target assignment's inputs follow (timeline_order)
         self.members_high_water = 0
         self.static_members: dict[str, str] = {}  # instance id -> member id
@@ -370,14 +370,17 @@ class ConsumerGroup:
     def update_member(self, new: ConsumerGroupMember) -> None:
         """updateMember: counts, partition epochs, static member, state."""
         old = self.members.get(new.member_id)
+        # BaseHashTable.baseAddOrReplace grows while (size + 1) * 0.75 > capacity BEFORE the
+        # put, a replacement included: the table's capacity follows the largest size + 1 seen
+        self.members_high_water = max(self.members_high_water, len(self.members) + 1)
         self.members[new.member_id] = new
-        self.members_high_water = max(self.members_high_water, len(self.members))
         self.subscribed_topic_names = self.compute_subscribed_topic_names(old, new)
         self.subscription_type_ = subscription_type(self.subscribed_topic_names, len(self.members))
+        if new.server_assignor_name or (old is not None and old.server_assignor_name):
+            self.server_assignors_high_water = max(
+                self.server_assignors_high_water, len(self.server_assignors) + 1
+            )
         self.server_assignors = self.compute_server_assignor_counts(old, new)
-        self.server_assignors_high_water = max(
-            self.server_assignors_high_water, len(self.server_assignors)
-        )
         if old is not None:
             self._remove_partition_epochs(old.assigned_partitions, old.member_epoch)
             self._remove_partition_epochs(old.partitions_pending_revocation, old.member_epoch)

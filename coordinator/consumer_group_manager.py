@@ -37,7 +37,7 @@ from coordinator.consumer_group import (
     subscription_type,
 )
 from coordinator.current_assignment import compute_current_assignment
-from coordinator.errors import DEFAULT_MESSAGES, ApiError, Errors
+from coordinator.errors import ApiError, Errors
 from coordinator.group import Parked
 from coordinator.kafka_uuid import Uuid
 from coordinator.log import operation_error_to_response_error
@@ -155,9 +155,9 @@ class ConsumerGroupManager:
             before = self._snapshot(request.group_id)
             error_code = self.writer.append(out, records, request.group_id)
             if error_code != Errors.NONE:
-                mapped = operation_error_to_response_error(error_code)
+                # handleOperationException maps a failed write's error without a message
                 response = ConsumerGroupHeartbeatResponse(
-                    mapped, error_message=DEFAULT_MESSAGES.get(mapped)
+                    operation_error_to_response_error(error_code)
                 )
             else:
                 self.replay_all(records)
@@ -814,7 +814,10 @@ class ConsumerGroupManager:
     def on_loaded(self, out: Step) -> None:
         """onLoaded: a session timeout for every member, a rebalance timeout for the revoking."""
         for group_id, group in self.groups.items():
-            for member in group.members.values():
+            # consumerGroup.members().forEach: the TimelineHashMap's order, which is the order
+            # of timers due at the same time
+            order = iteration_order(group.members, capacity_for(group.members_high_water))
+            for member in (group.members[m] for m in order):
                 self._schedule_session(out, group_id, member.member_id)
                 if member.state == MemberState.UNREVOKED_PARTITIONS:
                     self.timer.schedule(

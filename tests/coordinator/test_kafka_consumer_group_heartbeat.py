@@ -447,7 +447,8 @@ def test_offset_commit_and_fetch_validate_member_epochs():
 
 def test_not_coordinator_and_loading():
     """GroupCoordinatorService.consumerGroupHeartbeat: the runtime's NOT_COORDINATOR and
-    COORDINATOR_LOAD_IN_PROGRESS, with their exceptions' messages."""
+    COORDINATOR_LOAD_IN_PROGRESS, without a message (ApiError.fromThrowable drops an exception's
+    default message; the recorded traces show it)."""
     from coordinator.cluster import KafkaCluster
     from coordinator.config import CoordinatorConfig
 
@@ -463,10 +464,7 @@ def test_not_coordinator_and_loading():
         topic_partitions=(),
     )
     (send,) = cluster.handle_request(other, "c", 1, request, 0).effects
-    assert (send.message.error_code, send.message.error_message) == (
-        Errors.NOT_COORDINATOR,
-        "This is not the correct coordinator.",
-    )
+    assert (send.message.error_code, send.message.error_message) == (Errors.NOT_COORDINATOR, None)
     cluster.fail_broker(coordinator, 0)
     (send,) = [
         e

@@ -13,7 +13,8 @@ expires.
 
     python -m tests.oracle.kip848 --oracle /tmp/k848coord-oracle/oracle.sh --seeds 0:200
 
-writes tests/oracle/data/kip848.jsonl.xz. The replay (test_kip848_traces.py) compares, per op, the
+writes tests/oracle/data/kip848.jsonl.xz. Some ops also fail their write (``append_error``), and
+the coordinator is unloaded and loaded again (the group replayed from its records). The replay (test_kip848_traces.py) compares, per op, the
 response (error, message, member id and epoch, heartbeat interval, assignment), every record
 written (type, key and value, partitions compared as sets), the group's state, epochs and member
 epochs/states, and the live session/rebalance timers.
@@ -61,7 +62,24 @@ def owned(partitions: dict[str, list[int]]) -> list[list[Any]]:
     return [[t, ps] for t, ps in sorted(partitions.items()) if ps]
 
 
+LOADED = [True]
+APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "REQUEST_TIMED_OUT")
+
+
 def next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any]:
+    op = _next_op(rng, clients, t)
+    if op["op"] == "cgh" and rng.random() < 0.05:
+        op["append_error"] = rng.choice(APPEND_ERRORS)
+    return op
+
+
+def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any]:
+    if not LOADED[0] and rng.random() < 0.5:
+        LOADED[0] = True
+        return {"op": "load"}
+    if LOADED[0] and rng.random() < 0.03:
+        LOADED[0] = False
+        return {"op": "unload"}
     roll = rng.random()
     if roll < 0.15:
         return {"op": "advance", "to": t + rng.choice((500, 2000, 5000, 12000, 30000, 46000))}
@@ -144,6 +162,7 @@ def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
             rng = random.Random(seed)
             TOPICS_NOW.clear()
             TOPICS_NOW.update(TOPICS)
+            LOADED[0] = True
             names = {str(topic_id_for(n)): n for n in TOPICS}
             clients = [Client(i, seed, rng) for i in range(rng.choice((2, 3, 4)))]
             process.config({"op": "config", "configs": {}, "show_state": True})
