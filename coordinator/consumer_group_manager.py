@@ -65,6 +65,7 @@ from coordinator.records import (
     ConsumerGroupTargetAssignmentMemberValue,
     ConsumerGroupTargetAssignmentMetadataKey,
     ConsumerGroupTargetAssignmentMetadataValue,
+    GroupMetadataKey,
     RecordKey,
     RecordValue,
     TopicMetadataRecord,
@@ -126,6 +127,8 @@ class ConsumerGroupManager:
         writer: PartitionWriter,
         topology: Topology,
         classic_group_exists: Callable[[str], bool],
+        classic_group_is_empty: Callable[[str], bool] = lambda _group_id: False,
+        delete_classic_group: Callable[[Step, str], None] = lambda _out, _group_id: None,
     ) -> None:
         self.node = node
         self.partition = partition
@@ -135,6 +138,8 @@ class ConsumerGroupManager:
         self.writer = writer
         self.topology = topology
         self._classic_group_exists = classic_group_exists
+        self._classic_group_is_empty = classic_group_is_empty
+        self._delete_classic_group = delete_classic_group
         self.assignors = ConsumerGroupAssignors(config.group_consumer_assignors)
         self.groups: dict[str, ConsumerGroup] = {}
 
@@ -160,6 +165,10 @@ class ConsumerGroupManager:
                     operation_error_to_response_error(error_code)
                 )
             else:
+                for key, value in records:
+                    if isinstance(key, GroupMetadataKey) and value is None:
+                        # the replay of an empty classic group's tombstone removes it
+                        self._delete_classic_group(out, key.group)
                 self.replay_all(records)
                 self._note_changes(out, request.group_id, before, records)
         respond(out, self.node, waiter, response, request.group_id, request.member_id)
@@ -206,11 +215,16 @@ class ConsumerGroupManager:
                 self.assignors.unsupported_message(request.server_assignor),
             )
 
-    def _group_or_new(self, group_id: str, create: bool) -> ConsumerGroup:
-        """getOrMaybeCreateConsumerGroup (a new group is not registered: its records create it)."""
+    def _group_or_new(self, group_id: str, create: bool, records: list[Entry]) -> ConsumerGroup:
+        """getOrMaybeCreateConsumerGroup (a new group is not registered: its records create it).
+        An empty classic group of that id (e.g. the simple group of an admin's offset commit)
+        gives way when a member joins: maybeDeleteEmptyClassicGroup writes its tombstone."""
         group = self.groups.get(group_id)
         if group is not None:
             return group
+        if create and self._classic_group_is_empty(group_id):
+            records.append((GroupMetadataKey(group_id), None))
+            return ConsumerGroup(group_id)
         if self._classic_group_exists(group_id):
             # A classic group of that id: online migration is not simulated (docs/coordinator.md)
             raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
@@ -261,7 +275,7 @@ class ConsumerGroupManager:
         group_id = request.group_id
         member_epoch = request.member_epoch
         create = member_epoch == 0
-        group = self._group_or_new(group_id, create)
+        group = self._group_or_new(group_id, create, records)
         member_id = request.member_id
         if group.num_members() >= self.config.group_consumer_max_size and (
             member_id == "" or not group.has_member(member_id)

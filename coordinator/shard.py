@@ -105,6 +105,8 @@ class GroupCoordinatorShard:
             writer=self.writer,
             topology=topology,
             classic_group_exists=self.group_manager.groups.__contains__,
+            classic_group_is_empty=self._classic_group_is_empty,
+            delete_classic_group=self._delete_classic_group,
         )
         self.offset_manager = OffsetMetadataManager(
             node=node,
@@ -160,6 +162,15 @@ class GroupCoordinatorShard:
                 raise TypeError(type(request).__name__)
         handler(out, waiter, request)
         return out.result()
+
+    def _classic_group_is_empty(self, group_id: str) -> bool:
+        group = self.group_manager.groups.get(group_id)
+        return group is not None and group.is_in(EMPTY)
+
+    def _delete_classic_group(self, out: Step, group_id: str) -> None:
+        group = self.group_manager.groups.get(group_id)
+        if group is not None:
+            self.group_manager.delete_group(out, group, "replaced by a consumer group")
 
     def _classic_request_to_consumer_group(
         self,

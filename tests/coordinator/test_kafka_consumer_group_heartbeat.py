@@ -553,3 +553,20 @@ def test_preferred_server_assignor_ties_follow_java_hashmap_compute():
     joining = ConsumerGroupMember("c", server_assignor_name="uniform")
     assert group.compute_preferred_server_assignor(ConsumerGroupMember("c"), joining) == "range"
     assert ConsumerGroup("g").compute_preferred_server_assignor(None, None) is None
+
+
+def test_member_joining_replaces_an_empty_classic_group():
+    """GroupMetadataManager.getOrMaybeCreateConsumerGroup / maybeDeleteEmptyClassicGroup: the
+    simple classic group an admin's commit created gives way to a joining member (its
+    GroupMetadata tombstone comes first in the batch); the offsets stay (the recorded traces
+    caught it)."""
+    h = Kip848(topics={"foo": 2})
+    topic = OffsetCommitRequestTopic("foo", (OffsetCommitRequestPartition(0, 7),))
+    h.send(OffsetCommitRequest(GROUP, -1, "", (topic,)))
+    assert h.cluster.group(GROUP) is not None  # the simple classic group
+    h.events.clear()
+    response = h.heartbeat("m", subscribed_topic_names=("foo",))
+    assert response.error_code == Errors.NONE
+    assert records(h)[0] == ("GroupMetadata", True)
+    assert h.cluster.group(GROUP) is None and h.group() is not None
+    assert h.cluster.committed_offsets(GROUP) == {("foo", 0): 7}

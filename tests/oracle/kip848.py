@@ -81,6 +81,20 @@ def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any
         LOADED[0] = False
         return {"op": "unload"}
     roll = rng.random()
+    if roll < 0.06:  # an offset commit with the member's epoch (or a stale one, or v8)
+        c = rng.choice(clients)
+        epoch = c.epoch if rng.random() < 0.7 else c.epoch + rng.choice((-1, 1))
+        op = {
+            "op": "commit",
+            "group": GROUP,
+            "member": c.member_id if rng.random() < 0.9 else "",
+            "generation": epoch,
+            "version": 9 if rng.random() < 0.9 else 8,
+            "topics": [["foo", [[rng.randrange(6), rng.randrange(1000)]]]],
+        }
+        if op["member"] == "":
+            op["generation"] = -1
+        return op
     if roll < 0.15:
         return {"op": "advance", "to": t + rng.choice((500, 2000, 5000, 12000, 30000, 46000))}
     if roll < 0.18:

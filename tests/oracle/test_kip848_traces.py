@@ -24,6 +24,10 @@ from coordinator.kafka_uuid import Uuid
 from coordinator.protocol import (
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatTopicPartitions,
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+    OffsetCommitResponse,
 )
 from coordinator.records import (
     ConsumerGroupCurrentMemberAssignmentKey,
@@ -189,6 +193,25 @@ class Replayer:
             self.cluster.service.on_election(out, 0, NODE)
             self.take(out.result())
             return None
+        if kind == "commit":
+            self.corr += 1
+            topics = tuple(
+                OffsetCommitRequestTopic(
+                    name, tuple(OffsetCommitRequestPartition(i, offset) for i, offset in parts)
+                )
+                for name, parts in op.get("topics", [])
+            )
+            request = OffsetCommitRequest(
+                op.get("group", "g"),
+                op.get("generation", -1),
+                op.get("member", ""),
+                topics,
+                api_version=op.get("version", 9),
+            )
+            (answer,) = self.take(
+                self.cluster.handle_request(NODE, "client", self.corr, request, self.now)
+            )
+            return answer
         if kind == "topic":
             name, n = op["name"], op["partitions"]
             self.names[op["id"]] = name
@@ -273,7 +296,16 @@ def replay(script: dict[str, Any]) -> list[str]:
         if ours_records != kafka_records:
             diffs.append(f"{where}: records\n  ours  {ours_records}\n  kafka {kafka_records}")
         kafka_response = next((x for x in lines if x.get("ev") == "response"), None)
-        if response is not None and kafka_response is not None:
+        if isinstance(response, OffsetCommitResponse) and kafka_response is not None:
+            ours_c = [
+                [t.name, [[p.partition_index, p.error_code.name] for p in t.partitions]]
+                for t in response.topics
+            ]
+            if ours_c != kafka_response["topics"]:
+                diffs.append(
+                    f"{where}: commit\n  ours  {ours_c}\n  kafka {kafka_response['topics']}"
+                )
+        elif response is not None and kafka_response is not None:
             ours = (
                 response.error_code.name,
                 response.error_message,
