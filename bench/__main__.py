@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-SUITES = ("assignors", "coordinator", "simulation", "pipeline")
+SUITES = ("assignors", "server_assignors", "coordinator", "simulation", "pipeline")
 
 
 def main(argv: list[str]) -> int:

@@ -5,6 +5,13 @@ into contiguous ranges: ``numPartitions / numMembers`` each, one extra for the f
 ``numPartitions % numMembers`` members. Homogeneous groups co-partition; in heterogeneous groups
 each topic's quota counts only its subscribers.
 
+Data layout: Kafka hands ranges out member by member (``addPartitionsToAssignment``), so the
+``k``-th subscriber of a topic with ``n`` partitions among ``m`` gets ``[k*q + min(k, e), ...)``
+with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k`` (one number in a
+homogeneous group; a numpy row per subscription in a heterogeneous one) and returns
+:class:`RangeAssignment` values that build their ``RangeSet`` map when first read: the work per
+member is constant, not per topic.
+
 Order: each member's ``topic id -> RangeSet`` map iterates like Kafka's pre-sized
 ``HashMap<Uuid, Set<Integer>>`` (topics put in the order of the member's subscribed-topic set);
 a RangeSet iterates ascending, as Kafka's does. ``GroupAssignment.members`` follows the sorted
@@ -13,7 +20,10 @@ member order (Kafka's is a HashMap that nobody iterates: the coordinator reads i
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+
+import numpy as np
 
 from coordinator.assignor.api import (
     GroupAssignment,
@@ -23,9 +33,10 @@ from coordinator.assignor.api import (
     SubscribedTopicDescriber,
     SubscriptionType,
 )
+from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import RangeSet, sized_capacity
-from coordinator.assignor.spec import MemberAssignmentImpl
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.java import java_sorted, java_string_key, needs_utf16_order
 from coordinator.kafka_uuid import Uuid
 
@@ -33,38 +44,67 @@ RANGE_ASSIGNOR_NAME = "range"
 NON_EXISTENT = "Member is subscribed to a non-existent topic"
 
 
-class _Topic:
-    """RangeAssignor.TopicMetadata: a topic's quota state while ranges are handed out."""
+class _Topics:
+    """The topics of one subscription, in the member map's order, with their quotas."""
 
-    __slots__ = ("extra", "min_quota", "next_range", "num_members", "num_partitions", "topic_id")
+    __slots__ = ("extra", "ids", "index", "num_partitions", "quota")
 
-    def __init__(self, topic_id: Uuid, num_partitions: int, num_members: int) -> None:
-        self.topic_id = topic_id
-        self.num_partitions = num_partitions
-        self.num_members = num_members
-        self.min_quota = -1
-        self.extra = -1
-        self.next_range = 0
+    def __init__(self, ids: Sequence[Uuid], num_partitions: Sequence[int], members: Sequence[int]):
+        self.ids = tuple(ids)
+        self.index = {t: i for i, t in enumerate(self.ids)}
+        self.num_partitions = list(num_partitions)
+        self.quota = [n // m for n, m in zip(num_partitions, members, strict=True)]
+        self.extra = [n % m for n, m in zip(num_partitions, members, strict=True)]
 
-    def next(self) -> RangeSet | None:
-        """addPartitionsToAssignment: the member's range, or None when it is empty."""
-        if self.min_quota == -1:  # maybeComputeQuota
-            self.min_quota, self.extra = divmod(self.num_partitions, self.num_members)
-        start = self.next_range
-        quota = self.min_quota
-        if self.extra > 0:
-            quota += 1
-            self.extra -= 1
-        end = min(start + quota, self.num_partitions)
-        self.next_range = end
-        return RangeSet(start, end) if start < end else None
+
+class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
+    """One member's ``topic id -> RangeSet`` map, built on first read from its ordinals."""
+
+    __slots__ = ("_map", "_ordinals", "_topics")
+
+    def __init__(self, topics: _Topics, ordinals: int | Sequence[int]) -> None:
+        self._topics = topics
+        self._ordinals = ordinals
+        self._map: dict[Uuid, AbstractSet[int]] | None = None
+
+    def _built(self) -> dict[Uuid, AbstractSet[int]]:
+        if self._map is None:
+            t = self._topics
+            ks = self._ordinals
+            if isinstance(ks, int):
+                ks = [ks] * len(t.ids)
+            elif isinstance(ks, np.ndarray):
+                ks = ks.tolist()
+            built: dict[Uuid, AbstractSet[int]] = {}
+            for topic_id, k, q, e in zip(t.ids, ks, t.quota, t.extra, strict=True):
+                size = q + 1 if k < e else q
+                if size:
+                    start = k * q + (k if k < e else e)
+                    built[topic_id] = RangeSet(start, start + size)
+            self._map = built
+        return self._map
+
+    def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
+        return self._built()[topic_id]
+
+    def __iter__(self) -> Iterator[Uuid]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return f"RangeAssignment({ {str(t): s for t, s in self.items()} })"
 
 
 def sort_member_ids(group_spec: GroupSpec) -> list[str]:
     """RangeAssignor.sortMemberIds: static members first by instance id, then the others by
     member id, both in Java ``String.compareTo`` order (a stable sort, like Java's)."""
     ids = list(group_spec.member_ids())
-    instance = {m: group_spec.member_subscription(m).instance_id for m in ids}
+    if isinstance(group_spec, GroupSpecImpl):
+        instance = {m: s.instance_id for m, s in group_spec.members.items()}
+    else:
+        instance = {m: group_spec.member_subscription(m).instance_id for m in ids}
     if all(v is None for v in instance.values()):
         return java_sorted(ids)
     strings = [v for v in instance.values() if v is not None] + ids
@@ -78,6 +118,23 @@ def sort_member_ids(group_spec: GroupSpec) -> list[str]:
             ),
         )
     return sorted(ids, key=lambda m: (0, i) if (i := instance[m]) is not None else (1, m))
+
+
+def _subscriptions(group_spec: GroupSpec, member_ids: list[str]) -> list[AbstractSet[Uuid]]:
+    if isinstance(group_spec, GroupSpecImpl):
+        members = group_spec.members
+        return [members[m].subscribed_topic_ids for m in member_ids]
+    return [group_spec.member_subscription(m).subscribed_topic_ids for m in member_ids]
+
+
+def _counts(topic_ids: AbstractSet[Uuid], describer: SubscribedTopicDescriber) -> list[int]:
+    counts = []
+    for topic_id in topic_ids:
+        n = describer.num_partitions(topic_id)
+        if n == -1:
+            raise PartitionAssignorException(NON_EXISTENT)
+        counts.append(n)
+    return counts
 
 
 class RangeAssignor:
@@ -97,63 +154,70 @@ class RangeAssignor:
     @staticmethod
     def _homogeneous(group_spec: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
         member_ids = sort_member_ids(group_spec)
-        num_members = len(member_ids)
-        subscribed = group_spec.member_subscription(member_ids[0]).subscribed_topic_ids
-        topics = []
-        for topic_id in subscribed:
-            num_partitions = describer.num_partitions(topic_id)
-            if num_partitions == -1:
-                raise PartitionAssignorException(NON_EXISTENT)
-            topics.append(_Topic(topic_id, num_partitions, num_members))
+        subscribed = _subscriptions(group_spec, member_ids[:1])[0]
+        counts = dict(zip(subscribed, _counts(subscribed, describer), strict=True))
         # Every member's map holds (a subset of) the same topics, put in the same order into a
         # table of the same size: one bucket order serves all.
-        rank = {t: i for i, t in enumerate(uuid_order(subscribed, sized_capacity(len(topics))))}
-        topics_in_map_order = sorted(topics, key=lambda t: rank[t.topic_id])
-        assignments: dict[str, MemberAssignment] = {}
-        for member_id in member_ids:
-            assignment = {}
-            for topic in topics_in_map_order:
-                ranges = topic.next()
-                if ranges is not None:
-                    assignment[topic.topic_id] = ranges
-            assignments[member_id] = MemberAssignmentImpl(assignment)
-        return GroupAssignment(assignments)
+        ordered = uuid_order(subscribed, sized_capacity(len(counts)))
+        topics = _Topics(ordered, [counts[t] for t in ordered], [len(member_ids)] * len(ordered))
+        return GroupAssignment(
+            LazyMembers(member_ids, lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)))
+        )
 
     @staticmethod
     def _heterogeneous(
         group_spec: GroupSpec, describer: SubscribedTopicDescriber
     ) -> GroupAssignment:
         member_ids = sort_member_ids(group_spec)
-        topics: dict[Uuid, _Topic] = {}
-        subscriptions: list[AbstractSet[Uuid]] = []
-        for member_id in member_ids:
-            subscribed = group_spec.member_subscription(member_id).subscribed_topic_ids
-            subscriptions.append(subscribed)
-            for topic_id in subscribed:
-                topic = topics.get(topic_id)
-                if topic is None:
-                    num_partitions = describer.num_partitions(topic_id)
-                    if num_partitions == -1:
-                        raise PartitionAssignorException(NON_EXISTENT)
-                    topic = topics[topic_id] = _Topic(topic_id, num_partitions, 0)
-                topic.num_members += 1
-        # The map order of a member's topics depends only on its subscription (as iterated).
-        orders: dict[tuple[Uuid, ...], list[_Topic]] = {}
-        assignments: dict[str, MemberAssignment] = {}
-        for member_id, subscribed in zip(member_ids, subscriptions, strict=True):
-            key = tuple(subscribed)
-            in_map_order = orders.get(key)
-            if in_map_order is None:
-                order = uuid_order(key, sized_capacity(len(key)))
-                rank = {t: i for i, t in enumerate(order)}
-                in_map_order = orders[key] = [topics[t] for t in sorted(key, key=rank.__getitem__)]
-            # Ranges are handed out in subscription order; the map iterates in bucket order.
-            handed = {}
-            for topic_id in key:
-                ranges = topics[topic_id].next()
-                if ranges is not None:
-                    handed[topic_id] = ranges
-            assignments[member_id] = MemberAssignmentImpl(
-                {t.topic_id: handed[t.topic_id] for t in in_map_order if t.topic_id in handed}
+        subscriptions = _subscriptions(group_spec, member_ids)
+        # Members with the same subscription (same object, or the same topic objects in the
+        # same order) share one topic table; positions are indices in the sorted member list.
+        by_object: dict[int, int] = {}
+        by_key: dict[tuple[int, ...], int] = {}
+        group_subs: list[AbstractSet[Uuid]] = []
+        group_positions: list[list[int]] = []
+        member_group = []
+        for position, subscribed in enumerate(subscriptions):
+            g = by_object.get(id(subscribed))
+            if g is None:
+                key = tuple(map(id, subscribed))
+                g = by_key.get(key)
+                if g is None:
+                    g = by_key[key] = len(group_subs)
+                    group_subs.append(subscribed)
+                    group_positions.append([])
+                by_object[id(subscribed)] = g
+            group_positions[g].append(position)
+            member_group.append(g)
+        counts: dict[Uuid, int] = {}
+        positions_of: dict[Uuid, list[np.ndarray]] = {}
+        arrays = [np.array(p, dtype=np.int64) for p in group_positions]
+        for g, subscribed in enumerate(group_subs):
+            for topic_id, n in zip(subscribed, _counts(subscribed, describer), strict=True):
+                counts[topic_id] = n
+                positions_of.setdefault(topic_id, []).append(arrays[g])
+        subscribers = {
+            t: np.sort(np.concatenate(ps)) if len(ps) > 1 else ps[0]
+            for t, ps in positions_of.items()
+        }
+        tables = []
+        ordinals = []
+        for g, subscribed in enumerate(group_subs):
+            ordered = uuid_order(subscribed, sized_capacity(len(subscribed)))
+            tables.append(
+                _Topics(
+                    ordered, [counts[t] for t in ordered], [len(subscribers[t]) for t in ordered]
+                )
             )
-        return GroupAssignment(assignments)
+            columns = [np.searchsorted(subscribers[t], arrays[g]) for t in ordered]
+            ordinals.append(np.stack(columns, axis=1) if columns else np.zeros((len(arrays[g]), 0)))
+        rows = [0] * len(member_ids)  # each member's row in its group's ordinals
+        for positions in group_positions:
+            for r, position in enumerate(positions):
+                rows[position] = r
+
+        def make(position: int) -> MemberAssignment:
+            g = member_group[position]
+            return MemberAssignmentImpl(RangeAssignment(tables[g], ordinals[g][rows[position]]))
+
+        return GroupAssignment(LazyMembers(member_ids, make))

@@ -15,7 +15,8 @@ Kafka's assignors return ``Set<Integer>`` values whose iteration order feeds the
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Mapping
+import itertools
+from collections.abc import ItemsView, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 
 from coordinator.java import spread
@@ -59,7 +60,7 @@ class RangeSet(AbstractSet[int]):
         return [range(self.start, self.stop)] if self.stop > self.start else []
 
     def __repr__(self) -> str:
-        return f"RangeSet({self.start}, {self.stop})"
+        return f"RangeSet(from={self.start} (inclusive), to={self.stop} (exclusive))"
 
 
 def table_size_for(cap: int) -> int:
@@ -130,7 +131,6 @@ class IntHashSet(AbstractSet[int]):
         """``HashSet.add`` of a partition known to be absent."""
         if self._removed is not None and partition in self._removed:
             # Re-inserted after a removal: it goes to the end of its bucket like a new element.
-            self._removed.discard(partition)
             self._compact()
         self.add_run(range(partition, partition + 1))
 
@@ -176,16 +176,20 @@ class IntHashSet(AbstractSet[int]):
                 else:
                     self._order = _to_runs(sorted(p for r in runs for p in r))
             else:
+                # A stable sort by bucket keeps insertion order inside each bucket. Below
+                # 2**16, spread(p) == p, so the bucket is p & mask (a C-level key).
                 mask = cap - 1
-                items = [p for r in runs for p in r]
-                rank = {p: i for i, p in enumerate(items)}
-                items.sort(key=lambda p: (spread(p) & mask, rank[p]))
+                items = list(itertools.chain.from_iterable(runs))
+                if all(r.start >= 0 and r[-1] < 1 << 16 for r in runs):
+                    items.sort(key=mask.__and__)
+                else:
+                    items.sort(key=lambda p: spread(p) & mask)
                 self._order = _to_runs(items)
         return self._order
 
     def __iter__(self) -> Iterator[int]:
-        for run in self.runs():
-            yield from run
+        runs = self.runs()
+        return iter(runs[0]) if len(runs) == 1 else itertools.chain.from_iterable(runs)
 
     def __contains__(self, value: object) -> bool:
         if self._set is None:
@@ -242,7 +246,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
         self._sets: dict[Uuid, IntHashSet] = {}
         self._seq: dict[Uuid, int] = {}
         self._next = 1
-        self._order: list[Uuid] | None = None
+        self._order: dict[Uuid, IntHashSet] | None = None
 
     @classmethod
     def deep_copy(cls, source: Mapping[Uuid, AbstractSet[int]]) -> TopicMap:
@@ -267,6 +271,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
                 self._cap <<= 1
         else:
             self._sets[topic_id] = partitions
+            self._order = None
 
     def touch(self) -> None:
         """The resize check a ``computeIfAbsent`` call makes before looking its key up."""
@@ -303,15 +308,96 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
     def __len__(self) -> int:
         return len(self._sets)
 
-    def __iter__(self) -> Iterator[Uuid]:
+    def _ordered(self) -> dict[Uuid, IntHashSet]:
+        """The entries in Java's order (cached until the next change)."""
         if self._order is None:
             seq = self._seq
             if len(seq) <= 1:
-                self._order = list(seq)
+                order = list(seq)
             else:
                 mask = self._cap - 1
-                self._order = sorted(seq, key=lambda t: (spread(uuid_hashcode(t)) & mask, seq[t]))
-        return iter(self._order)
+                order = sorted(seq, key=lambda t: (spread(uuid_hashcode(t)) & mask, seq[t]))
+            sets = self._sets
+            self._order = {t: sets[t] for t in order}
+        return self._order
+
+    def __iter__(self) -> Iterator[Uuid]:
+        return iter(self._ordered())
+
+    def items(self) -> ItemsView[Uuid, AbstractSet[int]]:
+        return self._ordered().items()
 
     def __repr__(self) -> str:
         return f"TopicMap({ {str(t): list(s) for t, s in self.items()} })"
+
+
+class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
+    """A member's new assignment as the assignor's steps on it: ``deepCopyAssignment(base)``
+    followed by recorded ``computeIfAbsent(...).add``, ``remove`` and ``put`` calls, replayed into
+    a :class:`TopicMap` on first read. The assignors never read the maps they build, so the
+    per-member work while assigning is one list append per step."""
+
+    __slots__ = ("_base", "_map", "_ops")
+
+    def __init__(self, base: Mapping[Uuid, AbstractSet[int]]) -> None:
+        self._base = base
+        self._ops: list[tuple] = []
+        self._map: TopicMap | None = None
+
+    def add(self, topic_id: Uuid, capacity: int, runs: list[range], calls: int) -> None:
+        """``calls`` computeIfAbsent(topic, new HashSet<>(capacity)).add(p) calls adding ``runs``."""
+        self._ops.append((0, topic_id, capacity, runs, calls))
+
+    def put_new(self, topic_id: Uuid, capacity: int, runs: list[range]) -> None:
+        """``put(topic, set)`` of a new set of ``capacity`` buckets holding ``runs``."""
+        self._ops.append((1, topic_id, capacity, runs, 0))
+
+    def remove_topic(self, topic_id: Uuid) -> None:
+        self._ops.append((2, topic_id, 0, None, 0))
+
+    def remove_partition(self, topic_id: Uuid, partition: int) -> None:
+        """removePartitionFromTargetAssignment: drop it, and the topic once empty."""
+        self._ops.append((3, topic_id, partition, None, 0))
+
+    def _built(self) -> TopicMap:
+        if self._map is None:
+            built = TopicMap.deep_copy(self._base)
+            for kind, topic_id, arg, runs, calls in self._ops:
+                if kind == 0:
+                    target = built.compute_if_absent(topic_id, arg)
+                    if calls > 1:
+                        built.touch()
+                    target.add_runs(runs)
+                elif kind == 1:
+                    fresh = IntHashSet(arg)
+                    fresh.add_runs(runs)
+                    built.put(topic_id, fresh)
+                elif kind == 2:
+                    built.remove(topic_id)
+                else:
+                    existing = built.set_of(topic_id)
+                    if existing is not None:
+                        existing.remove(arg)
+                        if not existing:
+                            built.remove(topic_id)
+            self._map = built
+            self._ops = []
+        return self._map
+
+    def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
+        return self._built()[topic_id]
+
+    def __iter__(self) -> Iterator[Uuid]:
+        return iter(self._built())
+
+    def items(self) -> ItemsView[Uuid, AbstractSet[int]]:
+        return self._built().items()
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __contains__(self, topic_id: object) -> bool:
+        return topic_id in self._built()
+
+    def __repr__(self) -> str:
+        return repr(self._built())

@@ -8,14 +8,18 @@
 3. Balance: repeatedly move partitions of a topic from its most to its least loaded subscribers
    until every topic's subscribers differ by at most one (at most 16 rounds over the topics).
 
-Member indices follow ``GroupSpec.memberIds()``. Partition owners and member sizes are numpy
-arrays; step 2 computes a whole topic's water-filling at once (Kafka calls
-``nextLeastLoadedMember`` per partition; the sequence only depends on the sizes at the start of
-the topic). Maps are copied on first change and sets keep Java's order, as in ``sets``.
+Member indices follow ``GroupSpec.memberIds()``; topics are numbered too, so the hot loops
+never hash a ``Uuid``. Partition owners and member sizes are numpy arrays; step 2 computes a
+whole topic's water-filling at once (Kafka calls ``nextLeastLoadedMember`` per partition; the
+sequence only depends on the sizes at the start of the topic) and finds each member's share as
+one strided ``range`` when it is one. A changed member map is a
+:class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
+``computeIfAbsent``/``add``/``remove`` calls, replayed on first read); sets keep Java's order.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
@@ -28,26 +32,27 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
-from coordinator.assignor.sets import TopicMap, java_runs, sized_capacity
-from coordinator.assignor.spec import MemberAssignmentImpl
+from coordinator.assignor.lazy import LazyMembers
+from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs, sized_capacity
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.kafka_uuid import Uuid
 
 MAX_ITERATION_COUNT = 16
 
 
-def _as_runs(partitions: np.ndarray) -> list[range]:
-    """Ascending partitions as few ranges (one when they are evenly spaced)."""
+def _runs_of(partitions: list[int]) -> list[range]:
+    """Ascending partitions as ranges: one strided range when evenly spaced, else step-1 runs."""
     n = len(partitions)
+    first = partitions[0]
     if n == 1:
-        p = int(partitions[0])
-        return [range(p, p + 1)]
-    first = int(partitions[0])
-    step = int(partitions[1]) - first
-    last = int(partitions[-1])
-    if last - first == step * (n - 1) and (n == 2 or bool((np.diff(partitions) == step).all())):
-        return [range(first, last + 1, step)]
+        return [range(first, first + 1)]
+    step = partitions[1] - first
+    if partitions[-1] - first == step * (n - 1) and all(
+        b - a == step for a, b in itertools.pairwise(partitions)
+    ):
+        return [range(first, partitions[-1] + 1, step)]
     runs: list[range] = []
-    for p in partitions.tolist():
+    for p in partitions:
         if runs and runs[-1].step == 1 and runs[-1].stop == p:
             runs[-1] = range(runs[-1].start, p + 1)
         else:
@@ -57,122 +62,149 @@ def _as_runs(partitions: np.ndarray) -> list[range]:
 
 class _Builder:
     def __init__(self, group_spec: GroupSpec, describer: SubscribedTopicDescriber) -> None:
-        self.group_spec = group_spec
-        self.describer = describer
         self.member_ids = list(group_spec.member_ids())
-        count = len(self.member_ids)
-        self.sizes = np.zeros(count, dtype=np.int64)
-        # Members sharing one subscription object are handled together.
-        groups: dict[int, tuple[AbstractSet[Uuid], list[int]]] = {}
-        self.subscriptions: list[AbstractSet[Uuid]] = []
-        for index, member_id in enumerate(self.member_ids):
-            subscribed = group_spec.member_subscription(member_id).subscribed_topic_ids
-            self.subscriptions.append(subscribed)
-            group = groups.get(id(subscribed))
-            if group is None:
-                groups[id(subscribed)] = (subscribed, [index])
-            else:
-                group[1].append(index)
-        lists: dict[Uuid, list[int]] = {}
-        self.num_partitions: dict[Uuid, int] = {}
-        for subscribed, indices in groups.values():
+        if isinstance(group_spec, GroupSpecImpl):
+            specs = group_spec.members
+            self.subscriptions = [specs[m].subscribed_topic_ids for m in self.member_ids]
+            self.olds = [specs[m].partitions for m in self.member_ids]
+        else:
+            self.subscriptions = [
+                group_spec.member_subscription(m).subscribed_topic_ids for m in self.member_ids
+            ]
+            self.olds = [group_spec.member_assignment(m).partitions for m in self.member_ids]
+        # Members sharing a subscription (the same object, or the same topic objects in the
+        # same order) are handled together: topics are looked up once per subscription.
+        by_object: dict[int, int] = {}
+        by_key: dict[tuple[int, ...], int] = {}
+        group_subs: list[AbstractSet[Uuid]] = []
+        group_members: list[list[int]] = []
+        self.member_group: list[int] = []
+        for index, subscribed in enumerate(self.subscriptions):
+            g = by_object.get(id(subscribed))
+            if g is None:
+                key = tuple(map(id, subscribed))
+                g = by_key.get(key)
+                if g is None:
+                    g = by_key[key] = len(group_subs)
+                    group_subs.append(subscribed)
+                    group_members.append([])
+                by_object[id(subscribed)] = g
+            group_members[g].append(index)
+            self.member_group.append(g)
+        self.topic_ids: list[Uuid] = []
+        self.topic_index: dict[Uuid, int] = {}
+        self.num_partitions: list[int] = []
+        lists: list[list[int]] = []
+        self.group_topic_ids: list[set[int]] = []  # id() of each group's topic objects
+        for subscribed, members in zip(group_subs, group_members, strict=True):
             for topic_id in subscribed:
-                if topic_id not in self.num_partitions:
-                    count_ = describer.num_partitions(topic_id)
-                    if count_ == -1:
+                t = self.topic_index.get(topic_id)
+                if t is None:
+                    count = describer.num_partitions(topic_id)
+                    if count == -1:
                         raise PartitionAssignorException(
                             f"Members are subscribed to topic {topic_id} which doesn't exist in "
                             "the topic metadata."
                         )
-                    self.num_partitions[topic_id] = count_
-                    lists[topic_id] = []
-                lists[topic_id].extend(indices)
-        self.subscribers = {t: np.array(v, dtype=np.int64) for t, v in lists.items()}
-        self.owners = {t: np.full(n, -1, dtype=np.int64) for t, n in self.num_partitions.items()}
+                    t = self.topic_index[topic_id] = len(self.topic_ids)
+                    self.topic_ids.append(topic_id)
+                    self.num_partitions.append(count)
+                    lists.append([])
+                lists[t].extend(members)
+            self.group_topic_ids.append({id(t) for t in subscribed})
+        self.index_by_object = {id(t): i for t, i in self.topic_index.items()}
+        self.subscribers = [np.array(v, dtype=np.int64) for v in lists]
+        self.set_capacity = [
+            sized_capacity((n + len(v) - 1) // len(v))
+            for n, v in zip(self.num_partitions, lists, strict=True)
+        ]
+        self.owners: list[np.ndarray] = []
+        self.sizes = np.zeros(len(self.member_ids), dtype=np.int64)
         self.targets: list[Mapping[Uuid, AbstractSet[int]]] = []
-        self.copied: list[TopicMap | None] = [None] * len(self.member_ids)
+        self.changed: list[DeferredTopicMap | None] = []
+        # step 2, per topic: (topic id, set capacity, owner of each share, first, last, step and
+        # size of each share, irregular shares' runs); read per member through `by_member`
+        self.records: list[tuple] = []
+        self.by_member: tuple[list[int], list[int], list[int]] | None = None
+        self.moves: dict[int, list[tuple]] = {}  # balancing: member -> recorded steps
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _sort_key(self, topic_id: Uuid) -> tuple[float, int, Uuid]:
-        subscribers = len(self.subscribers[topic_id])
-        return (-(self.num_partitions[topic_id] / subscribers), subscribers, topic_id)
+    def _sort_key(self, t: int) -> tuple[float, int, Uuid]:
+        subscribers = len(self.subscribers[t])
+        return (-(self.num_partitions[t] / subscribers), subscribers, self.topic_ids[t])
 
-    def _mutable(self, index: int) -> TopicMap:
-        topic_map = self.copied[index]
-        if topic_map is None:
-            topic_map = self.copied[index] = TopicMap.deep_copy(self.targets[index])
-            self.targets[index] = topic_map
-        return topic_map
-
-    def _set_capacity(self, topic_id: Uuid) -> int:
-        n = self.num_partitions[topic_id]
-        s = len(self.subscribers[topic_id])
-        return sized_capacity((n + s - 1) // s)
-
-    def _add(self, topic_id: Uuid, partitions: np.ndarray, index: int) -> None:
-        """addPartitionToTargetAssignment for ascending ``partitions``, one call each."""
-        topic_map = self._mutable(index)
-        target = topic_map.compute_if_absent(topic_id, self._set_capacity(topic_id))
-        if len(partitions) > 1:
-            topic_map.touch()
-        target.add_runs(_as_runs(partitions))
-
-    def _remove(self, topic_id: Uuid, partition: int, index: int) -> None:
-        """removePartitionFromTargetAssignment."""
-        topic_map = self._mutable(index)
-        target = topic_map.set_of(topic_id)
-        if target is not None:
-            target.remove(partition)
-            if not target:
-                topic_map.remove(topic_id)
-        self.owners[topic_id][partition] = -1
-        self.sizes[index] -= 1
+    def _topic_of(self, topic_id: Uuid) -> int | None:
+        t = self.index_by_object.get(id(topic_id))
+        return t if t is not None else self.topic_index.get(topic_id)
 
     # --- the phases ------------------------------------------------------------------------
 
     def build(self) -> GroupAssignment:
-        if not self.num_partitions:
+        if not self.topic_ids:
             return GroupAssignment({})
         self.revoke()
         unassigned = {}
-        for topic_id, owners in self.owners.items():
+        for t, owners in enumerate(self.owners):
             free = np.flatnonzero(owners == -1)
             if len(free):
-                unassigned[topic_id] = free
-        for topic_id in sorted(unassigned, key=self._sort_key):
-            self.assign_topic(topic_id, unassigned[topic_id])
+                unassigned[t] = free
+        for t in sorted(unassigned, key=self._sort_key):
+            self.assign_topic(t, unassigned[t])
         self.balance()
-        members: dict[str, MemberAssignment] = {
-            m: MemberAssignmentImpl(t) for m, t in zip(self.member_ids, self.targets, strict=True)
-        }
-        return GroupAssignment(members)
+        return GroupAssignment(LazyMembers(self.member_ids, self._member))
 
     def revoke(self) -> None:
-        """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest."""
-        sizes = self.sizes
-        for index, member_id in enumerate(self.member_ids):
-            old = self.group_spec.member_assignment(member_id).partitions
+        """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.
+        Owners are written into Python lists here (one slice assignment per topic and member)
+        and become numpy arrays afterwards."""
+        sizes = [0] * len(self.member_ids)
+        owners: list[list[int]] = [[-1] * n for n in self.num_partitions]
+        index_by_object = self.index_by_object
+        topic_index = self.topic_index
+        targets = self.targets
+        changed = self.changed
+        for index, old in enumerate(self.olds):
+            if not old:
+                targets.append(old)
+                changed.append(None)
+                continue
+            new: DeferredTopicMap | None = None
             subscribed = self.subscriptions[index]
-            new: TopicMap | None = None
+            by_object = self.group_topic_ids[self.member_group[index]]
+            size = 0
             for topic_id, partitions in old.items():
-                if topic_id in subscribed:
-                    sizes[index] += len(partitions)
-                    owners = self.owners[topic_id]
-                    for run in java_runs(partitions):
-                        owners[run.start : run.stop : run.step] = index
+                if id(topic_id) in by_object or topic_id in subscribed:
+                    t = index_by_object.get(id(topic_id))
+                    if t is None:
+                        t = topic_index[topic_id]
+                    target = owners[t]
+                    if type(partitions) is IntHashSet:
+                        size += partitions._size
+                        runs = partitions.runs()
+                    else:
+                        size += len(partitions)
+                        runs = java_runs(partitions)
+                    for run in runs:
+                        if len(run) == 1:
+                            target[run.start] = index
+                        else:
+                            target[run.start : run.stop : run.step] = [index] * len(run)
                 else:
                     if new is None:
-                        new = TopicMap.deep_copy(old)
-                    new.remove(topic_id)
-            self.targets.append(old if new is None else new)
-            self.copied[index] = new
+                        new = DeferredTopicMap(old)
+                    new.remove_topic(topic_id)
+            sizes[index] = size
+            targets.append(old if new is None else new)
+            changed.append(new)
+        self.sizes = np.array(sizes, dtype=np.int64)
+        self.owners = [np.array(o, dtype=np.int64) for o in owners]
 
-    def assign_topic(self, topic_id: Uuid, partitions: np.ndarray) -> None:
+    def assign_topic(self, t: int, partitions: np.ndarray) -> None:
         """assignRemainingPartitions for one topic: the balancer's nextLeastLoadedMember
         sequence, computed pass by pass (each pass gives one partition to every member of the
         least loaded range, then the range's level rises and it takes in the members at it)."""
-        subscribers = self.subscribers[topic_id]
+        subscribers = self.subscribers[t]
         loads = self.sizes[subscribers]
         order = np.lexsort((subscribers, loads))
         members = subscribers[order]
@@ -193,49 +225,129 @@ class _Builder:
             level += passes
             end = int(np.searchsorted(levels, level, side="right"))
         owner_of = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
-        self.owners[topic_id][partitions] = owner_of
+        self.owners[t][partitions] = owner_of
         self.sizes += np.bincount(owner_of, minlength=len(self.sizes))
+        # Each member's partitions of this topic, ascending (one computeIfAbsent + add each).
         by_member = np.argsort(owner_of, kind="stable")
         grouped = owner_of[by_member]
+        ordered = partitions[by_member]
         cuts = np.flatnonzero(np.diff(grouped)) + 1
-        starts = [0, *cuts.tolist()]
-        stops = [*cuts.tolist(), len(grouped)]
-        for start, stop in zip(starts, stops, strict=True):
-            self._add(topic_id, partitions[by_member[start:stop]], int(grouped[start]))
+        starts = np.concatenate(([0], cuts))
+        stops = np.concatenate((cuts, [len(grouped)]))
+        # A share is one strided range when its gaps are all equal (each share's own gaps:
+        # the gap into the next member's share is masked out of the max and the min).
+        count_arr = stops - starts
+        step = ordered[np.minimum(starts + 1, len(ordered) - 1)] - ordered[starts]
+        regular = count_arr == 1
+        gaps = np.diff(ordered)
+        if len(gaps):
+            crossing = stops[:-1] - 1
+            high = gaps.copy()
+            high[crossing] = np.iinfo(np.int64).min
+            low = gaps.copy()
+            low[crossing] = np.iinfo(np.int64).max
+            inner = np.minimum(starts, len(gaps) - 1)
+            widest = np.maximum.reduceat(high, inner)
+            narrowest = np.minimum.reduceat(low, inner)
+            regular |= (widest == step) & (narrowest == step)
+        irregular = {
+            int(i): _runs_of(ordered[starts[i] : stops[i]].tolist())
+            for i in np.flatnonzero(~regular)
+        }
+        self.records.append(
+            (
+                self.topic_ids[t],
+                self.set_capacity[t],
+                grouped[starts],
+                ordered[starts].tolist(),
+                ordered[stops - 1].tolist(),
+                step.tolist(),
+                count_arr.tolist(),
+                irregular,
+            )
+        )
+
+    def _assign_steps(self, index: int) -> list[tuple]:
+        """Member ``index``'s computeIfAbsent/add steps from step 2, in topic order."""
+        if self.by_member is None:
+            owners = [r[2] for r in self.records]
+            if not owners:
+                return []
+            members = np.concatenate(owners)
+            record = np.repeat(np.arange(len(owners)), [len(o) for o in owners])
+            share = np.concatenate([np.arange(len(o)) for o in owners])
+            order = np.argsort(members, kind="stable")
+            self.by_member = (
+                np.searchsorted(members[order], np.arange(len(self.member_ids) + 1)).tolist(),
+                record[order].tolist(),
+                share[order].tolist(),
+            )
+        bounds, records, shares = self.by_member
+        steps = []
+        for k, i in zip(
+            records[bounds[index] : bounds[index + 1]],
+            shares[bounds[index] : bounds[index + 1]],
+            strict=True,
+        ):
+            topic_id, capacity, _, firsts, lasts, strides, counts, irregular = self.records[k]
+            count = counts[i]
+            runs = irregular.get(i)
+            if runs is None:
+                runs = [range(firsts[i], lasts[i] + 1, strides[i] if count > 1 else 1)]
+            steps.append((0, topic_id, capacity, runs, count))
+        return steps
+
+    def _member(self, index: int) -> MemberAssignment:
+        """The member's new map: its revoke-phase map (or the caller's, deep-copied on the first
+        change) with the step-2 additions, then the balancing moves, replayed on read."""
+        steps = self._assign_steps(index)
+        moves = self.moves.get(index)
+        target = self.targets[index]
+        if steps or moves:
+            deferred = self.changed[index]
+            if deferred is None:
+                deferred = DeferredTopicMap(target)
+            deferred._ops.extend(steps)
+            if moves:
+                deferred._ops.extend(moves)
+            target = deferred
+        return MemberAssignmentImpl(target)
 
     def balance(self) -> None:
-        topics = [t for t, s in self.subscribers.items() if len(s) >= 2]
+        topics = [t for t, s in enumerate(self.subscribers) if len(s) >= 2]
         if not topics:
             return
         ordered = sorted(topics, key=self._sort_key)
         last = -1
         for _ in range(MAX_ITERATION_COUNT):
-            for i, topic_id in enumerate(ordered):
+            for i, t in enumerate(ordered):
                 if i == last:
                     return
-                moved = self.balance_topic(topic_id)
+                moved = self.balance_topic(t)
                 if moved > 0 or last == -1:
                     last = i
 
-    def balance_topic(self, topic_id: Uuid) -> int:
+    def balance_topic(self, t: int) -> int:
         """balanceTopic: move the topic's partitions from its most to its least loaded
         subscribers (Kafka's MemberAssignmentBalancer, step by step)."""
-        subscribers = self.subscribers[topic_id]
+        subscribers = self.subscribers[t]
         loads = self.sizes[subscribers]
         if int(loads.max()) - int(loads.min()) <= 1:
             return 0
         sizes = self.sizes
         order = np.lexsort((subscribers, loads))
         members: list[int] = subscribers[order].tolist()
-        owners = self.owners[topic_id]
+        owners = self.owners[t]
+        topic_id = self.topic_ids[t]
+        capacity = self.set_capacity[t]
         # Partitions grouped by owner (ascending within), with each owner's [start, end).
         by_owner = np.argsort(owners, kind="stable")
         partitions: list[int] = by_owner.tolist()
         grouped = owners[by_owner]
         cuts = np.flatnonzero(np.diff(grouped)) + 1
-        firsts = [0, *cuts.tolist()]
-        lasts = [*cuts.tolist(), len(grouped)]
-        owner_list = grouped[firsts].tolist() if len(grouped) else []
+        firsts = [0, *cuts.tolist()] if len(grouped) else []
+        lasts = [*cuts.tolist(), len(grouped)] if len(grouped) else []
+        owner_list = grouped[firsts].tolist()
         start_of = dict(zip(owner_list, firsts, strict=True))
         end_of = dict(zip(owner_list, lasts, strict=True))
 
@@ -288,11 +400,15 @@ class _Builder:
             next_least += 1
             if most_count - least_count <= 1:
                 break
-            # assignPartition: from the old owner to the least loaded member
-            self._remove(topic_id, partition, int(owners[partition]))
+            # assignPartition: removePartitionFromTargetAssignment, addPartitionToTargetAssignment
+            old_owner = int(owners[partition])
+            self.moves.setdefault(old_owner, []).append((3, topic_id, partition, None, 0))
+            sizes[old_owner] -= 1
+            self.moves.setdefault(least, []).append(
+                (0, topic_id, capacity, [range(partition, partition + 1)], 1)
+            )
             owners[partition] = least
             sizes[least] += 1
-            self._add(topic_id, np.array([partition]), least)
             moved += 1
         return moved
 

@@ -10,12 +10,20 @@ topics. Balance first (sizes differ by at most one), then stickiness.
    appended to the unassigned list in the order they are met.
 3. Members still below quota take the next unassigned partitions, in the order they were met.
 
-Partitions move as runs (``range`` slices of the unassigned list), never one by one, and maps are
-copied only when changed, as Kafka does; sets keep Java's order (see ``sets``).
+The result's member maps are built on first read (:class:`~coordinator.assignor.lazy.LazyMembers`): assigning costs a pass over the
+members that have a current assignment, and each unfilled member's share is a stretch of the
+unassigned list found from the running sum of the quotas left.
+
+Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
+member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
+``computeIfAbsent``/``add`` calls, replayed on first read), an unchanged one is the input map
+itself, as in Kafka; sets keep Java's order (see ``sets``).
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
@@ -26,9 +34,10 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
+from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import IntHashSet, TopicMap, copy_capacity, java_runs
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.sets import DeferredTopicMap, copy_capacity, java_runs
+from coordinator.assignor.spec import EMPTY_PARTITIONS, GroupSpecImpl, MemberAssignmentImpl
 from coordinator.kafka_uuid import Uuid
 
 Runs = list[tuple[Uuid, range]]
@@ -37,20 +46,22 @@ Runs = list[tuple[Uuid, range]]
 def unassigned_runs(
     topic_id: Uuid, num_partitions: int, group_spec: GroupSpec
 ) -> list[tuple[Uuid, range]]:
-    """The topic's partitions no member owns, ascending, as runs."""
+    """The topic's partitions no member owns (``!isPartitionAssigned``), ascending, as runs."""
     if isinstance(group_spec, GroupSpecImpl):
         owned = group_spec.inverted_member_assignment.get(topic_id)
-        taken = sorted(p for p in owned if 0 <= p < num_partitions) if owned else []
+        if not owned:
+            return [(topic_id, range(num_partitions))] if num_partitions else []
+        free = sorted(set(range(num_partitions)).difference(owned))  # set algebra in C
     else:
-        taken = [p for p in range(num_partitions) if group_spec.is_partition_assigned(topic_id, p)]
-    runs = []
-    start = 0
-    for p in taken:
-        if p > start:
-            runs.append((topic_id, range(start, p)))
-        start = p + 1
-    if start < num_partitions:
-        runs.append((topic_id, range(start, num_partitions)))
+        free = [
+            p for p in range(num_partitions) if not group_spec.is_partition_assigned(topic_id, p)
+        ]
+    runs: list[tuple[Uuid, range]] = []
+    for p in free:
+        if runs and runs[-1][1].stop == p:
+            runs[-1] = (topic_id, range(runs[-1][1].start, p + 1))
+        else:
+            runs.append((topic_id, range(p, p + 1)))
     return runs
 
 
@@ -94,18 +105,24 @@ def build_homogeneous(
         total += count
 
     min_quota, extra = divmod(total, len(member_ids))
+    count = len(member_ids)
 
-    # maybeRevokePartitions
-    targets: dict[str, Mapping[Uuid, AbstractSet[int]]] = {}
-    copied: set[str] = set()
-    unfilled: list[tuple[str, int]] = []
-    for member_id in member_ids:
-        old = group_spec.member_assignment(member_id).partitions
-        quota = min_quota
-        if extra > 0:
-            quota += 1
-            extra -= 1
-        new: TopicMap | None = None
+    # maybeRevokePartitions. Every member takes one of the `extra` partitions in turn, so
+    # member i's quota is min_quota + (i < extra); members without a current assignment keep
+    # their whole quota and are not visited.
+    if isinstance(group_spec, GroupSpecImpl):
+        specs = group_spec.members
+        olds = [specs[m].partitions if m in specs else EMPTY_PARTITIONS for m in member_ids]
+    else:
+        olds = [group_spec.member_assignment(m).partitions for m in member_ids]
+    remaining = [min_quota + 1] * extra + [min_quota] * (count - extra)
+    targets: list[Mapping[Uuid, AbstractSet[int]]] = list(olds)
+    changed = [False] * count
+    for index, old in enumerate(olds):
+        if not old:
+            continue
+        quota = remaining[index]
+        new: DeferredTopicMap | None = None
         for topic_id, partitions in old.items():
             if topic_id in subscribed:
                 size = len(partitions)
@@ -113,52 +130,54 @@ def build_homogeneous(
                     quota -= size
                     continue
                 if new is None:
-                    new = TopicMap.deep_copy(old)
+                    new = DeferredTopicMap(old)
                 kept, revoked = split_runs(java_runs(partitions), quota)
                 quota = 0
                 if kept:
-                    trimmed = IntHashSet(copy_capacity(size))
-                    trimmed.add_runs(kept)
-                    new.put(topic_id, trimmed)
+                    # the deep copy's set (capacity of the whole set) minus the revoked tail
+                    new.put_new(topic_id, copy_capacity(size), kept)
                 else:
-                    new.remove(topic_id)
+                    new.remove_topic(topic_id)
                 unassigned.extend((topic_id, run) for run in revoked)
             else:
                 if new is None:
-                    new = TopicMap.deep_copy(old)
-                new.remove(topic_id)
-        if quota > 0:
-            unfilled.append((member_id, quota))
-        if new is None:
-            targets[member_id] = old
-        else:
-            targets[member_id] = new
-            copied.add(member_id)
+                    new = DeferredTopicMap(old)
+                new.remove_topic(topic_id)
+        remaining[index] = quota
+        if new is not None:
+            targets[index] = new
+            changed[index] = True
 
-    # assignRemainingPartitions
-    position = 0  # index into `unassigned`
-    offset = 0  # partitions of unassigned[position] already handed out
-    for member_id, remaining in unfilled:
-        target = targets[member_id]
-        if member_id in copied:
-            assert isinstance(target, TopicMap)
-            topic_map = target
-        else:
-            topic_map = targets[member_id] = TopicMap.deep_copy(target)
-        while remaining > 0 and position < len(unassigned):
-            topic_id, run = unassigned[position]
-            take = min(remaining, len(run) - offset)
-            chunk = run[offset : offset + take]
-            topic_map.compute_if_absent(topic_id, 16).add_run(chunk)
-            if take > 1:
-                topic_map.touch()  # the next computeIfAbsent call's resize check
-            remaining -= take
-            offset += take
-            if offset == len(run):
-                position += 1
-                offset = 0
-    if position < len(unassigned):
+    # assignRemainingPartitions: unfilled members take consecutive stretches of the unassigned
+    # list, in member order; member i's stretch starts at the sum of the earlier quotas left.
+    handed = sum(remaining)
+    available = sum(len(run) for _, run in unassigned)
+    if handed < available:
         raise PartitionAssignorException("Partitions were left unassigned")
+    starts = [0, *itertools.accumulate(len(r) for _, r in unassigned)]
+    offsets: list[int] = []
 
-    members: dict[str, MemberAssignment] = {m: MemberAssignmentImpl(targets[m]) for m in member_ids}
-    return GroupAssignment(members)
+    def make(i: int) -> MemberAssignment:
+        """Member i's map: its revoke-phase map, deep-copied if still the caller's, plus one
+        recorded computeIfAbsent/add step per piece of its stretch of the unassigned list."""
+        target = targets[i]
+        want = remaining[i]
+        if want > 0:
+            if not offsets:
+                offsets.extend(itertools.accumulate(remaining, initial=0))
+            deferred = target if changed[i] else DeferredTopicMap(target)
+            assert isinstance(deferred, DeferredTopicMap)
+            begin = offsets[i]
+            end = min(begin + want, available)
+            position = bisect.bisect_right(starts, begin) - 1
+            while begin < end:
+                topic_id, run = unassigned[position]
+                offset = begin - starts[position]
+                take = min(end - begin, len(run) - offset)
+                deferred.add(topic_id, 16, [run[offset : offset + take]], take)
+                begin += take
+                position += 1
+            target = deferred
+        return MemberAssignmentImpl(target)
+
+    return GroupAssignment(LazyMembers(member_ids, make))

@@ -1,0 +1,339 @@
+"""Server-side (KIP-848) assignors beside Kafka's Java classes, in the same run.
+
+``python -m bench server_assignors [--quick] [--full-grid] [--only=TEXT] [--no-java]``
+
+Cases are Kafka's ``ServerSideAssignorBenchmark`` (jmh-benchmarks at 1eb7644): ``memberCount``
+members named ``member<i>``, ``topicCount`` topics ``topic-<i>`` of
+``memberCount * partitionsToMemberRatio / topicCount`` partitions; homogeneous (everyone on every
+topic) or heterogeneous (5 buckets of members on 5 slices of the topics); racks on or off;
+``FULL`` (first assignment) or ``INCREMENTAL`` (one more member joins a group holding the first
+assignment, ``simulateIncrementalRebalance``). Default: 1,000 and 10,000 members x ratio 10 x 100
+topics (16 cases); ``--quick`` 1,000 members only; ``--full-grid`` all 720 of Kafka's parameter
+combinations (hours).
+
+Java: tools/server-assignor-bench/build.sh compiles Kafka's assignors from a git mirror of
+apache/kafka into ~/.cache/groupsim (nothing from Kafka is committed) and ServerAssignorBench
+runs each case in one JVM: warm-up, then timed ``assign()`` calls. Python: one warm-up call, then
+timed calls in this process. Times are process CPU time per call (Java: every JVM thread, GC and JIT
+included; Python: ``time.process_time``), averaged over a batch of calls lasting about a second
+(the JVM's process clock ticks in 10 ms steps), so other tenants of a shared machine do not
+count. "ratio" is Python / Java (below 1:
+Python is faster). This is what Kafka's JMH benchmark times: ``assign()``. "+read" also reads
+every partition of the result once, in iteration order (what the coordinator does next when it
+writes the target-assignment records); groupsim's range and uniform results build their maps on
+first read, so that column is the fair one for the whole job. "exact" compares CRC32 digests of both assignments written in iteration order
+(members sorted, each member's topics and partitions in their Java/Python iteration order).
+Without javac, slf4j or the mirror, the Java column says why and is skipped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from attrs import frozen
+
+from coordinator.assignor import (
+    GroupAssignment,
+    GroupSpecImpl,
+    MemberSubscriptionAndAssignmentImpl,
+    SubscribedTopicDescriberImpl,
+    SubscriptionType,
+    TopicMetadata,
+)
+from coordinator.assignor.ordering import string_hashmap_order
+from coordinator.assignor.registry import get_assignor
+from coordinator.assignor.sets import copy_capacity
+from coordinator.kafka_uuid import Uuid, topic_id_for
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "tools" / "server-assignor-bench" / "build.sh"
+NUMBER_OF_RACKS = 3
+MAX_BUCKET_COUNT = 5
+
+
+@frozen
+class Case:
+    members: int
+    ratio: int
+    topics: int
+    rack_aware: bool
+    subscription: str  # HOMOGENEOUS | HETEROGENEOUS
+    assignor: str  # uniform | range
+    assignment: str  # FULL | INCREMENTAL
+
+    @property
+    def label(self) -> str:
+        sub = "homo" if self.subscription == "HOMOGENEOUS" else "hetero"
+        return (
+            f"{self.assignor}-{sub}-{self.assignment.lower()}-m{self.members}-r{self.ratio}"
+            f"-t{self.topics}{'-racks' if self.rack_aware else ''}"
+        )
+
+
+def grid(quick: bool, full: bool) -> list[Case]:
+    if full:
+        members, ratios, topics, racks = (
+            (100, 500, 1000, 5000, 10000),
+            (5, 10, 50),
+            (10, 100, 1000),
+            (True, False),
+        )
+    elif quick:
+        members, ratios, topics, racks = (1000,), (10,), (100,), (False,)
+    else:
+        members, ratios, topics, racks = (1000, 10000), (10,), (100,), (False,)
+    return [
+        Case(m, r, t, rack, sub, a, kind)
+        for m, r, t, rack, sub, a, kind in itertools.product(
+            members,
+            ratios,
+            topics,
+            racks,
+            ("HOMOGENEOUS", "HETEROGENEOUS"),
+            ("uniform", "range"),
+            ("FULL", "INCREMENTAL"),
+        )
+    ]
+
+
+class Inputs:
+    """One case's inputs, in the iteration orders Kafka's benchmark has (HashMap members,
+    TopicIds over a HashSet of topic names)."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        names = [f"topic-{i}" for i in range(case.topics)]
+        per_topic = case.members * case.ratio // case.topics
+        self.ids = [topic_id_for(n) for n in names]
+        self.counts = dict(zip(self.ids, [per_topic] * len(self.ids), strict=True))
+        index = {n: i for i, n in enumerate(names)}
+        count = case.members - 1 if case.assignment == "INCREMENTAL" else case.members
+        self.member_topics: dict[str, list[int]] = {}
+        self.racks: dict[str, str | None] = {}
+        for i, names_i in self._subscriptions(names, count):
+            member_id = f"member{i}"
+            # TopicIds iterates the member's HashSet<String> of topic names.
+            ordered = string_hashmap_order(names_i, copy_capacity(len(names_i)))
+            self.member_topics[member_id] = [index[n] for n in ordered]
+            self.racks[member_id] = self._rack(i)
+        if case.subscription == "HETEROGENEOUS":
+            self.new_topics = self.member_topics[f"member{case.members - 2}"]
+        else:
+            self.new_topics = [
+                index[n] for n in string_hashmap_order(names, copy_capacity(len(names)))
+            ]
+        self.new_rack = self._rack(case.members - 1)
+
+    def _rack(self, i: int) -> str | None:
+        return f"rack{i % NUMBER_OF_RACKS}" if self.case.rack_aware else None
+
+    def _subscriptions(self, names: list[str], count: int) -> Iterator[tuple[int, list[str]]]:
+        if self.case.subscription == "HOMOGENEOUS":
+            for i in range(count):
+                yield i, names
+            return
+        # AssignorBenchmarkUtils.createHeterogeneousBucketedMembers
+        buckets = min(MAX_BUCKET_COUNT, count)
+        topics_per = -(-len(names) // buckets)
+        members_per = -(-count // buckets)
+        for b in range(buckets):
+            for i in range(b * members_per, min((b + 1) * members_per, count)):
+                yield i, names[b * topics_per : min((b + 1) * topics_per, len(names))]
+
+    def java_text(self, min_iters: int, seconds: float) -> str:
+        c = self.case
+        lines = [
+            f"case {c.label} {c.assignor} {c.subscription} {c.assignment} {min_iters} {seconds}"
+        ]
+        lines.append(f"topics {len(self.ids)}")
+        lines += [f"{t} {self.counts[t]}" for t in self.ids]
+        lines.append(f"members {len(self.member_topics)}")
+        for member_id, topics in self.member_topics.items():
+            lines.append(
+                f"{member_id} {self.racks[member_id] or '-'} {len(topics)} {' '.join(map(str, topics))}"
+            )
+        if c.assignment == "INCREMENTAL":
+            lines.append(
+                f"newmember {self.new_rack or '-'} {len(self.new_topics)} {' '.join(map(str, self.new_topics))}"
+            )
+        lines.append("end")
+        return "\n".join(lines) + "\n"
+
+    def python_spec(self) -> tuple[GroupSpecImpl, SubscribedTopicDescriberImpl]:
+        """The GroupSpec and describer the timed call gets (INCREMENTAL: after the first
+        assignment, with one new member), as the benchmark's setup builds them."""
+        c = self.case
+        kind = SubscriptionType[c.subscription]
+        describer = SubscribedTopicDescriberImpl(
+            {t: TopicMetadata(t, f"topic-{i}", self.counts[t]) for i, t in enumerate(self.ids)}
+        )
+        subs = {m: _ordered_set(self.ids, ts) for m, ts in self.member_topics.items()}
+        order = string_hashmap_order(list(self.member_topics))
+        members = {
+            m: MemberSubscriptionAndAssignmentImpl(self.racks[m], None, subs[m]) for m in order
+        }
+        spec = GroupSpecImpl(members, subscription_type=kind)
+        if c.assignment == "FULL":
+            return spec, describer
+        initial = get_assignor(c.assignor).assign(spec, describer)
+        inverted: dict[Uuid, dict[int, str]] = {}
+        for member_id, assignment in initial.members.items():
+            for topic_id, partitions in assignment.partitions.items():
+                target = inverted.setdefault(topic_id, {})
+                for p in partitions:
+                    target[p] = member_id
+        new_subs = (
+            subs[f"member{c.members - 2}"]
+            if c.subscription == "HETEROGENEOUS"
+            else _ordered_set(self.ids, self.new_topics)
+        )
+        updated = {}
+        for member_id in [*order, "newMember"]:
+            if member_id == "newMember":
+                updated[member_id] = MemberSubscriptionAndAssignmentImpl(
+                    self.new_rack, None, new_subs
+                )
+            else:
+                old = members[member_id]
+                given = initial.members.get(member_id)
+                updated[member_id] = MemberSubscriptionAndAssignmentImpl(
+                    old.rack_id, None, old.subscribed_topic_ids, given.partitions if given else {}
+                )
+        ordered_members = {m: updated[m] for m in string_hashmap_order([*order, "newMember"])}
+        return GroupSpecImpl(ordered_members, kind, inverted), describer
+
+
+def _ordered_set(ids: list[Uuid], indices: list[int]):  # type: ignore[no-untyped-def]
+    """A set iterating in the given order (Kafka's TopicIds view over a HashSet of names)."""
+    return dict.fromkeys(ids[i] for i in indices).keys()
+
+
+def digest(result: GroupAssignment) -> str:
+    """CRC32 of the assignment in iteration order, as ServerAssignorBench.digest writes it."""
+    crc = 0
+    for member_id in sorted(result.members):
+        parts = [f"m:{member_id}\n"]
+        for topic_id, partitions in result.members[member_id].partitions.items():
+            parts.append(f"t:{topic_id}:{','.join(map(str, partitions))}\n")
+        crc = zlib.crc32("".join(parts).encode(), crc)
+    return f"{crc:x}"
+
+
+def time_python(case: Case, seconds: float) -> tuple[float, float, str]:
+    """(CPU ms per ``assign`` call, CPU ms per assign + read of every partition, digest): means
+    over batches of calls lasting ``seconds`` (at least 3 calls), after one warm-up call."""
+    spec, describer = Inputs(case).python_spec()
+    assignor = get_assignor(case.assignor)
+    result = assignor.assign(spec, describer)  # warm-up
+    calls = 0
+    deadline = time.perf_counter() + seconds
+    start = time.process_time()
+    while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
+        result = assignor.assign(spec, describer)
+        calls += 1
+    per_call = (time.process_time() - start) * 1e3 / calls
+    reads = 0
+    sink = 0
+    deadline = time.perf_counter() + seconds
+    start = time.process_time()
+    while reads < 3 or (time.perf_counter() < deadline and reads < 1000):
+        for assignment in assignor.assign(spec, describer).members.values():
+            for partitions in assignment.partitions.values():
+                for p in partitions:
+                    sink += p
+        reads += 1
+    per_read = (time.process_time() - start) * 1e3 / reads
+    return per_call, per_read, digest(result)
+
+
+def java_classpath() -> tuple[str | None, str]:
+    """(classpath, message): build Kafka's assignors once into the cache, or say why not."""
+    if not BUILD.exists():
+        return None, f"missing {BUILD}"
+    try:
+        proc = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"cannot build Kafka's assignors: {exc}"
+    if proc.returncode != 0:
+        reason = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
+        return None, f"Java column skipped: {reason}"
+    return proc.stdout.strip().splitlines()[
+        -1
+    ], "Kafka's UniformAssignor/RangeAssignor compiled from the mirror"
+
+
+def time_java(classpath: str, cases: list[Case], seconds: float) -> Iterator[dict]:
+    """Run the cases in one JVM, one at a time (the next case's input is written once the
+    previous answer came back, so inputs are not held in memory all at once)."""
+    proc = subprocess.Popen(
+        ["java", "-Xss8m", "-cp", classpath, "ServerAssignorBench"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for case in cases:
+            proc.stdin.write(Inputs(case).java_text(3, seconds))
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            if not line:
+                yield {"error": "the JVM exited"}
+                return
+            yield json.loads(line)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    full = "--full-grid" in argv
+    with_java = "--no-java" not in argv
+    only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), "")
+    seconds = 0.5 if quick else 1.0
+    cases = [c for c in grid(quick, full) if only in c.label]
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    classpath, message = (
+        java_classpath() if with_java else (None, "Java column not run (--no-java)")
+    )
+    print(f"{message}; load average {load} on {os.cpu_count()} CPUs; CPU ms per call")
+    header = (
+        f"{'case':<48}{'partitions':>11}{'python ms':>11}{'java ms':>10}{'ratio':>8}"
+        f"{'py+read':>10}{'java+read':>11}{'ratio':>8}{'exact':>7}"
+    )
+    print(header)
+    print("-" * len(header), flush=True)
+    java_results = time_java(classpath, cases, seconds) if classpath else None
+    status = 0
+    for case in cases:
+        py_min, py_read, py_digest = time_python(case, seconds)
+        partitions = case.members * case.ratio // case.topics * case.topics
+        java = next(java_results) if java_results is not None else None
+        if java is None or "error" in java:
+            java_text, ratio, java_read, read_ratio, exact = "-", "-", "-", "-", "-"
+        else:
+            java_text = f"{java['cpu_ms']:.2f}"
+            ratio = f"{py_min / java['cpu_ms']:.2f}"
+            java_read = f"{java['read_ms']:.2f}"
+            read_ratio = f"{py_read / java['read_ms']:.2f}"
+            exact = "yes" if java["digest"] == py_digest else "NO"
+            status |= exact == "NO"
+        print(
+            f"{case.label:<48}{partitions:>11,}{py_min:>11.2f}{java_text:>10}{ratio:>8}"
+            f"{py_read:>10.2f}{java_read:>11}{read_ratio:>8}{exact:>7}",
+            flush=True,
+        )
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

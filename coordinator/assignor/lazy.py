@@ -1,0 +1,51 @@
+"""``GroupAssignment.members`` as a read-on-demand mapping.
+
+Kafka's assignors return a ``HashMap<String, MemberAssignment>`` holding one object per member.
+groupsim's keep, per member, what its assignment is made of (an ordinal, a stretch of partitions,
+recorded map steps) and build the member's :class:`MemberAssignmentImpl` when it is first read,
+once. The coordinator reads every member anyway; the assignor itself does not need to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
+
+from coordinator.assignor.api import MemberAssignment
+
+
+class LazyMembers(Mapping[str, MemberAssignment]):
+    """member id -> assignment, ``make(i)`` building the i-th member's on first read."""
+
+    __slots__ = ("_built", "_ids", "_index", "_make")
+
+    def __init__(self, member_ids: Sequence[str], make: Callable[[int], MemberAssignment]) -> None:
+        self._ids = member_ids
+        self._make = make
+        self._index: dict[str, int] | None = None
+        self._built: list[MemberAssignment | None] = [None] * len(member_ids)
+
+    def member(self, i: int) -> MemberAssignment:
+        built = self._built[i]
+        if built is None:
+            built = self._built[i] = self._make(i)
+        return built
+
+    def __getitem__(self, member_id: str) -> MemberAssignment:
+        if self._index is None:
+            self._index = dict(zip(self._ids, range(len(self._ids)), strict=True))
+        return self.member(self._index[member_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def _all(self) -> dict[str, MemberAssignment]:
+        return {m: self.member(i) for i, m in enumerate(self._ids)}
+
+    def values(self) -> ValuesView[MemberAssignment]:
+        return self._all().values()
+
+    def items(self) -> ItemsView[str, MemberAssignment]:
+        return self._all().items()

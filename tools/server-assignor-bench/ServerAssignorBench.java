@@ -1,0 +1,229 @@
+// groupsim's driver for Kafka's server-side assignors (UniformAssignor, RangeAssignor at 1eb7644),
+// run beside the Python ones by `python -m bench server_assignors`. Our own code: it implements
+// Kafka's assignor API interfaces the way GroupSpecImpl / MemberSubscriptionAndAssignmentImpl /
+// SubscribedTopicDescriberImpl do, builds the inputs of Kafka's ServerSideAssignorBenchmark
+// (jmh-benchmarks, same sizes, same FULL/INCREMENTAL set-up) from a case description on stdin,
+// times assign() after a warm-up, and prints one JSON line per case with a CRC32 digest of the
+// assignment in Java iteration order (so the Python side can check it is exact, order included).
+//
+// stdin, per case:
+//   case <label> <uniform|range> <HOMOGENEOUS|HETEROGENEOUS> <FULL|INCREMENTAL> <minIters> <seconds>
+//   topics <n>            then n lines: <uuid> <numPartitions>
+//   members <m>           then m lines: <memberId> <rack|-> <k> <topicIndex>...
+//   newmember <rack|-> <k> <topicIndex>...      (INCREMENTAL only)
+//   end
+import java.io.BufferedReader;
+import java.lang.management.ManagementFactory;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.zip.CRC32;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
+import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
+import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
+
+public class ServerAssignorBench {
+    static final class Member implements MemberSubscription, MemberAssignment {
+        final Optional<String> rack;
+        final Set<Uuid> topics;
+        final Map<Uuid, Set<Integer>> partitions;
+
+        Member(Optional<String> rack, Set<Uuid> topics, Map<Uuid, Set<Integer>> partitions) {
+            this.rack = rack;
+            this.topics = topics;
+            this.partitions = partitions;
+        }
+
+        public Optional<String> rackId() { return rack; }
+        public Optional<String> instanceId() { return Optional.empty(); }
+        public Set<Uuid> subscribedTopicIds() { return topics; }
+        public Map<Uuid, Set<Integer>> partitions() { return partitions; }
+    }
+
+    static final class Spec implements GroupSpec {
+        final Map<String, Member> members;
+        final SubscriptionType type;
+        final Map<Uuid, Map<Integer, String>> inverted;
+
+        Spec(Map<String, Member> members, SubscriptionType type, Map<Uuid, Map<Integer, String>> inverted) {
+            this.members = members;
+            this.type = type;
+            this.inverted = inverted;
+        }
+
+        public Collection<String> memberIds() { return members.keySet(); }
+        public SubscriptionType subscriptionType() { return type; }
+        public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
+            Map<Integer, String> m = inverted.get(topicId);
+            return m != null && m.containsKey(partitionId);
+        }
+        public MemberSubscription memberSubscription(String memberId) {
+            Member m = members.get(memberId);
+            if (m == null) throw new IllegalArgumentException("Member Id " + memberId + " not found.");
+            return m;
+        }
+        public MemberAssignment memberAssignment(String memberId) {
+            Member m = members.get(memberId);
+            return m == null ? new Member(Optional.empty(), Collections.emptySet(), Collections.emptyMap()) : m;
+        }
+    }
+
+    static final class Describer implements SubscribedTopicDescriber {
+        final Map<Uuid, Integer> counts;
+        Describer(Map<Uuid, Integer> counts) { this.counts = counts; }
+        public int numPartitions(Uuid topicId) { Integer n = counts.get(topicId); return n == null ? -1 : n; }
+        public Set<String> racksForPartition(Uuid topicId, int partition) { return Collections.emptySet(); }
+    }
+
+    static Set<Uuid> topicsOf(String[] f, int from, List<Uuid> ids) {
+        int k = Integer.parseInt(f[from]);
+        Set<Uuid> s = new LinkedHashSet<>();
+        for (int i = 0; i < k; i++) s.add(ids.get(Integer.parseInt(f[from + 1 + i])));
+        return s;
+    }
+
+    // Process CPU time (all JVM threads: the benchmark thread, GC and JIT): on a shared machine a
+    // wall clock measures the other tenants too.
+    static final com.sun.management.OperatingSystemMXBean OS =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    static long cpu() { return OS.getProcessCpuTime(); }
+
+    static Optional<String> rack(String r) { return r.equals("-") ? Optional.empty() : Optional.of(r); }
+
+    static String digest(GroupAssignment a) {
+        CRC32 crc = new CRC32();
+        for (String m : new TreeSet<>(a.members().keySet())) {
+            StringBuilder b = new StringBuilder("m:").append(m).append('\n');
+            for (Map.Entry<Uuid, Set<Integer>> e : a.members().get(m).partitions().entrySet()) {
+                b.append("t:").append(e.getKey()).append(':');
+                boolean first = true;
+                for (int p : e.getValue()) {
+                    if (!first) b.append(',');
+                    b.append(p);
+                    first = false;
+                }
+                b.append('\n');
+            }
+            crc.update(b.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        return Long.toHexString(crc.getValue());
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (!line.startsWith("case ")) continue;
+            String[] c = line.split(" ");
+            String label = c[1];
+            PartitionAssignor assignor = c[2].equals("range") ? new RangeAssignor() : new UniformAssignor();
+            SubscriptionType type = SubscriptionType.valueOf(c[3]);
+            boolean incremental = c[4].equals("INCREMENTAL");
+            int minIters = Integer.parseInt(c[5]);
+            double seconds = Double.parseDouble(c[6]);
+            List<Uuid> ids = new ArrayList<>();
+            Map<Uuid, Integer> counts = new HashMap<>();
+            Map<String, Member> members = new HashMap<>();
+            Member newMember = null;
+            while (!(line = in.readLine()).equals("end")) {
+                String[] f = line.split(" ");
+                if (f[0].equals("topics")) {
+                    int n = Integer.parseInt(f[1]);
+                    for (int i = 0; i < n; i++) {
+                        String[] t = in.readLine().split(" ");
+                        Uuid id = Uuid.fromString(t[0]);
+                        ids.add(id);
+                        counts.put(id, Integer.parseInt(t[1]));
+                    }
+                } else if (f[0].equals("members")) {
+                    int n = Integer.parseInt(f[1]);
+                    for (int i = 0; i < n; i++) {
+                        String[] m = in.readLine().split(" ");
+                        members.put(m[0], new Member(rack(m[1]), topicsOf(m, 2, ids), Collections.emptyMap()));
+                    }
+                } else if (f[0].equals("newmember")) {
+                    newMember = new Member(rack(f[1]), topicsOf(f, 2, ids), Collections.emptyMap());
+                }
+            }
+            Describer describer = new Describer(counts);
+            Spec spec = new Spec(members, type, Collections.emptyMap());
+            if (incremental) {
+                // ServerSideAssignorBenchmark.simulateIncrementalRebalance
+                GroupAssignment initial = assignor.assign(spec, describer);
+                Map<Uuid, Map<Integer, String>> inverted = new HashMap<>();
+                for (Map.Entry<String, MemberAssignment> e : initial.members().entrySet()) {
+                    for (Map.Entry<Uuid, Set<Integer>> t : e.getValue().partitions().entrySet()) {
+                        Map<Integer, String> pm = inverted.computeIfAbsent(t.getKey(), k -> new HashMap<>());
+                        for (Integer p : t.getValue()) pm.put(p, e.getKey());
+                    }
+                }
+                Map<String, Member> updated = new HashMap<>();
+                for (String id : spec.memberIds()) {
+                    MemberAssignment ma = initial.members().get(id);
+                    Map<Uuid, Set<Integer>> parts = ma == null ? Collections.emptyMap() : ma.partitions();
+                    Member old = members.get(id);
+                    updated.put(id, new Member(old.rack, old.topics, Collections.unmodifiableMap(parts)));
+                }
+                updated.put("newMember", newMember);
+                spec = new Spec(updated, type, inverted);
+            }
+            // Warm-up (JIT) for half the budget, then batches: process CPU time over a batch
+            // divided by its calls (the process CPU clock ticks in 10 ms steps, so single calls
+            // cannot be timed with it). Also the fastest single call by the wall clock.
+            long warmEnd = System.nanoTime() + (long) (seconds * 0.5e9);
+            int warm = 0;
+            while (warm < minIters || (System.nanoTime() < warmEnd && warm < 1000)) {
+                assignor.assign(spec, describer);
+                warm++;
+            }
+            GroupAssignment result = null;
+            int iters = 0;
+            double wallMin = Double.MAX_VALUE;
+            long cpu0 = cpu();
+            long deadline = System.nanoTime() + (long) (seconds * 1e9);
+            while (iters < minIters || (System.nanoTime() < deadline && iters < 1000)) {
+                long t0 = System.nanoTime();
+                result = assignor.assign(spec, describer);
+                wallMin = Math.min(wallMin, (System.nanoTime() - t0) / 1e6);
+                iters++;
+            }
+            double cpuMean = (cpu() - cpu0) / 1e6 / iters;
+            // assign() and then one read of every partition in iteration order, as the
+            // coordinator's TargetAssignmentBuilder does when it writes the records.
+            int readIters = 0;
+            long sink = 0;
+            long cpu1 = cpu();
+            long readDeadline = System.nanoTime() + (long) (seconds * 1e9);
+            while (readIters < minIters || (System.nanoTime() < readDeadline && readIters < 1000)) {
+                GroupAssignment r = assignor.assign(spec, describer);
+                for (MemberAssignment ma : r.members().values())
+                    for (Set<Integer> ps : ma.partitions().values())
+                        for (int p : ps) sink += p;
+                readIters++;
+            }
+            double readMean = (cpu() - cpu1) / 1e6 / readIters;
+            if (sink == -1) System.out.print("");
+            System.out.println("{\"label\":\"" + label + "\",\"cpu_ms\":" + cpuMean + ",\"wall_min_ms\":" + wallMin
+                + ",\"read_ms\":" + readMean + ",\"iters\":" + iters + ",\"warmup\":" + warm + ",\"digest\":\"" + digest(result) + "\"}");
+            System.out.flush();
+        }
+    }
+}
