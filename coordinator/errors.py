@@ -45,6 +45,10 @@ class Errors(IntEnum):
     GROUP_MAX_SIZE_REACHED = 81
     FENCED_INSTANCE_ID = 82
     UNSTABLE_OFFSET_COMMIT = 88
+    FENCED_MEMBER_EPOCH = 110
+    UNRELEASED_INSTANCE_ID = 111
+    UNSUPPORTED_ASSIGNOR = 112
+    STALE_MEMBER_EPOCH = 113
 
     @property
     def code(self) -> int:
@@ -115,4 +119,18 @@ EXCEPTION_NAMES: dict[Errors, str] = {
     Errors.GROUP_MAX_SIZE_REACHED: "GroupMaxSizeReachedException",
     Errors.FENCED_INSTANCE_ID: "FencedInstanceIdException",
     Errors.UNSTABLE_OFFSET_COMMIT: "UnstableOffsetCommitException",
+    Errors.FENCED_MEMBER_EPOCH: "FencedMemberEpochException",
+    Errors.UNRELEASED_INSTANCE_ID: "UnreleasedInstanceIdException",
+    Errors.UNSUPPORTED_ASSIGNOR: "UnsupportedAssignorException",
+    Errors.STALE_MEMBER_EPOCH: "StaleMemberEpochException",
 }
+
+
+class ApiError(Exception):
+    """Kafka's ApiException as the KIP-848 handlers throw it: an error code and its message.
+    GroupCoordinatorService turns it into the response (handleOperationException)."""
+
+    def __init__(self, error: Errors, message: str | None = None) -> None:
+        super().__init__(message if message is not None else error.name)
+        self.error = error
+        self.message = message

@@ -16,6 +16,10 @@ from coordinator.effects import Send
 from coordinator.errors import Errors
 from coordinator.protocol import (
     KEY_TYPE_GROUP,
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
     DeleteGroupsRequest,
     DeleteGroupsResponse,
     DescribeGroupsRequest,
@@ -64,6 +68,7 @@ _GROUP_APIS = (
     OffsetCommitRequest,
     OffsetFetchRequest,
     TxnOffsetCommitRequest,
+    ConsumerGroupHeartbeatRequest,
 )
 
 # OffsetCommit and TxnOffsetCommit answer per partition: the response, topic, partition and
@@ -90,6 +95,7 @@ _REQUEST_TYPES = frozenset(
         ListGroupsRequest,
         DescribeGroupsRequest,
         DeleteGroupsRequest,
+        ConsumerGroupDescribeRequest,
     )
 )
 
@@ -158,6 +164,8 @@ class KafkaApis:
             response = self.service.list_groups(dst, request)
         elif isinstance(request, DescribeGroupsRequest):
             response = self.service.describe_groups(dst, request)
+        elif isinstance(request, ConsumerGroupDescribeRequest):
+            response = self.service.consumer_group_describe(dst, request)
         elif isinstance(request, DeleteGroupsRequest):
             # each distinct name once (handleDeleteGroupsRequest)
             names = list(dict.fromkeys(request.groups_names))
@@ -203,6 +211,7 @@ class KafkaApis:
         key = (
             request.topics,
             tuple(sorted(self.topology.topics.items())),
+            tuple(sorted(self.topology.topic_ids.items())),
             tuple(self.topology.alive.values()),
         )
         cache = self._metadata_cache
@@ -244,7 +253,11 @@ class KafkaApis:
                         tuple(broker_id(r) for r in replicas),
                     )
                 )
-            topics.append(MetadataResponseTopic(name, Errors.NONE, tuple(parts)))
+            topics.append(
+                MetadataResponseTopic(
+                    name, Errors.NONE, tuple(parts), topic_id=self.topology.topic_ids[name]
+                )
+            )
         return MetadataResponse(brokers=brokers, topics=tuple(topics))
 
     def _group_request(
@@ -449,6 +462,10 @@ def malformed_response(request: object, reason: str) -> object | None:
         return DeleteGroupsResponse(())
     if isinstance(request, JoinGroupRequest):
         return JoinGroupResponse(error, member_id="")
+    if isinstance(request, ConsumerGroupHeartbeatRequest):
+        return ConsumerGroupHeartbeatResponse(Errors.INVALID_REQUEST, error_message=reason)
+    if isinstance(request, ConsumerGroupDescribeRequest):
+        return ConsumerGroupDescribeResponse(())
     if isinstance(request, _GROUP_APIS):
         try:
             return error_response(request, error)

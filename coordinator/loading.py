@@ -12,13 +12,16 @@ partition is their ``on_unloaded``.
 
 from __future__ import annotations
 
+from coordinator.consumer_group_manager import ConsumerGroupManager
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.log import OffsetsLog
 from coordinator.offset_metadata_manager import OffsetMetadataManager
 from coordinator.pending_offsets import PendingOffset, PendingTransactionalOffsets
 from coordinator.records import (
+    CONSUMER_GROUP_KEYS,
     NO_PRODUCER_ID,
     ControlRecordKey,
+    EndTransactionMarkerValue,
     GroupMetadataKey,
     GroupMetadataValue,
     OffsetCommitKey,
@@ -37,21 +40,38 @@ class CoordinatorLoader:
         self.partition = partition
 
     def replay(
-        self, groups: GroupMetadataManager, offsets: OffsetMetadataManager, now_ms: int
+        self,
+        groups: GroupMetadataManager,
+        offsets: OffsetMetadataManager,
+        consumer_groups: ConsumerGroupManager,
+        now_ms: int,
     ) -> int:
-        """Rebuild the groups, then their offsets; returns how many records the partition has."""
+        """Rebuild the groups, then their offsets; returns how many records the partition has.
+
+        The KIP-848 consumer groups replay their records in log order, as Kafka's loader does
+        (their replay asserts the order: a member's tombstones follow its epoch -1)."""
+        records = self.log.partition(self.partition)
+        for record in records:
+            value = record.value
+            # a consumer-group key never carries a transaction marker's value
+            if isinstance(record.key, CONSUMER_GROUP_KEYS) and not isinstance(
+                value, EndTransactionMarkerValue
+            ):
+                consumer_groups.replay(record.key, value)
         latest = self.log.latest(self.partition)
         for key, value in latest.items():
             # A key's value is of its kind or None (a tombstone): isinstance is the None check.
             if isinstance(key, GroupMetadataKey) and isinstance(value, GroupMetadataValue):
                 groups.replay_group(key.group, value)
-        records = self.log.partition(self.partition)
         committed, _pending, txn_groups = offsets_in_log_order(records)
         for key, (_value, _record_offset, plain) in committed.items():
-            if plain:  # a marker's offsets make no group: their records did, if still alive
+            # a marker's offsets make no group: their records did, if still alive; a
+            # KIP-848 group's offsets belong to the consumer group replayed above
+            if plain and key.group not in consumer_groups.groups:
                 groups.replay_simple_group(key.group, now_ms)
         for group_id in txn_groups:  # replay makes a group of every transactional offset's
-            groups.replay_simple_group(group_id, now_ms)
+            if group_id not in consumer_groups.groups:
+                groups.replay_simple_group(group_id, now_ms)
         offsets.replay_log(records, now_ms)
         return len(records)
 

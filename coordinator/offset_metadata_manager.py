@@ -10,7 +10,10 @@ the groups it validates a commit against, as Kafka's does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from coordinator.config import CoordinatorConfig
+from coordinator.consumer_group import ConsumerGroup
 from coordinator.errors import Errors
 from coordinator.group import (
     COMPLETING_REBALANCE,
@@ -63,8 +66,13 @@ class OffsetMetadataManager:
         config: CoordinatorConfig,
         writer: PartitionWriter,
         group_manager: GroupMetadataManager,
+        consumer_groups: Mapping[str, ConsumerGroup] | None = None,
     ) -> None:
         self.node = node
+        # the shard's KIP-848 consumer groups (ConsumerGroup.validateOffsetCommit/Fetch)
+        self.consumer_groups: Mapping[str, ConsumerGroup] = (
+            consumer_groups if consumer_groups is not None else {}
+        )
         self.config = config
         self.writer = writer
         self.group_manager = group_manager
@@ -79,7 +87,11 @@ class OffsetMetadataManager:
 
     # --- OffsetCommit / OffsetFetch (commitOffset, fetchOffsets) ----------------------------------
     def validate_offset_commit(self, req: OffsetCommitRequest) -> Errors | None:
-        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit."""
+        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit (or
+        ConsumerGroup.validateOffsetCommit for a KIP-848 group)."""
+        consumer_group = self.consumer_groups.get(req.group_id)
+        if consumer_group is not None:
+            return _validate_consumer_group_commit(consumer_group, req)
         group = self.group_manager.groups.get(req.group_id)
         if group is None:
             if req.generation_id < 0:
@@ -109,6 +121,8 @@ class OffsetMetadataManager:
             for topic in req.topics:
                 for part in topic.partitions:
                     per_partition[(topic.name, part.partition_index)] = error
+        elif req.group_id in self.consumer_groups:
+            self._write_commit(out, req, per_partition)
         else:
             group = self.group_manager.groups.get(req.group_id)
             created = group is None
@@ -121,46 +135,9 @@ class OffsetMetadataManager:
                 self.group_manager.schedule_heartbeat(
                     out, group, member.member_id, member.session_timeout_ms
                 )
-            entries = []
-            for topic in req.topics:
-                for part in topic.partitions:
-                    metadata = part.committed_metadata or ""
-                    key = (topic.name, part.partition_index)
-                    # OffsetMetadataManager.isMetadataInvalid compares String.length(), in
-                    # UTF-16 code units, not bytes, whatever the config's name says.
-                    if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
-                        per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
-                        continue
-                    per_partition[key] = Errors.NONE
-                    entries.append(
-                        (
-                            OffsetCommitKey(req.group_id, topic.name, part.partition_index),
-                            OffsetCommitValue(
-                                offset=part.committed_offset,
-                                leader_epoch=part.committed_leader_epoch,
-                                metadata=metadata,
-                                commit_timestamp=out.now,
-                            ),
-                        )
-                    )
-            append_error, records = (
-                self.writer.append_records(out, entries, req.group_id)
-                if entries
-                else (Errors.NONE, ())
-            )
-            if append_error != Errors.NONE:
-                # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
-                mapped = operation_error_to_response_error(append_error)
-                for key in per_partition:
-                    per_partition[key] = mapped
-                if created:
-                    self.group_manager.delete_group(
-                        out, group, "offset commit could not be written"
-                    )
-            else:
-                for (record_key, value), record in zip(entries, records, strict=True):
-                    tp = (record_key.topic, record_key.partition)
-                    self._put(req.group_id, tp, value, record.offset)
+            append_error = self._write_commit(out, req, per_partition)
+            if append_error != Errors.NONE and created:
+                self.group_manager.delete_group(out, group, "offset commit could not be written")
         # Lists, not generators: the response classes convert them to tuples anyway.
         topics = [
             OffsetCommitResponseTopic(
@@ -184,12 +161,59 @@ class OffsetMetadataManager:
             req.generation_id,
         )
 
+    def _write_commit(
+        self, out: Step, req: OffsetCommitRequest, per_partition: dict[tuple[str, int], Errors]
+    ) -> Errors:
+        """The commit's records as one batch, then the offsets they set; the append's error
+        (every partition gets it mapped, as GroupCoordinatorService.commitOffsets answers)."""
+        entries = []
+        for topic in req.topics:
+            for part in topic.partitions:
+                metadata = part.committed_metadata or ""
+                key = (topic.name, part.partition_index)
+                # OffsetMetadataManager.isMetadataInvalid compares String.length(), in
+                # UTF-16 code units, not bytes, whatever the config's name says.
+                if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
+                    per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
+                    continue
+                per_partition[key] = Errors.NONE
+                entries.append(
+                    (
+                        OffsetCommitKey(req.group_id, topic.name, part.partition_index),
+                        OffsetCommitValue(
+                            offset=part.committed_offset,
+                            leader_epoch=part.committed_leader_epoch,
+                            metadata=metadata,
+                            commit_timestamp=out.now,
+                        ),
+                    )
+                )
+        append_error, records = (
+            self.writer.append_records(out, entries, req.group_id) if entries else (Errors.NONE, ())
+        )
+        if append_error != Errors.NONE:
+            mapped = operation_error_to_response_error(append_error)
+            for key in per_partition:
+                per_partition[key] = mapped
+        else:
+            for (record_key, value), record in zip(entries, records, strict=True):
+                self._put(
+                    req.group_id, (record_key.topic, record_key.partition), value, record.offset
+                )
+        return append_error
+
     def fetch_offsets(self, out: Step, waiter: Parked, req: OffsetFetchRequest) -> None:
         """fetchOffsets / fetchAllOffsets. With ``require_stable`` a partition that has a pending
         transactional offset is answered UNSTABLE_OFFSET_COMMIT (the client retries); an
         unknown group (validateOffsetFetch) has no offsets to show."""
+        consumer_group = self.consumer_groups.get(req.group_id)
+        if consumer_group is not None:
+            error = _validate_consumer_group_fetch(consumer_group, req)
+            if error is not None:
+                respond(out, self.node, waiter, OffsetFetchResponse(error), req.group_id)
+                return
         group_id = req.group_id
-        known = group_id in self.group_manager.groups
+        known = group_id in self.group_manager.groups or consumer_group is not None
         stored = self.offsets.get(group_id, {}) if known else {}
         unstable = req.require_stable and self.pending.has_open_transactions(group_id)
         if req.topics is None:
@@ -538,3 +562,33 @@ class OffsetMetadataManager:
 def _unstable(partition: int) -> OffsetFetchResponsePartition:
     """The answer for a partition with a pending transactional offset under require_stable."""
     return OffsetFetchResponsePartition(partition, error_code=Errors.UNSTABLE_OFFSET_COMMIT)
+
+
+def _validate_consumer_group_commit(
+    group: ConsumerGroup, req: OffsetCommitRequest
+) -> Errors | None:
+    """ConsumerGroup.validateOffsetCommit: -1 with no members is the admin's (or a group-less
+    consumer's) commit; otherwise the member must exist, use OffsetCommit v9+, and commit at its
+    current epoch (STALE_MEMBER_EPOCH otherwise)."""
+    if req.generation_id < 0 and not group.members:
+        return None
+    member = group.members.get(req.member_id)
+    if member is None:
+        return Errors.UNKNOWN_MEMBER_ID
+    if req.api_version < 9:
+        return Errors.UNSUPPORTED_VERSION
+    if req.generation_id != member.member_epoch:
+        return Errors.STALE_MEMBER_EPOCH
+    return None
+
+
+def _validate_consumer_group_fetch(group: ConsumerGroup, req: OffsetFetchRequest) -> Errors | None:
+    """ConsumerGroup.validateOffsetFetch: a fetch without member id and epoch is accepted."""
+    if req.member_id is None and req.member_epoch < 0:
+        return None
+    member = group.members.get(req.member_id or "")
+    if member is None:
+        return Errors.UNKNOWN_MEMBER_ID
+    if req.member_epoch != member.member_epoch:
+        return Errors.STALE_MEMBER_EPOCH
+    return None

@@ -16,7 +16,7 @@ from attrs import field, frozen
 
 from coordinator.errors import Errors
 from coordinator.java import java_string_length, java_substring
-from coordinator.kafka_uuid import Uuid
+from coordinator.kafka_uuid import ZERO_UUID, Uuid
 from coordinator.tuples import to_optional_tuple, to_tuple
 
 # --- FindCoordinator ---------------------------------------------------------------------------
@@ -60,6 +60,7 @@ class MetadataResponseTopic:
     name: str
     error_code: Errors = Errors.NONE
     partitions: tuple[MetadataResponsePartition, ...] = ()
+    topic_id: Uuid = ZERO_UUID  # v10+; ZERO_UUID for a topic that does not exist
 
 
 @frozen
@@ -263,6 +264,8 @@ class OffsetFetchRequest:
     group_id: str
     topics: tuple[OffsetFetchRequestTopic, ...] | None = None  # None = every committed offset
     require_stable: bool = False
+    member_id: str | None = None  # v9+ (KIP-848): the member's id, or null
+    member_epoch: int = -1  # v9+: the member epoch, -1 when not a group member
 
 
 @frozen
@@ -380,6 +383,7 @@ class ListedGroup:
     group_id: str
     protocol_type: str
     group_state: str
+    group_type: str = "classic"  # v5+: "classic" or "consumer"
 
 
 @frozen
