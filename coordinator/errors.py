@@ -1,6 +1,7 @@
 """Kafka's protocol error codes, by Kafka's own names (org.apache.kafka.common.protocol.Errors).
 
-Only the codes the classic group protocol, offsets and topic metadata can produce are listed.
+Only the codes the classic group protocol, KIP-848's ConsumerGroupHeartbeat, offsets and topic
+metadata can produce are listed.
 An ``IntEnum`` so that ``Errors.REBALANCE_IN_PROGRESS == 27`` and the name travels in logs.
 """
 
@@ -45,6 +46,11 @@ class Errors(IntEnum):
     GROUP_MAX_SIZE_REACHED = 81
     FENCED_INSTANCE_ID = 82
     UNSTABLE_OFFSET_COMMIT = 88
+    # KIP-848
+    FENCED_MEMBER_EPOCH = 110
+    UNRELEASED_INSTANCE_ID = 111
+    UNSUPPORTED_ASSIGNOR = 112
+    STALE_MEMBER_EPOCH = 113
 
     @property
     def code(self) -> int:
@@ -115,4 +121,8 @@ EXCEPTION_NAMES: dict[Errors, str] = {
     Errors.GROUP_MAX_SIZE_REACHED: "GroupMaxSizeReachedException",
     Errors.FENCED_INSTANCE_ID: "FencedInstanceIdException",
     Errors.UNSTABLE_OFFSET_COMMIT: "UnstableOffsetCommitException",
+    Errors.FENCED_MEMBER_EPOCH: "FencedMemberEpochException",
+    Errors.UNRELEASED_INSTANCE_ID: "UnreleasedInstanceIdException",
+    Errors.UNSUPPORTED_ASSIGNOR: "UnsupportedAssignorException",
+    Errors.STALE_MEMBER_EPOCH: "StaleMemberEpochException",
 }

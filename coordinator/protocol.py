@@ -16,7 +16,7 @@ from attrs import field, frozen
 
 from coordinator.errors import Errors
 from coordinator.java import java_string_length, java_substring
-from coordinator.kafka_uuid import Uuid
+from coordinator.kafka_uuid import ZERO_UUID, Uuid
 from coordinator.tuples import to_optional_tuple, to_tuple
 
 # --- FindCoordinator ---------------------------------------------------------------------------
@@ -60,6 +60,9 @@ class MetadataResponseTopic:
     name: str
     error_code: Errors = Errors.NONE
     partitions: tuple[MetadataResponsePartition, ...] = ()
+    #: The topic's id (Metadata v10+, ``topicId``); ZERO_UUID when the broker gave none. A
+    #: KIP-848 consumer resolves the ids of its ConsumerGroupHeartbeat assignment with it.
+    topic_id: Uuid = ZERO_UUID
 
 
 @frozen

@@ -126,6 +126,33 @@ class ClassicMembershipManager:
         return self._rejoin_needed
 
     @property
+    def commit_generation(self) -> Generation:
+        return self.generation
+
+    def local_commit_error(self) -> str | None:
+        """ConsumerCoordinator.sendOffsetCommitRequest outside STABLE: during a rebalance a
+        RebalanceInProgressException, else a CommitFailedException."""
+        if self._member_state is MemberState.STABLE:
+            return None
+        if self._member_state in (
+            MemberState.PREPARING_REBALANCE,
+            MemberState.COMPLETING_REBALANCE,
+        ):
+            return "REBALANCE_IN_PROGRESS"
+        return "COMMIT_FAILED"
+
+    @property
+    def in_group(self) -> bool:
+        return not self.generation.is_reset
+
+    def release_assignment(self, now: int) -> None:
+        """ConsumerCoordinator.onLeavePrepare, on the facade."""
+        self._c._on_leave_prepare(now)
+
+    def on_subscription_changed(self, now: int) -> None:
+        """Nothing: rejoinNeededOrPending compares the joined subscription."""
+
+    @property
     def join_in_progress(self) -> bool:
         """AbstractCoordinator's ``joinFuture != null``: a round started and not yet consumed."""
         return self._join is not None

@@ -30,6 +30,7 @@ from coordinator.errors import Errors
 
 if TYPE_CHECKING:
     from coordinator.protocol import SyncGroupRequestAssignment
+    from members.consumer_membership import ConsumerMemberState
     from members.failure import ConsumerFatal
     from members.network import InFlightRequest
     from members.state import Generation, MemberState
@@ -130,7 +131,8 @@ class MembershipManager(Protocol):
     decisions go out), so its calls return nothing. These are exactly the calls the facade
     makes: ``members.consumer.Consumer`` holds its manager as a ``MembershipManager`` and mypy
     checks it uses nothing else. ``members.classic_membership.ClassicMembershipManager`` is the
-    classic implementation.
+    classic implementation, ``members.consumer_membership.ConsumerMembershipManager`` the
+    KIP-848 one.
     """
 
     #: The member's generation (classic) or member id + epoch (KIP-848); read by the facade's
@@ -144,7 +146,25 @@ class MembershipManager(Protocol):
         ...
 
     @property
-    def member_state(self) -> MemberState: ...
+    def member_state(self) -> MemberState | ConsumerMemberState:
+        """The state itself: classic ``MemberState`` or KIP-848's ``ConsumerMemberState``."""
+        ...
+
+    @property
+    def commit_generation(self) -> Generation:
+        """The generation (classic) or member id and epoch (KIP-848: only while the epoch is
+        positive, CommitRequestManager's memberInfo) an OffsetCommit carries."""
+        ...
+
+    def local_commit_error(self) -> str | None:
+        """Why a commit fails without being sent (classic: not STABLE, COMMIT_FAILED or
+        REBALANCE_IN_PROGRESS), or None: send it."""
+        ...
+
+    @property
+    def in_group(self) -> bool:
+        """The member holds a generation (classic) or a positive member epoch (KIP-848)."""
+        ...
 
     @property
     def member_id(self) -> str: ...
@@ -174,6 +194,15 @@ class MembershipManager(Protocol):
     def leave(self, reason: str, now: int) -> None:
         """Leave the group (close, unsubscribe, a poll timeout): classic maybeLeaveGroup;
         KIP-848 leaveGroup (a heartbeat with epoch -1)."""
+
+    def release_assignment(self, now: int) -> None:
+        """Before leaving (close, unsubscribe): give up the owned partitions with the callbacks
+        (classic: ConsumerCoordinator.onLeavePrepare; KIP-848: leaveGroup releases them itself
+        after PREPARE_LEAVING)."""
+
+    def on_subscription_changed(self, now: int) -> None:
+        """subscribe() changed the topics (KIP-848: onSubscriptionUpdated, the next heartbeat
+        carries them; classic: nothing, rejoinNeededOrPending compares them)."""
 
     def request_rejoin(self, reason: str, now: int) -> None:
         """The facade needs a new assignment (a commit met a rebalance, the subscription or the
