@@ -45,7 +45,7 @@ from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 from members.timers import HeartbeatTimer, JoinRetryTimer
 
 if TYPE_CHECKING:
-    from members.consumer import Consumer
+    from members.membership import ClassicMembershipHost
 
 PROTOCOL_TYPE = "consumer"
 
@@ -86,7 +86,7 @@ class ClassicMembershipManager:
     the network client and the coordinator lookup, the timers and the event log.
     """
 
-    def __init__(self, host: Consumer) -> None:
+    def __init__(self, host: ClassicMembershipHost) -> None:
         self._c = host
         config = host.config
         self._member_state = MemberState.UNJOINED

@@ -59,8 +59,7 @@ from members.state import NO_GENERATION, ConsumerStatus, Generation
 from members.timers import HeartbeatTimer, JoinRetryTimer
 
 if TYPE_CHECKING:
-    from members.consumer import Consumer
-    from members.membership import Retry
+    from members.membership import ConsumerProtocolHost, Retry
 
 CONSUMER_GROUP_HEARTBEAT = "ConsumerGroupHeartbeat"
 
@@ -294,7 +293,7 @@ class ConsumerMembershipManager:
     one per incarnation. ``host`` is the ``Consumer`` facade: the coordinator lookup, the network
     client, the timers, offsets, the listener callbacks and the event log."""
 
-    def __init__(self, host: Consumer) -> None:
+    def __init__(self, host: ConsumerProtocolHost) -> None:
         self._c = host
         config = host.config
         self.group_id = config.group_id
