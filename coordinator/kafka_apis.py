@@ -182,6 +182,7 @@ class KafkaApis:
         key = (
             request.topics,
             tuple(sorted(self.topology.topics.items())),
+            tuple(sorted(self.topology.topic_ids.items())),
             tuple(self.topology.alive.values()),
         )
         cache = self._metadata_cache
@@ -223,7 +224,11 @@ class KafkaApis:
                         tuple(broker_id(r) for r in replicas),
                     )
                 )
-            topics.append(MetadataResponseTopic(name, Errors.NONE, tuple(parts)))
+            topics.append(
+                MetadataResponseTopic(
+                    name, Errors.NONE, tuple(parts), topic_id=self.topology.topic_ids[name]
+                )
+            )
         return MetadataResponse(brokers=brokers, topics=tuple(topics))
 
     def _group_request(

@@ -60,8 +60,8 @@ class MetadataResponseTopic:
     name: str
     error_code: Errors = Errors.NONE
     partitions: tuple[MetadataResponsePartition, ...] = ()
-    #: The topic's id (Metadata v10+, ``topicId``); ZERO_UUID when the broker gave none. A
-    #: KIP-848 consumer resolves the ids of its ConsumerGroupHeartbeat assignment with it.
+    #: The topic's id (Metadata v10+, ``topicId``); ZERO_UUID for a topic that does not exist.
+    #: A KIP-848 consumer resolves the ids of its ConsumerGroupHeartbeat assignment with it.
     topic_id: Uuid = ZERO_UUID
 
 

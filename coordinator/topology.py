@@ -7,13 +7,16 @@ Deterministic choices (documented in docs/coordinator.md):
   ``[(p + j) % num_brokers for j in range(min(replication_factor, num_brokers))]``; the first one
   is the preferred leader;
 * leader election: the first live replica in that order (every live replica is in sync);
-* ``__consumer_offsets`` exists from the start (Kafka creates it on the first FindCoordinator).
+* ``__consumer_offsets`` exists from the start (Kafka creates it on the first FindCoordinator);
+* topic ids (KIP-516): Kafka's controller draws a random one per creation; groupsim derives it from
+  the name and the how-many-th creation of that name (``kafka_uuid.topic_id_for``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from coordinator.kafka_uuid import Uuid, topic_id_for
 from coordinator.topics import invalid_topic_reason
 
 OFFSETS_TOPIC = "__consumer_offsets"
@@ -57,6 +60,10 @@ class Topology:
         self.replication_factor = min(replication_factor, num_brokers)
         self.alive: dict[str, bool] = {node: True for node in self.broker_nodes}
         self.topics: dict[str, int] = {}
+        # Each topic's id (KIP-516), and how many times each name has been created: a deleted and
+        # recreated topic gets a new id, as Kafka's controller draws a new one.
+        self.topic_ids: dict[str, Uuid] = {}
+        self._incarnations: dict[str, int] = {}
         # Leader of each __consumer_offsets partition (a node name, or None when no replica lives).
         self.offsets_leader: list[str | None] = [
             self.replicas(p)[0] for p in range(offsets_partitions)
@@ -116,6 +123,16 @@ class Topology:
         if name in self.topics:
             raise ValueError(f"topic {name!r} already exists")
         self.topics[name] = partitions
+        incarnation = self._incarnations.get(name, 0)
+        self._incarnations[name] = incarnation + 1
+        self.topic_ids[name] = topic_id_for(name, incarnation)
+
+    def topic_name(self, topic_id: Uuid) -> str | None:
+        """The name of the live topic with this id (None if no topic has it)."""
+        for name, known in self.topic_ids.items():
+            if known == topic_id:
+                return name
+        return None
 
     def add_partitions(self, name: str, count: int) -> None:
         """Grow a topic to ``count`` partitions in total (Kafka's CreatePartitions semantics)."""
@@ -132,3 +149,4 @@ class Topology:
         if name not in self.topics:
             raise ValueError(f"unknown topic {name!r}")
         del self.topics[name]
+        del self.topic_ids[name]

@@ -33,3 +33,23 @@ def test_topic_ids_are_stable_distinct_and_change_with_incarnation():
     assert topic_id_for("orders") != topic_id_for("payments")
     assert topic_id_for("orders", 1) != topic_id_for("orders", 0)
     assert topic_id_for("t\ud800") != ZERO_UUID  # lone surrogates are legal Java strings
+
+
+def test_metadata_carries_each_topics_id_and_a_recreated_topic_gets_a_new_one():
+    from coordinator.cluster import KafkaCluster
+    from coordinator.protocol import MetadataRequest
+
+    cluster = KafkaCluster(num_brokers=1, topics={"orders": 2})
+
+    def ids(topics: tuple[str, ...] | None = None) -> dict[str, Uuid]:
+        result = cluster.handle_request("broker-0", "c", 1, MetadataRequest(topics), 0)
+        (send,) = result.effects
+        return {t.name: t.topic_id for t in send.message.topics}
+
+    assert ids() == {"orders": topic_id_for("orders", 0)}
+    assert ids(("missing",)) == {"missing": ZERO_UUID}
+    cluster.delete_topic("orders")
+    cluster.create_topic("orders", 2)
+    assert ids() == {"orders": topic_id_for("orders", 1)}
+    assert cluster.topology.topic_name(topic_id_for("orders", 1)) == "orders"
+    assert cluster.topology.topic_name(topic_id_for("orders", 0)) is None

@@ -1,0 +1,317 @@
+"""Partition sets that iterate in Java's order, cheaply.
+
+Kafka's assignors return ``Set<Integer>`` values whose iteration order feeds the next rebalance
+(the target-assignment record lists them in that order and the next round walks them). Two kinds:
+
+* :class:`RangeSet` is Kafka's ``assignor.RangeSet``: ``[start, stop)`` without storing it,
+  iterating in ascending order as Kafka's does.
+* :class:`IntHashSet` is a ``java.util.HashSet<Integer>`` as the uniform assignor builds it: it
+  records its capacity and insertion order (as runs of consecutive partitions) and computes Java's
+  iteration order only when someone iterates. Order = bucket ``spread(p) & (capacity - 1)``
+  ascending, insertion order within a bucket (resizes keep it); a table doubles after an insertion
+  that takes the size above 0.75 x capacity; removals never shrink it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
+
+from coordinator.java import spread
+from coordinator.kafka_uuid import Uuid
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def uuid_hashcode(topic_id: Uuid) -> int:
+    """``Uuid.hashCode`` as an unsigned 32-bit value: ``(int)(xor >> 32) ^ (int) xor`` with
+    ``xor = msb ^ lsb`` (only its bits matter for bucketing)."""
+    xor = (topic_id.most_significant_bits ^ topic_id.least_significant_bits) & ((1 << 64) - 1)
+    return ((xor >> 32) ^ xor) & 0xFFFFFFFF
+
+
+class RangeSet(AbstractSet[int]):
+    """Kafka's RangeSet: the partitions ``[start, stop)``, ascending."""
+
+    __slots__ = ("start", "stop")
+
+    def __init__(self, start: int, stop: int) -> None:
+        self.start = start
+        self.stop = stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.start <= value < self.stop
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self.start, self.stop))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RangeSet):
+            return self.start == other.start and self.stop == other.stop
+        return AbstractSet.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to sets of any kind, like Java's
+
+    def runs(self) -> list[range]:
+        return [range(self.start, self.stop)] if self.stop > self.start else []
+
+    def __repr__(self) -> str:
+        return f"RangeSet({self.start}, {self.stop})"
+
+
+def table_size_for(cap: int) -> int:
+    """``HashMap.tableSizeFor``: the smallest power of two >= ``cap`` (1 for 0 or 1)."""
+    return 1 if cap <= 1 else 1 << (cap - 1).bit_length()
+
+
+def sized_capacity(expected: int) -> int:
+    """Buckets of ``new HashSet<>((int) (expected / 0.75f + 1))``, Kafka's pre-sizing idiom."""
+    return table_size_for(int(expected / 0.75) + 1)
+
+
+def copy_capacity(size: int) -> int:
+    """Buckets of ``new HashSet<>(collection)`` for a collection of ``size`` elements."""
+    return table_size_for(max(int(size / 0.75) + 1, 16))
+
+
+class IntHashSet(AbstractSet[int]):
+    """A ``HashSet<Integer>`` whose iteration order is Java's (see the module docstring).
+
+    Contents are kept as insertion-ordered runs ``range(a, b)`` (an element's insertion rank is
+    its position in their concatenation); a removal marks the element in ``_removed``. The
+    assignors mutate it while building and treat it as read-only once returned.
+    """
+
+    __slots__ = ("_order", "_removed", "_runs", "_set", "_size", "capacity")
+
+    def __init__(self, capacity: int = 16) -> None:
+        self.capacity = capacity
+        self._runs: list[range] = []
+        self._removed: set[int] | None = None
+        self._size = 0
+        self._order: list[range] | None = None
+        self._set: frozenset[int] | None = None
+
+    @classmethod
+    def copy_of(cls, source: AbstractSet[int]) -> IntHashSet:
+        """``new HashSet<>(source)``: inserted in ``source``'s iteration order."""
+        copy = cls(copy_capacity(len(source)))
+        copy.add_runs(java_runs(source))
+        return copy
+
+    def _grow(self) -> None:
+        cap = self.capacity
+        while self._size > 0.75 * cap:
+            cap <<= 1
+        self.capacity = cap
+
+    def add_run(self, run: range) -> None:
+        """Add ``run`` (partitions known to be absent, ascending, any step), in its order."""
+        if not run:
+            return
+        runs = self._runs
+        if runs and run.step == 1 and runs[-1].step == 1 and runs[-1].stop == run.start:
+            runs[-1] = range(runs[-1].start, run.stop)
+        else:
+            runs.append(run)
+        self._size += len(run)
+        if self._size > 0.75 * self.capacity:
+            self._grow()
+        self._order = self._set = None
+
+    def add_runs(self, runs: Iterable[range]) -> None:
+        for run in runs:
+            self.add_run(run)
+
+    def add(self, partition: int) -> None:
+        """``HashSet.add`` of a partition known to be absent."""
+        if self._removed is not None and partition in self._removed:
+            # Re-inserted after a removal: it goes to the end of its bucket like a new element.
+            self._removed.discard(partition)
+            self._compact()
+        self.add_run(range(partition, partition + 1))
+
+    def remove(self, partition: int) -> None:
+        """``HashSet.remove`` of a present partition."""
+        if self._removed is None:
+            self._removed = set()
+        self._removed.add(partition)
+        self._size -= 1
+        self._order = self._set = None
+
+    def _compact(self) -> None:
+        """Drop removed elements from the runs (the others keep their relative ranks)."""
+        removed = self._removed
+        if not removed:
+            self._removed = None
+            return
+        self._runs = _to_runs(p for r in self._runs for p in r if p not in removed)
+        self._removed = None
+
+    def __len__(self) -> int:
+        return self._size
+
+    def runs(self) -> list[range]:
+        """Java's iteration order, as ascending runs."""
+        if self._order is None:
+            self._compact()
+            runs = self._runs
+            cap = self.capacity
+            limit = min(cap, 1 << 16)  # below both, spread(p) & mask == p: one per bucket
+            if all(r.start >= 0 and r[-1] < limit for r in runs):
+                if len(runs) == 1:
+                    self._order = list(runs)
+                elif all(r.step == 1 for r in runs):
+                    ordered = sorted(runs, key=lambda r: r.start)
+                    merged: list[range] = []
+                    for r in ordered:
+                        if merged and merged[-1].stop == r.start:
+                            merged[-1] = range(merged[-1].start, r.stop)
+                        else:
+                            merged.append(r)
+                    self._order = merged
+                else:
+                    self._order = _to_runs(sorted(p for r in runs for p in r))
+            else:
+                mask = cap - 1
+                items = [p for r in runs for p in r]
+                rank = {p: i for i, p in enumerate(items)}
+                items.sort(key=lambda p: (spread(p) & mask, rank[p]))
+                self._order = _to_runs(items)
+        return self._order
+
+    def __iter__(self) -> Iterator[int]:
+        for run in self.runs():
+            yield from run
+
+    def __contains__(self, value: object) -> bool:
+        if self._set is None:
+            self._compact()
+            self._set = frozenset(p for r in self._runs for p in r)
+        return value in self._set
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"IntHashSet({list(self)})"
+
+
+def _to_runs(items: Iterable[int]) -> list[range]:
+    runs: list[range] = []
+    start = stop = None
+    for p in items:
+        if stop is not None and p == stop:
+            stop += 1
+            continue
+        if start is not None and stop is not None:
+            runs.append(range(start, stop))
+        start, stop = p, p + 1
+    if start is not None and stop is not None:
+        runs.append(range(start, stop))
+    return runs
+
+
+def java_runs(partitions: AbstractSet[int]) -> list[range]:
+    """The set's iteration order as runs of consecutive partitions."""
+    runs = getattr(partitions, "runs", None)
+    if runs is not None:
+        result: list[range] = runs()
+        return result
+    return _to_runs(partitions)
+
+
+class TopicMap(Mapping[Uuid, AbstractSet[int]]):
+    """A ``HashMap<Uuid, Set<Integer>>`` as the uniform assignor builds it (a deep copy then
+    ``computeIfAbsent``/``remove``), iterating in Java's order.
+
+    Java's rules kept here: ``new HashMap<>(n)`` allocates ``tableSizeFor(n)`` buckets at the
+    first insertion; ``put`` links a new key at the *tail* of its bucket and then doubles the
+    table if the size exceeds 0.75 x capacity; ``computeIfAbsent`` first doubles the table if the
+    size *already* exceeds it, then links a new key at the *head* of its bucket. Order = bucket
+    ``spread(Uuid.hashCode) & (capacity - 1)``, then position in the bucket's list.
+    """
+
+    __slots__ = ("_cap", "_initial", "_next", "_order", "_seq", "_sets")
+
+    def __init__(self, initial_capacity: int = 16) -> None:
+        self._initial = initial_capacity
+        self._cap = 0  # no table yet
+        self._sets: dict[Uuid, IntHashSet] = {}
+        self._seq: dict[Uuid, int] = {}
+        self._next = 1
+        self._order: list[Uuid] | None = None
+
+    @classmethod
+    def deep_copy(cls, source: Mapping[Uuid, AbstractSet[int]]) -> TopicMap:
+        """AssignorHelpers.deepCopyAssignment: ``new HashMap<>(size)``, each set copied."""
+        copy = cls(table_size_for(len(source)))
+        for topic_id, partitions in source.items():
+            copy.put(topic_id, IntHashSet.copy_of(partitions))
+        return copy
+
+    def _threshold_exceeded(self) -> bool:
+        return len(self._sets) > (self._cap * 3) >> 2
+
+    def put(self, topic_id: Uuid, partitions: IntHashSet) -> None:
+        if topic_id not in self._sets:
+            if self._cap == 0:
+                self._cap = self._initial
+            self._seq[topic_id] = self._next
+            self._next += 1
+            self._order = None
+            self._sets[topic_id] = partitions
+            if self._threshold_exceeded():
+                self._cap <<= 1
+        else:
+            self._sets[topic_id] = partitions
+
+    def touch(self) -> None:
+        """The resize check a ``computeIfAbsent`` call makes before looking its key up."""
+        if self._cap == 0:
+            self._cap = self._initial
+        elif self._threshold_exceeded():
+            self._cap <<= 1
+
+    def compute_if_absent(self, topic_id: Uuid, capacity: int) -> IntHashSet:
+        """``computeIfAbsent(topicId, k -> new HashSet<>(...))`` with a set of ``capacity``."""
+        self.touch()
+        partitions = self._sets.get(topic_id)
+        if partitions is None:
+            partitions = self._sets[topic_id] = IntHashSet(capacity)
+            self._seq[topic_id] = -self._next
+            self._next += 1
+            self._order = None
+        return partitions
+
+    def remove(self, topic_id: Uuid) -> None:
+        if self._sets.pop(topic_id, None) is not None:
+            del self._seq[topic_id]
+            self._order = None
+
+    def set_of(self, topic_id: Uuid) -> IntHashSet | None:
+        return self._sets.get(topic_id)
+
+    def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
+        return self._sets[topic_id]
+
+    def __contains__(self, topic_id: object) -> bool:
+        return topic_id in self._sets
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def __iter__(self) -> Iterator[Uuid]:
+        if self._order is None:
+            seq = self._seq
+            if len(seq) <= 1:
+                self._order = list(seq)
+            else:
+                mask = self._cap - 1
+                self._order = sorted(seq, key=lambda t: (spread(uuid_hashcode(t)) & mask, seq[t]))
+        return iter(self._order)
+
+    def __repr__(self) -> str:
+        return f"TopicMap({ {str(t): list(s) for t, s in self.items()} })"
