@@ -315,6 +315,9 @@ class ConsumerMembershipManager:
         self._poll_timer_expired = False
         self._subscription_updated = True  # subscribe() before the first poll()
         self._fatal: ConsumerFatal | None = None
+        #: ``join`` is running (re-entered through an acknowledgement: run it once more).
+        self._in_join = False
+        self._join_again = False
         self._stopped = False
         #: The reconciliation under way: its commit, the partitions, its deadline.
         self._reconcile: _Reconciliation | None = None
@@ -392,7 +395,23 @@ class ConsumerMembershipManager:
     def join(self, now: int) -> None:
         """What the application thread does in poll() for the group: onConsumerPoll (join when
         the subscription changed and the member is UNSUBSCRIBED), finish releasing a fenced or
-        stale member's assignment (onPartitionsLost), and reconcile (maybeReconcile)."""
+        stale member's assignment (onPartitionsLost), and reconcile (maybeReconcile). Kafka's
+        background thread reconciles on each of its loops; here a pass that ends RECONCILING
+        again (the acknowledgement went out and a newer target waits) runs once more."""
+        if self._in_join:
+            self._join_again = True  # asked again from inside (an acknowledgement went out)
+            return
+        self._in_join = True
+        try:
+            for _ in range(8):
+                self._join_again = False
+                self._join_pass(now)
+                if not self._join_again:
+                    break
+        finally:
+            self._in_join = False
+
+    def _join_pass(self, now: int) -> None:
         if self._c.lookup.coordinator is None and self._state is not S.FATAL:
             self._c._lookup_coordinator(now)
         if self._subscription_updated and self._state is S.UNSUBSCRIBED:
@@ -768,6 +787,7 @@ class ConsumerMembershipManager:
                 self.transition_to(S.STABLE, now, "assignment acknowledged")
             else:
                 self.transition_to(S.RECONCILING, now, "new assignment to reconcile")
+                self._c._maybe_drive(now)  # the background thread reconciles on its next loop
         elif self._state is S.LEAVING:
             if self._poll_timer_expired:
                 self._transition_to_stale(now)

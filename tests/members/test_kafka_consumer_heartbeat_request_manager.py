@@ -6,8 +6,8 @@ manager passes max.poll.interval.ms as the jitter: see ``HeartbeatRequestState``
 
 Left out, and why: testHeartBeatRequestStateToStringBase and testisExpiredByUsedForLogging (log
 text), testPollOnCloseGeneratesRequestIfNeeded (close() is tested in the membership suite's
-testLeaveGroupEpoch port), testSendingLeaveGroupHeartbeatWhenPreviousOneInFlight and
-testConsumerAcksReconciledAssignmentAfterAckLost (not ported for lack of time).
+testLeaveGroupEpoch port), testPollTimerExpirationShouldNotMarkMemberStaleIfMemberAlreadyLeaving
+(not ported for lack of time).
 """
 
 from __future__ import annotations
@@ -295,3 +295,36 @@ def test_heartbeat_request_state_backoff_without_jitter() -> None:
     assert waits == [100, 200, 400, 800, 1000]
     rs.on_successful_attempt(0)
     assert rs.remaining_backoff_ms(0) == 100 and rs.num_attempts == 0
+
+
+def test_consumer_acks_reconciled_assignment_after_ack_lost() -> None:
+    """testConsumerAcksReconciledAssignmentAfterAckLost: the acknowledging heartbeat times out;
+    SentFields are reset, so the next heartbeat carries the subscription and the owned
+    partitions again (and acknowledges them)."""
+    h = no_jitter(Kip848Harness())
+    h.connect()
+    h.answer_heartbeat(epoch=1, assignment={"t": [0]})
+    ack = h.pending_heartbeat()
+    assert ack.message.topic_partitions
+    h.advance(h.now + h.config.request_timeout_ms)  # the ack times out
+    h.answer_find_coordinator()
+    h.advance(h.now + HEARTBEAT_INTERVAL_MS)
+    again = h.last_heartbeat()
+    assert again.subscribed_topic_names == ("t",)
+    assert [(tp.topic_id, tp.partitions) for tp in again.topic_partitions or ()] == [
+        (tid("t"), (0,))
+    ]
+
+
+def test_sending_leave_group_heartbeat_when_previous_one_in_flight() -> None:
+    """testSendingLeaveGroupHeartbeatWhenPreviousOneInFlight: the leave heartbeat goes out even
+    with a heartbeat in flight; nothing follows it (UNSUBSCRIBED skips heartbeats)."""
+    h = joined()
+    h.advance(h.now + HEARTBEAT_INTERVAL_MS)
+    assert len(h.pending(ConsumerGroupHeartbeatRequest)) == 1
+    h.call("subscribe", [])  # unsubscribe(): leave
+    in_flight = h.pending(ConsumerGroupHeartbeatRequest)
+    assert len(in_flight) == 2 and in_flight[-1].message.member_epoch == -1
+    sent = len(h.heartbeats())
+    h.advance(h.now + 10 * HEARTBEAT_INTERVAL_MS)
+    assert len(h.heartbeats()) == sent

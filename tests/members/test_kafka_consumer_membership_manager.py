@@ -479,3 +479,37 @@ def test_heartbeat_request_carries_no_unchanged_fields() -> None:
     assert hb.subscribed_topic_names is None
     assert hb.topic_partitions is None
     assert isinstance(hb, ConsumerGroupHeartbeatRequest)
+
+
+def test_new_target_received_while_reconciling_is_reconciled_after_the_ack() -> None:
+    """testDelayedReconciliationResultAppliedWhenTargetChangedWithNewAssignment: a target that
+    changes while a reconciliation waits for its commit is reconciled right after the first one
+    is acknowledged (ACKNOWLEDGING -> RECONCILING on the heartbeat)."""
+    h = Kip848Harness(ConsumerConfig(group_id="g", group_protocol="consumer"))
+    h.join({"t": [0, 1, 2]})
+    h.answer_offset_fetch()
+    h.answer_heartbeat(epoch=1)
+    h.advance(h.now + 1000)
+    h.answer_heartbeat(epoch=2, assignment={"t": [1, 2]})
+    commit = h.pending(OffsetCommitRequest)[-1]
+    h.advance(h.now + 1000)
+    h.answer_heartbeat(epoch=3, assignment={"t": [2]})
+    assert h.mstate == "RECONCILING"
+    h.answer_commit(commit)  # the first reconciliation ends, its ack goes out...
+    acks = [
+        tuple(tp.partitions for tp in hb.message.topic_partitions)
+        for hb in h.heartbeats()
+        if hb.message.topic_partitions
+    ]
+    assert acks[-1] == ((1, 2),)
+    # ... and the newer target is reconciled at once (its commit first)
+    h.answer_commit(h.pending(OffsetCommitRequest)[-1])
+    assert h.listener.calls[-4:] == [
+        ("revoked", ["t-0"]),
+        ("assigned", []),
+        ("revoked", ["t-1"]),
+        ("assigned", []),
+    ]
+    h.answer_heartbeat(epoch=3)
+    assert [str(tp) for tp in h.consumer.assignment] == ["t-2"]
+    assert h.last_heartbeat().topic_partitions[0].partitions == (2,)
