@@ -181,3 +181,27 @@ def test_a_close_step_can_give_a_timeout_per_consumer():
         12_000,
         ["LeaveGroup"],
     )
+
+
+MEMBER_EPOCHS = """\
+version: 1
+name: member-epochs
+cluster: {topics: {T1: 4}}
+defaults: {partition.assignment.strategy: [range]}
+consumers:
+  - {count: 2, first: 1, id: "C{i}", group: g1, topics: [T1]}
+timeline:
+  - {at: 0s, start: C1}
+  - {at: 10s, start: C2}
+expect:
+  - {at: 9s, member_epochs: {C1: 1}, client_states: {C1: STABLE}}
+  - {at: 20s, member_epochs: {C1: 2, C2: 2}}
+  - {at: 20s, member_epochs: {C1: 3}}
+"""
+
+
+def test_member_epochs_are_checked():
+    """``member_epochs``: a classic member's epoch is its generation; a wrong one fails."""
+    result = run_scenario(load_scenario(MEMBER_EPOCHS))
+    assert result.error is None
+    assert [e.passed for e in result.expectations] == [True, True, False]
