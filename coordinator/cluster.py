@@ -31,7 +31,7 @@ from coordinator.result import NO_RESULT, CoordinatorResult, Step
 from coordinator.service import GroupCoordinatorService
 from coordinator.timers import ShardTimerKey
 from coordinator.topology import OFFSETS_TOPIC, Topology, broker_id, broker_name
-from coordinator.views import GroupView
+from coordinator.views import ConsumerGroupView, GroupView
 
 __all__ = ["OFFSETS_TOPIC", "KafkaCluster", "broker_id", "broker_name"]
 
@@ -66,7 +66,11 @@ class KafkaCluster:
         self.rng = rng if rng is not None else random.Random(seed)
         self.offsets_log = OffsetsLog(config.offsets_topic_num_partitions)
         self.service = GroupCoordinatorService(
-            config=config, offsets_log=self.offsets_log, rng=self.rng, is_alive=self.is_alive
+            config=config,
+            offsets_log=self.offsets_log,
+            rng=self.rng,
+            is_alive=self.is_alive,
+            topology=self.topology,
         )
         self.apis = KafkaApis(config=config, topology=self.topology, service=self.service)
         # Every offsets partition starts on its preferred leader, loaded.
@@ -111,10 +115,12 @@ class KafkaCluster:
     def create_topic(self, name: str, partitions: int) -> None:
         """CreateTopics (an illegal name: ValueError with Kafka's reason)."""
         self.topology.create_topic(name, partitions)
+        self.service.on_topics_changed(name)
 
     def add_partitions(self, name: str, count: int) -> None:
         """Grow a topic to ``count`` partitions in total (Kafka's CreatePartitions semantics)."""
         self.topology.add_partitions(name, count)
+        self.service.on_topics_changed(name)
 
     def delete_topic(self, name: str, now_ms: int = 0) -> CoordinatorResult:
         """Delete a topic; every group's committed offsets of it get tombstones.
@@ -124,6 +130,7 @@ class KafkaCluster:
         tombstones (OffsetMetadataManager.onPartitionsDeleted).
         """
         self.topology.delete_topic(name)
+        self.service.on_topics_changed(name)
         out = Step(now_ms)
         self.service.on_partitions_deleted(out, name)
         return out.result()
@@ -135,6 +142,10 @@ class KafkaCluster:
 
     def group(self, group_id: str) -> GroupView | None:
         return self.service.group(group_id)
+
+    def consumer_group(self, group_id: str) -> ConsumerGroupView | None:
+        """A KIP-848 consumer group's snapshot (None if the group is not a consumer group)."""
+        return self.service.consumer_group(group_id)
 
     def groups(self) -> list[GroupView]:
         return self.service.groups()

@@ -179,6 +179,44 @@ PARTITION_LOADED = _event(
 PARTITION_UNLOADED = _event(
     _C, "partition_unloaded", "partition", "an old leader lets go of an offsets partition"
 )
+# KIP-848 consumer groups (coordinator/consumer_group_manager.py)
+CONSUMER_GROUP_MEMBER_JOINED = _event(
+    _C,
+    "consumer_group_member_joined",
+    "group_id member_id group_instance_id",
+    "a KIP-848 member's first record lands (a join, or a static member's replacement)",
+)
+CONSUMER_GROUP_MEMBER_REMOVED = _event(
+    _C,
+    "consumer_group_member_removed",
+    "group_id member_id member_epoch reason",
+    "a KIP-848 member leaves (epoch -1) or is fenced (session or rebalance timeout)",
+)
+CONSUMER_GROUP_MEMBER_UPDATED = _event(
+    _C,
+    "consumer_group_member_updated",
+    "group_id member_id member_epoch previous_member_epoch member_state assigned "
+    "pending_revocation",
+    "a KIP-848 member's current assignment record lands (its reconciliation moved)",
+)
+CONSUMER_GROUP_EPOCH_BUMPED = _event(
+    _C,
+    "consumer_group_epoch_bumped",
+    "group_id group_epoch",
+    "a consumer group's epoch record lands (subscription, metadata or membership change)",
+)
+CONSUMER_GROUP_TARGET_ASSIGNMENT_COMPUTED = _event(
+    _C,
+    "consumer_group_target_assignment_computed",
+    "group_id assignment_epoch assignor members_changed",
+    "the server-side assignor computed a new target assignment",
+)
+CONSUMER_GROUP_STATE_CHANGED = _event(
+    _C,
+    "consumer_group_state_changed",
+    "group_id state_from state_to group_epoch assignment_epoch",
+    "a consumer group's derived state changes (Empty, Assigning, Reconciling, Stable, Dead)",
+)
 BROKER_FAILED = _event(_C, "broker_failed", "", "a broker stops")
 BROKER_RESTARTED = _event(_C, "broker_restarted", "", "a broker comes back")
 

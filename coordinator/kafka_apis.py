@@ -16,6 +16,10 @@ from coordinator.effects import Send
 from coordinator.errors import Errors
 from coordinator.protocol import (
     KEY_TYPE_GROUP,
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
     DeleteGroupsRequest,
     DeleteGroupsResponse,
     DescribeGroupsRequest,
@@ -58,6 +62,7 @@ _GROUP_APIS = (
     LeaveGroupRequest,
     OffsetCommitRequest,
     OffsetFetchRequest,
+    ConsumerGroupHeartbeatRequest,
 )
 
 # Every request type (exactly; subclasses are checked and routed as the type they extend).
@@ -69,6 +74,7 @@ _REQUEST_TYPES = frozenset(
         ListGroupsRequest,
         DescribeGroupsRequest,
         DeleteGroupsRequest,
+        ConsumerGroupDescribeRequest,
     )
 )
 
@@ -137,6 +143,8 @@ class KafkaApis:
             response = self.service.list_groups(dst, request)
         elif isinstance(request, DescribeGroupsRequest):
             response = self.service.describe_groups(dst, request)
+        elif isinstance(request, ConsumerGroupDescribeRequest):
+            response = self.service.consumer_group_describe(dst, request)
         elif isinstance(request, DeleteGroupsRequest):
             # each distinct name once (handleDeleteGroupsRequest)
             names = list(dict.fromkeys(request.groups_names))
@@ -373,6 +381,10 @@ def malformed_response(request: object, reason: str) -> object | None:
         return DeleteGroupsResponse(())
     if isinstance(request, JoinGroupRequest):
         return JoinGroupResponse(error, member_id="")
+    if isinstance(request, ConsumerGroupHeartbeatRequest):
+        return ConsumerGroupHeartbeatResponse(Errors.INVALID_REQUEST, error_message=reason)
+    if isinstance(request, ConsumerGroupDescribeRequest):
+        return ConsumerGroupDescribeResponse(())
     if isinstance(request, _GROUP_APIS):
         try:
             return error_response(request, error)

@@ -11,10 +11,12 @@ partition is their ``on_unloaded``.
 
 from __future__ import annotations
 
+from coordinator.consumer_group_manager import ConsumerGroupManager
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.log import OffsetsLog
 from coordinator.offset_metadata_manager import OffsetMetadataManager
 from coordinator.records import (
+    CONSUMER_GROUP_KEYS,
     GroupMetadataKey,
     GroupMetadataValue,
     OffsetCommitKey,
@@ -32,9 +34,20 @@ class CoordinatorLoader:
         self.partition = partition
 
     def replay(
-        self, groups: GroupMetadataManager, offsets: OffsetMetadataManager, now_ms: int
+        self,
+        groups: GroupMetadataManager,
+        offsets: OffsetMetadataManager,
+        consumer_groups: ConsumerGroupManager,
+        now_ms: int,
     ) -> int:
-        """Rebuild the groups, then their offsets; returns how many records the partition has."""
+        """Rebuild the groups, then their offsets; returns how many records the partition has.
+
+        The KIP-848 consumer groups replay their records in log order, as Kafka's loader does
+        (their replay asserts the order: a member's tombstones follow its epoch -1)."""
+        records = self.log.partition(self.partition)
+        for record in records:
+            if isinstance(record.key, CONSUMER_GROUP_KEYS):
+                consumer_groups.replay(record.key, record.value)
         latest = self.log.latest(self.partition)
         for key, value in latest.items():
             # A key's value is of its kind or None (a tombstone): isinstance is the None check.
@@ -42,6 +55,7 @@ class CoordinatorLoader:
                 groups.replay_group(key.group, value)
         for key, value in latest.items():
             if isinstance(key, OffsetCommitKey) and isinstance(value, OffsetCommitValue):
-                groups.replay_simple_group(key.group, now_ms)
+                if key.group not in consumer_groups.groups:
+                    groups.replay_simple_group(key.group, now_ms)
                 offsets.replay(key, value)
-        return len(self.log.partition(self.partition))
+        return len(records)

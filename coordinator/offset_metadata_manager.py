@@ -8,7 +8,10 @@ the GroupMetadataManager about the groups it validates a commit against, as Kafk
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from coordinator.config import CoordinatorConfig
+from coordinator.consumer_group import ConsumerGroup
 from coordinator.errors import Errors
 from coordinator.group import (
     COMPLETING_REBALANCE,
@@ -47,8 +50,13 @@ class OffsetMetadataManager:
         config: CoordinatorConfig,
         writer: PartitionWriter,
         group_manager: GroupMetadataManager,
+        consumer_groups: Mapping[str, ConsumerGroup] | None = None,
     ) -> None:
         self.node = node
+        # the shard's KIP-848 consumer groups (ConsumerGroup.validateOffsetCommit/Fetch)
+        self.consumer_groups: Mapping[str, ConsumerGroup] = (
+            consumer_groups if consumer_groups is not None else {}
+        )
         self.config = config
         self.writer = writer
         self.group_manager = group_manager
@@ -56,7 +64,11 @@ class OffsetMetadataManager:
 
     # --- OffsetCommit / OffsetFetch (commitOffset, fetchOffsets) ----------------------------------
     def validate_offset_commit(self, req: OffsetCommitRequest) -> Errors | None:
-        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit."""
+        """OffsetMetadataManager.validateOffsetCommit + ClassicGroup.validateOffsetCommit (or
+        ConsumerGroup.validateOffsetCommit for a KIP-848 group)."""
+        consumer_group = self.consumer_groups.get(req.group_id)
+        if consumer_group is not None:
+            return _validate_consumer_group_commit(consumer_group, req)
         group = self.group_manager.groups.get(req.group_id)
         if group is None:
             if req.generation_id < 0:
@@ -86,6 +98,8 @@ class OffsetMetadataManager:
             for topic in req.topics:
                 for part in topic.partitions:
                     per_partition[(topic.name, part.partition_index)] = error
+        elif req.group_id in self.consumer_groups:
+            self._write_commit(out, req, per_partition)
         else:
             group = self.group_manager.groups.get(req.group_id)
             created = group is None
@@ -98,46 +112,9 @@ class OffsetMetadataManager:
                 self.group_manager.schedule_heartbeat(
                     out, group, member.member_id, member.session_timeout_ms
                 )
-            entries = []
-            for topic in req.topics:
-                for part in topic.partitions:
-                    metadata = part.committed_metadata or ""
-                    key = (topic.name, part.partition_index)
-                    # OffsetMetadataManager.isMetadataInvalid compares String.length(), in
-                    # UTF-16 code units, not bytes, whatever the config's name says.
-                    if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
-                        per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
-                        continue
-                    per_partition[key] = Errors.NONE
-                    entries.append(
-                        (
-                            OffsetCommitKey(req.group_id, topic.name, part.partition_index),
-                            OffsetCommitValue(
-                                offset=part.committed_offset,
-                                leader_epoch=part.committed_leader_epoch,
-                                metadata=metadata,
-                                commit_timestamp=out.now,
-                            ),
-                        )
-                    )
-            append_error = (
-                self.writer.append(out, entries, req.group_id) if entries else Errors.NONE
-            )
-            if append_error != Errors.NONE:
-                # The whole request fails (GroupCoordinatorService.commitOffsets): every partition.
-                mapped = operation_error_to_response_error(append_error)
-                for key in per_partition:
-                    per_partition[key] = mapped
-                if created:
-                    self.group_manager.delete_group(
-                        out, group, "offset commit could not be written"
-                    )
-            else:
-                stored = self.offsets.setdefault(req.group_id, {})
-                for record_key, value in entries:
-                    tp = (record_key.topic, record_key.partition)
-                    stored.pop(tp, None)  # a re-committed partition moves to the end
-                    stored[tp] = value
+            append_error = self._write_commit(out, req, per_partition)
+            if append_error != Errors.NONE and created:
+                self.group_manager.delete_group(out, group, "offset commit could not be written")
         # Lists, not generators: the response classes convert them to tuples anyway.
         topics = [
             OffsetCommitResponseTopic(
@@ -161,7 +138,53 @@ class OffsetMetadataManager:
             req.generation_id,
         )
 
+    def _write_commit(
+        self, out: Step, req: OffsetCommitRequest, per_partition: dict[tuple[str, int], Errors]
+    ) -> Errors:
+        """The commit's records as one batch, then the offsets they set; the append's error
+        (every partition gets it mapped, as GroupCoordinatorService.commitOffsets answers)."""
+        entries = []
+        for topic in req.topics:
+            for part in topic.partitions:
+                metadata = part.committed_metadata or ""
+                key = (topic.name, part.partition_index)
+                # OffsetMetadataManager.isMetadataInvalid compares String.length(), in
+                # UTF-16 code units, not bytes, whatever the config's name says.
+                if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
+                    per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
+                    continue
+                per_partition[key] = Errors.NONE
+                entries.append(
+                    (
+                        OffsetCommitKey(req.group_id, topic.name, part.partition_index),
+                        OffsetCommitValue(
+                            offset=part.committed_offset,
+                            leader_epoch=part.committed_leader_epoch,
+                            metadata=metadata,
+                            commit_timestamp=out.now,
+                        ),
+                    )
+                )
+        append_error = self.writer.append(out, entries, req.group_id) if entries else Errors.NONE
+        if append_error != Errors.NONE:
+            mapped = operation_error_to_response_error(append_error)
+            for key in per_partition:
+                per_partition[key] = mapped
+        else:
+            stored = self.offsets.setdefault(req.group_id, {})
+            for record_key, value in entries:
+                tp = (record_key.topic, record_key.partition)
+                stored.pop(tp, None)  # a re-committed partition moves to the end
+                stored[tp] = value
+        return append_error
+
     def fetch_offsets(self, out: Step, waiter: Parked, req: OffsetFetchRequest) -> None:
+        consumer_group = self.consumer_groups.get(req.group_id)
+        if consumer_group is not None:
+            error = _validate_consumer_group_fetch(consumer_group, req)
+            if error is not None:
+                respond(out, self.node, waiter, OffsetFetchResponse(error), req.group_id)
+                return
         stored = self.offsets.get(req.group_id, {})
         if req.topics is None:
             by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
@@ -262,3 +285,33 @@ class OffsetMetadataManager:
 
     def replay(self, key: OffsetCommitKey, value: OffsetCommitValue) -> None:
         self.offsets.setdefault(key.group, {})[(key.topic, key.partition)] = value
+
+
+def _validate_consumer_group_commit(
+    group: ConsumerGroup, req: OffsetCommitRequest
+) -> Errors | None:
+    """ConsumerGroup.validateOffsetCommit: -1 with no members is the admin's (or a group-less
+    consumer's) commit; otherwise the member must exist, use OffsetCommit v9+, and commit at its
+    current epoch (STALE_MEMBER_EPOCH otherwise)."""
+    if req.generation_id < 0 and not group.members:
+        return None
+    member = group.members.get(req.member_id)
+    if member is None:
+        return Errors.UNKNOWN_MEMBER_ID
+    if req.api_version < 9:
+        return Errors.UNSUPPORTED_VERSION
+    if req.generation_id != member.member_epoch:
+        return Errors.STALE_MEMBER_EPOCH
+    return None
+
+
+def _validate_consumer_group_fetch(group: ConsumerGroup, req: OffsetFetchRequest) -> Errors | None:
+    """ConsumerGroup.validateOffsetFetch: a fetch without member id and epoch is accepted."""
+    if req.member_id is None and req.member_epoch < 0:
+        return None
+    member = group.members.get(req.member_id or "")
+    if member is None:
+        return Errors.UNKNOWN_MEMBER_ID
+    if req.member_epoch != member.member_epoch:
+        return Errors.STALE_MEMBER_EPOCH
+    return None

@@ -266,6 +266,8 @@ class OffsetFetchRequest:
     group_id: str
     topics: tuple[OffsetFetchRequestTopic, ...] | None = None  # None = every committed offset
     require_stable: bool = False
+    member_id: str | None = None  # v9+ (KIP-848): the member's id, or null
+    member_epoch: int = -1  # v9+: the member epoch, -1 when not a group member
 
 
 @frozen
@@ -332,6 +334,7 @@ class ListedGroup:
     group_id: str
     protocol_type: str
     group_state: str
+    group_type: str = "classic"  # v5+: "classic" or "consumer"
 
 
 @frozen

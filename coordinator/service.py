@@ -14,11 +14,16 @@ from collections.abc import Callable, Sequence
 
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import Send
-from coordinator.errors import Errors
+from coordinator.errors import DEFAULT_MESSAGES, Errors
 from coordinator.java import hashmap_order_by_hash, java_string_hashcode, topic_partition_hashcode
 from coordinator.log import OffsetsLog
 from coordinator.placement import partition_for
 from coordinator.protocol import (
+    ConsumerGroupDescribedGroup,
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
     DeletableGroupResult,
     DeleteGroupsResponse,
     DescribedGroup,
@@ -41,8 +46,8 @@ from coordinator.protocol import (
 )
 from coordinator.result import Step
 from coordinator.shard import GroupCoordinatorShard
-from coordinator.topology import OFFSETS_TOPIC
-from coordinator.views import GroupView
+from coordinator.topology import OFFSETS_TOPIC, Topology
+from coordinator.views import ConsumerGroupView, GroupView
 
 _OFFSETS_TOPIC_HASH = java_string_hashcode(OFFSETS_TOPIC)
 
@@ -53,6 +58,7 @@ GroupRequest = (
     | LeaveGroupRequest
     | OffsetCommitRequest
     | OffsetFetchRequest
+    | ConsumerGroupHeartbeatRequest
 )
 
 # OffsetCommit/OffsetFetch accept "" as a group id; these four reject it (INVALID_GROUP_ID).
@@ -78,6 +84,9 @@ def error_response(request: object, error: Errors, *, failed_operation: bool = F
         return offset_commit_response(request, error)
     if isinstance(request, OffsetFetchRequest):
         return OffsetFetchResponse(error)
+    if isinstance(request, ConsumerGroupHeartbeatRequest):
+        # handleOperationException: the error with its exception's message
+        return ConsumerGroupHeartbeatResponse(error, error_message=DEFAULT_MESSAGES.get(error))
     raise TypeError(f"no error response for {type(request).__name__}")
 
 
@@ -91,8 +100,10 @@ class GroupCoordinatorService:
         offsets_log: OffsetsLog,
         rng: random.Random,
         is_alive: Callable[[str], bool],
+        topology: Topology,
     ) -> None:
         self.config = config
+        self.topology = topology
         self.offsets_log = offsets_log
         self.rng = rng
         self._is_alive = is_alive
@@ -141,7 +152,12 @@ class GroupCoordinatorService:
 
     def _new_shard(self, p: int, node: str) -> GroupCoordinatorShard:
         return GroupCoordinatorShard(
-            partition=p, node=node, config=self.config, log=self.offsets_log, rng=self.rng
+            partition=p,
+            node=node,
+            config=self.config,
+            log=self.offsets_log,
+            rng=self.rng,
+            topology=self.topology,
         )
 
     # --- group requests --------------------------------------------------------------------------
@@ -237,6 +253,31 @@ class GroupCoordinatorService:
                 out.extend(shard.describe_group(group_id) for group_id in group_ids)
         return DescribeGroupsResponse(tuple(out))
 
+    def consumer_group_describe(
+        self, dst: str, request: ConsumerGroupDescribeRequest
+    ) -> ConsumerGroupDescribeResponse:
+        """consumerGroupDescribe: the groups by coordinator, each shard's answer or its routing
+        error (with the error's message, as handleOperationException gives it)."""
+        out: list[ConsumerGroupDescribedGroup] = []
+        for group_ids in self._by_partition(request.group_ids):
+            shard, error = self.routed_shard(dst, group_ids[0])
+            if shard is None:
+                out.extend(
+                    ConsumerGroupDescribedGroup(
+                        error, group_id, error_message=DEFAULT_MESSAGES.get(error)
+                    )
+                    for group_id in group_ids
+                )
+            else:
+                out.extend(shard.consumer_group_describe(group_ids))
+        return ConsumerGroupDescribeResponse(out)
+
+    def on_topics_changed(self, topic: str) -> None:
+        """onNewMetadataImage: every loaded coordinator's consumer groups subscribed to
+        ``topic`` refresh their subscription metadata on their next heartbeat."""
+        for p in sorted(self.shards):
+            self.shards[p].consumer_group_manager.on_topics_changed(topic)
+
     def delete_groups(self, out: Step, dst: str, names: list[str]) -> DeleteGroupsResponse:
         """deleteGroups: one write operation per coordinator, for all of its groups
         (GroupCoordinatorShard.deleteGroups)."""
@@ -266,6 +307,10 @@ class GroupCoordinatorService:
     def group(self, group_id: str) -> GroupView | None:
         shard = self.shard_for(group_id)
         return shard.view(group_id) if shard is not None else None
+
+    def consumer_group(self, group_id: str) -> ConsumerGroupView | None:
+        shard = self.shard_for(group_id)
+        return shard.consumer_group_view(group_id) if shard is not None else None
 
     def groups(self) -> list[GroupView]:
         out: list[GroupView] = []

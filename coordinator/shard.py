@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coordinator.config import CoordinatorConfig
+from coordinator.consumer_group_manager import ConsumerGroupManager
 from coordinator.errors import Errors
 from coordinator.group import DEAD, EMPTY, ClassicGroup, Parked
 from coordinator.group_metadata_manager import GroupMetadataManager
@@ -26,23 +27,31 @@ from coordinator.loading import CoordinatorLoader
 from coordinator.log import OffsetsLog, operation_error_to_response_error
 from coordinator.offset_metadata_manager import OffsetMetadataManager
 from coordinator.protocol import (
+    ConsumerGroupDescribedGroup,
+    ConsumerGroupHeartbeatRequest,
     DescribedGroup,
     HeartbeatRequest,
+    HeartbeatResponse,
     JoinGroupRequest,
+    JoinGroupResponse,
     LeaveGroupRequest,
+    LeaveGroupResponse,
     ListedGroup,
     OffsetCommitRequest,
     OffsetFetchRequest,
     SyncGroupRequest,
+    SyncGroupResponse,
 )
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, RecordKey, RecordValue
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
-from coordinator.runtime import PartitionWriter
+from coordinator.runtime import PartitionWriter, respond
 from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     CompleteInitialJoin,
     CompleteJoin,
     CoordinatorTimer,
+    ExpireConsumerGroupRebalance,
+    ExpireConsumerGroupSession,
     ExpireHeartbeat,
     ExpireOffsets,
     ExpireOffsetsKey,
@@ -51,7 +60,10 @@ from coordinator.timers import (
     LoadKey,
     ShardTimerKey,
 )
-from coordinator.views import GroupView
+from coordinator.topology import Topology
+from coordinator.views import ConsumerGroupView, GroupView
+
+_CLASSIC_GROUP_APIS = (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
 
 
 class GroupCoordinatorShard:
@@ -65,6 +77,7 @@ class GroupCoordinatorShard:
         config: CoordinatorConfig,
         log: OffsetsLog,
         rng: random.Random,
+        topology: Topology,
     ) -> None:
         self.partition = partition
         self.node = node
@@ -83,10 +96,25 @@ class GroupCoordinatorShard:
             writer=self.writer,
             on_group_created=self._ensure_cleanup_timer,
         )
+        self.consumer_group_manager = ConsumerGroupManager(
+            node=node,
+            partition=partition,
+            config=config,
+            rng=rng,
+            timer=self.timer,
+            writer=self.writer,
+            topology=topology,
+            classic_group_exists=self.group_manager.groups.__contains__,
+        )
         self.offset_manager = OffsetMetadataManager(
-            node=node, config=config, writer=self.writer, group_manager=self.group_manager
+            node=node,
+            config=config,
+            writer=self.writer,
+            group_manager=self.group_manager,
+            consumer_groups=self.consumer_group_manager.groups,
         )
         groups, offsets = self.group_manager, self.offset_manager
+        consumer_groups = self.consumer_group_manager
         # The group APIs, by request type (a subclass of a request type is handled as that type).
         self._handlers: dict[type, Callable[[Step, Parked, Any], None]] = {
             JoinGroupRequest: groups.classic_group_join,
@@ -95,6 +123,7 @@ class GroupCoordinatorShard:
             LeaveGroupRequest: groups.classic_group_leave,
             OffsetCommitRequest: offsets.commit_offset,
             OffsetFetchRequest: offsets.fetch_offsets,
+            ConsumerGroupHeartbeatRequest: consumer_groups.heartbeat,
         }
         # What each timer operation runs (coordinator/timers.py).
         self._timer_operations: dict[type, Callable[[Step, Any], None]] = {
@@ -104,6 +133,8 @@ class GroupCoordinatorShard:
             ExpirePendingSync: groups.on_sync_timeout,
             FinishLoad: self._on_load_finished,
             ExpireOffsets: self._on_cleanup,
+            ExpireConsumerGroupSession: consumer_groups.on_session_expired,
+            ExpireConsumerGroupRebalance: consumer_groups.on_rebalance_timeout,
         }
 
     # --- requests and timers ----------------------------------------------------------------------
@@ -115,6 +146,11 @@ class GroupCoordinatorShard:
         out = Step(now_ms)
         version = getattr(request, "api_version", 0)
         waiter = Parked(src, correlation_id, version if isinstance(version, int) else 0)
+        if isinstance(request, _CLASSIC_GROUP_APIS) and (
+            request.group_id in self.consumer_group_manager.groups
+        ):
+            self._classic_request_to_consumer_group(out, waiter, request)
+            return out.result()
         handler = self._handlers.get(type(request))
         if handler is None:
             handler = next(
@@ -124,6 +160,29 @@ class GroupCoordinatorShard:
                 raise TypeError(type(request).__name__)
         handler(out, waiter, request)
         return out.result()
+
+    def _classic_request_to_consumer_group(
+        self,
+        out: Step,
+        waiter: Parked,
+        request: JoinGroupRequest | SyncGroupRequest | HeartbeatRequest | LeaveGroupRequest,
+    ) -> None:
+        """A classic request for a KIP-848 consumer group. Kafka 4.0 lets classic members join
+        consumer groups (classicGroupJoinToConsumerGroup and its siblings); groupsim does not
+        simulate mixed groups yet (docs/coordinator.md): JoinGroup gets
+        INCONSISTENT_GROUP_PROTOCOL, the others UNKNOWN_MEMBER_ID (no member of the group uses
+        the classic protocol: throwIfMemberDoesNotUseClassicProtocol)."""
+        response: object
+        if isinstance(request, JoinGroupRequest):
+            response = JoinGroupResponse(Errors.INCONSISTENT_GROUP_PROTOCOL, member_id="")
+        elif isinstance(request, SyncGroupRequest):
+            response = SyncGroupResponse(Errors.UNKNOWN_MEMBER_ID)
+        elif isinstance(request, HeartbeatRequest):
+            response = HeartbeatResponse(Errors.UNKNOWN_MEMBER_ID)
+        else:
+            response = LeaveGroupResponse(Errors.UNKNOWN_MEMBER_ID)
+        member_id = None if isinstance(request, LeaveGroupRequest) else request.member_id
+        respond(out, self.node, waiter, response, request.group_id, member_id)
 
     def fire_timer(self, key: ShardTimerKey, now_ms: int) -> CoordinatorResult:
         """Run the operation of ``key`` if it is still live (a replaced key runs the newest)."""
@@ -158,7 +217,9 @@ class GroupCoordinatorShard:
         self._load(out)
 
     def _load(self, out: Step, *, quiet: bool = False) -> None:
-        records = self.loader.replay(self.group_manager, self.offset_manager, out.now)
+        records = self.loader.replay(
+            self.group_manager, self.offset_manager, self.consumer_group_manager, out.now
+        )
         self.loading = False
         self.loaded_ms = out.now
         manager = self.group_manager
@@ -169,10 +230,11 @@ class GroupCoordinatorShard:
                 t_ms=out.now,
                 node=self.node,
                 partition=self.partition,
-                groups=len(self.group_manager.groups),
+                groups=len(self.group_manager.groups) + len(self.consumer_group_manager.groups),
                 records=records,
             )
         self.group_manager.on_loaded(out)
+        self.consumer_group_manager.on_loaded(out)
         self._ensure_cleanup_timer(out)
 
     def unload(self, now_ms: int) -> CoordinatorResult:
@@ -295,13 +357,23 @@ class GroupCoordinatorShard:
             return None
         return group.view(self.partition, None if self.loading else self.node)
 
+    def consumer_group_view(self, group_id: str) -> ConsumerGroupView | None:
+        coordinator = None if self.loading else self.node
+        return self.consumer_group_manager.view(group_id, self.partition, coordinator)
+
     def views(self) -> list[GroupView]:
         groups = self.group_manager.groups
         coordinator = None if self.loading else self.node
         return [groups[gid].view(self.partition, coordinator) for gid in sorted(groups)]
 
     def list_groups(self, states_filter: tuple[str, ...]) -> list[ListedGroup]:
-        return self.group_manager.list_groups(states_filter)
+        listed = self.group_manager.list_groups(states_filter)
+        if self.consumer_group_manager.groups:
+            listed.extend(self.consumer_group_manager.list_groups(states_filter))
+        return listed
+
+    def consumer_group_describe(self, group_ids: list[str]) -> list[ConsumerGroupDescribedGroup]:
+        return self.consumer_group_manager.describe(group_ids)
 
     def describe_group(self, group_id: str) -> DescribedGroup:
         return self.group_manager.describe_group(group_id)

@@ -62,6 +62,29 @@ class SyncKey(ShardTimerKey):
 
 
 @frozen
+class ConsumerGroupSessionKey(ShardTimerKey):
+    """groupSessionTimeoutKey: a KIP-848 member's session (``session-timeout-<group>-<member>``)."""
+
+    group_id: str
+    member_id: str
+
+    def __str__(self) -> str:
+        return f"{self.node}/session-timeout-{self.group_id}-{self.member_id}"
+
+
+@frozen
+class ConsumerGroupRebalanceKey(ShardTimerKey):
+    """consumerGroupRebalanceTimeoutKey: how long a KIP-848 member may take to revoke
+    (``rebalance-timeout-<group>-<member>``)."""
+
+    group_id: str
+    member_id: str
+
+    def __str__(self) -> str:
+        return f"{self.node}/rebalance-timeout-{self.group_id}-{self.member_id}"
+
+
+@frozen
 class LoadKey(ShardTimerKey):
     """The end of replaying the partition after this broker became its leader."""
 
@@ -113,6 +136,25 @@ class ExpirePendingSync:
 
 
 @frozen
+class ExpireConsumerGroupSession:
+    """scheduleConsumerGroupSessionTimeout's operation: fence the member (consumerGroupFenceMemberOperation)."""
+
+    group_id: str
+    member_id: str
+
+
+@frozen
+class ExpireConsumerGroupRebalance:
+    """scheduleConsumerGroupRebalanceTimeout's operation: fence the member if it is still at
+    ``member_epoch`` (it has not revoked in time)."""
+
+    group_id: str
+    member_id: str
+    member_epoch: int
+    rebalance_timeout_ms: int
+
+
+@frozen
 class FinishLoad:
     """The partition's replay is over: the groups come back (onLoaded)."""
 
@@ -133,6 +175,8 @@ TimerOperation = (
     | ExpirePendingSync
     | FinishLoad
     | ExpireOffsets
+    | ExpireConsumerGroupSession
+    | ExpireConsumerGroupRebalance
 )
 
 

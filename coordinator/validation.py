@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coordinator import protocol as P
+from coordinator.kafka_uuid import Uuid
 
 
 def _is_int(value: object) -> bool:
@@ -206,6 +207,8 @@ def _offset_commit(request: P.OffsetCommitRequest) -> str | None:
 def _offset_fetch(request: P.OffsetFetchRequest) -> str | None:
     if not isinstance(request.group_id, str):
         return "group_id"
+    if not _opt_str(request.member_id) or not _is_int(request.member_epoch):
+        return "member_id"
     if request.topics is None:
         return None
     if not _is_tuple_of(request.topics, P.OffsetFetchRequestTopic):
@@ -219,7 +222,43 @@ def _offset_fetch(request: P.OffsetFetchRequest) -> str | None:
     return None
 
 
+def _consumer_group_heartbeat(request: P.ConsumerGroupHeartbeatRequest) -> str | None:
+    """The schema's types: strings (nullable where Kafka's are), ints, topic ids and partitions."""
+    if not _valid_version(request):
+        return "api_version"
+    if not isinstance(request.group_id, str):
+        return "group_id"
+    if not isinstance(request.member_id, str) or not _is_int(request.member_epoch):
+        return "member_id"
+    for name in ("instance_id", "rack_id", "subscribed_topic_regex", "server_assignor"):
+        if not _opt_str(getattr(request, name)):
+            return name
+    if not (isinstance(request.client_id, str) and isinstance(request.client_host, str)):
+        return "client_id"
+    if not _is_int(request.rebalance_timeout_ms):
+        return "rebalance_timeout_ms"
+    names = request.subscribed_topic_names
+    if names is not None and not _is_tuple_of(names, str):
+        return "subscribed_topic_names"
+    owned = request.topic_partitions
+    if owned is not None:
+        if not _is_tuple_of(owned, P.ConsumerGroupHeartbeatTopicPartitions):
+            return "topic_partitions"
+        for t in owned:
+            if not isinstance(t.topic_id, Uuid) or not all(_is_int(p) for p in t.partitions):
+                return "topic_partitions"
+    return None
+
+
+def _consumer_group_describe(request: P.ConsumerGroupDescribeRequest) -> str | None:
+    if not _is_tuple_of(request.group_ids, str):
+        return "group_ids"
+    return None
+
+
 _CHECKS: dict[type, Callable[[Any], str | None]] = {
+    P.ConsumerGroupHeartbeatRequest: _consumer_group_heartbeat,
+    P.ConsumerGroupDescribeRequest: _consumer_group_describe,
     P.FindCoordinatorRequest: _find_coordinator,
     P.MetadataRequest: _metadata,
     P.ListGroupsRequest: _list_groups,

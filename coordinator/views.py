@@ -44,3 +44,43 @@ class GroupView:
     @property
     def member_ids(self) -> tuple[str, ...]:
         return tuple(m.member_id for m in self.members)
+
+
+#: partitions by topic name: ((topic, (p, ...)), ...), topics and partitions ascending
+NamedPartitions = tuple[tuple[str, tuple[int, ...]], ...]
+
+
+@frozen
+class ConsumerGroupMemberView:
+    """A KIP-848 member: its epochs, reconciliation state and partitions (by topic name)."""
+
+    member_id: str
+    instance_id: str | None
+    member_epoch: int
+    previous_member_epoch: int
+    state: str  # STABLE, UNREVOKED_PARTITIONS, UNRELEASED_PARTITIONS, UNKNOWN
+    subscribed_topic_names: tuple[str, ...]
+    assigned: NamedPartitions
+    pending_revocation: NamedPartitions
+    target: NamedPartitions
+    rebalance_timeout_ms: int
+    client_id: str
+
+
+@frozen
+class ConsumerGroupView:
+    """A KIP-848 consumer group: epochs, derived state, members."""
+
+    group_id: str
+    state: str  # Empty, Assigning, Reconciling, Stable
+    group_epoch: int
+    assignment_epoch: int
+    members: tuple[ConsumerGroupMemberView, ...] = field(converter=to_tuple)
+    partition: int = -1
+    coordinator: str | None = None
+
+    def member(self, member_id: str) -> ConsumerGroupMemberView | None:
+        for m in self.members:
+            if m.member_id == member_id:
+                return m
+        return None

@@ -61,6 +61,31 @@ BROKER_KEYS: dict[str, tuple[str, Kind]] = {
     # groupsim: the constant CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS, and log replay time
     "group.new.member.join.timeout.ms": ("new_member_join_timeout_ms", Kind.DURATION),
     "coordinator.load.time.ms": ("load_time_ms", Kind.DURATION),
+    # KIP-848 consumer groups
+    "group.consumer.session.timeout.ms": ("group_consumer_session_timeout_ms", Kind.DURATION),
+    "group.consumer.min.session.timeout.ms": (
+        "group_consumer_min_session_timeout_ms",
+        Kind.DURATION,
+    ),
+    "group.consumer.max.session.timeout.ms": (
+        "group_consumer_max_session_timeout_ms",
+        Kind.DURATION,
+    ),
+    "group.consumer.heartbeat.interval.ms": (
+        "group_consumer_heartbeat_interval_ms",
+        Kind.DURATION,
+    ),
+    "group.consumer.min.heartbeat.interval.ms": (
+        "group_consumer_min_heartbeat_interval_ms",
+        Kind.DURATION,
+    ),
+    "group.consumer.max.heartbeat.interval.ms": (
+        "group_consumer_max_heartbeat_interval_ms",
+        Kind.DURATION,
+    ),
+    "group.consumer.max.size": ("group_consumer_max_size", Kind.POSITIVE_INT),
+    "group.consumer.assignors": ("group_consumer_assignors", Kind.STRING),
+    "group.consumer.migration.policy": ("group_consumer_migration_policy", Kind.STRING),
 }
 
 #: Kafka's defaults for the checks the loader makes across settings (GroupCoordinatorConfig)

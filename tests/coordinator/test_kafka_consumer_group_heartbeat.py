@@ -1,0 +1,536 @@
+"""ConsumerGroupHeartbeat through KafkaCluster: ports of the consumer-group tests of Kafka's
+GroupMetadataManagerTest (and ConsumerGroupTest's state and ownership checks) at 1eb7644.
+
+Each test names its Kafka original. Kafka's tests drive the GroupMetadataManager with a mock
+assignor that returns a prepared assignment; these run the real server-side assignors
+(``range``/``uniform``) through the whole cluster, so they assert what the original asserts about
+the protocol (epochs, states, errors and their messages, records, timers) on the assignment the
+real assignor gives.
+
+Left out (and why): the MockPartitionAssignor-only checks of exact record lists in
+testMemberJoinsEmptyConsumerGroup / testUpdatingSubscriptionTriggersNewTargetAssignment /
+testNewJoiningMemberTriggersNewTargetAssignment (the records are checked by type and order
+here); testPartitionAssignorExceptionOnRegularHeartbeat (needs a failing assignor: covered by
+registering one); the regex tests beyond the 4.0 refusal; every classic/consumer migration test
+(online migration is not simulated yet); testGroupIdsByTopics and the metrics tests (no Kafka
+metrics here).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from coordinator.consumer_group import ConsumerGroupState, MemberState, OwnershipError
+from coordinator.errors import Errors
+from coordinator.protocol import (
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupHeartbeatRequest,
+    ListGroupsRequest,
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+    OffsetFetchRequest,
+)
+from tests.coordinator.kip848 import GROUP, Kip848
+
+
+def records(h: Kip848) -> list[tuple[str, bool]]:
+    return [(f["record_type"], f["tombstone"]) for n, f in h.events if n == "record_appended"]
+
+
+def test_consumer_heartbeat_request_validation():
+    """GroupMetadataManagerTest.testConsumerHeartbeatRequestValidation"""
+    h = Kip848(group_consumer_assignors=("range",))
+    cases = [
+        (dict(group_id="", member_id="", member_epoch=0), "GroupId can't be empty."),
+        (dict(group_id="   ", member_id="", member_epoch=0), "GroupId can't be empty."),
+        (
+            dict(group_id="foo", member_id="", member_epoch=0),
+            "RebalanceTimeoutMs must be provided in first request.",
+        ),
+        (
+            dict(group_id="foo", member_id="", member_epoch=0, rebalance_timeout_ms=5000),
+            "TopicPartitions must be empty when (re-)joining.",
+        ),
+        (
+            dict(
+                group_id="foo",
+                member_id="",
+                member_epoch=0,
+                rebalance_timeout_ms=5000,
+                topic_partitions=(),
+            ),
+            "SubscribedTopicNames must be set in first request.",
+        ),
+        (dict(group_id="foo", member_id="", member_epoch=1), "MemberId can't be empty."),
+        (
+            dict(group_id="foo", member_id="m", member_epoch=1, instance_id=""),
+            "InstanceId can't be empty.",
+        ),
+        (dict(group_id="foo", member_id="m", member_epoch=1, rack_id=""), "RackId can't be empty."),
+        (
+            dict(
+                group_id="foo",
+                member_id="m",
+                member_epoch=-2,
+                rebalance_timeout_ms=5000,
+                subscribed_topic_names=("foo", "bar"),
+                topic_partitions=(),
+            ),
+            "InstanceId can't be null.",
+        ),
+        (dict(group_id="foo", member_id="m", member_epoch=-3), "MemberEpoch is invalid."),
+    ]
+    for fields, message in cases:
+        response = h.send(ConsumerGroupHeartbeatRequest(**fields))
+        assert (response.error_code, response.error_message) == (Errors.INVALID_REQUEST, message)
+    unsupported = h.send(ConsumerGroupHeartbeatRequest("foo", "m", 1, server_assignor="bar"))
+    assert unsupported.error_code == Errors.UNSUPPORTED_ASSIGNOR
+    assert (
+        unsupported.error_message
+        == "ServerAssignor bar is not supported. Supported assignors: range."
+    )
+    assert h.group("foo") is None  # nothing was written
+
+
+def test_consumer_heartbeat_regex_validation():
+    """GroupMetadataManagerTest.testConsumerHeartbeatRegexValidation"""
+    h = Kip848()
+    response = h.heartbeat(subscribed_topic_regex="t*")
+    assert response.error_code == Errors.INVALID_REQUEST
+    assert response.error_message == "SubscribedTopicRegex is not supported yet."
+
+
+def test_member_id_generation():
+    """GroupMetadataManagerTest.testMemberIdGeneration: a new member gets a generated id (a
+    Kafka Uuid string, drawn from the cluster's seeded random: the same every run), epoch 1 and
+    an empty assignment when no subscribed topic exists."""
+    ids = []
+    for _ in range(2):
+        h = Kip848(topics={})
+        response = h.heartbeat(group_id="group-foo", server_assignor="range")
+        assert response.error_code == Errors.NONE
+        assert len(response.member_id) == 22
+        assert (response.member_epoch, response.heartbeat_interval_ms) == (1, 5000)
+        assert response.assignment is not None and response.assignment.topic_partitions == ()
+        ids.append(response.member_id)
+    assert ids[0] == ids[1]
+
+
+def test_unknown_group_id():
+    """GroupMetadataManagerTest.testUnknownGroupId"""
+    h = Kip848()
+    response = h.heartbeat("m", 100, rebalance_timeout_ms=5000, subscribed_topic_names=("foo",))
+    assert response.error_code == Errors.GROUP_ID_NOT_FOUND
+    assert response.error_message == f"Consumer group {GROUP} not found."
+
+
+def test_unknown_member_id_joins_consumer_group():
+    """GroupMetadataManagerTest.testUnknownMemberIdJoinsConsumerGroup"""
+    h = Kip848()
+    assert h.heartbeat("m1").error_code == Errors.NONE
+    response = h.heartbeat("m2", 1, rebalance_timeout_ms=5000)
+    assert response.error_code == Errors.UNKNOWN_MEMBER_ID
+    assert response.error_message == f"Member m2 is not a member of group {GROUP}."
+
+
+def test_consumer_group_member_epoch_validation():
+    """GroupMetadataManagerTest.testConsumerGroupMemberEpochValidation: a greater epoch, a
+    smaller one, the previous one without partitions are fenced; the previous epoch with a subset
+    of the assigned partitions is accepted (the answer with the new epoch may have been lost)."""
+    h = Kip848(topics={"foo": 6})
+    first = h.heartbeat("m", subscribed_topic_names=("foo",))
+    assert first.member_epoch == 1
+    # A second member bumps the epoch: m reaches epoch 2 (revoking then acknowledging)
+    h.heartbeat("n", subscribed_topic_names=("foo",))
+    h.heartbeat("m", 1, topic_partitions=h.owned(foo=(0, 1, 2, 3, 4, 5)))  # told to revoke
+    kept = h.group().members["m"].assigned_partitions[h.topic_id("foo")]
+    h.heartbeat("m", 1, topic_partitions=h.owned(foo=tuple(sorted(kept))))  # revoked
+    assert h.group().members["m"].member_epoch == 2
+    greater = h.heartbeat("m", 5)
+    assert greater.error_code == Errors.FENCED_MEMBER_EPOCH
+    assert greater.error_message == (
+        "The consumer group member has a greater member epoch (5) than the one known by the "
+        "group coordinator (2). The member must abandon all its partitions and rejoin."
+    )
+    smaller = h.heartbeat("m", 1)  # the previous epoch, without its owned partitions
+    assert smaller.error_code == Errors.FENCED_MEMBER_EPOCH
+    assert "has a smaller member epoch (1)" in smaller.error_message
+    subset = tuple(sorted(kept))[:1]
+    accepted = h.heartbeat("m", 1, topic_partitions=h.owned(foo=subset))
+    assert (accepted.error_code, accepted.member_epoch) == (Errors.NONE, 2)
+
+
+def test_reconciliation_process():
+    """GroupMetadataManagerTest.testReconciliationProcess (with the real range assignor): the
+    new member waits for partitions the old one still owns (UNRELEASED_PARTITIONS); the old one
+    revokes (UNREVOKED_PARTITIONS, the rebalance timeout armed), acknowledges, and both end STABLE
+    at the new epoch, each partition owned by one member at every step."""
+    h = Kip848(topics={"foo": 6, "bar": 3}, group_consumer_assignors=("range",))
+    foo, bar = h.topic_id("foo"), h.topic_id("bar")
+    a = h.heartbeat("A")
+    assert a.member_epoch == 1
+    assert {t.topic_id: t.partitions for t in a.assignment.topic_partitions} == {
+        foo: (0, 1, 2, 3, 4, 5),
+        bar: (0, 1, 2),
+    }
+    assert h.group().state == ConsumerGroupState.STABLE
+    b = h.heartbeat("B")
+    group = h.group()
+    assert (group.group_epoch, group.target_assignment_epoch) == (2, 2)
+    assert group.members["B"].state == MemberState.UNRELEASED_PARTITIONS
+    assert b.member_epoch == 2 and b.assignment.topic_partitions == ()
+    assert group.state == ConsumerGroupState.RECONCILING
+    target_a = group.target_assignment["A"]
+    target_b = group.target_assignment["B"]
+    assert not any(target_a.get(t, frozenset()) & target_b.get(t, frozenset()) for t in (foo, bar))
+    # A's next heartbeat: revoke what moves to B, keep the rest, stay at epoch 1
+    a = h.heartbeat("A", 1)
+    member_a = h.group().members["A"]
+    assert member_a.state == MemberState.UNREVOKED_PARTITIONS and a.member_epoch == 1
+    assert member_a.partitions_pending_revocation == target_b
+    rebalance_key = next(k for k in h.timers if "rebalance-timeout" in str(k))
+    assert h.timers[rebalance_key] == h.now + 5000
+    # B still waits: A has not released
+    assert h.heartbeat("B", 2).assignment is None
+    # A acknowledges the revocation by reporting only what it keeps
+    kept = {t.topic_id: t.partitions for t in a.assignment.topic_partitions}
+    a = h.heartbeat("A", 1, topic_partitions=h.owned(**{"foo": kept[foo], "bar": kept[bar]}))
+    assert a.member_epoch == 2 and h.group().members["A"].state == MemberState.STABLE
+    assert rebalance_key not in h.timers  # cancelled once revoked
+    b = h.heartbeat("B", 2)
+    assert {t.topic_id: frozenset(t.partitions) for t in b.assignment.topic_partitions} == target_b
+    assert h.group().state == ConsumerGroupState.STABLE
+
+
+def test_new_member_is_rejected_with_maximum_members_is_reached():
+    """GroupMetadataManagerTest.testNewMemberIsRejectedWithMaximumMembersIsReached"""
+    h = Kip848(group_consumer_max_size=2)
+    h.heartbeat("m1")
+    h.heartbeat("m2")
+    response = h.heartbeat("m3")
+    assert response.error_code == Errors.GROUP_MAX_SIZE_REACHED
+    assert (
+        response.error_message
+        == "The consumer group has reached its maximum capacity of 2 members."
+    )
+    assert h.heartbeat("m1", 1).error_code == Errors.NONE  # an existing member is not refused
+
+
+def test_consumer_group_states():
+    """GroupMetadataManagerTest.testConsumerGroupStates (ConsumerGroup.maybeUpdateGroupState):
+    Empty, then Assigning/Reconciling/Stable as the epochs move, Empty again when the last one
+    leaves; the state is also in ListGroups and ConsumerGroupDescribe."""
+    h = Kip848(topics={"foo": 2})
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+    assert h.group().state == ConsumerGroupState.STABLE
+    h.heartbeat("n", subscribed_topic_names=("foo",))
+    assert h.group().state == ConsumerGroupState.RECONCILING
+    listed = h.send(ListGroupsRequest())
+    assert [(g.group_id, g.protocol_type, g.group_state, g.group_type) for g in listed.groups] == [
+        (GROUP, "consumer", "Reconciling", "consumer")
+    ]
+    h.heartbeat("m", -1)
+    assert h.group().state == ConsumerGroupState.ASSIGNING  # epoch bumped, no new target yet
+    h.heartbeat("n", 2)
+    assert h.group().state == ConsumerGroupState.STABLE
+    h.heartbeat("n", -1)
+    assert h.group().state == ConsumerGroupState.EMPTY
+    described = h.send(ConsumerGroupDescribeRequest((GROUP, "missing")))
+    assert {(g.group_id, g.error_code, g.group_state) for g in described.groups} == {
+        (GROUP, Errors.NONE, "Empty"),
+        ("missing", Errors.GROUP_ID_NOT_FOUND, ""),
+    }
+
+
+def test_leaving_member_bumps_group_epoch():
+    """GroupMetadataManagerTest.testLeavingMemberBumpsGroupEpoch: tombstones for the member's
+    current assignment, target assignment and metadata (in that order), the new subscription
+    metadata, the bumped epoch; the answer echoes epoch -1."""
+    h = Kip848(topics={"foo": 6, "bar": 3})
+    h.heartbeat("m1", subscribed_topic_names=("foo", "bar"))
+    h.heartbeat("m2", subscribed_topic_names=("foo",))
+    h.events.clear()
+    response = h.heartbeat("m2", -1)
+    assert (response.error_code, response.member_id, response.member_epoch) == (
+        Errors.NONE,
+        "m2",
+        -1,
+    )
+    assert records(h) == [
+        ("ConsumerGroupCurrentMemberAssignment", True),
+        ("ConsumerGroupTargetAssignmentMember", True),
+        ("ConsumerGroupMemberMetadata", True),
+        ("ConsumerGroupMetadata", False),
+    ]
+    assert h.group().group_epoch == 3 and "m2" not in h.group().members
+    assert not any("m2" in str(k) for k in h.timers)
+
+
+def test_session_timeout_expiration():
+    """GroupMetadataManagerTest.testSessionTimeoutExpiration: a silent member is fenced after
+    group.consumer.session.timeout.ms; the group epoch is bumped."""
+    h = Kip848()
+    h.heartbeat("m")
+    h.advance(44_999)
+    assert "m" in h.group().members
+    h.advance(1)
+    assert "m" not in h.group().members and h.group().group_epoch == 2
+    removed = [f for n, f in h.events if n == "consumer_group_member_removed"]
+    assert removed[-1]["reason"] == "the member session expired."
+
+
+def test_session_timeout_lifecycle():
+    """GroupMetadataManagerTest.testSessionTimeoutLifecycle: every heartbeat pushes the session
+    deadline out; leaving cancels it."""
+    h = Kip848()
+    h.heartbeat("m")
+    h.advance(40_000)
+    h.heartbeat("m", 1)
+    key = next(k for k in h.timers if "session-timeout" in str(k))
+    assert h.timers[key] == 85_000
+    h.heartbeat("m", -1)
+    assert key not in h.timers
+
+
+def test_rebalance_timeout_expiration():
+    """GroupMetadataManagerTest.testRebalanceTimeoutExpiration: a member that does not revoke
+    within its rebalance timeout is fenced; the other member then gets everything."""
+    h = Kip848(topics={"foo": 4}, group_consumer_assignors=("range",))
+    h.heartbeat("A", subscribed_topic_names=("foo",), rebalance_timeout_ms=12_000)
+    h.heartbeat("B", subscribed_topic_names=("foo",))
+    h.heartbeat("A", 1)  # revoking now, with 12 s to acknowledge
+    h.advance(11_000)
+    h.heartbeat("A", 1)  # a heartbeat without the acknowledgement keeps the deadline
+    h.advance(1_000)
+    assert "A" not in h.group().members
+    b = h.heartbeat("B", 2)
+    assert b.error_code == Errors.NONE and h.group().members["B"].state == MemberState.STABLE
+    assert sum(len(t.partitions) for t in b.assignment.topic_partitions) == 4
+
+
+def test_static_member_leave_and_rejoin_gets_back_assignment():
+    """GroupMetadataManagerTest.testNoGroupEpochBumpWhenStaticMemberTemporarilyLeaves and
+    testStaticMemberGetsBackAssignmentUponRejoin: epoch -2 keeps the member (and its target) at
+    epoch -2 without bumping the group epoch; the instance rejoining under a new member id
+    replaces it and gets its partitions back, still without a bump."""
+    h = Kip848(topics={"foo": 4})
+    first = h.heartbeat("old", instance_id="i1", subscribed_topic_names=("foo",))
+    epoch = h.group().group_epoch
+    left = h.heartbeat("old", -2, instance_id="i1")
+    assert (left.member_id, left.member_epoch) == ("old", -2)
+    assert h.group().group_epoch == epoch and h.group().members["old"].member_epoch == -2
+    back = h.heartbeat("new", instance_id="i1", subscribed_topic_names=("foo",))
+    assert back.error_code == Errors.NONE
+    assert back.assignment == first.assignment and back.member_epoch == epoch
+    assert set(h.group().members) == {"new"} and h.group().static_members == {"i1": "new"}
+
+
+def test_should_throw_unreleased_instance_id_exception_when_new_member_joins_with_in_use_instance_id():
+    """GroupMetadataManagerTest.testShouldThrownUnreleasedInstanceIdExceptionWhenNewMemberJoinsWithInUseInstanceId"""
+    h = Kip848()
+    h.heartbeat("m1", instance_id="i1")
+    response = h.heartbeat("m2", instance_id="i1")
+    assert response.error_code == Errors.UNRELEASED_INSTANCE_ID
+    assert response.error_message == (
+        "Static member m2 with instance id i1 cannot join the group because the instance id is "
+        "owned by m1 member."
+    )
+
+
+def test_static_member_unknown_and_fenced_instance_ids():
+    """GroupMetadataManagerTest.testShouldThrownUnknownMemberIdExceptionWhenUnknownStaticMemberJoins,
+    testShouldThrowFencedInstanceIdExceptionWhenStaticMemberWithDifferentMemberIdJoins,
+    testShouldThrowUnknownMemberIdExceptionWhenUnknownStaticMemberLeaves and
+    testShouldThrowFencedInstanceIdExceptionWhenStaticMemberWithDifferentMemberIdLeaves"""
+    h = Kip848()
+    h.heartbeat("m1", instance_id="i1")
+    unknown = h.heartbeat("m2", 1, instance_id="unknown")
+    assert (unknown.error_code, unknown.error_message) == (
+        Errors.UNKNOWN_MEMBER_ID,
+        "Instance id unknown is unknown.",
+    )
+    fenced = h.heartbeat("m2", 1, instance_id="i1")
+    assert (fenced.error_code, fenced.error_message) == (
+        Errors.FENCED_INSTANCE_ID,
+        "Static member m2 with instance id i1 was fenced by member m1.",
+    )
+    assert h.heartbeat("m2", -2, instance_id="unknown").error_code == Errors.UNKNOWN_MEMBER_ID
+    assert h.heartbeat("m2", -2, instance_id="i1").error_code == Errors.FENCED_INSTANCE_ID
+
+
+def test_leaving_static_member_bumps_group_epoch():
+    """GroupMetadataManagerTest.testLeavingStaticMemberBumpsGroupEpoch: epoch -1 from a static
+    member removes it for good."""
+    h = Kip848()
+    h.heartbeat("m1", instance_id="i1")
+    h.heartbeat("m1", -1, instance_id="i1")
+    assert h.group().members == {} and h.group().group_epoch == 2
+
+
+def test_subscription_metadata_refreshed_after_partitions_added():
+    """GroupMetadataManagerTest.testOnNewMetadataImage: a change of a subscribed topic makes the
+    next heartbeat recompute the subscription metadata and bump the epoch."""
+    h = Kip848(topics={"foo": 2})
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+    h.cluster.add_partitions("foo", 3)
+    response = h.heartbeat("m", 1)
+    assert response.member_epoch == 2
+    assert {t.topic_id: t.partitions for t in response.assignment.topic_partitions} == {
+        h.topic_id("foo"): (0, 1, 2)
+    }
+
+
+def test_failover_replays_the_consumer_group():
+    """GroupMetadataManagerTest.testOnLoaded and the replay tests: a new coordinator rebuilds
+    the group from its records (members, epochs, assignments) and arms a session timeout for
+    every member and a rebalance timeout for a revoking one."""
+    h = Kip848(
+        topics={"foo": 4}, num_brokers=2, group_consumer_assignors=("range",), load_time_ms=0
+    )
+    node = h.node
+    h.heartbeat("A", subscribed_topic_names=("foo",))
+    h.heartbeat("B", subscribed_topic_names=("foo",))
+    h.heartbeat("A", 1)  # A revoking
+    before = h.group()
+    snapshot = (
+        before.group_epoch,
+        before.target_assignment_epoch,
+        dict(before.members),
+        dict(before.target_assignment),
+        str(before.state),
+    )
+    h._take(h.cluster.fail_broker(node, h.now))
+    new_node = h.cluster.coordinator_for(GROUP)
+    assert new_node is not None and new_node != node
+    after = h.group()
+    assert (
+        after.group_epoch,
+        after.target_assignment_epoch,
+        dict(after.members),
+        dict(after.target_assignment),
+        str(after.state),
+    ) == snapshot
+    keys = {str(k) for k in h.timers if str(k).startswith(new_node)}
+    assert f"{new_node}/session-timeout-{GROUP}-A" in keys
+    assert f"{new_node}/rebalance-timeout-{GROUP}-A" in keys
+
+
+def test_offset_commit_and_fetch_validate_member_epochs():
+    """OffsetMetadataManagerTest.testConsumerGroupOffsetCommitWithStaleMemberEpoch,
+    testConsumerGroupOffsetCommitWithUnknownMemberId and their OffsetFetch siblings
+    (ConsumerGroup.validateOffsetCommit / validateOffsetFetch)."""
+    h = Kip848(topics={"foo": 2})
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+
+    def commit(member_id: str, epoch: int, version: int = 9) -> Errors:
+        topic = OffsetCommitRequestTopic("foo", (OffsetCommitRequestPartition(0, 10),))
+        response = h.send(
+            OffsetCommitRequest(GROUP, epoch, member_id, (topic,), api_version=version)
+        )
+        return response.topics[0].partitions[0].error_code
+
+    assert commit("m", 0) == Errors.STALE_MEMBER_EPOCH
+    assert commit("x", 1) == Errors.UNKNOWN_MEMBER_ID
+    assert commit("m", 1, version=8) == Errors.UNSUPPORTED_VERSION
+    assert commit("m", 1) == Errors.NONE
+    assert h.cluster.committed_offsets(GROUP) == {("foo", 0): 10}
+    assert h.send(OffsetFetchRequest(GROUP, member_id="m", member_epoch=0)).error_code == (
+        Errors.STALE_MEMBER_EPOCH
+    )
+    fetched = h.send(OffsetFetchRequest(GROUP, member_id="m", member_epoch=1))
+    assert (
+        fetched.error_code == Errors.NONE and fetched.topics[0].partitions[0].committed_offset == 10
+    )
+    assert h.send(OffsetFetchRequest(GROUP)).error_code == Errors.NONE  # the admin's fetch
+
+
+def test_not_coordinator_and_loading():
+    """GroupCoordinatorService.consumerGroupHeartbeat: the runtime's NOT_COORDINATOR and
+    COORDINATOR_LOAD_IN_PROGRESS, with their exceptions' messages."""
+    from coordinator.cluster import KafkaCluster
+    from coordinator.config import CoordinatorConfig
+
+    cluster = KafkaCluster(num_brokers=2, topics={"foo": 1}, config=CoordinatorConfig())
+    coordinator = cluster.coordinator_for(GROUP)
+    other = next(n for n in cluster.broker_nodes if n != coordinator)
+    request = ConsumerGroupHeartbeatRequest(
+        GROUP,
+        "",
+        0,
+        rebalance_timeout_ms=5000,
+        subscribed_topic_names=("foo",),
+        topic_partitions=(),
+    )
+    (send,) = cluster.handle_request(other, "c", 1, request, 0).effects
+    assert (send.message.error_code, send.message.error_message) == (
+        Errors.NOT_COORDINATOR,
+        "This is not the correct coordinator.",
+    )
+    cluster.fail_broker(coordinator, 0)
+    (send,) = [
+        e
+        for e in cluster.handle_request(other, "c", 2, request, 0).effects
+        if hasattr(e, "message")
+    ]
+    assert send.message.error_code == Errors.COORDINATOR_LOAD_IN_PROGRESS
+
+
+def test_append_failure_changes_nothing():
+    """CoordinatorRuntime: a failed write fails the operation (NOT_COORDINATOR for
+    NOT_LEADER_OR_FOLLOWER, as handleOperationException maps it) and its records are not
+    replayed: the group does not exist."""
+    h = Kip848()
+    h.cluster.fail_next_append(Errors.NOT_LEADER_OR_FOLLOWER)
+    response = h.heartbeat("m")
+    assert response.error_code == Errors.NOT_COORDINATOR
+    assert h.group() is None
+    assert h.heartbeat("m").error_code == Errors.NONE
+
+
+def test_classic_requests_do_not_touch_a_consumer_group():
+    """A classic JoinGroup for a consumer group's id does not create a second group of that id
+    (Kafka 4.0 would let the member join the consumer group: not simulated yet)."""
+    from coordinator.protocol import JoinGroupRequest, JoinGroupRequestProtocol
+
+    h = Kip848()
+    h.heartbeat("m")
+    join = h.send(
+        JoinGroupRequest(
+            GROUP, 30_000, 30_000, "", "consumer", (JoinGroupRequestProtocol("range", b""),)
+        )
+    )
+    assert join.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert h.cluster.group(GROUP) is None  # no classic group of that id
+
+
+def test_partition_epoch_map_refuses_two_owners():
+    """ConsumerGroupTest.testUpdateMemberWithPartitionEpochs-style ownership assertion
+    (addPartitionEpochs): two members can never own one partition."""
+    from coordinator.consumer_group import ConsumerGroup, ConsumerGroupMember
+
+    h = Kip848(topics={"foo": 1})
+    foo = h.topic_id("foo")
+    group = ConsumerGroup("g")
+    group.update_member(
+        ConsumerGroupMember("a", member_epoch=3, assigned_partitions={foo: frozenset({0})})
+    )
+    with pytest.raises(OwnershipError, match="still owned at epoch 3"):
+        group.update_member(
+            ConsumerGroupMember("b", member_epoch=4, assigned_partitions={foo: frozenset({0})})
+        )
+
+
+def test_cluster_view_of_a_consumer_group():
+    """KafkaCluster.consumer_group: a frozen snapshot with epochs, states and named partitions
+    (groupsim's own query; the classic ``group`` view does not show consumer groups)."""
+    h = Kip848(topics={"foo": 2}, group_consumer_assignors=("range",))
+    h.heartbeat("A", subscribed_topic_names=("foo",))
+    h.heartbeat("B", subscribed_topic_names=("foo",))
+    view = h.cluster.consumer_group(GROUP)
+    assert view is not None and h.cluster.group(GROUP) is None
+    assert (view.state, view.group_epoch, view.assignment_epoch) == ("Reconciling", 2, 2)
+    a, b = view.member("A"), view.member("B")
+    assert (a.member_epoch, a.state, a.assigned) == (1, "STABLE", (("foo", (0, 1)),))
+    assert (b.member_epoch, b.state, b.assigned) == (2, "UNRELEASED_PARTITIONS", ())
+    assert sorted(a.target + b.target) == [("foo", (0,)), ("foo", (1,))]
