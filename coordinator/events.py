@@ -254,6 +254,12 @@ CONSUMER_FATAL = _event(
     "group_id error reason member_id generation_id",
     "a fatal error: the consumer stops",
 )
+MEMBER_EPOCH_UPDATED = _event(
+    _M,
+    "member_epoch_updated",
+    "group_id member_id generation_id previous_epoch",
+    "a KIP-848 member's epoch changed (updateMemberEpoch: a heartbeat answer, a join, a leave)",
+)
 RECONCILIATION_STARTED = _event(
     _M,
     "reconciliation_started",

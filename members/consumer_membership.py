@@ -565,7 +565,7 @@ class ConsumerMembershipManager:
             return
         if self.reconciliation_in_progress:
             self._rejoined_while_reconciling = True
-        self._reset_epoch()
+        self._reset_epoch(now)
         self.transition_to(S.JOINING, now, "join")
         self._clear_pending_assignments()
 
@@ -584,7 +584,7 @@ class ConsumerMembershipManager:
         if self._state is S.UNSUBSCRIBED:
             return
         self.transition_to(S.FENCED, now, reason)
-        self._reset_epoch()
+        self._reset_epoch(now)
         self._fenced_release_pending = True
         self._c._maybe_drive(now)
 
@@ -616,7 +616,8 @@ class ConsumerMembershipManager:
         self._update_member_epoch(
             LEAVE_GROUP_STATIC_MEMBER_EPOCH
             if self.group_instance_id is not None
-            else LEAVE_GROUP_MEMBER_EPOCH
+            else LEAVE_GROUP_MEMBER_EPOCH,
+            now,
         )
         self.current_assignment = NO_ASSIGNMENT
         self.transition_to(S.LEAVING, now, reason)
@@ -637,11 +638,21 @@ class ConsumerMembershipManager:
         self._signal_partitions_lost(now)
         self._clear_assignment(now)
 
-    def _reset_epoch(self) -> None:
-        self._update_member_epoch(JOIN_GROUP_MEMBER_EPOCH)
+    def _reset_epoch(self, now: int) -> None:
+        self._update_member_epoch(JOIN_GROUP_MEMBER_EPOCH, now)
 
-    def _update_member_epoch(self, epoch: int) -> None:
+    def _update_member_epoch(self, epoch: int, now: int) -> None:
+        """updateMemberEpoch: a changed epoch is logged (Kafka's notifyEpochChange)."""
+        previous = self.member_epoch
         self.member_epoch = epoch
+        if epoch != previous:
+            self._c._emit(
+                "member_epoch_updated",
+                t_ms=now,
+                member_id=self._member_id,
+                generation_id=epoch,
+                previous_epoch=previous,
+            )
 
     def _clear_pending_assignments(self) -> None:
         self.target_assignment = NO_ASSIGNMENT
@@ -806,7 +817,7 @@ class ConsumerMembershipManager:
             return
         if response.member_id is not None:
             self._member_id = response.member_id
-        self._update_member_epoch(response.member_epoch)
+        self._update_member_epoch(response.member_epoch, now)
         assignment = response.assignment
         if assignment is None:
             return
