@@ -22,7 +22,9 @@ from attrs import frozen
 
 from coordinator.assignor.api import SubscriptionType
 from coordinator.errors import ApiError, Errors
+from coordinator.java import java_spread_hash
 from coordinator.kafka_uuid import Uuid
+from coordinator.timeline_order import capacity_for, iteration_order
 
 Partitions = Mapping[Uuid, frozenset[int]]
 EMPTY: Partitions = {}
@@ -126,6 +128,69 @@ def merge_counts(
     return out
 
 
+class _JavaStringHashMap:
+    """Just enough of ``java.util.HashMap<String, Integer>`` for the order of its entries: the
+    copy constructor's table size, ``put`` appending to a bin, ``compute`` of an absent key
+    PREPENDING to its bin (``newNode(hash, key, v, first)``), removal, and resizes that keep each
+    bin's order."""
+
+    def __init__(self, source: list[tuple[str, int]]) -> None:
+        self.capacity = 0
+        self.threshold = 16
+        if source:  # putMapEntries: tableSizeFor((int)(s / 0.75f + 1))
+            wanted = int(len(source) / 0.75 + 1.0)
+            self.threshold = 1 << max(0, (wanted - 1).bit_length())
+        self.bins: list[list[tuple[str, int]]] = []
+        self.size = 0
+        for key, value in source:
+            self._insert(key, value, head=False)
+
+    def _bin(self, key: str) -> int:
+        return java_spread_hash(key) & (self.capacity - 1)
+
+    def _grow(self) -> None:
+        old = self.bins
+        if self.capacity == 0:
+            self.capacity = self.threshold
+        else:
+            self.capacity *= 2
+        self.threshold = int(self.capacity * 0.75)
+        self.bins = [[] for _ in range(self.capacity)]
+        for entries in old:
+            for key, value in entries:
+                self.bins[self._bin(key)].append((key, value))
+
+    def _insert(self, key: str, value: int, *, head: bool) -> None:
+        if self.capacity == 0:
+            self._grow()
+        entries = self.bins[self._bin(key)]
+        if head:
+            entries.insert(0, (key, value))
+        else:
+            entries.append((key, value))
+        self.size += 1
+        if self.size > self.threshold:
+            self._grow()
+
+    def compute(self, key: str, delta: int) -> None:
+        """``compute(key, Utils::incValue / decValue)``: a count reaching 0 is removed."""
+        if self.capacity:
+            entries = self.bins[self._bin(key)]
+            for i, (k, v) in enumerate(entries):
+                if k == key:
+                    if v + delta <= 0:
+                        del entries[i]
+                        self.size -= 1
+                    else:
+                        entries[i] = (k, v + delta)
+                    return
+        if delta > 0:
+            self._insert(key, delta, head=True)
+
+    def items(self) -> list[tuple[str, int]]:
+        return [entry for entries in self.bins for entry in entries]
+
+
 def subscription_type(
     subscribed_topic_names: Mapping[str, int], num_members: int
 ) -> SubscriptionType:
@@ -153,9 +218,13 @@ class ConsumerGroup:
         self.group_epoch = 0
         self.target_assignment_epoch = 0
         self.members: dict[str, ConsumerGroupMember] = {}
+        # the largest size + 1 at a put: the capacity of Kafka's TimelineHashMap of members,
+        # whose iteration order the target assignment's inputs follow (timeline_order)
+        self.members_high_water = 0
         self.static_members: dict[str, str] = {}  # instance id -> member id
         self.subscribed_topic_names: dict[str, int] = {}
         self.server_assignors: dict[str, int] = {}
+        self.server_assignors_high_water = 0
         self.subscription_metadata: dict[str, TopicMetadata] = {}
         self.subscription_type_ = SubscriptionType.HOMOGENEOUS
         self.target_assignment: dict[str, Partitions] = {}
@@ -231,6 +300,27 @@ class ConsumerGroup:
             new.subscribed_topic_names if new is not None else None,
         )
 
+    def compute_preferred_server_assignor(
+        self, old: ConsumerGroupMember | None, new: ConsumerGroupMember | None
+    ) -> str | None:
+        """computePreferredServerAssignor: the counts copied into a HashMap (from the
+        TimelineHashMap's order), the member's change applied with ``compute``, then
+        ``stream().max(comparingByValue())``, which keeps the first of tied maxima in the
+        HashMap's order."""
+        order = iteration_order(
+            self.server_assignors, capacity_for(self.server_assignors_high_water)
+        )
+        counts = _JavaStringHashMap([(name, self.server_assignors[name]) for name in order])
+        if old is not None and old.server_assignor_name:
+            counts.compute(old.server_assignor_name, -1)
+        if new is not None and new.server_assignor_name:
+            counts.compute(new.server_assignor_name, +1)
+        best: tuple[str, int] | None = None
+        for name, count in counts.items():
+            if best is None or count > best[1]:
+                best = (name, count)
+        return None if best is None else best[0]
+
     def compute_server_assignor_counts(
         self, old: ConsumerGroupMember | None, new: ConsumerGroupMember | None
     ) -> dict[str, int]:
@@ -280,9 +370,16 @@ class ConsumerGroup:
     def update_member(self, new: ConsumerGroupMember) -> None:
         """updateMember: counts, partition epochs, static member, state."""
         old = self.members.get(new.member_id)
+        # BaseHashTable.baseAddOrReplace grows while (size + 1) * 0.75 > capacity BEFORE the
+        # put, a replacement included: the table's capacity follows the largest size + 1 seen
+        self.members_high_water = max(self.members_high_water, len(self.members) + 1)
         self.members[new.member_id] = new
         self.subscribed_topic_names = self.compute_subscribed_topic_names(old, new)
         self.subscription_type_ = subscription_type(self.subscribed_topic_names, len(self.members))
+        if new.server_assignor_name or (old is not None and old.server_assignor_name):
+            self.server_assignors_high_water = max(
+                self.server_assignors_high_water, len(self.server_assignors) + 1
+            )
         self.server_assignors = self.compute_server_assignor_counts(old, new)
         if old is not None:
             self._remove_partition_epochs(old.assigned_partitions, old.member_epoch)

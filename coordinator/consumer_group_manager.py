@@ -37,7 +37,7 @@ from coordinator.consumer_group import (
     subscription_type,
 )
 from coordinator.current_assignment import compute_current_assignment
-from coordinator.errors import DEFAULT_MESSAGES, ApiError, Errors
+from coordinator.errors import ApiError, Errors
 from coordinator.group import Parked
 from coordinator.kafka_uuid import Uuid
 from coordinator.log import operation_error_to_response_error
@@ -73,6 +73,7 @@ from coordinator.records import (
 from coordinator.result import Step
 from coordinator.runtime import PartitionWriter, respond
 from coordinator.target_assignment import build_target_assignment
+from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     ConsumerGroupRebalanceKey,
     ConsumerGroupSessionKey,
@@ -154,9 +155,9 @@ class ConsumerGroupManager:
             before = self._snapshot(request.group_id)
             error_code = self.writer.append(out, records, request.group_id)
             if error_code != Errors.NONE:
-                mapped = operation_error_to_response_error(error_code)
+                # handleOperationException maps a failed write's error without a message
                 response = ConsumerGroupHeartbeatResponse(
-                    mapped, error_message=DEFAULT_MESSAGES.get(mapped)
+                    operation_error_to_response_error(error_code)
                 )
             else:
                 self.replay_all(records)
@@ -425,16 +426,19 @@ class ConsumerGroupManager:
         records: list[Entry],
     ) -> Partitions:
         """updateTargetAssignment: the preferred assignor over the group with ``updated``."""
-        counts = group.compute_server_assignor_counts(member, updated)
-        assignor = self.assignors.preferred(counts)
+        preferred = group.compute_preferred_server_assignor(member, updated)
+        assignor = self.assignors.by_name[preferred or self.assignors.default.name]
         changed: dict[str, ConsumerGroupMember | None] = {updated.member_id: updated}
         previous = group.static_member_id(updated.instance_id)
         if previous is not None and previous != updated.member_id:
             changed[previous] = None
         try:
+            # group.members() is a TimelineHashMap: its iteration order is the insertion order
+            # of TargetAssignmentBuilder's HashMap of member specs
+            order = iteration_order(group.members, capacity_for(group.members_high_water))
             result = build_target_assignment(
                 assignor=assignor,
-                members=group.members,
+                members={m: group.members[m] for m in order},
                 static_members=group.static_members,
                 subscription_metadata=metadata,
                 subscription_type=sub_type,
@@ -810,7 +814,10 @@ class ConsumerGroupManager:
     def on_loaded(self, out: Step) -> None:
         """onLoaded: a session timeout for every member, a rebalance timeout for the revoking."""
         for group_id, group in self.groups.items():
-            for member in group.members.values():
+            # consumerGroup.members().forEach: the TimelineHashMap's order, which is the order
+            # of timers due at the same time
+            order = iteration_order(group.members, capacity_for(group.members_high_water))
+            for member in (group.members[m] for m in order):
                 self._schedule_session(out, group_id, member.member_id)
                 if member.state == MemberState.UNREVOKED_PARTITIONS:
                     self.timer.schedule(
@@ -911,16 +918,8 @@ class ConsumerGroupManager:
         for group_id in group_ids:
             group = self.groups.get(group_id)
             if group is None:
-                message = (
-                    f"Group {group_id} is not a consumer group"
-                    if self._classic_group_exists(group_id)
-                    else f"Group {group_id} not found."
-                )
-                described.append(
-                    ConsumerGroupDescribedGroup(
-                        Errors.GROUP_ID_NOT_FOUND, group_id, error_message=message
-                    )
-                )
+                # consumerGroupDescribe: the error code only, no message
+                described.append(ConsumerGroupDescribedGroup(Errors.GROUP_ID_NOT_FOUND, group_id))
                 continue
             preferred = self.assignors.preferred(group.server_assignors).name
             described.append(

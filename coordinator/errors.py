@@ -127,16 +127,6 @@ EXCEPTION_NAMES: dict[Errors, str] = {
     Errors.STALE_MEMBER_EPOCH: "StaleMemberEpochException",
 }
 
-#: Errors.message(): the default message of an error's exception (what Kafka sends when the
-#: exception was built without one), for the codes the KIP-848 paths answer with it.
-DEFAULT_MESSAGES: dict[Errors, str] = {
-    Errors.COORDINATOR_LOAD_IN_PROGRESS: "The coordinator is loading and hence can't process "
-    "requests.",
-    Errors.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
-    Errors.NOT_COORDINATOR: "This is not the correct coordinator.",
-    Errors.GROUP_ID_NOT_FOUND: "The group id does not exist.",
-}
-
 
 class ApiError(Exception):
     """Kafka's ApiException as the KIP-848 handlers throw it: an error code and its message.

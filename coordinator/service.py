@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import Send
-from coordinator.errors import DEFAULT_MESSAGES, Errors
+from coordinator.errors import Errors
 from coordinator.java import hashmap_order_by_hash, java_string_hashcode, topic_partition_hashcode
 from coordinator.log import OffsetsLog
 from coordinator.placement import partition_for
@@ -85,8 +85,9 @@ def error_response(request: object, error: Errors, *, failed_operation: bool = F
     if isinstance(request, OffsetFetchRequest):
         return OffsetFetchResponse(error)
     if isinstance(request, ConsumerGroupHeartbeatRequest):
-        # handleOperationException: the error with its exception's message
-        return ConsumerGroupHeartbeatResponse(error, error_message=DEFAULT_MESSAGES.get(error))
+        # handleOperationException: ApiError.fromThrowable drops a message that is the error's
+        # default one, as the runtime's NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS are
+        return ConsumerGroupHeartbeatResponse(error)
     raise TypeError(f"no error response for {type(request).__name__}")
 
 
@@ -257,17 +258,12 @@ class GroupCoordinatorService:
         self, dst: str, request: ConsumerGroupDescribeRequest
     ) -> ConsumerGroupDescribeResponse:
         """consumerGroupDescribe: the groups by coordinator, each shard's answer or its routing
-        error (with the error's message, as handleOperationException gives it)."""
+        error (without a message: ApiError.fromThrowable drops the default one)."""
         out: list[ConsumerGroupDescribedGroup] = []
         for group_ids in self._by_partition(request.group_ids):
             shard, error = self.routed_shard(dst, group_ids[0])
             if shard is None:
-                out.extend(
-                    ConsumerGroupDescribedGroup(
-                        error, group_id, error_message=DEFAULT_MESSAGES.get(error)
-                    )
-                    for group_id in group_ids
-                )
+                out.extend(ConsumerGroupDescribedGroup(error, group_id) for group_id in group_ids)
             else:
                 out.extend(shard.consumer_group_describe(group_ids))
         return ConsumerGroupDescribeResponse(out)

@@ -1,0 +1,164 @@
+"""Kafka's ConsumerGroupMemberTest (group-coordinator, modern/consumer, at 1eb7644), ported.
+
+The Builder's ``updateWith(record)`` is groupsim's replay of the member records
+(``ConsumerGroupManager.replay``), and ``asConsumerGroupDescribeMember`` its ConsumerGroupDescribe
+answer. Left out: the classic-member metadata checks (mixed groups are not simulated) and
+testClassicProtocolListFromJoinRequestProtocolCollection.
+"""
+
+from __future__ import annotations
+
+from coordinator.cluster import KafkaCluster
+from coordinator.consumer_group import ConsumerGroupMember, MemberState
+from coordinator.kafka_uuid import topic_id_for
+from coordinator.records import (
+    ConsumerGroupCurrentMemberAssignmentKey,
+    ConsumerGroupCurrentMemberAssignmentValue,
+    ConsumerGroupMemberMetadataKey,
+    ConsumerGroupMemberMetadataValue,
+    ConsumerGroupTargetAssignmentMemberKey,
+    ConsumerGroupTargetAssignmentMemberValue,
+    TopicPartitionsRecord,
+)
+
+
+def manager(topics: dict[str, int] | None = None):
+    cluster = KafkaCluster(num_brokers=1, topics=topics or {})
+    shard = cluster.service.shard_for("g")
+    assert shard is not None
+    return cluster, shard.consumer_group_manager
+
+
+def test_new_member_defaults():
+    """ConsumerGroupMemberTest.testNewMember (the Builder's defaults)"""
+    member = ConsumerGroupMember("member-id")
+    assert (member.member_epoch, member.previous_member_epoch, member.state) == (
+        0,
+        -1,
+        MemberState.STABLE,
+    )
+    assert (member.rebalance_timeout_ms, member.subscribed_topic_regex) == (-1, "")
+    assert member.assigned_partitions == {} and member.partitions_pending_revocation == {}
+
+
+def test_equals():
+    """ConsumerGroupMemberTest.testEquals: equal by content (assignments as Java's Map.equals)"""
+    t1 = topic_id_for("t1")
+    a = ConsumerGroupMember("m", member_epoch=10, assigned_partitions={t1: frozenset({1, 2})})
+    b = ConsumerGroupMember("m", member_epoch=10, assigned_partitions={t1: frozenset({2, 1})})
+    assert a == b and a != b.with_(member_epoch=11)
+
+
+def test_update_member_keeps_what_the_heartbeat_did_not_send():
+    """ConsumerGroupMemberTest.testUpdateMember: the maybeUpdate* calls change only the fields a
+    heartbeat carries (through KafkaCluster: a heartbeat without them writes no member record)."""
+    from tests.coordinator.kip848 import Kip848
+
+    h = Kip848(topics={"foo": 2})
+    h.heartbeat("m", subscribed_topic_names=("foo",), rack_id="rack-id", server_assignor="range")
+    before = h.group().members["m"]
+    h.events.clear()
+    h.heartbeat("m", 1)
+    assert h.group().members["m"] == before
+    assert not [f for n, f in h.events if n == "record_appended"]
+    h.heartbeat("m", 1, rack_id="new-rack-id", server_assignor="uniform")
+    after = h.group().members["m"]
+    assert (after.rack_id, after.server_assignor_name) == ("new-rack-id", "uniform")
+    assert after.subscribed_topic_names == frozenset({"foo"})
+
+
+def test_update_with_member_metadata_value():
+    """ConsumerGroupMemberTest.testUpdateWithConsumerGroupMemberMetadataValue"""
+    _, cgm = manager()
+    cgm.replay(
+        ConsumerGroupMemberMetadataKey("g", "member-id"),
+        ConsumerGroupMemberMetadataValue(
+            instance_id="instance-id",
+            rack_id="rack-id",
+            client_id="client-id",
+            client_host="host-id",
+            subscribed_topic_names=("foo", "bar"),
+            subscribed_topic_regex="regex",
+            rebalance_timeout_ms=1000,
+            server_assignor="range",
+        ),
+    )
+    member = cgm.groups["g"].members["member-id"]
+    assert (member.instance_id, member.rack_id, member.client_id, member.client_host) == (
+        "instance-id",
+        "rack-id",
+        "client-id",
+        "host-id",
+    )
+    assert member.subscribed_topic_names == frozenset({"bar", "foo"})
+    assert (member.subscribed_topic_regex, member.server_assignor_name) == ("regex", "range")
+    assert member.rebalance_timeout_ms == 1000
+
+
+def test_update_with_current_member_assignment_value():
+    """ConsumerGroupMemberTest.testUpdateWithConsumerGroupCurrentMemberAssignmentValue"""
+    _, cgm = manager()
+    t1, t2 = topic_id_for("t1"), topic_id_for("t2")
+    cgm.replay(
+        ConsumerGroupCurrentMemberAssignmentKey("g", "member-id"),
+        ConsumerGroupCurrentMemberAssignmentValue(
+            member_epoch=10,
+            previous_member_epoch=9,
+            state=1,
+            assigned_partitions=(TopicPartitionsRecord(t1, (0, 1, 2)),),
+            partitions_pending_revocation=(TopicPartitionsRecord(t2, (3, 4, 5)),),
+        ),
+    )
+    member = cgm.groups["g"].members["member-id"]
+    assert (member.member_epoch, member.previous_member_epoch) == (10, 9)
+    assert member.state == MemberState.UNREVOKED_PARTITIONS
+    assert member.assigned_partitions == {t1: frozenset({0, 1, 2})}
+    assert member.partitions_pending_revocation == {t2: frozenset({3, 4, 5})}
+
+
+def test_as_consumer_group_describe_member():
+    """ConsumerGroupMemberTest.testAsConsumerGroupDescribeMember,
+    testAsConsumerGroupDescribeWithTargetAssignmentNull and
+    testAsConsumerGroupDescribeWithTopicNameNotFound: assignment and target by topic id and
+    name; a topic the metadata no longer has is left out; no target is an empty one."""
+    cluster, cgm = manager({"foo": 3})
+    foo, gone = cluster.topology.topic_ids["foo"], topic_id_for("gone")
+    cgm.replay(
+        ConsumerGroupMemberMetadataKey("g", "m"),
+        ConsumerGroupMemberMetadataValue(
+            instance_id="i",
+            rack_id="r",
+            client_id="c",
+            client_host="h",
+            subscribed_topic_names=("foo",),
+            subscribed_topic_regex="",
+            rebalance_timeout_ms=5000,
+            server_assignor=None,
+        ),
+    )
+    cgm.replay(
+        ConsumerGroupCurrentMemberAssignmentKey("g", "m"),
+        ConsumerGroupCurrentMemberAssignmentValue(
+            7, 6, 0, (TopicPartitionsRecord(foo, (0, 1)), TopicPartitionsRecord(gone, (0,))), ()
+        ),
+    )
+    (described,) = cgm.describe(["g"])
+    (member,) = described.members
+    assert (member.member_id, member.instance_id, member.rack_id, member.member_epoch) == (
+        "m",
+        "i",
+        "r",
+        7,
+    )
+    assert [(t.topic_name, t.partitions) for t in member.assignment.topic_partitions] == [
+        ("foo", (0, 1))
+    ]
+    assert member.target_assignment.topic_partitions == ()
+    cgm.replay(
+        ConsumerGroupTargetAssignmentMemberKey("g", "m"),
+        ConsumerGroupTargetAssignmentMemberValue((TopicPartitionsRecord(foo, (2,)),)),
+    )
+    (member,) = cgm.describe(["g"])[0].members
+    assert [(t.topic_id, t.partitions) for t in member.target_assignment.topic_partitions] == [
+        (foo, (2,))
+    ]

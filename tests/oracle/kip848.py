@@ -1,0 +1,212 @@
+"""KIP-848 recorded traces: seeded ConsumerGroupHeartbeat streams, recorded from Kafka's own
+GroupCoordinatorShard (tools/kafka-oracle/Oracle.java's ``cgh`` and ``topic`` ops) and replayed
+through groupsim's KafkaCluster.
+
+A script is a list of ops; its recording is what Kafka answered to each (the response line, the
+records written by the op and by the timers it fired, the consumer group's state). The generator
+plays up to four clients that react to Kafka's answers as the Java consumer does (report the
+assignment they were given as owned; rejoin at epoch 0 after FENCED_MEMBER_EPOCH or
+UNKNOWN_MEMBER_ID), with random mistakes (stale or missing owned partitions, wrong epochs,
+invalid requests), static members leaving with -2 and coming back under a new member id,
+subscription changes, partitions added, silent members whose session or rebalance timeout
+expires.
+
+    python -m tests.oracle.kip848 --oracle /tmp/k848coord-oracle/oracle.sh --seeds 0:200
+
+writes tests/oracle/data/kip848.jsonl.xz. Some ops also fail their write (``append_error``), and
+the coordinator is unloaded and loaded again (the group replayed from its records). The replay (test_kip848_traces.py) compares, per op, the
+response (error, message, member id and epoch, heartbeat interval, assignment), every record
+written (type, key and value, partitions compared as sets), the group's state, epochs and member
+epochs/states, and the live session/rebalance timers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import lzma
+import random
+from pathlib import Path
+from typing import Any
+
+from coordinator.kafka_uuid import topic_id_for
+
+DATA = Path(__file__).parent / "data" / "kip848.jsonl.xz"
+GROUP = "g"
+TOPICS = {"foo": 6, "bar": 3}
+SUBSCRIPTIONS = (("foo",), ("foo", "bar"), ("bar",))
+
+
+def topic_ops() -> list[dict[str, Any]]:
+    return [
+        {"op": "topic", "id": str(topic_id_for(name)), "name": name, "partitions": n}
+        for name, n in TOPICS.items()
+    ]
+
+
+class Client:
+    def __init__(self, index: int, seed: int, rng: random.Random) -> None:
+        self.index = index
+        self.member_id = f"m{index}-{seed}"
+        self.instance = f"i{index}" if rng.random() < 0.3 else None
+        self.incarnation = 0
+        self.epoch = -1  # not in the group
+        self.assigned: dict[str, list[int]] = {}
+        self.previous: dict[str, list[int]] = {}
+        self.topics = rng.choice(SUBSCRIPTIONS)
+        self.assignor = rng.choice((None, None, "uniform", "range"))
+        self.rebalance = rng.choice((3000, 10000, 30000))
+
+
+def owned(partitions: dict[str, list[int]]) -> list[list[Any]]:
+    return [[t, ps] for t, ps in sorted(partitions.items()) if ps]
+
+
+LOADED = [True]
+APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "REQUEST_TIMED_OUT")
+
+
+def next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any]:
+    op = _next_op(rng, clients, t)
+    if op["op"] == "cgh" and rng.random() < 0.05:
+        op["append_error"] = rng.choice(APPEND_ERRORS)
+    return op
+
+
+def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any]:
+    if not LOADED[0] and rng.random() < 0.5:
+        LOADED[0] = True
+        return {"op": "load"}
+    if LOADED[0] and rng.random() < 0.03:
+        LOADED[0] = False
+        return {"op": "unload"}
+    roll = rng.random()
+    if roll < 0.15:
+        return {"op": "advance", "to": t + rng.choice((500, 2000, 5000, 12000, 30000, 46000))}
+    if roll < 0.18:
+        name = rng.choice(list(TOPICS))
+        TOPICS_NOW[name] += rng.choice((1, 2))
+        return {
+            "op": "topic",
+            "id": str(topic_id_for(name)),
+            "name": name,
+            "partitions": TOPICS_NOW[name],
+        }
+    c = rng.choice(clients)
+    op: dict[str, Any] = {"op": "cgh", "group": GROUP, "member": c.member_id}
+    if c.instance is not None:
+        op["instance"] = c.instance
+    if c.epoch < 0:
+        if c.epoch == -2 and rng.random() < 0.7:  # the static instance comes back, new id
+            c.incarnation += 1
+            c.member_id = f"m{c.index}-{c.incarnation}-x"
+            op["member"] = c.member_id
+        if rng.random() < 0.05:
+            op["group"] = rng.choice(("", "  "))
+        op.update(epoch=0, rebalance=c.rebalance, topics=list(c.topics), owned=[])
+        if c.assignor is not None:
+            op["assignor"] = c.assignor
+        if rng.random() < 0.05:
+            del op["rebalance"]
+        return op
+    roll = rng.random()
+    if roll < 0.08:
+        op["epoch"] = -2 if c.instance is not None and rng.random() < 0.6 else -1
+        return op
+    op["epoch"] = c.epoch
+    if roll < 0.13:
+        op["epoch"] = c.epoch + rng.choice((1, -1, -2))
+    choice = rng.random()
+    if choice < 0.7:
+        op["owned"] = owned(c.assigned)
+    elif choice < 0.8:
+        op["owned"] = owned(c.previous)
+    if rng.random() < 0.08:
+        c.topics = rng.choice(SUBSCRIPTIONS)
+        op["topics"] = list(c.topics)
+    if rng.random() < 0.1:  # a full heartbeat (as after an error)
+        op.update(rebalance=c.rebalance, topics=list(c.topics), owned=owned(c.assigned))
+    return op
+
+
+TOPICS_NOW: dict[str, int] = {}
+
+
+def learn(c: Client, op: dict[str, Any], response: dict[str, Any], names: dict[str, str]) -> None:
+    """The client's view after Kafka's answer (as the Java consumer keeps it)."""
+    error = response["error"]
+    if op.get("epoch") in (-1, -2):
+        if error == "NONE":
+            c.epoch = op["epoch"] if op["epoch"] == -2 else -1
+            c.assigned, c.previous = {}, {}
+        return
+    if error in ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID", "UNRELEASED_INSTANCE_ID"):
+        c.epoch = -1
+        c.assigned, c.previous = {}, {}
+        return
+    if error != "NONE":
+        return
+    c.epoch = response["member_epoch"]
+    if response["assignment"] is not None:
+        c.previous = c.assigned
+        c.assigned = {tid: sorted(ps) for tid, ps in response["assignment"]}
+
+
+def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
+    from tests.oracle.oracle_process import OracleProcess
+
+    process = OracleProcess(oracle_command)
+    out = []
+    try:
+        for seed in seeds:
+            rng = random.Random(seed)
+            TOPICS_NOW.clear()
+            TOPICS_NOW.update(TOPICS)
+            LOADED[0] = True
+            names = {str(topic_id_for(n)): n for n in TOPICS}
+            clients = [Client(i, seed, rng) for i in range(rng.choice((2, 3, 4)))]
+            process.config({"op": "config", "configs": {}, "show_state": True})
+            ops: list[dict[str, Any]] = []
+            answers: list[list[dict[str, Any]]] = []
+            t = 0
+            for op in topic_ops():
+                ops.append(op)
+                answers.append(process.send(op))
+            for _ in range(rng.choice((15, 25, 40))):
+                op = next_op(rng, clients, t)
+                lines = process.send(op)
+                ops.append(op)
+                answers.append(lines)
+                t = lines[-1]["t"]
+                if op["op"] == "cgh":
+                    response = next(x for x in lines if x.get("ev") == "response")
+                    client = next(c for c in clients if c.member_id == op["member"])
+                    learn(client, op, response, names)
+            out.append({"seed": seed, "ops": ops, "answers": answers})
+            process.reset()
+    finally:
+        process.close()
+    return out
+
+
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    with lzma.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--oracle", required=True, help="the command that runs Oracle.java")
+    parser.add_argument("--seeds", default="0:100")
+    args = parser.parse_args()
+    first, last = (int(x) for x in args.seeds.split(":"))
+    scripts = record(args.oracle, range(first, last))
+    DATA.parent.mkdir(parents=True, exist_ok=True)
+    with lzma.open(DATA, "wt", encoding="utf-8") as f:
+        for script in scripts:
+            f.write(json.dumps(script, separators=(",", ":")) + "\n")
+    print(f"{len(scripts)} scripts -> {DATA}")
+
+
+if __name__ == "__main__":
+    main()
