@@ -32,7 +32,16 @@ if TYPE_CHECKING:
     from scenarios.play import Player
     from scenarios.validate import Validator
 
-GROUP_STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead")
+GROUP_STATES = (
+    "Empty",
+    "PreparingRebalance",
+    "CompletingRebalance",
+    "Stable",
+    "Dead",
+    # a KIP-848 consumer group (ConsumerGroup.ConsumerGroupState)
+    "Assigning",
+    "Reconciling",
+)
 CLIENT_STATES = (
     "NEW",
     "UNJOINED",
