@@ -1,6 +1,7 @@
 """Kafka's protocol error codes, by Kafka's own names (org.apache.kafka.common.protocol.Errors).
 
-Only the codes the classic group protocol, offsets and topic metadata can produce are listed.
+Only the codes the classic group protocol, KIP-848's ConsumerGroupHeartbeat, offsets and topic
+metadata can produce are listed.
 An ``IntEnum`` so that ``Errors.REBALANCE_IN_PROGRESS == 27`` and the name travels in logs.
 """
 
@@ -45,6 +46,7 @@ class Errors(IntEnum):
     GROUP_MAX_SIZE_REACHED = 81
     FENCED_INSTANCE_ID = 82
     UNSTABLE_OFFSET_COMMIT = 88
+    # KIP-848
     FENCED_MEMBER_EPOCH = 110
     UNRELEASED_INSTANCE_ID = 111
     UNSUPPORTED_ASSIGNOR = 112

@@ -272,6 +272,24 @@ CONSUMER_FATAL = _event(
     "group_id error reason member_id generation_id",
     "a fatal error: the consumer stops",
 )
+MEMBER_EPOCH_UPDATED = _event(
+    _M,
+    "member_epoch_updated",
+    "group_id member_id generation_id previous_epoch",
+    "a KIP-848 member's epoch changed (updateMemberEpoch: a heartbeat answer, a join, a leave)",
+)
+RECONCILIATION_STARTED = _event(
+    _M,
+    "reconciliation_started",
+    "group_id local_epoch member_id generation_id assigned owned added revoked",
+    "a KIP-848 member starts reconciling its target assignment (maybeReconcile)",
+)
+RECONCILIATION_COMPLETED = _event(
+    _M,
+    "reconciliation_completed",
+    "group_id local_epoch member_id generation_id partitions",
+    "a KIP-848 member reconciled its target assignment; the next heartbeat acknowledges it",
+)
 CLIENT_STATE = _event(
     _M,
     "client_state",

@@ -60,7 +60,9 @@ class MetadataResponseTopic:
     name: str
     error_code: Errors = Errors.NONE
     partitions: tuple[MetadataResponsePartition, ...] = ()
-    topic_id: Uuid = ZERO_UUID  # v10+; ZERO_UUID for a topic that does not exist
+    #: The topic's id (Metadata v10+, ``topicId``); ZERO_UUID for a topic that does not exist.
+    #: A KIP-848 consumer resolves the ids of its ConsumerGroupHeartbeat assignment with it.
+    topic_id: Uuid = ZERO_UUID
 
 
 @frozen

@@ -45,7 +45,7 @@ from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 from members.timers import HeartbeatTimer, JoinRetryTimer
 
 if TYPE_CHECKING:
-    from members.consumer import Consumer
+    from members.membership import ClassicMembershipHost
 
 PROTOCOL_TYPE = "consumer"
 
@@ -86,7 +86,7 @@ class ClassicMembershipManager:
     the network client and the coordinator lookup, the timers and the event log.
     """
 
-    def __init__(self, host: Consumer) -> None:
+    def __init__(self, host: ClassicMembershipHost) -> None:
         self._c = host
         config = host.config
         self._member_state = MemberState.UNJOINED
@@ -124,6 +124,33 @@ class ClassicMembershipManager:
     @property
     def rejoin_needed(self) -> bool:
         return self._rejoin_needed
+
+    @property
+    def commit_generation(self) -> Generation:
+        return self.generation
+
+    def local_commit_error(self) -> str | None:
+        """ConsumerCoordinator.sendOffsetCommitRequest outside STABLE: during a rebalance a
+        RebalanceInProgressException, else a CommitFailedException."""
+        if self._member_state is MemberState.STABLE:
+            return None
+        if self._member_state in (
+            MemberState.PREPARING_REBALANCE,
+            MemberState.COMPLETING_REBALANCE,
+        ):
+            return "REBALANCE_IN_PROGRESS"
+        return "COMMIT_FAILED"
+
+    @property
+    def in_group(self) -> bool:
+        return not self.generation.is_reset
+
+    def release_assignment(self, now: int) -> None:
+        """ConsumerCoordinator.onLeavePrepare, on the facade."""
+        self._c._on_leave_prepare(now)
+
+    def on_subscription_changed(self, now: int) -> None:
+        """Nothing: rejoinNeededOrPending compares the joined subscription."""
 
     @property
     def join_in_progress(self) -> bool:

@@ -30,6 +30,29 @@ def _strategy(value: Any) -> tuple[str | PartitionAssignor, ...]:
     return tuple(value)
 
 
+def _lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
+#: GroupProtocol's constants, as ConfigDef.CaseInsensitiveValidString lists them.
+GROUP_PROTOCOLS: tuple[str, ...] = ("classic", "consumer")
+
+#: The settings the consumer protocol refuses when they are set (ConsumerConfig's
+#: CONSUMER_PROTOCOL_UNSUPPORTED_CONFIGS, KAFKA-17338, in this order): the heartbeat interval and
+#: the session timeout belong to the broker (group.consumer.*), the assignor too.
+CLASSIC_ONLY_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("partition.assignment.strategy", "partition_assignment_strategy"),
+    ("heartbeat.interval.ms", "heartbeat_interval_ms"),
+    ("session.timeout.ms", "session_timeout_ms"),
+)
+
+
+def unsupported_setting_message(name: str, group_protocol: str) -> str:
+    """ConsumerConfig.checkUnsupportedConfigs / checkGroupRemoteAssignor: the ConfigException
+    text for a setting the chosen group protocol does not take."""
+    return f"{name} cannot be set when group.protocol={group_protocol.upper()}"
+
+
 class ConfigError(ValueError):
     """An invalid consumer configuration (Kafka's ConfigException / IllegalArgumentException)."""
 
@@ -55,6 +78,13 @@ class ConsumerConfig:
     metadata_max_age_ms: int = 300000
     internal_leave_group_on_close: bool = True
     max_poll_records: int = 500
+    #: ``group.protocol``: ``classic`` (JoinGroup / SyncGroup, ClassicKafkaConsumer) or
+    #: ``consumer`` (KIP-848's ConsumerGroupHeartbeat, AsyncKafkaConsumer); case-insensitive,
+    #: kept lower-case.
+    group_protocol: str = field(default="classic", converter=_lower)
+    #: ``group.remote.assignor``: the server-side assignor a KIP-848 member asks for (None: the
+    #: coordinator's default).
+    group_remote_assignor: str | None = None
     # --- the simulated application (not Kafka settings) ---
     poll_interval_ms: int = 100
     processing_time_ms: int = 0
@@ -65,6 +95,22 @@ class ConsumerConfig:
 
     def validate(self) -> None:
         """Reject what Kafka rejects, with a message naming the setting (never a traceback)."""
+        if self.group_protocol not in GROUP_PROTOCOLS:
+            # ConfigDef.CaseInsensitiveValidString.in(Utils.enumOptions(GroupProtocol.class))
+            raise ConfigError(
+                f"Invalid value {self.group_protocol} for configuration group.protocol: String "
+                "must be one of (case insensitive): CLASSIC, CONSUMER"
+            )
+        if self.group_protocol == "classic" and self.group_remote_assignor:
+            # ConsumerConfig.checkGroupRemoteAssignor
+            raise ConfigError(unsupported_setting_message("group.remote.assignor", "classic"))
+        if self.group_protocol == "consumer":
+            # ConsumerConfig.checkUnsupportedConfigs(CONSUMER, ...) refuses these when they are
+            # set at all; a Python ConsumerConfig cannot tell a default from a value set to it,
+            # so it refuses values other than Kafka's default (a scenario refuses the key itself).
+            for name, attr in CLASSIC_ONLY_SETTINGS:
+                if getattr(self, attr) != _DEFAULTS[attr]:
+                    raise ConfigError(unsupported_setting_message(name, "consumer"))
         if not isinstance(self.group_id, str) or not self.group_id:
             raise ConfigError("group.id must be a non-empty string for a group-managed consumer")
         if self.group_instance_id is not None and (
@@ -158,6 +204,14 @@ JAVA_LIMITS: dict[str, tuple[int, str]] = {
     "retry.backoff.ms": _JAVA_LONG,
     "retry.backoff.max.ms": _JAVA_LONG,
     "metadata.max.age.ms": _JAVA_LONG,
+}
+
+
+#: Kafka's defaults of the settings the consumer protocol refuses.
+_DEFAULTS: dict[str, Any] = {
+    "partition_assignment_strategy": DEFAULT_STRATEGY,
+    "heartbeat_interval_ms": 3000,
+    "session_timeout_ms": 45000,
 }
 
 

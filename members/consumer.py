@@ -56,6 +56,7 @@ from assignors.api import (
 from coordinator.effects import CancelTimer, Effect
 from coordinator.errors import Errors
 from coordinator.protocol import (
+    ConsumerGroupHeartbeatResponse,
     FindCoordinatorRequest,
     FindCoordinatorResponse,
     HeartbeatResponse,
@@ -88,6 +89,11 @@ from members.classic_membership import (
     ClassicMembershipManager,
 )
 from members.config import ConsumerConfig
+from members.consumer_membership import (
+    RECONCILE_COMMIT,
+    ConsumerMembershipManager,
+    ConsumerMemberState,
+)
 from members.consumer_protocol import (
     SchemaError,
     decode_assignment,
@@ -189,7 +195,11 @@ class Consumer:
         self._assignors: list[ResolvedAssignor] = resolve_assignors(
             config.partition_assignment_strategy
         )
-        self.rebalance_protocol: RebalanceProtocol = rebalance_protocol_of(self._assignors)
+        self.rebalance_protocol: RebalanceProtocol = (
+            rebalance_protocol_of(self._assignors)
+            if config.group_protocol == "classic"
+            else RebalanceProtocol.COOPERATIVE  # KIP-848 revokes and assigns incrementally
+        )
         self._backoff = ExponentialBackoff(
             config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
         )
@@ -231,7 +241,11 @@ class Consumer:
         self._pattern_awaits_version: int | None = None
         self.network.reset()
         # The member's place in the group (AbstractCoordinator's join / heartbeat / leave side).
-        self.membership: MembershipManager = ClassicMembershipManager(self)
+        self.membership: MembershipManager = (
+            ClassicMembershipManager(self)
+            if self.config.group_protocol == "classic"
+            else ConsumerMembershipManager(self)
+        )
         # The application thread: inside poll(), or busy until app.busy_until.
         self.app = ApplicationLoop(
             poll_interval_ms=self.config.poll_interval_ms,
@@ -276,7 +290,7 @@ class Consumer:
         return self.membership.member_state._value_  # .value without the enum property lookup
 
     @property
-    def member_state(self) -> MemberState:
+    def member_state(self) -> MemberState | ConsumerMemberState:
         return self.membership.member_state
 
     @property
@@ -324,7 +338,7 @@ class Consumer:
         consumer keeps its assignment until the application's next poll() declares it lost,
         while the group has already handed those partitions to others (the KIP-62 zombie).
         """
-        return self.alive and not self.generation.is_reset
+        return self.alive and self.membership.in_group
 
     @property
     def last_owned(self) -> list[TopicPartition]:
@@ -558,9 +572,10 @@ class Consumer:
         if changed:
             self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
             if not self._subscribed:
-                self._on_leave_prepare(now_ms)
+                self.membership.release_assignment(now_ms)
                 self.membership.leave("the consumer unsubscribed from all topics", now_ms)
                 return out
+            self.membership.on_subscription_changed(now_ms)
             self._pattern_awaits_version = None
         # ClassicKafkaConsumer.subscribe: requestUpdateForNewTopics when the topics changed, and
         # always for a pattern
@@ -1289,9 +1304,9 @@ class Consumer:
 
     def _on_leave_prepare(self, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
-        callback = rebalance.on_leave_prepare(
-            self.generation, self.membership.member_state, self.fetch.owned
-        )
+        state = self.membership.member_state
+        assert isinstance(state, MemberState)  # the classic manager's hook
+        callback = rebalance.on_leave_prepare(self.generation, state, self.fetch.owned)
         if callback is None:
             return
         self._invoke(callback, list(self.fetch.owned), now)
@@ -1304,7 +1319,7 @@ class Consumer:
         sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
         self.membership.stop()
         if self.config.internal_leave_group_on_close:
-            self._on_leave_prepare(now)
+            self.membership.release_assignment(now)
             self.membership.leave("the consumer is being closed", now)
         node = self.lookup.coordinator
         if node is not None and self.network.pending_request_count(node):
@@ -1642,7 +1657,9 @@ class Consumer:
     ) -> CommitResult:
         """An async commit (auto, join-prepare), or with ``sync_deadline`` a commitSync that
         retries retriable failures and waits for an unknown coordinator until then."""
-        op = CommitResult(now, purpose, dict(offsets), self.generation.generation_id)
+        op = CommitResult(
+            now, purpose, dict(offsets), self.membership.commit_generation.generation_id
+        )
         if not offsets:
             op.done = True
             return op
@@ -1690,15 +1707,11 @@ class Consumer:
             else:
                 self._lookup_coordinator(now)  # ensureCoordinatorReady, within the deadline
             return
-        if self.membership.member_state is not MemberState.STABLE:
-            rebalancing = self.membership.member_state in (
-                MemberState.PREPARING_REBALANCE,
-                MemberState.COMPLETING_REBALANCE,
-            )
-            self._finish_commit(
-                op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
-            )
+        local_error = self.membership.local_commit_error()
+        if local_error is not None:
+            self._finish_commit(op, local_error, now, False)
             return
+        generation = self.membership.commit_generation
         by_topic: dict[str, list[OffsetCommitRequestPartition]] = {}
         for tp in sorted(offsets):
             by_topic.setdefault(tp.topic, []).append(
@@ -1708,15 +1721,15 @@ class Consumer:
             self.lookup.coordinator,
             OffsetCommitRequest(
                 group_id=self.config.group_id,
-                generation_id=self.generation.generation_id,
-                member_id=self.generation.member_id,
+                generation_id=generation.generation_id,
+                member_id=generation.member_id,
                 topics=tuple(OffsetCommitRequestTopic(t, tuple(ps)) for t, ps in by_topic.items()),
                 group_instance_id=self.config.group_instance_id,
             ),
             now,
             commit=op,
             purpose=purpose,
-            generation_id=self.generation.generation_id,
+            generation_id=generation.generation_id,
             partitions=len(offsets),  # the offsets themselves are in commit_completed
         )
         sync = self.sync_commits.of(op)
@@ -1772,8 +1785,8 @@ class Consumer:
             if op.purpose == "auto" and retriable:
                 self._next_auto_commit = now + self.config.retry_backoff_ms
                 self._schedule_continuous_poll(now)
-        if op is self._prepare_commit:
-            self._maybe_drive(now)
+        if op is self._prepare_commit or op.purpose == RECONCILE_COMMIT:
+            self._maybe_drive(now)  # onJoinPrepare / a KIP-848 reconciliation waits for it
         if op is self._close_commit:
             self._close_commit = None
             self._finish_close(now)
@@ -1851,6 +1864,7 @@ _HANDLERS: dict[type, Any] = {
     OffsetCommitResponse: Consumer._on_offset_commit,
     OffsetFetchResponse: Consumer._on_offset_fetch,
     LeaveGroupResponse: Consumer._on_membership_response,
+    ConsumerGroupHeartbeatResponse: Consumer._on_membership_response,
 }
 
 #: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).

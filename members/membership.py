@@ -22,17 +22,36 @@ unexpected one: ``UNEXPECTED``.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from attrs import frozen
 
 from coordinator.errors import Errors
 
 if TYPE_CHECKING:
-    from coordinator.protocol import SyncGroupRequestAssignment
+    import random
+    import re
+    from collections.abc import Sequence
+
+    from assignors.api import TopicPartition
+    from coordinator.effects import Effect
+    from coordinator.protocol import (
+        JoinGroupRequestProtocol,
+        JoinGroupResponse,
+        SyncGroupRequestAssignment,
+    )
+    from members.application import ApplicationLoop
+    from members.backoff import ExponentialBackoff
+    from members.config import ConsumerConfig
+    from members.consumer_membership import ConsumerMemberState
+    from members.coordinator_lookup import CoordinatorLookup
     from members.failure import ConsumerFatal
-    from members.network import InFlightRequest
-    from members.state import Generation, MemberState
+    from members.metadata import ConsumerMetadata
+    from members.network import ConsumerNetworkClient, InFlightRequest
+    from members.offsets import CommitResult, CommittedOffsetsLookup
+    from members.positions import FetchPositions
+    from members.state import ConsumerStatus, Generation, MemberState
+    from members.timers import ConsumerTimers
 
 JOIN_GROUP = "JoinGroup"
 SYNC_GROUP = "SyncGroup"
@@ -130,7 +149,8 @@ class MembershipManager(Protocol):
     decisions go out), so its calls return nothing. These are exactly the calls the facade
     makes: ``members.consumer.Consumer`` holds its manager as a ``MembershipManager`` and mypy
     checks it uses nothing else. ``members.classic_membership.ClassicMembershipManager`` is the
-    classic implementation.
+    classic implementation, ``members.consumer_membership.ConsumerMembershipManager`` the
+    KIP-848 one.
     """
 
     #: The member's generation (classic) or member id + epoch (KIP-848); read by the facade's
@@ -144,7 +164,25 @@ class MembershipManager(Protocol):
         ...
 
     @property
-    def member_state(self) -> MemberState: ...
+    def member_state(self) -> MemberState | ConsumerMemberState:
+        """The state itself: classic ``MemberState`` or KIP-848's ``ConsumerMemberState``."""
+        ...
+
+    @property
+    def commit_generation(self) -> Generation:
+        """The generation (classic) or member id and epoch (KIP-848: only while the epoch is
+        positive, CommitRequestManager's memberInfo) an OffsetCommit carries."""
+        ...
+
+    def local_commit_error(self) -> str | None:
+        """Why a commit fails without being sent (classic: not STABLE, COMMIT_FAILED or
+        REBALANCE_IN_PROGRESS), or None: send it."""
+        ...
+
+    @property
+    def in_group(self) -> bool:
+        """The member holds a generation (classic) or a positive member epoch (KIP-848)."""
+        ...
 
     @property
     def member_id(self) -> str: ...
@@ -174,6 +212,15 @@ class MembershipManager(Protocol):
     def leave(self, reason: str, now: int) -> None:
         """Leave the group (close, unsubscribe, a poll timeout): classic maybeLeaveGroup;
         KIP-848 leaveGroup (a heartbeat with epoch -1)."""
+
+    def release_assignment(self, now: int) -> None:
+        """Before leaving (close, unsubscribe): give up the owned partitions with the callbacks
+        (classic: ConsumerCoordinator.onLeavePrepare; KIP-848: leaveGroup releases them itself
+        after PREPARE_LEAVING)."""
+
+    def on_subscription_changed(self, now: int) -> None:
+        """subscribe() changed the topics (KIP-848: onSubscriptionUpdated, the next heartbeat
+        carries them; classic: nothing, rejoinNeededOrPending compares them)."""
 
     def request_rejoin(self, reason: str, now: int) -> None:
         """The facade needs a new assignment (a commit met a rebalance, the subscription or the
@@ -229,3 +276,134 @@ class MembershipManager(Protocol):
     ) -> None:
         """onLeaderElected failed (an unknown or failing assignor, a bad subscription): the join
         future fails with ``error`` and joinGroupIfNeeded does ``retry``."""
+
+
+class MembershipHost(Protocol):
+    """What a membership manager may use of the ``Consumer`` facade it is built with (its host):
+    the configuration, the process status, the application loop, the coordinator lookup, the
+    timers and the effects of the call under way, sending a request and logging an event, and
+    waking the application thread. ``ClassicMembershipHost`` and ``ConsumerProtocolHost`` add
+    what each protocol needs besides; mypy checks that the ``Consumer`` offers all of it where it
+    builds its manager, and that the managers use nothing else."""
+
+    @property
+    def config(self) -> ConsumerConfig: ...
+
+    @property
+    def status(self) -> ConsumerStatus: ...
+
+    @property
+    def app(self) -> ApplicationLoop: ...
+
+    @property
+    def lookup(self) -> CoordinatorLookup: ...
+
+    @property
+    def _timers(self) -> ConsumerTimers: ...
+
+    @property
+    def _out(self) -> list[Effect]:
+        """The effects of the entry point under way (handed back to the runner)."""
+        ...
+
+    @property
+    def _backoff(self) -> ExponentialBackoff: ...
+
+    def _emit(self, event: str, **fields: Any) -> Any:
+        """Log one event (coordinator.events) with the node and group bound."""
+        ...
+
+    def _send(
+        self,
+        dst: str,
+        message: object,
+        now: int,
+        *,
+        commit: CommitResult | None = None,
+        topics: tuple[str, ...] | None = None,
+        **extra: Any,
+    ) -> int:
+        """Send a request with its timeout; the correlation id."""
+        ...
+
+    def _lookup_coordinator(self, now: int) -> None: ...
+
+    def _mark_coordinator_unknown(
+        self, cause: str, now: int, disconnected: bool = False
+    ) -> None: ...
+
+    def _maybe_drive(self, now: int) -> None:
+        """Run the application thread's group work now if it is inside poll(), else when it
+        is back."""
+        ...
+
+
+class ClassicMembershipHost(MembershipHost, Protocol):
+    """ConsumerCoordinator's side of AbstractCoordinator's calls (the classic manager's host)."""
+
+    @property
+    def is_static(self) -> bool: ...
+
+    @property
+    def _pattern(self) -> re.Pattern[str] | None: ...
+
+    @property
+    def _pending_leader(self) -> object | None: ...
+
+    def _rejoin_needed_or_pending(self, now: int) -> bool: ...
+
+    def _pattern_metadata_fresh(self, now: int) -> bool: ...
+
+    def _on_join_prepare(self, now: int) -> bool: ...
+
+    def _join_protocols(self) -> tuple[JoinGroupRequestProtocol, ...]: ...
+
+    def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None: ...
+
+    def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None: ...
+
+    def _on_leave_prepare(self, now: int) -> None: ...
+
+
+class ConsumerProtocolHost(MembershipHost, Protocol):
+    """What the KIP-848 manager uses besides: the subscription, metadata (topic ids), the owned
+    partitions and their offsets, commits (the reconciliation's), the listener callbacks."""
+
+    _next_auto_commit: int
+
+    @property
+    def subscription(self) -> tuple[str, ...]: ...
+
+    @property
+    def network(self) -> ConsumerNetworkClient: ...
+
+    @property
+    def fetch(self) -> FetchPositions: ...
+
+    @property
+    def offset_lookup(self) -> CommittedOffsetsLookup: ...
+
+    @property
+    def _md(self) -> ConsumerMetadata: ...
+
+    @property
+    def _rng(self) -> random.Random: ...
+
+    def _invoke(self, callback: str, partitions: Sequence[TopicPartition], now: int) -> None: ...
+
+    def _all_consumed(self) -> dict[TopicPartition, int]: ...
+
+    def _commit(
+        self,
+        offsets: dict[TopicPartition, int],
+        purpose: str,
+        now: int,
+        *,
+        sync_deadline: int | None = None,
+    ) -> CommitResult: ...
+
+    def _maybe_fetch_offsets(self, now: int) -> None: ...
+
+    def _maybe_update_metadata(self, now: int) -> None: ...
+
+    def _schedule_continuous_poll(self, now: int) -> None: ...

@@ -16,6 +16,7 @@ from typing import Any
 
 from assignors.api import ClusterMetadata
 from coordinator.errors import Errors
+from coordinator.kafka_uuid import ZERO_UUID, Uuid
 from coordinator.protocol import MetadataResponse
 from members.backoff import ExponentialBackoff
 
@@ -75,6 +76,7 @@ class ConsumerMetadata:
         "racks",
         "refresh_backoff",
         "request_version",
+        "topic_names",
         "update_version",
     )
 
@@ -90,6 +92,9 @@ class ConsumerMetadata:
         self.racks: dict[str, list[list[str]]] = {}
         #: Per topic, each partition's leader (what changes its leader epoch).
         self.leaders: dict[str, tuple[int, ...]] = {}
+        #: Metadata.topicNames(): the name of each known topic id (KIP-848's heartbeat names
+        #: assigned topics by id).
+        self.topic_names: dict[Uuid, str] = {}
         #: Metadata.updateVersion: bumped on every answer.
         self.update_version = 0
         #: Metadata.requestVersion: bumped by every requestUpdateForNewTopics.
@@ -266,6 +271,7 @@ class ConsumerMetadata:
             counts = self.partition_counts = {}
             racks = self.racks = {}
             leaders = self.leaders = {}
+            self.topic_names = {}
         broker_racks = {b.node_id: b.rack for b in response.brokers}
         unavailable = False
         invalid: list[str] = []
@@ -281,6 +287,8 @@ class ConsumerMetadata:
                 elif topic.error_code == Errors.INVALID_TOPIC_EXCEPTION and retain_topic(name):
                     invalid.append(name)
                 continue
+            if topic.topic_id != ZERO_UUID:
+                self.topic_names[topic.topic_id] = name
             before = known.get(name)
             counts[name], racks[name], leaders[name] = _topic_racks(topic, broker_racks)
             if not news and before is not leaders[name] and before != leaders[name]:

@@ -42,6 +42,9 @@ class InFlightRequest:
     commit: CommitResult | None = None
     #: A MetadataRequest's topics (None: all topics).
     topics: tuple[str, ...] | None = None
+    #: A KIP-848 leave heartbeat sent on a poll timeout: its answer is only logged
+    #: (AbstractHeartbeatRequestManager.logResponse).
+    ignore_response: bool = False
 
     @property
     def to_coordinator(self) -> bool:
@@ -96,6 +99,12 @@ class ConsumerNetworkClient:
             entry,
             [Send(self.node, dst, corr, message), SetTimer(timer_key, now + timeout)],
         )
+
+    def mark_ignore_response(self, correlation_id: int, ignore: bool) -> None:
+        """Whether the answer to this request is only logged."""
+        entry = self._inflight.get(correlation_id)
+        if entry is not None:
+            entry.ignore_response = ignore
 
     def complete(self, correlation_id: int) -> InFlightRequest | None:
         """The request is answered, failed or timed out: its entry, or None if it is no longer

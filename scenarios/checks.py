@@ -32,7 +32,16 @@ if TYPE_CHECKING:
     from scenarios.play import Player
     from scenarios.validate import Validator
 
-GROUP_STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead")
+GROUP_STATES = (
+    "Empty",
+    "PreparingRebalance",
+    "CompletingRebalance",
+    "Stable",
+    "Dead",
+    # a KIP-848 consumer group (ConsumerGroup.ConsumerGroupState)
+    "Assigning",
+    "Reconciling",
+)
 CLIENT_STATES = (
     "NEW",
     "UNJOINED",
@@ -43,6 +52,16 @@ CLIENT_STATES = (
     "CLOSING",
     "CLOSED",
     "CRASHED",
+    # a KIP-848 member (group.protocol: consumer): Kafka's consumer.internals.MemberState
+    "UNSUBSCRIBED",
+    "JOINING",
+    "RECONCILING",
+    "ACKNOWLEDGING",
+    "FENCED",
+    "PREPARE_LEAVING",
+    "LEAVING",
+    "FATAL",
+    "STALE",
 )
 PARTITION_TEXT = re.compile(r"^(?P<topic>.+)-(?P<first>\d+)(?:\.\.(?P<last>\d+))?$")
 
@@ -455,6 +474,35 @@ class ClientStates(Check):
 
 
 @frozen
+class MemberEpochs(Check):
+    """Each consumer's member epoch (KIP-848: the epoch its last heartbeat answer gave, 0 while
+    joining, -1/-2 once it left; classic: its generation, -1 outside the group)."""
+
+    name: ClassVar[str] = "member_epochs"
+    expected: Mapping[str, int]
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> MemberEpochs | None:
+        m = v.mapping(raw, path, "member_epochs (consumer: epoch)")
+        if m is None:
+            return None
+        out = {}
+        for cid, epoch in m.items():
+            if not v.ref(cid, (*path, cid), v.consumer_ids, "consumer"):
+                continue
+            n = v.integer(epoch, (*path, cid), minimum=-2)
+            if n is not None:
+                out[cid] = n
+        return cls(out)
+
+    def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
+        return [
+            self._eq(player.sim.consumer(cid).generation_id, epoch, f"member_epochs[{cid}]")
+            for cid, epoch in self.expected.items()
+        ]
+
+
+@frozen
 class Invariants(Check):
     """``true``: no invariant violation so far (``scenarios.invariants``)."""
 
@@ -573,6 +621,7 @@ CHECK_KINDS: dict[str, type[Check]] = {
         ErrorCounts,
         NoErrors,
         ClientStates,
+        MemberEpochs,
         Invariants,
         Coordinator,
         OffsetsPartition,

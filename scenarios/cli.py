@@ -1,4 +1,5 @@
-"""The ``groupsim`` command line (typer): run, step, validate, assign, coordinator, diagram, demo.
+"""The ``groupsim`` command line (typer): run, step, validate, compare, assign, coordinator,
+diagram, demo.
 
 Exit codes: 0 success; 1 an expectation failed (or the simulator failed); 2 invalid input (a bad
 scenario file, a bad option). Output is coloured with rich on a terminal and plain (no ANSI
@@ -301,6 +302,69 @@ def check_output_path(path: Path, option: str) -> None:
     if problem:
         console(stderr=True).print(f"{option} {path}: {problem}", markup=False, style="red")
         raise typer.Exit(EXIT_INVALID)
+
+
+# --- compare -----------------------------------------------------------------------------------
+
+
+@app.command()
+def compare(
+    file: Annotated[str, typer.Argument(help="A scenario file (or a library lesson name).")],
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--variant",
+            "-v",
+            help="A variant to run: eager, cooperative, static, consumer, or "
+            "NAME=path:value,... (dotted-path overrides). Repeat it; default: the four built-ins.",
+        ),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the measures as JSON.")] = False,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Override the scenario's seed (all variants).")
+    ] = None,
+    allow_code: Annotated[
+        bool, typer.Option("--allow-code", help="Let the scenario name module:Class assignors.")
+    ] = False,
+) -> None:
+    """Run one scenario under several group protocols with the same seed; one table side by side.
+
+    The built-in variants: classic eager (range), classic cooperative-sticky, static membership,
+    and the consumer protocol (KIP-848, uniform). The scenario's expectations are not checked.
+
+    Example: groupsim compare rolling-restart-dynamic --variant eager --variant consumer
+    """
+    from scenarios import compare as cmp
+    from scenarios.loader import load_scenario
+
+    try:
+        scenario = load_scenario(file, allow_code=allow_code)
+    except ScenarioError as err:
+        print_scenario_error(err)
+        raise typer.Exit(EXIT_INVALID) from None
+    try:
+        results = cmp.compare(scenario, variant or cmp.DEFAULT_VARIANTS, seed=seed)
+    except (cmp.VariantError, ScenarioError) as exc:
+        if isinstance(exc, ScenarioError):
+            print_scenario_error(exc)
+        else:
+            console(stderr=True).print(str(exc), markup=False, style="red")
+        raise typer.Exit(EXIT_INVALID) from None
+    if json_out:
+        doc = {"scenario": scenario.name, "seed": seed, "variants": [r.to_dict() for r in results]}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        raise typer.Exit(EXIT_OK)
+    table = cli_tools._table(f"{scenario.name}: the same run under each variant")
+    rows = cmp.table_rows(results)
+    for header in rows[0]:
+        table.add_column(header)
+    for row in rows[1:]:
+        table.add_row(*row)
+    out = console()
+    out.print(table)
+    for r in results:
+        out.print(f"{r.variant}: {r.description}", markup=False)
+    raise typer.Exit(EXIT_OK)
 
 
 # --- demo --------------------------------------------------------------------------------------

@@ -40,6 +40,8 @@ CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
     "metadata.max.age.ms": ("metadata_max_age_ms", Kind.DURATION),
     "internal.leave.group.on.close": ("internal_leave_group_on_close", Kind.BOOL),
     "max.poll.records": ("max_poll_records", Kind.POSITIVE_INT),
+    "group.protocol": ("group_protocol", Kind.STRING),
+    "group.remote.assignor": ("group_remote_assignor", Kind.OPTIONAL_STRING),
     # groupsim: the simulated application's poll loop
     "poll.interval.ms": ("poll_interval_ms", Kind.DURATION),
     "processing.time.ms": ("processing_time_ms", Kind.DURATION),

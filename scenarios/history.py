@@ -42,7 +42,7 @@ Rules (deterministic, documented in docs/runner.md):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from attrs import asdict, field, frozen
@@ -218,7 +218,10 @@ def _partitions(value: Any) -> list[str]:
 
 
 def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[RebalanceRecord]:
-    """Every rebalance in the log, ordered by start time (then group id)."""
+    """Every rebalance in the log, ordered by start time (then group id): classic groups'
+    (below) and KIP-848 consumer groups' (``consumer_group_rebalances``)."""
+    if not isinstance(events, (list, tuple)):
+        events = list(events)
     groups: dict[str, _Group] = {}
     node_group: dict[str, str] = {}
 
@@ -461,7 +464,136 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
                 state.current.revoked += len(parts)
         finish(state, group_id)
     records = [r for state in groups.values() for r in state.records]
+    records.extend(consumer_group_rebalances(events))
     records.sort(key=lambda r: (r.start_ms, r.group_id))
+    return records
+
+
+#: A KIP-848 consumer group's states while members reconcile toward a new target.
+_MODERN_BUSY = frozenset({"Assigning", "Reconciling"})
+
+
+def _modern_trigger(reason: str | None, joined: bool) -> str:
+    if joined:
+        return "member_joined"
+    text = (reason or "").lower()
+    if "session" in text:
+        return "member_session_expired"
+    if "rebalance timeout" in text or "revocation" in text:
+        return "member_rebalance_timeout"
+    if "left" in text or "leave" in text:
+        return "member_left"
+    return "metadata_changed" if reason is None else "other"
+
+
+def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[RebalanceRecord]:
+    """KIP-848 consumer groups' rebalances, with the classic ones' measures: one record from the
+    group leaving Stable (a group epoch bump: Assigning / Reconciling) until it is Stable (or
+    Empty) again, plus the assignments that complete it afterwards (a new owner gets a released
+    partition at its next heartbeat, after the coordinator's group is Stable). ``rounds`` counts
+    the group epochs bumped meanwhile; moved, revoked and paused (unowned) partition-time come
+    from the members' callbacks, as for classic groups; a revocation just before the window
+    opens (a leaving member releases first) belongs to it."""
+    done: list[dict[str, Any]] = []
+    owner: dict[str, dict[str, str]] = {}
+    unowned_since: dict[str, dict[str, int]] = {}
+    members: dict[str, set[str]] = {}
+    current: dict[str, dict[str, Any]] = {}  # the open window, or the last one (settling)
+    pending_revoked: dict[str, int] = {}
+    last_change: dict[str, tuple[str | None, bool]] = {}
+    for e in events:
+        name = e.get("event")
+        gid = e.get("group_id")
+        t = int(e.get("t_ms", 0) or 0)
+        node = str(e.get("node", ""))
+        if not isinstance(gid, str):
+            continue
+        if name == ev.CONSUMER_GROUP_MEMBER_JOINED:
+            members.setdefault(gid, set()).add(str(e.get("member_id")))
+            last_change[gid] = (None, True)
+        elif name == ev.CONSUMER_GROUP_MEMBER_REMOVED:
+            members.setdefault(gid, set()).discard(str(e.get("member_id")))
+            last_change[gid] = (e.get("reason"), False)
+        elif name == ev.CONSUMER_GROUP_EPOCH_BUMPED:
+            cur = current.get(gid)
+            if cur is not None and cur["open"]:
+                cur["epochs"].append(int(e.get("group_epoch", 0)))
+        elif name == ev.CONSUMER_GROUP_STATE_CHANGED:
+            to = e.get("state_to")
+            cur = current.get(gid)
+            if to in _MODERN_BUSY and (cur is None or not cur["open"]):
+                reason, joined = last_change.get(gid, (None, False))
+                cur = current[gid] = {
+                    "group_id": gid,
+                    "open": True,
+                    "start": t,
+                    "end": t,
+                    "epochs": [int(e.get("group_epoch", 0))],
+                    "moved": 0,
+                    "revoked": pending_revoked.pop(gid, 0),
+                    "paused": 0,
+                    "reason": reason,
+                    "trigger": _modern_trigger(reason, joined),
+                    "outcome": "unfinished",
+                    "members_after": 0,
+                }
+                done.append(cur)
+            elif to in ("Stable", "Empty", "Dead") and cur is not None and cur["open"]:
+                cur["open"] = False
+                cur["end"] = t
+                cur["outcome"] = str(to)
+                cur["members_after"] = len(members.get(gid, ()))
+        elif name == CALLBACK_EVENT and not node.startswith("broker-"):
+            parts = _partitions(e.get("partitions"))
+            own = owner.setdefault(gid, {})
+            since = unowned_since.setdefault(gid, {})
+            cur = current.get(gid)
+            if e.get("callback") in ("revoked", "lost"):
+                for p in parts:
+                    if own.get(p) == node:
+                        del own[p]
+                        since.setdefault(p, t)
+                if cur is not None and cur["open"]:
+                    cur["revoked"] += len(parts)
+                else:
+                    pending_revoked[gid] = pending_revoked.get(gid, 0) + len(parts)
+            elif e.get("callback") == "assigned":
+                for p in parts:
+                    lost_at = since.pop(p, None)
+                    before = own.get(p)
+                    if cur is not None and (lost_at is not None or before not in (None, node)):
+                        cur["moved"] += 1
+                        if lost_at is not None:
+                            cur["paused"] += t - max(lost_at, cur["start"])
+                        cur["end"] = max(cur["end"], t)
+                    own[p] = node
+    records = []
+    for cur in done:
+        gid = cur["group_id"]
+        counts = [
+            sum(1 for o in owner.get(gid, {}).values() if o == n)
+            for n in set(owner.get(gid, {}).values())
+        ]
+        epochs = tuple(dict.fromkeys(cur["epochs"]))
+        records.append(
+            RebalanceRecord(
+                group_id=gid,
+                generation_id=epochs[-1],
+                start_ms=cur["start"],
+                end_ms=cur["end"],
+                rounds=len(epochs),
+                partitions_moved=cur["moved"],
+                partitions_revoked=cur["revoked"],
+                paused_partition_ms=cur["paused"],
+                imbalance_after=(max(counts) - min(counts)) if counts else 0,
+                members_after=cur["members_after"],
+                trigger=cur["trigger"],
+                reason=cur["reason"],
+                outcome=cur["outcome"],
+                protocol="consumer",
+                generations=epochs,
+            )
+        )
     return records
 
 

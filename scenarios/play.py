@@ -224,6 +224,27 @@ class Player:
 
     # -- the result ---------------------------------------------------------------------------
 
+    def _consumer_group_result(self, gid: str, partitions: int) -> GroupResult | None:
+        """A KIP-848 consumer group (KafkaCluster.consumer_group): its state, its group epoch
+        (as ``generation``), protocol ``consumer``, each member's current assignment."""
+        sim = self.sim
+        view = sim.cluster.consumer_group(gid)
+        if view is None:
+            return None
+        members = [_modern_member_result(self, m) for m in view.members]
+        members.sort(key=lambda m: (m.consumer is None, m.consumer or m.member_id))
+        return GroupResult(
+            group_id=gid,
+            state=view.state,
+            generation=view.group_epoch,
+            leader=None,
+            leader_member_id=None,
+            protocol="consumer",
+            coordinator=sim.coordinator(gid),
+            offsets_partition=partition_for(gid, partitions),
+            members=tuple(members),
+        )
+
     def group_results(self) -> tuple[GroupResult, ...]:
         sim = self.sim
         groups = list(self.scenario.groups)
@@ -252,6 +273,11 @@ class Player:
                             assignment=tuple(sorted(parts or [], key=tp_key)),
                         )
                     )
+            if view is None:
+                modern = self._consumer_group_result(gid, n)
+                if modern is not None:
+                    out.append(modern)
+                    continue
             members.sort(key=lambda m: (m.consumer is None, m.consumer or m.member_id))
             out.append(
                 GroupResult(
@@ -267,6 +293,18 @@ class Player:
                 )
             )
         return tuple(out)
+
+
+def _modern_member_result(player: Any, m: Any) -> MemberResult:
+    cid = player.consumer_of(m.member_id, m.instance_id)
+    parts = [f"{topic}-{p}" for topic, ps in m.assigned for p in ps]
+    return MemberResult(
+        consumer=cid,
+        member_id=m.member_id,
+        group_instance_id=m.instance_id,
+        client_state=client_state(player.sim, cid) if cid else None,
+        assignment=tuple(sorted(parts, key=tp_key)),
+    )
 
 
 def play(

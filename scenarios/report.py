@@ -420,13 +420,21 @@ def render_run(
                     f"group {g.group_id}: no live coordinator holds it at the end", markup=False
                 )
                 continue
-            head = (
-                f"group {g.group_id}: {g.state}, generation {g.generation}, leader {g.leader or g.leader_member_id or '-'}, "
-                f"protocol {g.protocol or '-'}, coordinator {g.coordinator or '-'} (__consumer_offsets-{g.offsets_partition})"
-            )
+            if g.protocol == "consumer":  # a KIP-848 consumer group: no leader, a group epoch
+                head = (
+                    f"group {g.group_id}: {g.state}, group epoch {g.generation}, consumer "
+                    f"protocol (KIP-848), coordinator {g.coordinator or '-'} "
+                    f"(__consumer_offsets-{g.offsets_partition})"
+                )
+                title = f"assignment of {g.group_id} (group epoch {g.generation})"
+            else:
+                head = (
+                    f"group {g.group_id}: {g.state}, generation {g.generation}, leader {g.leader or g.leader_member_id or '-'}, "
+                    f"protocol {g.protocol or '-'}, coordinator {g.coordinator or '-'} (__consumer_offsets-{g.offsets_partition})"
+                )
+                title = f"assignment of {g.group_id} (generation {g.generation})"
             console.print(head, markup=False)
             if g.members:
-                title = f"assignment of {g.group_id} (generation {g.generation})"
                 if len(g.assignment) > FULL_TABLE_MAX_MEMBERS and not full_tables:
                     console.print(
                         summary_table(

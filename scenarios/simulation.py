@@ -915,12 +915,21 @@ class Simulation:
         return self.cluster.group(group_id)
 
     def group_state(self, group_id: str) -> str | None:
+        """The group's state; a KIP-848 consumer group's (Empty, Assigning, Reconciling, Stable)
+        when no classic group has the id."""
         view = self.cluster.group(group_id)
-        return view.state if view is not None else None
+        if view is not None:
+            return view.state
+        modern = self.cluster.consumer_group(group_id)
+        return modern.state if modern is not None else None
 
     def generation(self, group_id: str) -> int | None:
+        """The generation; a KIP-848 consumer group's group epoch."""
         view = self.cluster.group(group_id)
-        return view.generation_id if view is not None else None
+        if view is not None:
+            return view.generation_id
+        modern = self.cluster.consumer_group(group_id)
+        return modern.group_epoch if modern is not None else None
 
     def protocol(self, group_id: str) -> str | None:
         """The chosen assignor (JoinGroup's protocol name), e.g. ``"range"``."""

@@ -33,6 +33,9 @@ class World:
     members: list[str] = field(factory=list)
     clients: dict[str, str] = field(factory=dict)
     owned: dict[str, list[str]] = field(factory=dict)
+    #: A KIP-848 group's epoch and each KIP-848 member's epoch (shown only for such groups).
+    group_epoch: int | None = None
+    epochs: dict[str, int] = field(factory=dict)
 
     def apply(self, e: Mapping[str, Any], names: Mapping[str, str], consumers: set[str]) -> None:
         name = e.get("event")
@@ -42,6 +45,8 @@ class World:
                 self.state = str(e["state_to"])
                 if e.get("generation_id") is not None:
                     self.generation = int(e["generation_id"])
+            if e.get("group_epoch") is not None:  # a KIP-848 consumer group
+                self.group_epoch = int(e["group_epoch"])
             mid = shorten_text(str(e.get("member_id", "")), names) if e.get("member_id") else None
             if name == ev.MEMBER_ADDED and mid and mid not in self.members:
                 self.members.append(mid)
@@ -52,6 +57,8 @@ class World:
         if node in consumers:
             if "state_to" in e and name != ev.GROUP_STATE_CHANGED:
                 self.clients[node] = str(e["state_to"])
+            if name in _EPOCH_EVENTS and e.get("generation_id") is not None:
+                self.epochs[node] = int(e["generation_id"])  # a KIP-848 member's epoch
             if name in (ev.CONSUMER_CRASHED, ev.CONSUMER_CLOSED, ev.CONSUMER_FATAL):
                 self.clients[node] = {
                     ev.CONSUMER_CRASHED: "CRASHED",
@@ -73,6 +80,13 @@ class World:
         return " > ".join(f"[{s}]" if s == self.state else s for s in cycle)
 
     def render(self) -> str:
+        if self.group_epoch is not None:
+            # KIP-848: the group epoch, and each member's epoch after its state
+            clients = "  ".join(
+                f"{c}:{s}@{self.epochs.get(c, '-')}[{', '.join(self.owned.get(c, []))}]"
+                for c, s in sorted(self.clients.items())
+            )
+            return f"   [{self.group}: {self.state}, group epoch {self.group_epoch}]  {clients}"
         clients = "  ".join(
             f"{c}:{s}[{', '.join(self.owned.get(c, []))}]" for c, s in sorted(self.clients.items())
         )
@@ -81,6 +95,10 @@ class World:
             f"   [{self.group}: {self.state}, generation {self.generation}, leader {self.leader or '-'}, "
             f"members {members}]  {clients}\n   {self.position()}"
         )
+
+
+#: A KIP-848 member's events that carry its member epoch (as ``generation_id``).
+_EPOCH_EVENTS = frozenset({ev.CLIENT_STATE, ev.MEMBER_EPOCH_UPDATED})
 
 
 def step_through(

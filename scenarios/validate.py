@@ -651,6 +651,33 @@ class Validator:
             return path
 
         before = len(self.issues)
+        protocol = str(config.get("group_protocol", "classic")).lower()
+        if protocol == "consumer":
+            # ConsumerConfig.checkUnsupportedConfigs(CONSUMER, ...): a classic-only setting
+            # given at all (here or in defaults) is refused, with Kafka's message.
+            from members.config import CLASSIC_ONLY_SETTINGS, unsupported_setting_message
+
+            for dotted, field_name in CLASSIC_ONLY_SETTINGS:
+                if field_name in own or field_name in defaults:
+                    self.err(
+                        where_of(field_name),
+                        unsupported_setting_message(dotted, "consumer"),
+                        hint="the consumer protocol takes the heartbeat interval, the session "
+                        "timeout and the assignor from the broker (group.consumer.*); use "
+                        "group.remote.assignor to ask for an assignor",
+                    )
+            if len(self.issues) > before:
+                return
+            config = {**config, **{f: ck.CONSUMER_DEFAULTS[f] for _, f in CLASSIC_ONLY_SETTINGS}}
+        elif config.get("group_remote_assignor") and protocol == "classic":
+            from members.config import unsupported_setting_message
+
+            self.err(
+                where_of("group_remote_assignor"),
+                unsupported_setting_message("group.remote.assignor", "classic"),
+                hint="set group.protocol: consumer, or drop it",
+            )
+            return
         session = config["session_timeout_ms"]
         lo = self.broker_config.get(
             "group_min_session_timeout_ms", ck.BROKER_DEFAULTS["group_min_session_timeout_ms"]

@@ -106,3 +106,38 @@ def test_default_strategy_is_eager_and_cooperative_needs_only_cooperative_assign
 def test_unknown_assignor_name_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="rnage"):
         resolve_assignors(("rnage",))
+
+
+# --- group.protocol (KIP-848) -----------------------------------------------------------------
+
+
+def test_group_protocol_is_case_insensitive_and_validated() -> None:
+    """ConsumerConfig: group.protocol is CaseInsensitiveValidString.in(CLASSIC, CONSUMER)."""
+    assert ConsumerConfig(group_id="g", group_protocol="CONSUMER").group_protocol == "consumer"
+    assert ConsumerConfig(group_id="g").group_protocol == "classic"
+    with pytest.raises(ConfigError, match=r"String must be one of \(case insensitive\): "):
+        ConsumerConfig(group_id="g", group_protocol="streams")
+
+
+def test_group_remote_assignor_refused_under_classic() -> None:
+    """ConsumerConfig.checkGroupRemoteAssignor, Kafka's message."""
+    with pytest.raises(ConfigError) as err:
+        ConsumerConfig(group_id="g", group_remote_assignor="uniform")
+    assert str(err.value) == "group.remote.assignor cannot be set when group.protocol=CLASSIC"
+    ok = ConsumerConfig(group_id="g", group_protocol="consumer", group_remote_assignor="uniform")
+    assert ok.group_remote_assignor == "uniform"
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"),
+    [
+        ("partition.assignment.strategy", "partition_assignment_strategy", ("range",)),
+        ("heartbeat.interval.ms", "heartbeat_interval_ms", 1000),
+        ("session.timeout.ms", "session_timeout_ms", 10_000),
+    ],
+)
+def test_classic_only_settings_refused_under_consumer_protocol(name, field, value) -> None:
+    """ConsumerConfig.checkUnsupportedConfigs(CONSUMER, ...) (KAFKA-17338): Kafka's message."""
+    with pytest.raises(ConfigError) as err:
+        ConsumerConfig(group_id="g", group_protocol="consumer", **{field: value})
+    assert str(err.value) == f"{name} cannot be set when group.protocol=CONSUMER"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from members.classic_membership import ClassicMembershipManager
 from members.membership import MembershipManager
 from tests.members.test_integration import all_stable, build, covered
 
@@ -23,7 +22,7 @@ ALLOWED = frozenset(
 class Guard:
     """Forwards the protocol's members to the manager; anything else is a seam violation."""
 
-    def __init__(self, inner: ClassicMembershipManager, violations: list[str]) -> None:
+    def __init__(self, inner: object, violations: list[str]) -> None:
         object.__setattr__(self, "_inner", inner)
         object.__setattr__(self, "_violations", violations)
 
@@ -74,4 +73,35 @@ def test_the_facade_uses_only_the_protocol(strategy) -> None:
     live = [c for c in cs if c.alive]
     assert all_stable(cluster, live) and covered(live)
     assert cluster.group("g").generation_id >= 2
+    assert violations == []
+
+
+def test_the_facade_uses_only_the_protocol_with_the_kip848_manager() -> None:
+    """The same guard around a ConsumerMembershipManager: join, reconcile (with auto-commit),
+    acknowledge, a manual commit, a fencing and a close touch nothing outside the protocol."""
+    from coordinator.errors import Errors
+    from coordinator.protocol import OffsetCommitRequest
+    from members.config import ConsumerConfig
+    from tests.members.kip848_harness import Kip848Harness
+
+    h = Kip848Harness(ConsumerConfig(group_id="g", group_protocol="consumer"))
+    violations: list[str] = []
+    h.consumer.membership = Guard(h.consumer.membership, violations)  # type: ignore[arg-type]
+    h.join({"t": [0, 1]})
+    h.answer_offset_fetch()
+    h.answer_heartbeat(epoch=1)
+    h.advance(h.now + 1000)
+    h.answer_heartbeat(epoch=2, assignment={"t": [1]})
+    h.answer_commit(h.pending(OffsetCommitRequest)[-1])
+    h.answer_heartbeat(epoch=2)
+    h.call("commit")
+    h.answer_commit(h.pending(OffsetCommitRequest)[-1])
+    h.advance(h.now + 1000)
+    h.answer_heartbeat(error=Errors.FENCED_MEMBER_EPOCH)
+    h.close()
+    assert h.listener.calls[:3] == [
+        ("assigned", ["t-0", "t-1"]),
+        ("revoked", ["t-0"]),
+        ("assigned", []),
+    ]
     assert violations == []

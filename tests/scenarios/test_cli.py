@@ -241,3 +241,26 @@ def test_output_does_not_depend_on_the_string_hash_seed(tmp_path):
         assert done.returncode == 0, done.stderr
         outputs.append((done.stdout, log.read_text()))
     assert outputs[0] == outputs[1]
+
+
+def test_json_of_a_kip848_lesson_matches_the_schema_and_shows_the_consumer_group(runner):
+    """A KIP-848 group's result: its state, its group epoch (as generation), protocol consumer,
+    each member's current assignment; the text report says 'group epoch'."""
+    result = runner.invoke(app, ["run", "--json", "slow-reconciliation"])
+    doc = json.loads(result.output)
+    assert errors(doc, SCHEMA) == []
+    assert doc["passed"] is True
+    (g,) = doc["groups"]
+    assert (g["state"], g["generation"], g["protocol"], g["leader"]) == (
+        "Stable",
+        3,
+        "consumer",
+        None,
+    )
+    assert g["assignment"] == {
+        "C1": ["T1-0", "T1-1"],
+        "C2": ["T1-3", "T1-4"],
+        "C3": ["T1-2", "T1-5"],
+    }
+    text = runner.invoke(app, ["run", "slow-reconciliation"]).output
+    assert "group g1: Stable, group epoch 3, consumer protocol (KIP-848)" in text

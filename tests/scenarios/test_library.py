@@ -22,6 +22,11 @@ INCIDENTS = (
     "static-member-fenced",
     "coordinator-failover-mid-rebalance",
     "initial-rebalance-delay-join-storm",
+    # KIP-848 (group.protocol: consumer)
+    "rolling-restart-consumer-protocol",
+    "duplicate-instance-id-consumer-protocol",
+    "slow-reconciliation",
+    "scale-out-1-to-10",
 )
 
 

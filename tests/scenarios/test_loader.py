@@ -142,3 +142,38 @@ def test_every_kafka_setting_reaches_a_real_config_field():
     broker_fields = {f.name for f in attrs.fields(CoordinatorConfig)}
     assert {f for f, _ in CONSUMER_KEYS.values()} == consumer_fields - {"group_id"}
     assert {f for f, _ in BROKER_KEYS.values()} == broker_fields
+
+
+KIP848 = """\
+version: 1
+name: kip848
+cluster: {topics: {T: 4}}
+defaults: {group.protocol: consumer}
+consumers:
+  - {id: A, group: g, topics: [T], config: {session.timeout.ms: 10s}}
+  - {id: B, group: g, topics: [T], config: {group.protocol: classic, group.remote.assignor: uniform}}
+  - {id: C, group: g, topics: [T], config: {group.remote.assignor: uniform}}
+"""
+
+
+def test_group_protocol_settings_are_checked_with_kafkas_messages():
+    """group.protocol per consumer or in defaults; classic-only settings refused under consumer
+    and group.remote.assignor under classic, each at its line with Kafka's message."""
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(KIP848)
+    text = info.value.format()
+    assert "2 errors" in text
+    assert (
+        "<text>:6:65: consumers[0].config.session.timeout.ms: session.timeout.ms cannot be set "
+        "when group.protocol=CONSUMER" in text
+    )
+    assert (
+        "<text>:7:93: consumers[1].config.group.remote.assignor: group.remote.assignor cannot be "
+        "set when group.protocol=CLASSIC" in text
+    )
+    ok = load_scenario(
+        KIP848.replace(", config: {session.timeout.ms: 10s}", "").replace(
+            "group.protocol: classic, ", "group.protocol: consumer, "
+        )
+    )
+    assert [c.config["group_protocol"] for c in ok.consumers] == ["consumer"] * 3

@@ -181,3 +181,45 @@ def test_a_close_step_can_give_a_timeout_per_consumer():
         12_000,
         ["LeaveGroup"],
     )
+
+
+MEMBER_EPOCHS = """\
+version: 1
+name: member-epochs
+cluster: {topics: {T1: 4}}
+defaults: {partition.assignment.strategy: [range]}
+consumers:
+  - {count: 2, first: 1, id: "C{i}", group: g1, topics: [T1]}
+timeline:
+  - {at: 0s, start: C1}
+  - {at: 10s, start: C2}
+expect:
+  - {at: 9s, member_epochs: {C1: 1}, client_states: {C1: STABLE}}
+  - {at: 20s, member_epochs: {C1: 2, C2: 2}}
+  - {at: 20s, member_epochs: {C1: 3}}
+"""
+
+
+def test_member_epochs_are_checked():
+    """``member_epochs``: a classic member's epoch is its generation; a wrong one fails."""
+    result = run_scenario(load_scenario(MEMBER_EPOCHS))
+    assert result.error is None
+    assert [e.passed for e in result.expectations] == [True, True, False]
+
+
+def test_kip848_rebalances_have_the_classic_measures():
+    """history.consumer_group_rebalances: a KIP-848 group's rebalance runs from the epoch bump
+    until Stable plus the assignments that complete it; C1's slow poll() holds T1-2 back."""
+    result = run_scenario(load_scenario("slow-reconciliation"))
+    records = [r for r in result.rebalances if r["protocol"] == "consumer"]
+    assert [r["generation_id"] for r in records] == [2, 3]
+    second = records[1]
+    assert (second["start_ms"], second["end_ms"]) == (12_003, 32_010)
+    assert (second["partitions_moved"], second["partitions_revoked"]) == (2, 2)
+    # T1-5 unowned 15.010 -> 17.006, T1-2 30.002 -> 32.010
+    assert second["paused_partition_ms"] == 1996 + 2008
+    assert (second["trigger"], second["outcome"], second["members_after"]) == (
+        "member_joined",
+        "Stable",
+        3,
+    )

@@ -50,3 +50,24 @@ def test_the_world_follows_the_log():
     assert "[g1: Stable, generation 1, leader C1, members C1, C2]" in out
     assert "C1:STABLE[T1-0]  C2:STABLE[T1-1]" in out
     assert "Empty > PreparingRebalance > [CompletingRebalance] > Stable" in out
+
+
+KIP848 = """\
+version: 1
+name: step-kip848
+cluster: {topics: {T1: 2}}
+defaults: {group.protocol: consumer}
+consumers:
+  - {count: 2, first: 1, id: "C{i}", group: g1, topics: [T1]}
+timeline:
+  - {at: 0s, start: all}
+until: 15s
+"""
+
+
+def test_a_kip848_group_shows_the_group_epoch_and_each_member_epoch():
+    console, buf = _console()
+    step_through(console, load_scenario(KIP848), group="g1", interactive=False, limit=1000)
+    out = buf.getvalue()
+    assert "[g1: Stable, group epoch 2]  C1:STABLE@2[T1-0]  C2:STABLE@2[T1-1]" in out
+    assert "C1:JOINING@0[]" in out
