@@ -53,6 +53,15 @@ class NetworkSpec:
 
 
 @frozen
+class ZooKeeperSpec:
+    """``cluster.zookeeper`` (design zookeeper): servers zk-0 (the leader) .. zk-{n-1}, and how
+    late each follower applies the leader's commits."""
+
+    servers: int = 3
+    lag_ms: tuple[tuple[str, int], ...] = ()
+
+
+@frozen
 class ClusterSpec:
     brokers: int = 3
     broker_racks: tuple[str | None, ...] | None = None
@@ -61,6 +70,7 @@ class ClusterSpec:
     # broker-side settings in CoordinatorConfig's snake_case names, e.g. group_max_size
     config: Mapping[str, Any] = field(factory=dict)
     network: NetworkSpec = NetworkSpec()
+    zookeeper: ZooKeeperSpec | None = None
 
     @property
     def offsets_partitions(self) -> int:
@@ -135,6 +145,7 @@ class Scenario:
     until_ms: int | None = None
     seed_note: str | None = None  # where the lesson's seed article differs from Kafka
     tags: tuple[str, ...] = ()
+    design: str = "client-side"  # seed 004's designs: client-side | zookeeper
     source: str = "<scenario>"
     data: Mapping[str, Any] = field(factory=dict, eq=False, repr=False)
 

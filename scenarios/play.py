@@ -25,6 +25,7 @@ from coordinator import events as ev
 from coordinator.placement import partition_for
 from scenarios.actions import ScenarioRuntimeError, Send
 from scenarios.checks import client_state, tp_key
+from scenarios.measures import design_measures
 from scenarios.model import Action, Expectation, Scenario
 from scenarios.raw import RawStep, decode_assignment
 from scenarios.result import (
@@ -274,12 +275,14 @@ def play(
     until_ms: int | None = None,
     seed: int | None = None,
     progress: Progress | None = None,
+    player_class: type[Player] | None = None,
 ) -> RunResult:
+    """Run ``scenario`` with ``player_class`` (``Player``, or a design's: scenarios.runner)."""
     end = until_ms if until_ms is not None else scenario.end_ms
     player = None
     error = None
     try:
-        player = Player(scenario, seed=seed)
+        player = (player_class or Player)(scenario, seed=seed)
         player.play(until_ms, progress)
     except ScenarioRuntimeError as exc:
         error = str(exc)
@@ -299,11 +302,21 @@ def play(
     groups: tuple[GroupResult, ...] = ()
     rebalances: tuple[dict[str, Any], ...] = ()
     violations: tuple[dict[str, Any], ...] = ()
+    measures: dict[str, Any] | None = None
     if player is not None:
         try:
             groups = player.group_results()
             rebalances = tuple(_record(r) for r in player.sim.rebalances())
             violations = tuple(player.sim.violations)
+            measures = {
+                "design": scenario.design,
+                **design_measures(
+                    events,
+                    {t.name: t.partitions for t in scenario.cluster.topics},
+                    [a.at_ms for a in scenario.timeline if a.at_ms <= end],
+                    player.sim.now,
+                ),
+            }
         except Exception as exc:
             error = error or f"simulator error while summarising: {type(exc).__name__}: {exc}"
     return RunResult(
@@ -318,6 +331,7 @@ def play(
         invariant_violations=violations,
         events=events,
         error=error,
+        measures=measures,
     )
 
 

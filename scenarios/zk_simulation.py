@@ -51,13 +51,13 @@ class ZkSimulation:
         brokers: int = 3,
     ) -> None:
         self.engine = Engine(timer_handler=self._on_timer)
-        self.eventlog = EventLog()
-        self.logger = make_logger(self.eventlog)
+        self.log = EventLog()
+        self.logger = make_logger(self.log)
         self.zk = ZooKeeperEnsemble(servers, lag_ms)
         self.notify_latency_ms = notify_latency_ms
         self.brokers = brokers
         self.consumers: dict[str, ZkConsumer] = {}
-        self.topics: dict[str, int] = {}
+        self.topic_sizes: dict[str, int] = {}
         self._logged_txns = 0
         self._admin = self.zk.open_session("zk-0", ADMIN_TIMEOUT_MS)
         for path in ("/brokers", "/brokers/topics", "/consumers"):
@@ -73,10 +73,10 @@ class ZkSimulation:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        return self.eventlog.events
+        return self.log.events
 
     def _log(self, event: str, node: str, **fields: Any) -> None:
-        self.eventlog.append(event, t_ms=self.now, node=node, **fields)
+        self.log.append(event, t_ms=self.now, node=node, **fields)
 
     def _sync(self) -> None:
         """Log the leader's new commits and arm the ensemble's timer."""
@@ -160,7 +160,8 @@ class ZkSimulation:
             self.engine.set_timer(cid, "autocommit", self.now + c.config.auto_commit_interval_ms)
         self._sync()
 
-    def close(self, cid: str) -> None:
+    def close(self, cid: str, timeout_ms: int | None = None) -> None:
+        """``shutdown()`` (the 0.8 consumer has no close timeout: ``timeout_ms`` is ignored)."""
         self._log(ev.SIM_CONSUMER_CLOSED, cid)
         self.consumers[cid].close(self.now)
         self.engine.cancel_owner_timers(cid)
@@ -173,7 +174,7 @@ class ZkSimulation:
         self._sync()
 
     def create_topic(self, topic: str, partitions: int) -> None:
-        self.topics[topic] = partitions
+        self.topic_sizes[topic] = partitions
         _, fired = self.zk.create(
             self._admin, topic_path(topic), topic_data(partitions, self.brokers), self.now
         )
@@ -183,7 +184,7 @@ class ZkSimulation:
     def add_partitions(self, topic: str, total: int) -> None:
         """``kafka-topics --alter --partitions``: the topic znode's data changes."""
         self._log(ev.SIM_PARTITIONS_ADDED, "admin", topic=topic, partitions=total)
-        self.topics[topic] = total
+        self.topic_sizes[topic] = total
         _, fired = self.zk.set_data(
             self._admin, topic_path(topic), topic_data(total, self.brokers), self.now
         )
@@ -194,6 +195,34 @@ class ZkSimulation:
         return self.engine.run(until=until)
 
     # -- queries ----------------------------------------------------------------------------
+
+    @property
+    def cluster(self) -> ZkSimulation:
+        """What the scenario actions ask of a cluster (``topics()``): the topics znodes."""
+        return self
+
+    def topics(self) -> dict[str, int]:
+        """topic -> partition count, as the brokers' topic znodes say."""
+        return dict(self.topic_sizes)
+
+    def rebalances(self, group_id: str | None = None) -> list[dict[str, Any]]:
+        """Every successful ``syncedRebalance`` try, per consumer, oldest first."""
+        return [
+            {
+                "group_id": e["group_id"],
+                "consumer": e["node"],
+                "t_ms": e["t_ms"],
+                "attempt": e["attempt"],
+                "partitions": list(e["partitions"]),
+            }
+            for e in self.events
+            if e["event"] == ev.ZK_REBALANCE_DONE and group_id in (None, e["group_id"])
+        ]
+
+    @property
+    def violations(self) -> list[dict[str, Any]]:
+        """The classic simulation's invariant checks do not apply to this design."""
+        return []
 
     def owners(self, group: str, server: str = "zk-0") -> dict[str, str]:
         """partition ("t-p") -> owning thread id, from the owner znodes on ``server``."""
@@ -206,7 +235,9 @@ class ZkSimulation:
     def fetching(self) -> dict[str, list[str]]:
         """partition -> the consumers fetching it (every partition of every topic)."""
         out: dict[str, list[str]] = {
-            str(TopicPartition(t, p)): [] for t, n in sorted(self.topics.items()) for p in range(n)
+            str(TopicPartition(t, p)): []
+            for t, n in sorted(self.topic_sizes.items())
+            for p in range(n)
         }
         for cid, c in self.consumers.items():
             if c.running:
