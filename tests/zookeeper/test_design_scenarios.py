@@ -123,3 +123,32 @@ def test_the_json_document_of_a_zookeeper_run_follows_the_schema():
     )
     doc = json.loads(json.dumps(run_scenario(load_scenario(BASE)).to_dict()))
     assert errors(doc, schema) == []
+
+
+def test_a_sweep_row_carries_the_measures_of_either_design():
+    """pipeline.runrow (what the Spark sweep's executors run), without Spark."""
+    from pipeline.runrow import RowTask, run_row
+
+    def row(text: str) -> dict[str, object]:
+        task = RowTask(base_text=text, base_source="d.yaml")
+        run, _ = run_row(
+            task,
+            {
+                "scenario_id": 0,
+                "point": 0,
+                "variant": "v",
+                "seed": 0,
+                "params": {},
+                "overrides": "{}",
+            },
+        )
+        return run
+
+    zk = row(BASE)
+    classic = row(BASE.replace("design: zookeeper", "design: client-side").replace("30s", "70s"))
+    assert zk["error"] is None and classic["error"] is None, (zk["error"], classic["error"])
+    assert (zk["design"], classic["design"]) == ("zookeeper", "client-side")
+    assert zk["rebalance_attempts"] == 3  # A and B at the start, A after B's session expired
+    assert zk["notifications"] == 1 and zk["conflicts"] == 0
+    assert isinstance(zk["settle_ms_max"], int) and zk["settle_ms_max"] >= 6000
+    assert classic["rebalance_attempts"] == 2  # the leader assigns once per generation
