@@ -36,8 +36,9 @@ the rebalance is the same in both. What each part follows:
   only when the offset moved since the last checkpoint; auto-commit every
   ``auto.commit.interval.ms``; on ``shutdown`` a last commit, then the session closes (which
   deletes its ephemerals: registration and owners).
-* **Session expiry** (``ZKSessionExpireListener.handleNewSession``): forget the owned partitions,
-  register again, rebalance.
+* **Session expiry** of a crashed consumer: ZooKeeper deletes its ephemerals and the others
+  rebalance. A *live* consumer whose session expires (``ZKSessionExpireListener.handleNewSession``:
+  forget, register again, rebalance) is not simulated: a running consumer here always pings.
 
 Simulation rules, not Kafka's: a partition is an endless log the application reads
 ``records_per_second`` records a second from while the fetcher runs; each ZooKeeper call is one
@@ -241,19 +242,6 @@ class ZkConsumer:
         if self.session_id is not None and self.zk.alive(self.session_id):
             self.zk.client_lost(self.session_id, now)
 
-    def session_expired(self, now: int) -> int | None:
-        """``handleNewSession`` after an expiry: a new session, forget, register, rebalance."""
-        if not self.running:
-            return None
-        self.now = now
-        self.session_id = self.zk.open_session(
-            self.config.zookeeper_server, self.config.zookeeper_session_timeout_ms
-        )
-        self.owned.clear()  # resetState: topicRegistry.clear
-        self.task = None
-        self.triggered = False
-        return self._run(self._new_session(), now)
-
     def position(self, tp: TopicPartition, now: int) -> int:
         """How far the application has read ``tp`` (the simulation's endless-log model)."""
         start = self.owned[tp]
@@ -374,11 +362,6 @@ class ZkConsumer:
             self.zk.exists(self._sid, topic_path(topic), watch=True)
             yield from self._read()
         yield from self._synced_rebalance("start")
-        yield from self._executor_loop()
-
-    def _new_session(self) -> Steps:
-        yield from self._register()
-        yield from self._synced_rebalance("new session")
         yield from self._executor_loop()
 
     def _executor(self, reason: str) -> Steps:
