@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from attrs import frozen
+from collections.abc import Callable, Mapping
+
+from attrs import field, frozen
+
+ServerAssignor = Callable[[str, Mapping[str, bytes]], Mapping[str, bytes]]
+"""Seed 004's design 2: ``(group_id, {member_id: subscription}) -> {member_id: assignment}``, the
+broker-side strategy (ConsumerProtocol bytes in and out). The coordinator layer cannot import
+the assignors, so the runner builds it and hands it over in the config."""
 
 INT32_MAX = 2147483647
 #: Long.MAX_VALUE
@@ -49,6 +56,9 @@ class CoordinatorConfig:
     offset_metadata_max_bytes: int = 4096
     new_member_join_timeout_ms: int = NEW_MEMBER_JOIN_TIMEOUT_MS
     load_time_ms: int = 100
+    # seed 004's design 2 (not Kafka): the coordinator assigns with the broker's strategy and
+    # answers JoinGroup with it (no leader assignment, no SyncGroup). None: today's protocol.
+    server_assignor: ServerAssignor | None = field(default=None, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         for name in (

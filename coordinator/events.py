@@ -179,6 +179,12 @@ PARTITION_LOADED = _event(
 PARTITION_UNLOADED = _event(
     _C, "partition_unloaded", "partition", "an old leader lets go of an offsets partition"
 )
+SERVER_ASSIGNMENT_COMPUTED = _event(
+    _C,
+    "server_assignment_computed",
+    "group_id generation_id members",
+    "design 2 (design: coordinator-assigns): the coordinator ran the broker's strategy",
+)
 BROKER_FAILED = _event(_C, "broker_failed", "", "a broker stops")
 BROKER_RESTARTED = _event(_C, "broker_restarted", "", "a broker comes back")
 

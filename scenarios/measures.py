@@ -8,7 +8,8 @@ a JSON-lines log gives them back) and answers, the same way for every design:
   ``REBALANCE_IN_PROGRESS`` (a heartbeat, commit or sync told the member to rejoin).
 * ``rebalance_attempts``: how many times an assignment was computed. ZooKeeper: every
   ``syncedRebalance`` try of every consumer (``zk_rebalance_attempt``). Coordinator: the
-  leader's (or, in design 2, the coordinator's) assignor runs (``assignment_computed``).
+  leader's assignor runs (``assignment_computed``), or in design 2 the coordinator's
+  (``server_assignment_computed``).
 * ``conflicts`` (owner znodes another consumer still held), ``retries`` (tries after the first),
   ``failed_rebalances`` (``zk_rebalance_failed``; with a coordinator, fatal consumer errors).
 * ``settle_ms``: per timeline step, how long until every partition had exactly one live owner
@@ -83,7 +84,7 @@ def design_measures(
         elif name == ev.ZK_REBALANCE_ATTEMPT:
             counts["rebalance_attempts"] += 1
             counts["retries"] += int(e.get("attempt", 0)) > 0
-        elif name == ev.ASSIGNMENT_COMPUTED:
+        elif name in (ev.ASSIGNMENT_COMPUTED, ev.SERVER_ASSIGNMENT_COMPUTED):
             counts["rebalance_attempts"] += 1
         elif name == ev.ZK_OWNERSHIP_CONFLICT:
             counts["conflicts"] += 1

@@ -71,6 +71,8 @@ class ClusterSpec:
     config: Mapping[str, Any] = field(factory=dict)
     network: NetworkSpec = NetworkSpec()
     zookeeper: ZooKeeperSpec | None = None
+    # design coordinator-assigns: the brokers' strategy (group.server.assignor)
+    server_assignor: str | None = None
 
     @property
     def offsets_partitions(self) -> int:
@@ -145,7 +147,7 @@ class Scenario:
     until_ms: int | None = None
     seed_note: str | None = None  # where the lesson's seed article differs from Kafka
     tags: tuple[str, ...] = ()
-    design: str = "client-side"  # seed 004's designs: client-side | zookeeper
+    design: str = "client-side"  # seed 004's designs: client-side | zookeeper | coordinator-assigns
     source: str = "<scenario>"
     data: Mapping[str, Any] = field(factory=dict, eq=False, repr=False)
 

@@ -62,7 +62,9 @@ class Player:
             cluster_factory=partial(KafkaCluster, replication_factor=c.replication_factor),
             brokers=c.brokers,
             topics={t.name: t.partitions for t in c.topics},
-            coordinator_config=CoordinatorConfig(**dict(c.config)),
+            coordinator_config=CoordinatorConfig(
+                **dict(c.config), server_assignor=self._server_assignor()
+            ),
             broker_racks=c.broker_racks,
             seed=self.seed,
             network=NetworkConfig(
@@ -80,6 +82,16 @@ class Player:
         self.results: list[ExpectationResult] = []
 
     # -- set-up -------------------------------------------------------------------------------
+
+    def _server_assignor(self) -> Any:
+        """Design 2 (``design: coordinator-assigns``): the brokers' strategy, run by the
+        coordinator on the cluster's topics as they are then; None for today's protocol."""
+        name = self.scenario.cluster.server_assignor
+        if name is None:
+            return None
+        from scenarios.server_assignor import server_assignor
+
+        return server_assignor(name, lambda: self.sim.cluster.topics())
 
     def _add_consumers(self) -> None:
         from members.config import ConsumerConfig

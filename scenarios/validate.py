@@ -70,8 +70,10 @@ CLUSTER_KEYS = (
 NETWORK_KEYS = ("latency", "jitter", "drop_rate")
 TOPIC_KEYS = ("partitions",)
 ZOOKEEPER_KEYS = ("servers", "lag")
-DESIGNS = ("client-side", "zookeeper")
-"""seed 004's designs that run: today's protocol (the default) and Kafka 0.8's ZooKeeper consumer"""
+DESIGNS = ("client-side", "zookeeper", "coordinator-assigns")
+"""seed 004's designs: today's protocol (the default), Kafka 0.8's ZooKeeper consumer, and the
+0.9 proposal where the coordinator assigns with the broker's strategy"""
+SERVER_ASSIGNORS = ("range", "roundrobin", "sticky")
 ZK_ACTIONS = ("start", "close", "crash", "add_partitions")
 ZK_CHECKS = ("members", "assignment", "owns", "sizes", "events", "measures")
 ZK_STRATEGIES = {
@@ -134,6 +136,7 @@ class Validator:
         self.raw_names: set[str] = set()
         self.broker_config: dict[str, Any] = {}
         self.design = "client-side"
+        self.server_assignor = "range"  # design 2's broker strategy (group.server.assignor)
         self.zk_servers = ["zk-0", "zk-1", "zk-2"]
 
     # -- small helpers ------------------------------------------------------------------------
@@ -327,6 +330,7 @@ class Validator:
         zookeeper = self.zookeeper(m.get("zookeeper"), (*path, "zookeeper"))
         return ClusterSpec(
             zookeeper=zookeeper,
+            server_assignor=self.server_assignor if self.design == "coordinator-assigns" else None,
             brokers=brokers,
             broker_racks=racks,
             replication_factor=rf,
@@ -376,6 +380,24 @@ class Validator:
         if m is None:
             return out
         for key, value in m.items():
+            if key == "group.server.assignor":
+                if self.design != "coordinator-assigns":
+                    self.err(
+                        (*path, key),
+                        "group.server.assignor is the broker's strategy of design 2",
+                        hint="add `design: coordinator-assigns` at the top of the file",
+                        key=True,
+                    )
+                elif value not in SERVER_ASSIGNORS:
+                    self.err(
+                        (*path, key),
+                        f"unknown server-side strategy {value!r}",
+                        hint=did_you_mean(str(value), SERVER_ASSIGNORS)
+                        or f"strategies: {', '.join(SERVER_ASSIGNORS)}",
+                    )
+                else:
+                    self.server_assignor = str(value)
+                continue
             if key not in ck.BROKER_KEYS:
                 hint = did_you_mean(key, ck.BROKER_KEYS)
                 if key in ck.CONSUMER_KEYS:

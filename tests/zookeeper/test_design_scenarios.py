@@ -152,3 +152,53 @@ def test_a_sweep_row_carries_the_measures_of_either_design():
     assert zk["notifications"] == 1 and zk["conflicts"] == 0
     assert isinstance(zk["settle_ms_max"], int) and zk["settle_ms_max"] >= 6000
     assert classic["rebalance_attempts"] == 2  # the leader assigns once per generation
+
+
+D2 = """version: 1
+name: d2
+design: coordinator-assigns
+cluster:
+  topics: {T: 4}
+  config: {group.initial.rebalance.delay.ms: 0, group.server.assignor: roundrobin}
+defaults: {partition.assignment.strategy: [range]}
+consumers:
+  - {id: A, group: g, topics: [T]}
+  - {id: B, group: g, topics: [T]}
+timeline:
+  - {at: 0s, start: [A, B]}
+expect:
+  - {state: Stable, generation: 1, assignment: {A: [T-0, T-2], B: [T-1, T-3]}}
+"""
+
+
+def test_design_2_the_coordinator_answers_join_group_with_the_assignment():
+    result = run_scenario(load_scenario(D2))
+    assert result.passed, result.expectations
+    apis = [e["api"] for e in result.events if e["event"] == "request_sent"]
+    assert "JoinGroup" in apis and "SyncGroup" not in apis
+    computed = [e for e in result.events if e["event"] == "server_assignment_computed"]
+    assert [(e["generation_id"], e["members"]) for e in computed] == [(1, 2)]
+    joined = [e for e in result.events if e["event"] == "joined"]
+    assert joined and all(e["leader"] == "" and not e["is_leader"] for e in joined)
+    assert result.measures is not None and result.measures["rebalance_attempts"] == 1
+
+
+def test_design_2_settings_are_validated():
+    text = _errors(D2.replace("design: coordinator-assigns\n", ""))
+    assert "group.server.assignor is the broker's strategy of design 2" in text
+    assert "<text>:5:" in text
+    text = _errors(D2.replace("group.server.assignor: roundrobin", "group.server.assignor: rnge"))
+    assert "unknown server-side strategy 'rnge' (did you mean `range`?)" in text
+
+
+def test_today_s_protocol_is_untouched_without_a_server_assignor():
+    classic = run_scenario(
+        load_scenario(
+            D2.replace("design: coordinator-assigns", "design: client-side").replace(
+                ", group.server.assignor: roundrobin", ""
+            )
+        )
+    )
+    apis = [e["api"] for e in classic.events if e["event"] == "request_sent"]
+    assert "SyncGroup" in apis
+    assert not [e for e in classic.events if e["event"] == "server_assignment_computed"]
