@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from attrs import field, frozen
+
+ServerAssignor = Callable[[str, Mapping[str, bytes]], Mapping[str, bytes]]
+"""Seed 004's design 2: ``(group_id, {member_id: subscription}) -> {member_id: assignment}``, the
+broker-side strategy (ConsumerProtocol bytes in and out). The coordinator layer cannot import
+the assignors, so the runner builds it and hands it over in the config."""
 
 INT32_MAX = 2147483647
 #: Long.MAX_VALUE
@@ -94,6 +101,9 @@ class CoordinatorConfig:
         default=CONSUMER_GROUP_ASSIGNORS_DEFAULT, converter=_assignor_list
     )
     group_consumer_migration_policy: str = "bidirectional"
+    # seed 004's design 2 (not Kafka): the coordinator assigns with the broker's strategy and
+    # answers JoinGroup with it (no leader assignment, no SyncGroup). None: today's protocol.
+    server_assignor: ServerAssignor | None = field(default=None, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         for name in (

@@ -235,6 +235,12 @@ CONSUMER_GROUP_STATE_CHANGED = _event(
     "group_id state_from state_to group_epoch assignment_epoch",
     "a consumer group's derived state changes (Empty, Assigning, Reconciling, Stable, Dead)",
 )
+SERVER_ASSIGNMENT_COMPUTED = _event(
+    _C,
+    "server_assignment_computed",
+    "group_id generation_id members",
+    "design 2 (design: coordinator-assigns): the coordinator ran the broker's strategy",
+)
 BROKER_FAILED = _event(_C, "broker_failed", "", "a broker stops")
 BROKER_RESTARTED = _event(_C, "broker_restarted", "", "a broker comes back")
 
@@ -460,6 +466,77 @@ STICKY_ASSIGNMENT_BUILT = _event(
     "sticky_assignment_built",
     "group_id assignor builder members partitions max_generation claim_conflicts transferring",
     "one sticky assign call finished",
+)
+
+# -- design 1: ZooKeeper (coordinator/zookeeper/) and the 0.8 consumer (members/zk_consumer.py) --
+
+_Z = "coordinator"
+ZK_TXN = _event(
+    _Z,
+    "zk_txn",
+    "server zxid op path data session_id",
+    "the ZooKeeper leader committed a write (zxid: its place in ZooKeeper's order)",
+)
+ZK_SESSION_EXPIRED = _event(
+    _Z, "zk_session_expired", "session_id server", "the leader expired a silent session"
+)
+ZK_WATCH_FIRED = _event(
+    _Z,
+    "zk_watch_fired",
+    "server session_id path type zxid",
+    "a server applied a change that fires a client's one-shot watch",
+)
+_ZM = "members"
+ZK_CONSUMER_REGISTERED = _event(
+    _ZM,
+    "zk_consumer_registered",
+    "group_id consumer_id session_id server topics num_streams",
+    "registerConsumerInZK: the ephemeral /consumers/<group>/ids/<id> is written",
+)
+ZK_WATCH_RECEIVED = _event(
+    _ZM, "zk_watch_received", "group_id path type", "a watch notification reaches the consumer"
+)
+ZK_REBALANCE_ATTEMPT = _event(
+    _ZM,
+    "zk_rebalance_attempt",
+    "group_id consumer_id attempt reason",
+    "syncedRebalance begins try #attempt",
+)
+ZK_PARTITIONS_RELEASED = _event(
+    _ZM, "zk_partitions_released", "group_id partitions", "releasePartitionOwnership"
+)
+ZK_ASSIGNMENT_COMPUTED = _event(
+    _ZM,
+    "zk_assignment_computed",
+    "group_id attempt consumers partitions assignment",
+    "the assignor ran on the consumer's (maybe stale) view of the registry",
+)
+ZK_OWNERSHIP_CONFLICT = _event(
+    _ZM,
+    "zk_ownership_conflict",
+    "group_id attempt partition owner",
+    "an owner znode exists with another thread's id (ZkNodeExistsException)",
+)
+ZK_REBALANCE_ATTEMPT_FAILED = _event(
+    _ZM,
+    "zk_rebalance_attempt_failed",
+    "group_id attempt reason backoff_ms",
+    "a try failed: the consumer backs off rebalance.backoff.ms",
+)
+ZK_REBALANCE_DONE = _event(
+    _ZM,
+    "zk_rebalance_done",
+    "group_id attempt partitions",
+    "every owner znode was written: the fetchers start on the partitions",
+)
+ZK_REBALANCE_FAILED = _event(
+    _ZM,
+    "zk_rebalance_failed",
+    "group_id retries",
+    "ConsumerRebalanceFailedException: rebalance.max.retries tries failed",
+)
+ZK_OFFSETS_COMMITTED = _event(
+    _ZM, "zk_offsets_committed", "group_id offsets", "offsets written to /consumers/<group>/offsets"
 )
 
 # -- the simulation runner (scenarios/simulation.py, scenarios/invariants.py) --------------------

@@ -411,9 +411,12 @@ class GroupMetadataManager:
         group: ClassicGroup,
         member_id: str,
         members: tuple[JoinGroupResponseMember, ...],
+        assignment: bytes | None = None,
     ) -> None:
         """A successful JoinGroup answer for the group's current generation (``members`` only for
-        the leader), as completeClassicGroupJoin and the Stable/CompletingRebalance rejoin send."""
+        the leader), as completeClassicGroupJoin and the Stable/CompletingRebalance rejoin send.
+        With ``assignment`` (seed 004's design 2) it names no leader and carries the member's
+        partitions."""
         respond(
             out,
             self.node,
@@ -423,9 +426,10 @@ class GroupMetadataManager:
                 generation_id=group.generation_id,
                 protocol_type=group.protocol_type,
                 protocol_name=group.protocol_name,
-                leader=group.leader_id or "",
+                leader=(group.leader_id or "") if assignment is None else "",
                 member_id=member_id,
                 members=members,
+                assignment=assignment,
             ),
             group.group_id,
             member_id,
@@ -737,6 +741,12 @@ class GroupMetadataManager:
             )
             self._transition(out, group, COMPLETING_REBALANCE, "join phase completed")
             group.pending_sync.clear()
+            if (
+                self.config.server_assignor is not None
+                and group.protocol_type == CONSUMER_PROTOCOL_TYPE
+            ):
+                self._assign_on_the_server(out, group)
+                return
             members = self._members_list(group)
             for member in group.iter_members():
                 is_leader = group.is_leader(member.member_id)
@@ -760,6 +770,56 @@ class GroupMetadataManager:
             self._transition(out, group, EMPTY, "join phase completed with no members")
             group.pending_sync.clear()
             self.writer.append(out, [self._group_record(group, {})], group.group_id)
+
+    def _assign_on_the_server(self, out: Step, group: ClassicGroup) -> None:
+        """Seed 004's design 2, the 0.9 rewrite's first proposal (never in Kafka): the coordinator
+        runs the broker's strategy on every member's subscription as the join phase completes,
+        stores the result as the SyncGroup path would (the group record), answers each parked
+        JoinGroup with its member's partitions and goes Stable: no leader assignment, no
+        SyncGroup. A failed write answers the joins with the error and rebalances again, as
+        the leader's SyncGroup does on a failed write."""
+        assignor = self.config.server_assignor
+        assert assignor is not None
+        protocol = group.protocol_name
+        subscriptions = {m.member_id: m.metadata_for(protocol) for m in group.iter_members()}
+        computed = assignor(group.group_id, subscriptions)
+        full = {mid: computed.get(mid, b"") for mid in subscriptions}
+        out.event(
+            "server_assignment_computed",
+            t_ms=out.now,
+            node=self.node,
+            group_id=group.group_id,
+            generation_id=group.generation_id,
+            members=len(full),
+        )
+        error = self.writer.append(out, [self._group_record(group, full)], group.group_id)
+        if error != Errors.NONE:
+            mapped = append_error_to_response_error(error)
+            for member in group.iter_members():
+                if member.join_waiter is not None:
+                    waiter, member.join_waiter = member.join_waiter, None
+                    respond(
+                        out,
+                        self.node,
+                        waiter,
+                        JoinGroupResponse(mapped, member_id=member.member_id),
+                        group.group_id,
+                        member.member_id,
+                    )
+            self._maybe_prepare_rebalance_or_complete_join(
+                out, group, f"error {mapped.name} storing the assignment"
+            )
+            return
+        for member in group.iter_members():
+            member.assignment = full[member.member_id]
+            if member.join_waiter is not None:
+                waiter, member.join_waiter = member.join_waiter, None
+                self._answer_current_generation(
+                    out, waiter, group, member.member_id, (), member.assignment
+                )
+            self.schedule_heartbeat(out, group, member.member_id, member.session_timeout_ms)
+            member.is_new = False
+        self._transition(out, group, STABLE, "the coordinator computed the assignment")
 
     def subscribed_topics(self, group: ClassicGroup) -> frozenset[str] | None:
         if group.protocol_type != CONSUMER_PROTOCOL_TYPE or not group.members:

@@ -134,6 +134,8 @@ class JoinGroupResponse:
     skip_assignment: bool = False
     member_id: str = ""
     members: tuple[JoinGroupResponseMember, ...] = field(default=(), converter=to_tuple)
+    # seed 004's design 2 only (never on Kafka's wire): the assignment the coordinator computed
+    assignment: bytes | None = None
 
 
 # --- SyncGroup ---------------------------------------------------------------------------------

@@ -440,7 +440,15 @@ class ClassicMembershipManager:
                 members=len(resp.members),
                 skip_assignment=resp.skip_assignment,
             )
-            if resp.member_id == resp.leader:
+            if resp.assignment is not None:
+                # seed 004's design 2: the coordinator assigned; there is no SyncGroup round
+                self._set_state(MemberState.STABLE, now, "JoinGroup carried the assignment")
+                self._rejoin_reason = ""
+                self._rejoin_needed = False
+                self._join.done = True
+                self._join.assignment = resp.assignment
+                self._c._maybe_drive(now)
+            elif resp.member_id == resp.leader:
                 self._c._on_leader_elected(resp, now)
             else:
                 self.send_sync_group((), now)

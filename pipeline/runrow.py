@@ -26,6 +26,8 @@ RUNS_SCHEMA = (
     "rebalance_ms BIGINT, paused_partition_seconds DOUBLE, unowned_partition_seconds DOUBLE, "
     "end_ms BIGINT, events INT, "
     "invariant_violations INT, violations STRING, expectations_failed INT, error STRING, "
+    "design STRING, notifications INT, rebalance_attempts INT, conflicts INT, retries INT, "
+    "failed_rebalances INT, unowned_partition_ms BIGINT, settle_ms_max BIGINT, "
     "wall_ms DOUBLE"
 )
 REBALANCES_SCHEMA = (
@@ -203,6 +205,21 @@ def _fill_run(run: dict[str, Any], result: Any) -> None:
     run["invariant_violations"] = len(violations)
     run["violations"] = json.dumps(violations, default=str, sort_keys=True) if violations else None
     run["expectations_failed"] = sum(1 for e in result.expectations if not e.passed)
+    m = result.measures  # seed 004's measures of the design (scenarios.measures)
+    if m:
+        for column in (
+            "design",
+            "notifications",
+            "rebalance_attempts",
+            "conflicts",
+            "retries",
+            "failed_rebalances",
+            "unowned_partition_ms",
+        ):
+            run[column] = m[column]
+        after = [s["after_ms"] for s in m["settle_ms"]]
+        # the slowest step to settle; None when a step never settled (or there were no steps)
+        run["settle_ms_max"] = max(after) if after and None not in after else None
     if result.error:
         run["error"] = result.error
 

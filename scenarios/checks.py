@@ -606,6 +606,55 @@ class Events(Check):
         return tuple({"match": p.match, "count": p.count.as_dict()} for p in self.expected)
 
 
+MEASURE_NAMES = (
+    "notifications",
+    "rebalance_attempts",
+    "conflicts",
+    "retries",
+    "failed_rebalances",
+    "unowned_at_end",
+)
+
+
+@frozen
+class Measures(Check):
+    """``measures: {notifications: 3, rebalance_attempts: {min: 4}, ...}``: seed 004's measures
+    of the run so far (``scenarios.measures``), counted the same way under every design."""
+
+    name: ClassVar[str] = "measures"
+    expected: Mapping[str, Count]
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> Measures | None:
+        m = v.mapping(raw, path, "measures (measure: count)")
+        if m is None:
+            return None
+        v.check_keys(m, path, MEASURE_NAMES, "measures")
+        out = {}
+        for key, value in m.items():
+            if key in MEASURE_NAMES:
+                c = Count.parse(v, value, (*path, key))
+                if c is not None:
+                    out[key] = c
+        return cls(out)
+
+    def evaluate(self, player: Player, group: str | None) -> list[CheckResult]:
+        from scenarios.measures import design_measures
+
+        sc = player.scenario
+        got = design_measures(
+            player.sim.events,
+            {t.name: t.partitions for t in sc.cluster.topics},
+            [a.at_ms for a in sc.timeline],
+            player.sim.now,
+        )
+        got["unowned_at_end"] = got["unowned"][-1][1] if got["unowned"] else 0
+        return [c.result(f"measures[{k}]", int(got[k])) for k, c in self.expected.items()]
+
+    def shown(self) -> Any:
+        return {k: c.as_dict() for k, c in self.expected.items()}
+
+
 CHECK_KINDS: dict[str, type[Check]] = {
     cls.name: cls
     for cls in (
@@ -626,6 +675,7 @@ CHECK_KINDS: dict[str, type[Check]] = {
         Coordinator,
         OffsetsPartition,
         Events,
+        Measures,
     )
 }
 """Every check an expectation may hold, in the order messages list them."""

@@ -48,6 +48,16 @@ CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
     "processing.time.per.record.ms": ("processing_time_per_record_ms", Kind.FLOAT),
 }
 
+#: Kafka 0.8's ZooKeeper consumer only (``design: zookeeper``) -> (ZkConsumerConfig field, kind)
+ZK_CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
+    "num.streams": ("num_streams", Kind.POSITIVE_INT),
+    "rebalance.max.retries": ("rebalance_max_retries", Kind.POSITIVE_INT),
+    "rebalance.backoff.ms": ("rebalance_backoff_ms", Kind.DURATION),
+    "zookeeper.session.timeout.ms": ("zookeeper_session_timeout_ms", Kind.DURATION),
+    # groupsim: which server of the ensemble the client is connected to (zk-0, zk-1, ...)
+    "zookeeper.server": ("zookeeper_server", Kind.STRING),
+}
+
 #: broker setting -> (CoordinatorConfig field, kind)
 BROKER_KEYS: dict[str, tuple[str, Kind]] = {
     "group.min.session.timeout.ms": ("group_min_session_timeout_ms", Kind.DURATION),

@@ -53,6 +53,15 @@ class NetworkSpec:
 
 
 @frozen
+class ZooKeeperSpec:
+    """``cluster.zookeeper`` (design zookeeper): servers zk-0 (the leader) .. zk-{n-1}, and how
+    late each follower applies the leader's commits."""
+
+    servers: int = 3
+    lag_ms: tuple[tuple[str, int], ...] = ()
+
+
+@frozen
 class ClusterSpec:
     brokers: int = 3
     broker_racks: tuple[str | None, ...] | None = None
@@ -61,6 +70,9 @@ class ClusterSpec:
     # broker-side settings in CoordinatorConfig's snake_case names, e.g. group_max_size
     config: Mapping[str, Any] = field(factory=dict)
     network: NetworkSpec = NetworkSpec()
+    zookeeper: ZooKeeperSpec | None = None
+    # design coordinator-assigns: the brokers' strategy (group.server.assignor)
+    server_assignor: str | None = None
 
     @property
     def offsets_partitions(self) -> int:
@@ -135,6 +147,7 @@ class Scenario:
     until_ms: int | None = None
     seed_note: str | None = None  # where the lesson's seed article differs from Kafka
     tags: tuple[str, ...] = ()
+    design: str = "client-side"  # seed 004's designs: client-side | zookeeper | coordinator-assigns
     source: str = "<scenario>"
     data: Mapping[str, Any] = field(factory=dict, eq=False, repr=False)
 

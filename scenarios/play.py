@@ -26,6 +26,7 @@ from coordinator.placement import partition_for
 from scenarios.actions import ScenarioRuntimeError, Send
 from scenarios.checks import client_state, tp_key
 from scenarios.history import unowned_by_group
+from scenarios.measures import design_measures
 from scenarios.model import Action, Expectation, Scenario
 from scenarios.raw import RawStep, decode_assignment
 from scenarios.result import (
@@ -62,7 +63,9 @@ class Player:
             cluster_factory=partial(KafkaCluster, replication_factor=c.replication_factor),
             brokers=c.brokers,
             topics={t.name: t.partitions for t in c.topics},
-            coordinator_config=CoordinatorConfig(**dict(c.config)),
+            coordinator_config=CoordinatorConfig(
+                **dict(c.config), server_assignor=self._server_assignor()
+            ),
             broker_racks=c.broker_racks,
             seed=self.seed,
             network=NetworkConfig(
@@ -80,6 +83,16 @@ class Player:
         self.results: list[ExpectationResult] = []
 
     # -- set-up -------------------------------------------------------------------------------
+
+    def _server_assignor(self) -> Any:
+        """Design 2 (``design: coordinator-assigns``): the brokers' strategy, run by the
+        coordinator on the cluster's topics as they are then; None for today's protocol."""
+        name = self.scenario.cluster.server_assignor
+        if name is None:
+            return None
+        from scenarios.server_assignor import server_assignor
+
+        return server_assignor(name, lambda: self.sim.cluster.topics())
 
     def _add_consumers(self) -> None:
         from members.config import ConsumerConfig
@@ -313,12 +326,14 @@ def play(
     until_ms: int | None = None,
     seed: int | None = None,
     progress: Progress | None = None,
+    player_class: type[Player] | None = None,
 ) -> RunResult:
+    """Run ``scenario`` with ``player_class`` (``Player``, or a design's: scenarios.runner)."""
     end = until_ms if until_ms is not None else scenario.end_ms
     player = None
     error = None
     try:
-        player = Player(scenario, seed=seed)
+        player = (player_class or Player)(scenario, seed=seed)
         player.play(until_ms, progress)
     except ScenarioRuntimeError as exc:
         error = str(exc)
@@ -338,6 +353,7 @@ def play(
     groups: tuple[GroupResult, ...] = ()
     rebalances: tuple[dict[str, Any], ...] = ()
     violations: tuple[dict[str, Any], ...] = ()
+    measures: dict[str, Any] | None = None
     if player is not None:
         try:
             rebalances = tuple(_record(r) for r in player.sim.rebalances())
@@ -351,6 +367,15 @@ def play(
                 for g in player.group_results()
             )
             violations = tuple(player.sim.violations)
+            measures = {
+                "design": scenario.design,
+                **design_measures(
+                    events,
+                    {t.name: t.partitions for t in scenario.cluster.topics},
+                    [a.at_ms for a in scenario.timeline if a.at_ms <= end],
+                    player.sim.now,
+                ),
+            }
         except Exception as exc:
             error = error or f"simulator error while summarising: {type(exc).__name__}: {exc}"
     return RunResult(
@@ -365,6 +390,7 @@ def play(
         invariant_violations=violations,
         events=events,
         error=error,
+        measures=measures,
     )
 
 

@@ -50,6 +50,17 @@ ACTION_EVENTS = {
 #: events worth a line in the default timeline (the rest needs --verbose)
 TEACHING_EVENTS = frozenset(
     {
+        # design 1 (ZooKeeper): only its runs log these
+        ev.ZK_CONSUMER_REGISTERED,
+        ev.ZK_SESSION_EXPIRED,
+        ev.ZK_WATCH_RECEIVED,
+        ev.ZK_REBALANCE_ATTEMPT,
+        ev.ZK_PARTITIONS_RELEASED,
+        ev.ZK_ASSIGNMENT_COMPUTED,
+        ev.ZK_OWNERSHIP_CONFLICT,
+        ev.ZK_REBALANCE_ATTEMPT_FAILED,
+        ev.ZK_REBALANCE_DONE,
+        ev.ZK_REBALANCE_FAILED,
         ev.MEMBER_ADDED,
         ev.MEMBER_REMOVED,
         ev.MEMBER_REPLACED,
@@ -415,6 +426,17 @@ def render_run(
             console.print(line)
         console.print()
         for g in result.groups:
+            if scenario.design == "zookeeper":
+                console.print(
+                    f"group {g.group_id}: {len(g.members)} consumers registered under "
+                    f"/consumers/{g.group_id}/ids, strategy {g.protocol or '-'}",
+                    markup=False,
+                )
+                if g.members:
+                    console.print(
+                        assignment_table(g.assignment, title=f"partitions fetched in {g.group_id}")
+                    )
+                continue
             if g.state is None:
                 console.print(
                     f"group {g.group_id}: no live coordinator holds it at the end", markup=False
@@ -447,9 +469,14 @@ def render_run(
                     console.print(member_rows_table(g.assignment, title=title))
                 else:
                     console.print(assignment_table(g.assignment, title=title))
-        if result.rebalances:
+        if result.rebalances and scenario.design == "zookeeper":
+            console.print(zk_rebalance_table(result.rebalances))
+        elif result.rebalances:
             console.print(rebalance_table(result.rebalances))
-        for note in unowned_lines(result):
+        if scenario.design != "zookeeper":
+            for note in unowned_lines(result):
+                console.print(note, markup=False)
+        for note in measures_lines(result):
             console.print(note, markup=False)
         if scenario.seed_note:
             console.print()
@@ -504,6 +531,40 @@ def unowned_lines(result: RunResult) -> list[str]:
         for gid, (total, inside) in found.items()
         if total or inside
     ]
+
+
+def measures_lines(result: RunResult) -> list[str]:
+    """Seed 004's measures of the design (scenarios/measures.py), as two or three lines."""
+    m = result.measures
+    if not m:
+        return []
+    settle = ", ".join(
+        f"{format_ms(int(s['at_ms']))}: "
+        + ("never" if s["after_ms"] is None else format_ms(int(s["after_ms"])))
+        for s in m["settle_ms"]
+    )
+    return [
+        f"measures ({m['design']}): {m['notifications']} notifications, "
+        f"{m['rebalance_attempts']} rebalance attempts, {m['conflicts']} conflicts, "
+        f"{m['retries']} retries, {m['failed_rebalances']} failed rebalances",
+        f"  every partition with exactly one owner, after each step: {settle or '-'}",
+        f"  partitions without an owner: {m['unowned_partition_ms'] / 1000:.1f} partition-s",
+    ]
+
+
+def zk_rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
+    """Design 1: every consumer's successful ``syncedRebalance`` try."""
+    table = Table(title="rebalances (each consumer's own)", box=box.ASCII, title_justify="left")
+    for col in ("consumer", "at", "try", "partitions"):
+        table.add_column(col)
+    for r in records:
+        table.add_row(
+            str(r.get("consumer")),
+            format_ms(int(r.get("t_ms", 0))),
+            str(int(r.get("attempt", 0)) + 1),
+            ", ".join(r.get("partitions") or []) or "-",
+        )
+    return table
 
 
 def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:

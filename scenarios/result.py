@@ -121,6 +121,8 @@ class RunResult:
     invariant_violations: tuple[dict[str, Any], ...] = ()
     events: list[dict[str, Any]] = field(factory=list, repr=False)
     error: str | None = None  # the run itself failed (a simulator error), not an expectation
+    # seed 004's measures of the design (scenarios.measures); None when the run did not start
+    measures: dict[str, Any] | None = None
 
     @property
     def passed(self) -> bool:
@@ -144,6 +146,7 @@ class RunResult:
             "expectations": [e.to_dict() for e in self.expectations],
             "invariant_violations": [_plain(v) for v in self.invariant_violations],
             "event_count": len(self.events),
+            "measures": _plain(self.measures),
         }
         if include_events:
             out["events"] = [_plain(e) for e in self.events]

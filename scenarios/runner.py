@@ -27,4 +27,11 @@ def run_scenario(
     """
     from scenarios.play import play  # the driver; kept apart so this module stays tiny to import
 
-    return play(scenario, until_ms=until_ms, seed=seed, progress=progress)
+    player_class = None
+    if scenario.design == "zookeeper":  # seed 004's design 1: Kafka 0.8 on ZooKeeper
+        from scenarios.zk_play import ZkPlayer
+
+        player_class = ZkPlayer
+    return play(
+        scenario, until_ms=until_ms, seed=seed, progress=progress, player_class=player_class
+    )

@@ -36,6 +36,7 @@ from scenarios.model import (
     Scenario,
     TopicSpec,
     Where,
+    ZooKeeperSpec,
 )
 from scenarios.raw import REF
 from scenarios.units import parse_duration_ms, parse_size_bytes
@@ -54,6 +55,7 @@ TOP_KEYS = (
     "timeline",
     "expect",
     "until",
+    "design",
 )
 CLUSTER_KEYS = (
     "brokers",
@@ -63,9 +65,23 @@ CLUSTER_KEYS = (
     "topics",
     "config",
     "network",
+    "zookeeper",
 )
 NETWORK_KEYS = ("latency", "jitter", "drop_rate")
 TOPIC_KEYS = ("partitions",)
+ZOOKEEPER_KEYS = ("servers", "lag")
+DESIGNS = ("client-side", "zookeeper", "coordinator-assigns")
+"""seed 004's designs: today's protocol (the default), Kafka 0.8's ZooKeeper consumer, and the
+0.9 proposal where the coordinator assigns with the broker's strategy"""
+SERVER_ASSIGNORS = ("range", "roundrobin", "sticky")
+ZK_ACTIONS = ("start", "close", "crash", "add_partitions")
+ZK_CHECKS = ("members", "assignment", "owns", "sizes", "events", "measures")
+ZK_STRATEGIES = {
+    "range": "range",
+    "roundrobin": "roundrobin",
+    "legacy-range": "range",
+    "legacy-roundrobin": "roundrobin",
+}
 CONSUMER_ITEM_KEYS = ("id", "group", "topics", "pattern", "config", "static", "count", "first")
 TIMELINE_META = ("at", "note", "expect", "as")
 ACTIONS = tuple(ACTION_KINDS)
@@ -119,6 +135,9 @@ class Validator:
         self.brokers = 3
         self.raw_names: set[str] = set()
         self.broker_config: dict[str, Any] = {}
+        self.design = "client-side"
+        self.server_assignor = "range"  # design 2's broker strategy (group.server.assignor)
+        self.zk_servers = ["zk-0", "zk-1", "zk-2"]
 
     # -- small helpers ------------------------------------------------------------------------
 
@@ -238,6 +257,7 @@ class Validator:
         if "until" in top:
             until = self.duration(top["until"], ("until",))
 
+        self.design = self.design_of(top.get("design", "client-side"))
         cluster = self.cluster(top.get("cluster", {}))
         self.declare(top.get("timeline"), "declare_topics")
         consumers = self.consumers(top.get("consumers"), top.get("defaults", {}))
@@ -261,6 +281,7 @@ class Validator:
             until_ms=until,
             seed_note=seed_note.strip() if seed_note else None,
             tags=tuple(tags),
+            design=self.design,
             source=self.pos.source,
             data=self.data,
         )
@@ -306,7 +327,10 @@ class Validator:
         self.broker_config = config
         topics = self.topic_specs(m.get("topics", {}), (*path, "topics"))
         network = self.network(m.get("network", {}), (*path, "network"))
+        zookeeper = self.zookeeper(m.get("zookeeper"), (*path, "zookeeper"))
         return ClusterSpec(
+            zookeeper=zookeeper,
+            server_assignor=self.server_assignor if self.design == "coordinator-assigns" else None,
             brokers=brokers,
             broker_racks=racks,
             replication_factor=rf,
@@ -315,12 +339,65 @@ class Validator:
             network=network,
         )
 
+    def design_of(self, raw: Any) -> str:
+        """``design:``: which of seed 004's rebalance designs runs the scenario."""
+        if raw in DESIGNS:
+            return str(raw)
+        self.err(
+            ("design",),
+            f"unknown design {raw!r}",
+            hint=did_you_mean(str(raw), DESIGNS) or f"designs: {', '.join(DESIGNS)}",
+        )
+        return "client-side"
+
+    def zookeeper(self, raw: Any, path: PathT) -> ZooKeeperSpec | None:
+        """``cluster.zookeeper: {servers: 3, lag: {zk-2: 1s}}`` (design zookeeper only)."""
+        if raw is None:
+            return ZooKeeperSpec() if self.design == "zookeeper" else None
+        if self.design != "zookeeper":
+            self.err(path, "cluster.zookeeper belongs to `design: zookeeper`", key=True)
+            return None
+        m = self.mapping(raw, path, "cluster.zookeeper")
+        if m is None:
+            return None
+        self.check_keys(m, path, ZOOKEEPER_KEYS, "cluster.zookeeper")
+        servers = self.integer(m.get("servers", 3), (*path, "servers"), minimum=1, maximum=99) or 3
+        names = self.zk_servers = [f"zk-{i}" for i in range(servers)]
+        lags: dict[str, int] = {}
+        lag_raw = self.mapping(m.get("lag", {}) or {}, (*path, "lag"), "lag (server: delay)")
+        for server, value in (lag_raw or {}).items():
+            if server == "zk-0":
+                self.err((*path, "lag", server), "zk-0 is the leader: it has no lag", key=True)
+            elif self.ref(str(server), (*path, "lag", server), names[1:], "follower"):
+                ms = self.duration(value, (*path, "lag", server))
+                if ms is not None:
+                    lags[str(server)] = ms
+        return ZooKeeperSpec(servers=servers, lag_ms=tuple(sorted(lags.items())))
+
     def broker_settings(self, raw: Any, path: PathT) -> dict[str, Any]:
         m = self.mapping(raw if raw is not None else {}, path, "cluster.config")
         out: dict[str, Any] = {}
         if m is None:
             return out
         for key, value in m.items():
+            if key == "group.server.assignor":
+                if self.design != "coordinator-assigns":
+                    self.err(
+                        (*path, key),
+                        "group.server.assignor is the broker's strategy of design 2",
+                        hint="add `design: coordinator-assigns` at the top of the file",
+                        key=True,
+                    )
+                elif value not in SERVER_ASSIGNORS:
+                    self.err(
+                        (*path, key),
+                        f"unknown server-side strategy {value!r}",
+                        hint=did_you_mean(str(value), SERVER_ASSIGNORS)
+                        or f"strategies: {', '.join(SERVER_ASSIGNORS)}",
+                    )
+                else:
+                    self.server_assignor = str(value)
+                continue
             if key not in ck.BROKER_KEYS:
                 hint = did_you_mean(key, ck.BROKER_KEYS)
                 if key in ck.CONSUMER_KEYS:
@@ -616,6 +693,37 @@ class Validator:
             if key == "group.id" and not allow_group_id:
                 self.err((*path, key), "group.id is set by the consumer's `group:` field", key=True)
                 continue
+            if key in ck.ZK_CONSUMER_KEYS:
+                if self.design != "zookeeper":
+                    self.err(
+                        (*path, key),
+                        f"`{key}` is a setting of Kafka 0.8's ZooKeeper consumer",
+                        hint="add `design: zookeeper` at the top of the file",
+                        key=True,
+                    )
+                    continue
+                zk_field, zk_kind = ck.ZK_CONSUMER_KEYS[key]
+                zk_value = self.setting(value, zk_kind, (*path, key))
+                if (
+                    key == "zookeeper.server"
+                    and zk_value is not None
+                    and not self.ref(str(zk_value), (*path, key), self.zk_servers, "server")
+                ):
+                    continue
+                if zk_value is not None:
+                    out[zk_field] = zk_value
+                continue
+            if key == "partition.assignment.strategy" and self.design == "zookeeper":
+                names = value if isinstance(value, list) else [value]
+                if len(names) != 1 or names[0] not in ZK_STRATEGIES:
+                    self.err(
+                        (*path, key),
+                        f"the 0.8 consumer has one strategy, range or roundrobin; got {value!r}",
+                        hint="partition.assignment.strategy: [range] (or [roundrobin])",
+                    )
+                else:
+                    out["partition_assignment_strategy"] = (ZK_STRATEGIES[names[0]],)
+                continue
             if key not in ck.CONSUMER_KEYS:
                 hint = did_you_mean(key, ck.CONSUMER_KEYS)
                 if key in ck.BROKER_KEYS:
@@ -785,6 +893,14 @@ class Validator:
         elif len(kinds) > 1:
             self.err((*path, kinds[1]), f"one action per step: found {', '.join(kinds)}", key=True)
             return None
+        elif self.design == "zookeeper" and kinds[0] not in ZK_ACTIONS:
+            self.err(
+                (*path, kinds[0]),
+                f"`{kinds[0]}` is not available under `design: zookeeper`",
+                hint=f"actions there: {', '.join(ZK_ACTIONS)}",
+                key=True,
+            )
+            return None
         else:
             kind = ACTION_KINDS[kinds[0]]
             parsed = kind.parse(self, m[kinds[0]], (*path, kinds[0]))
@@ -933,6 +1049,14 @@ class Validator:
             return None
         checks: dict[str, Check] = {}
         for key, kind in CHECK_KINDS.items():
+            if key in m and self.design == "zookeeper" and key not in ZK_CHECKS:
+                self.err(
+                    (*path, key),
+                    f"the `{key}` check is not available under `design: zookeeper`",
+                    hint=f"checks there: {', '.join(ZK_CHECKS)}",
+                    key=True,
+                )
+                continue
             if key in m:
                 check = kind.parse(self, m[key], (*path, key))
                 if check is not None:

@@ -1,0 +1,531 @@
+"""Kafka 0.8's high-level consumer (``kafka.consumer.ZookeeperConsumerConnector``), on the
+simulated ZooKeeper: seed 004's design 1, where every consumer rebalances itself.
+
+Read from Kafka 0.8.2.2 and from the parent of ``cc4dce94af8`` (KAFKA-2983, which removed it);
+the rebalance is the same in both. What each part follows:
+
+* **Identity**: ``consumerIdString`` is ``<group>_<consumer id>`` (``config.consumerId``, the
+  tests' fixed id, instead of host-time-uuid), its threads ``<consumerIdString>-<n>`` for ``n <
+  num.streams`` (``TopicCount.constructTopicCount``, ``ConsumerThreadId``).
+* **Start** (``consume``): ``registerConsumerInZK`` writes the ephemeral
+  ``/consumers/<group>/ids/<consumerIdString>`` with the subscription (``{"version":1,
+  "subscription":{topic: num.streams},"pattern":"static"}``); ``reinitializeConsumer`` subscribes
+  to the children of ``/consumers/<group>/ids`` and the data of ``/brokers/topics/<topic>``
+  (``ZKRebalancerListener``, ``ZKTopicPartitionChangeListener``), then runs ``syncedRebalance``.
+* **Watches** (I0Itec ZkClient under ``ZkUtils.subscribeChildChanges``/``subscribeDataChanges``):
+  a notification re-reads the node with a new watch, then the listener calls
+  ``rebalanceEventTriggered``: it sets ``isWatcherTriggered``, and the watcher executor thread
+  runs ``syncedRebalance`` when the current one is over, so notifications during a rebalance fold
+  into one more rebalance.
+* **syncedRebalance**: up to ``rebalance.max.retries`` tries; after a failed try the fetchers
+  stop and offsets are committed (``closeFetchersForQueues``), then it sleeps
+  ``rebalance.backoff.ms``; after the last, ``ConsumerRebalanceFailedException``: the consumer
+  stays registered, owning nothing.
+* **rebalance** (one try): read its own registration; commit offsets and stop fetching
+  (``closeFetchers``); delete its owner znodes (``releasePartitionOwnership``); read the registry
+  (``AssignmentContext``: every consumer's subscription, the topics' partitions, from the
+  consumer's *own* ZooKeeper server); assign with the legacy assignor
+  (``PartitionAssignor.createInstance``: ``roundrobin``, anything else range); read the offsets
+  of its partitions from ZooKeeper (``fetchOffsets``); create one ephemeral owner znode per
+  partition (``reflectPartitionOwnershipDecision``: ``createEphemeralPathExpectConflict``, a
+  node holding another thread's id is a conflict, every partition is tried, and on any conflict
+  the ones it did create are deleted and the try fails). A ZooKeeper error while reading
+  (a node gone between two reads) also fails the try ("exception during rebalance").
+* **Offsets in ZooKeeper** (``offsets.storage=zookeeper``, the 0.8 default):
+  ``/consumers/<group>/offsets/<topic>/<partition>``, written by ``commitOffsetToZooKeeper``
+  only when the offset moved since the last checkpoint; auto-commit every
+  ``auto.commit.interval.ms``; on ``shutdown`` a last commit, then the session closes (which
+  deletes its ephemerals: registration and owners).
+* **Session expiry** of a crashed consumer: ZooKeeper deletes its ephemerals and the others
+  rebalance. A *live* consumer whose session expires (``ZKSessionExpireListener.handleNewSession``:
+  forget, register again, rebalance) is not simulated: a running consumer here always pings.
+
+Simulation rules, not Kafka's: a partition is an endless log the application reads
+``records_per_second`` records a second from while the fetcher runs; each ZooKeeper call is one
+``rtt_ms`` round trip (a write's answer waits until the client's own server applied it); the
+owner znodes are tried in (topic, partition) order (Scala iterated a ``HashMap``); the 0.8.2
+round-robin assignor's identical-subscription rule applies (``assignors.legacy``). Brokers never
+fail here, so ``/brokers/ids`` is not read.
+
+Sans-I/O in the way of the simulation: the rebalance is a generator that yields the time it
+wants to go on at (after a ZooKeeper round trip or a back-off); the runner resumes it then.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Generator, Mapping
+from typing import Any
+
+from attrs import define, frozen
+
+from assignors.api import Subscription, TopicPartition
+from assignors.legacy import LegacyRangeAssignor, LegacyRoundRobinAssignor, thread_ids
+from coordinator import events as ev
+from coordinator.zookeeper import NodeExistsError, NoNodeError, WatchedEvent, ZkError
+from coordinator.zookeeper.ensemble import WriteReply, ZooKeeperEnsemble
+
+Steps = Generator[int, None, Any]
+"""A piece of the rebalance: yields the simulated times it waits for, returns its result."""
+
+
+def ids_dir(group: str) -> str:
+    """``ZKGroupDirs.consumerRegistryDir``."""
+    return f"/consumers/{group}/ids"
+
+
+def owner_path(group: str, tp: TopicPartition) -> str:
+    """``ZkUtils.getConsumerPartitionOwnerPath``."""
+    return f"/consumers/{group}/owners/{tp.topic}/{tp.partition}"
+
+
+def offset_path(group: str, tp: TopicPartition) -> str:
+    """``ZKGroupTopicDirs.consumerOffsetDir`` + partition."""
+    return f"/consumers/{group}/offsets/{tp.topic}/{tp.partition}"
+
+
+def topic_path(topic: str) -> str:
+    """``ZkUtils.BrokerTopicsPath`` + topic: the topic's partition -> replicas map."""
+    return f"/brokers/topics/{topic}"
+
+
+def topic_data(partitions: int, brokers: int = 1) -> str:
+    """The JSON a topic znode holds (``ZkUtils.replicaAssignmentZkData``), one replica each."""
+    return json.dumps(
+        {"version": 1, "partitions": {str(p): [p % max(1, brokers)] for p in range(partitions)}},
+        sort_keys=True,
+    )
+
+
+@frozen
+class ZkConsumerConfig:
+    """The 0.8 consumer's settings (``kafka.consumer.ConsumerConfig``; defaults as there)."""
+
+    group_id: str
+    consumer_id: str
+    topics: tuple[str, ...] = ()
+    num_streams: int = 1  # the topicCountMap's value for every topic
+    partition_assignment_strategy: str = "range"  # range | roundrobin
+    rebalance_max_retries: int = 4  # MaxRebalanceRetries
+    rebalance_backoff_ms: int = 2000  # defaults to zookeeper.sync.time.ms (ZKConfig: 2000)
+    zookeeper_session_timeout_ms: int = 6000  # ZKConfig
+    auto_commit_enable: bool = True
+    auto_commit_interval_ms: int = 60_000
+    zookeeper_server: str = "zk-0"  # which server of the connect string the client got
+    rtt_ms: int = 1  # simulation: one ZooKeeper round trip
+    records_per_second: int = 10  # simulation: how fast the application reads
+
+    @property
+    def consumer_id_string(self) -> str:
+        return f"{self.group_id}_{self.consumer_id}"
+
+
+@define
+class ZkConsumerStats:
+    """What the measures count (also derivable from the event log)."""
+
+    notifications: int = 0
+    attempts: int = 0
+    conflicts: int = 0
+    failed_attempts: int = 0
+    failed_rebalances: int = 0
+    rebalances: int = 0
+
+
+class ZkConsumer:
+    """One ``ZookeeperConsumerConnector`` with ``createMessageStreams(topics -> num.streams)``."""
+
+    def __init__(
+        self,
+        config: ZkConsumerConfig,
+        ensemble: ZooKeeperEnsemble,
+        *,
+        logger: Any,
+        on_fired: Callable[[list[WatchedEvent]], None],
+        node: str | None = None,
+    ) -> None:
+        self.config = config
+        self.zk = ensemble
+        self.log = logger
+        self.on_fired = on_fired  # the runner delivers fired watches to their clients
+        self.node = node or config.consumer_id
+        self.session_id: int | None = None
+        self.now = 0
+        self.running = False
+        self.triggered = False  # ZKRebalancerListener.isWatcherTriggered
+        self.task: Steps | None = None
+        self.wake_ms: int | None = None
+        # topicRegistry: the partitions the fetchers run on, with the offset each started at
+        self.owned: dict[TopicPartition, int] = {}
+        self.owned_since: dict[TopicPartition, int] = {}
+        self.checkpointed: dict[TopicPartition, int] = {}  # checkpointedZkOffsets
+        self.stats = ZkConsumerStats()
+        self.assignor = (
+            LegacyRoundRobinAssignor(string_format="[t,p]", require_identical_subscriptions=True)
+            if config.partition_assignment_strategy == "roundrobin"
+            else LegacyRangeAssignor()
+        )
+
+    # -- the runner's entry points ------------------------------------------------------------
+
+    @property
+    def group(self) -> str:
+        return self.config.group_id
+
+    def start(self, now: int) -> int | None:
+        """``createMessageStreams``: register, subscribe, rebalance. Returns when to resume."""
+        self.now = now
+        self.running = True
+        self._emit(
+            ev.CONSUMER_STARTED,
+            incarnation=0,
+            topics=list(self.config.topics),
+            pattern=None,
+            rebalance_protocol="zookeeper",
+        )
+        self.session_id = self.zk.open_session(
+            self.config.zookeeper_server, self.config.zookeeper_session_timeout_ms
+        )
+        return self._run(self._consume(), now)
+
+    def resume(self, now: int) -> int | None:
+        """Go on with the rebalance at its wake time."""
+        if not self.running or self.task is None or now != self.wake_ms:
+            return self.wake_ms if self.running else None
+        return self._step(now)
+
+    def notify(self, event: WatchedEvent, now: int) -> int | None:
+        """A watch notification: ZkClient re-arms the watch, the listener triggers a rebalance."""
+        if not self.running or event.session_id != self.session_id:
+            return self.wake_ms
+        self.now = now
+        self.stats.notifications += 1
+        self._emit(ev.ZK_WATCH_RECEIVED, path=event.path, type=event.type)
+        try:  # ZkClient's re-subscription read (getChildren/exists with a new watch)
+            if event.path == ids_dir(self.group):
+                self.zk.get_children(self._sid, event.path, watch=True)
+            else:
+                self.zk.exists(self._sid, event.path, watch=True)
+        except ZkError:
+            pass
+        self.triggered = True
+        if self.task is None:
+            return self._run(self._executor("watch " + event.path), now)
+        return self.wake_ms
+
+    def auto_commit(self, now: int) -> None:
+        """The ``kafka-consumer-autocommit`` task."""
+        if self.running and self.config.auto_commit_enable:
+            self.now = now
+            self._commit_now()
+
+    def close(self, now: int) -> None:
+        """``shutdown``: stop fetching, commit, close the session (its ephemerals go with it)."""
+        if not self.running:
+            return
+        self.now = now
+        self._emit(ev.CONSUMER_CLOSING)
+        if self.config.auto_commit_enable:
+            self._commit_now()
+        self._stop(now)
+        if self.session_id is not None and self.zk.alive(self.session_id):
+            self.on_fired(self.zk.close_session(self.session_id, now))
+        self._emit(ev.CONSUMER_CLOSED)
+
+    def crash(self, now: int) -> None:
+        """The process dies: nothing is committed or deleted; the session expires later."""
+        if not self.running:
+            return
+        self.now = now
+        self._emit(ev.CONSUMER_CRASHED, partitions=[str(tp) for tp in self.owned])
+        self._stop(now)
+        if self.session_id is not None and self.zk.alive(self.session_id):
+            self.zk.client_lost(self.session_id, now)
+
+    def position(self, tp: TopicPartition, now: int) -> int:
+        """How far the application has read ``tp`` (the simulation's endless-log model)."""
+        start = self.owned[tp]
+        since = self.owned_since[tp]
+        return start + (now - since) * self.config.records_per_second // 1000
+
+    # -- the coroutine machinery ----------------------------------------------------------------
+
+    @property
+    def _sid(self) -> int:
+        assert self.session_id is not None
+        return self.session_id
+
+    def _run(self, task: Steps, now: int) -> int | None:
+        self.task = task
+        return self._step(now)
+
+    def _step(self, now: int) -> int | None:
+        self.now = now
+        assert self.task is not None
+        try:
+            self.wake_ms = next(self.task)
+            return self.wake_ms
+        except StopIteration:
+            self.task = None
+            self.wake_ms = None
+            if self.running and self.triggered:
+                return self._run(self._executor("watch"), now)
+            return None
+
+    def _stop(self, now: int) -> None:
+        self.running = False
+        self.task = None
+        self.wake_ms = None
+        self.owned.clear()
+
+    def _emit(self, event: str, **fields: Any) -> None:
+        self.log.info(event, t_ms=self.now, node=self.node, group_id=self.group, **fields)
+
+    # -- ZooKeeper calls, one round trip each (ZkUtils) ------------------------------------------
+
+    def _write(self, reply: tuple[WriteReply, list[WatchedEvent]]) -> Steps:
+        answer, fired = reply
+        self.on_fired(fired)
+        yield max(self.now + self.config.rtt_ms, answer.reply_ms)
+        return answer
+
+    def _read(self) -> Steps:
+        yield self.now + self.config.rtt_ms
+
+    def _ensure_path(self, path: str) -> Steps:
+        """``ZkUtils.makeSurePersistentPathExists``: create the missing persistent parents."""
+        parts = path.strip("/").split("/")
+        for i in range(1, len(parts) + 1):
+            p = "/" + "/".join(parts[:i])
+            if not self.zk.exists(self._sid, p):
+                yield from self._write(self.zk.create(self._sid, p, "", self.now))
+
+    def _create_ephemeral(self, path: str, data: str) -> Steps:
+        """``createEphemeralPathExpectConflict``: create; on NodeExists, read the data, and it
+        is a success only if the node already holds ours (a retried create after a lost link)."""
+        answer = yield from self._write(
+            self.zk.create(self._sid, path, data, self.now, ephemeral=True)
+        )
+        if isinstance(answer.error, NoNodeError):  # createParentPath, then again
+            yield from self._ensure_path(path.rsplit("/", 1)[0])
+            answer = yield from self._write(
+                self.zk.create(self._sid, path, data, self.now, ephemeral=True)
+            )
+        if answer.error is None:
+            return None
+        if isinstance(answer.error, NodeExistsError):
+            try:
+                stored: str | None = self.zk.get_data(self._sid, path)
+            except NoNodeError:
+                stored = None
+            yield from self._read()
+            if stored == data:
+                return None
+            return stored if stored is not None else "(deleted meanwhile)"
+        raise answer.error
+
+    # -- consume and the listeners -----------------------------------------------------------
+
+    def _registration(self) -> str:
+        return json.dumps(
+            {
+                "pattern": "static",
+                "subscription": {t: self.config.num_streams for t in self.config.topics},
+                "timestamp": str(self.now),
+                "version": 1,
+            },
+            sort_keys=True,
+        )
+
+    def _register(self) -> Steps:
+        """``registerConsumerInZK``."""
+        yield from self._ensure_path(ids_dir(self.group))
+        path = f"{ids_dir(self.group)}/{self.config.consumer_id_string}"
+        conflict = yield from self._create_ephemeral(path, self._registration())
+        if conflict is not None:
+            raise NodeExistsError(path)
+        self._emit(
+            ev.ZK_CONSUMER_REGISTERED,
+            consumer_id=self.config.consumer_id_string,
+            session_id=self.session_id,
+            server=self.config.zookeeper_server,
+            topics=list(self.config.topics),
+            num_streams=self.config.num_streams,
+        )
+
+    def _consume(self) -> Steps:
+        """``consume`` then ``reinitializeConsumer``: register, watch, rebalance."""
+        yield from self._register()
+        self.zk.get_children(self._sid, ids_dir(self.group), watch=True)
+        yield from self._read()
+        for topic in self.config.topics:
+            self.zk.exists(self._sid, topic_path(topic), watch=True)
+            yield from self._read()
+        yield from self._synced_rebalance("start")
+        yield from self._executor_loop()
+
+    def _executor(self, reason: str) -> Steps:
+        """The watcher executor thread: one ``syncedRebalance`` per wake-up with the flag set."""
+        yield from self._executor_loop()
+
+    def _executor_loop(self) -> Steps:
+        while self.running and self.triggered:
+            self.triggered = False
+            yield from self._synced_rebalance("watch")
+
+    # -- syncedRebalance and rebalance ---------------------------------------------------------
+
+    def _synced_rebalance(self, reason: str) -> Steps:
+        cfg = self.config
+        for attempt in range(cfg.rebalance_max_retries):
+            if not self.running:
+                return
+            self.stats.attempts += 1
+            self._emit(
+                ev.ZK_REBALANCE_ATTEMPT,
+                consumer_id=cfg.consumer_id_string,
+                attempt=attempt,
+                reason=reason,
+            )
+            try:
+                failure = yield from self._rebalance(attempt)
+            except ZkError as exc:  # "exception during rebalance": another one will come
+                failure = f"exception during rebalance: {exc}"
+            if failure is None:
+                self.stats.rebalances += 1
+                return
+            self.stats.failed_attempts += 1
+            # closeFetchersForQueues (commit with auto-commit), then Thread.sleep(backoff)
+            if cfg.auto_commit_enable:
+                self._commit_now()
+            self.owned.clear()
+            self._emit(
+                ev.ZK_REBALANCE_ATTEMPT_FAILED,
+                attempt=attempt,
+                reason=failure,
+                backoff_ms=cfg.rebalance_backoff_ms,
+            )
+            yield self.now + cfg.rebalance_backoff_ms
+        if self.running:
+            self.stats.failed_rebalances += 1
+            self._emit(ev.ZK_REBALANCE_FAILED, retries=cfg.rebalance_max_retries)
+
+    def _rebalance(self, attempt: int) -> Steps:
+        """One try; returns None on success, else why it failed."""
+        cfg, group, sid = self.config, self.group, self._sid
+        me = cfg.consumer_id_string
+        # TopicCount.constructTopicCount(group, consumerIdString, zkUtils): our registration
+        self.zk.get_data(sid, f"{ids_dir(group)}/{me}")
+        yield from self._read()
+        # closeFetchers: stop fetching and commit (auto-commit) before letting go
+        if cfg.auto_commit_enable:
+            self._commit_now()
+        released = sorted(self.owned)
+        for tp in released:  # releasePartitionOwnership: ZkUtils.deletePath ignores NoNode
+            yield from self._write(self.zk.delete(sid, owner_path(group, tp), self.now))
+        self.owned.clear()
+        self.owned_since.clear()
+        if released:
+            self._emit(ev.ZK_PARTITIONS_RELEASED, partitions=[str(tp) for tp in released])
+        # AssignmentContext: the registry and the topics, as this consumer's server has them
+        consumers = self.zk.get_children(sid, ids_dir(group))
+        yield from self._read()
+        subscriptions: dict[str, Subscription] = {}
+        for cid in consumers:
+            data = json.loads(self.zk.get_data(sid, f"{ids_dir(group)}/{cid}"))
+            yield from self._read()
+            topics = sorted(data["subscription"])
+            streams = {data["subscription"][t] for t in topics}
+            subscriptions[cid] = Subscription(topics, num_streams=max(streams, default=1))
+        counts: dict[str, int] = {}
+        for topic in sorted({t for s in subscriptions.values() for t in s.topics}):
+            if self.zk.exists(sid, topic_path(topic)):
+                counts[topic] = len(
+                    json.loads(self.zk.get_data(sid, topic_path(topic)))["partitions"]
+                )
+            yield from self._read()
+        try:
+            global_assignment = self.assignor.assign(counts, subscriptions)
+        except ValueError as exc:
+            return f"assignor: {exc}"
+        mine = {
+            tp: thread
+            for thread in thread_ids(me, cfg.num_streams)
+            for tp in global_assignment.get(thread, [])
+        }
+        self._emit(
+            ev.ZK_ASSIGNMENT_COMPUTED,
+            attempt=attempt,
+            consumers=list(consumers),
+            partitions=[str(tp) for tp in sorted(mine)],
+            assignment={t: [str(tp) for tp in tps] for t, tps in global_assignment.items() if tps},
+        )
+        # fetchOffsets: from ZooKeeper
+        offsets: dict[TopicPartition, int] = {}
+        for tp in sorted(mine):
+            if self.zk.exists(sid, offset_path(group, tp)):
+                offsets[tp] = int(self.zk.get_data(sid, offset_path(group, tp)))
+            else:
+                offsets[tp] = 0  # auto.offset.reset (simulation: the log starts at 0)
+            yield from self._read()
+        # reflectPartitionOwnershipDecision
+        claimed: list[TopicPartition] = []
+        conflicts = 0
+        for tp in sorted(mine):
+            holder = yield from self._create_ephemeral(owner_path(group, tp), mine[tp])
+            if holder is None:
+                claimed.append(tp)
+            else:
+                conflicts += 1
+                self.stats.conflicts += 1
+                self._emit(
+                    ev.ZK_OWNERSHIP_CONFLICT, attempt=attempt, partition=str(tp), owner=holder
+                )
+        if conflicts:
+            for tp in claimed:
+                yield from self._write(self.zk.delete(sid, owner_path(group, tp), self.now))
+            return f"{conflicts} partition(s) still owned by another consumer"
+        self.owned = dict(offsets)
+        self.owned_since = {tp: self.now for tp in offsets}
+        self.checkpointed.update(offsets)
+        self._emit(
+            ev.ZK_REBALANCE_DONE, attempt=attempt, partitions=[str(tp) for tp in sorted(mine)]
+        )
+        return None
+
+    # -- offsets ---------------------------------------------------------------------------------
+
+    def _commit_now(self) -> None:
+        """``commitOffsets`` with ``offsets.storage=zookeeper``: ``updatePersistentPath`` for each
+        partition whose offset moved since its checkpoint. Fire-and-forget in the simulation (the
+        scheduler thread does not hold the rebalance lock)."""
+        if self.session_id is None or not self.zk.alive(self.session_id):
+            return
+        written: dict[str, int] = {}
+        for tp in sorted(self.owned):
+            offset = self.position(tp, self.now)
+            if self.checkpointed.get(tp) == offset:
+                continue
+            path = offset_path(self.group, tp)
+            reply, fired = self.zk.set_data(self._sid, path, str(offset), self.now)
+            if isinstance(reply.error, NoNodeError):  # createParentPath, then create
+                parts = path.strip("/").split("/")
+                for i in range(1, len(parts)):
+                    parent = "/" + "/".join(parts[:i])
+                    self.on_fired(self.zk.create(self._sid, parent, "", self.now)[1])
+                reply, fired = self.zk.create(self._sid, path, str(offset), self.now)
+            self.on_fired(fired)
+            self.checkpointed[tp] = offset
+            written[str(tp)] = offset
+        if written:
+            self._emit(ev.ZK_OFFSETS_COMMITTED, offsets=written)
+
+
+def registry_view(ensemble: ZooKeeperEnsemble, server: str, group: str) -> Mapping[str, str]:
+    """The owner znodes of ``group`` as ``server`` has them: partition -> thread id."""
+    prefix = f"/consumers/{group}/owners/"
+    return {
+        p[len(prefix) :].replace("/", "-"): n.data
+        for p, n in sorted(ensemble.view(server).items())
+        if p.startswith(prefix) and p.count("/") == 5
+    }

@@ -1,0 +1,259 @@
+"""Design 1 run on the engine: a ZooKeeper ensemble and Kafka 0.8 consumers (seed 004).
+
+``ZkSimulation`` drives the sans-I/O pieces (``coordinator.zookeeper.ZooKeeperEnsemble``,
+``members.zk_consumer.ZkConsumer``) on ``scenarios.engine``'s clock and records their events in
+one event log, as ``scenarios.simulation.Simulation`` does for the classic protocol:
+
+* a fired watch is logged (``zk_watch_fired``) and reaches its client ``notify_latency_ms``
+  later (the server pushes it on the session's connection);
+* a consumer's rebalance waits for ZooKeeper round trips and back-offs: it is resumed by one
+  engine timer per consumer at the time it yields;
+* the ensemble's followers and session expiries run by one timer at ``ensemble.next_due()``;
+* every transaction the leader commits is logged (``zk_txn``) in zxid order.
+
+The brokers' own znodes (``/brokers/topics/<topic>``, holding the partition map) are written by
+an admin session that never expires. Same calls, same seed: the same log (nothing is random).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from assignors.api import TopicPartition
+from coordinator import events as ev
+from coordinator.zookeeper import WatchedEvent, ZooKeeperEnsemble
+from members.zk_consumer import (
+    ZkConsumer,
+    ZkConsumerConfig,
+    registry_view,
+    topic_data,
+    topic_path,
+)
+from scenarios.engine import Engine
+from scenarios.eventlog import EventLog, make_logger
+
+ZK = "@zookeeper"
+ADMIN_TIMEOUT_MS = 1 << 62
+
+
+class ZkSimulation:
+    """One ZooKeeper ensemble, some 0.8 consumers, a clock and a log."""
+
+    def __init__(
+        self,
+        *,
+        topics: Mapping[str, int],
+        servers: int = 3,
+        lag_ms: Mapping[str, int] | None = None,
+        notify_latency_ms: int = 1,
+        brokers: int = 3,
+    ) -> None:
+        self.engine = Engine(timer_handler=self._on_timer)
+        self.log = EventLog()
+        self.logger = make_logger(self.log)
+        self.zk = ZooKeeperEnsemble(servers, lag_ms)
+        self.notify_latency_ms = notify_latency_ms
+        self.brokers = brokers
+        self.consumers: dict[str, ZkConsumer] = {}
+        self.topic_sizes: dict[str, int] = {}
+        self._logged_txns = 0
+        self._admin = self.zk.open_session("zk-0", ADMIN_TIMEOUT_MS)
+        for path in ("/brokers", "/brokers/topics", "/consumers"):
+            self._fired(self.zk.create(self._admin, path, "", 0)[1])
+        for topic, count in topics.items():
+            self.create_topic(topic, count)
+
+    # -- the log ----------------------------------------------------------------------------
+
+    @property
+    def now(self) -> int:
+        return self.engine.now
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self.log.events
+
+    def _log(self, event: str, node: str, **fields: Any) -> None:
+        self.log.append(event, t_ms=self.now, node=node, **fields)
+
+    def _sync(self) -> None:
+        """Log the leader's new commits and arm the ensemble's timer."""
+        for txn in self.zk.log[self._logged_txns :]:
+            if txn.op == "closeSession" and txn.data == "expired":
+                self._log(ev.ZK_SESSION_EXPIRED, "zk-0", session_id=txn.session_id, server="zk-0")
+            self._log(
+                ev.ZK_TXN,
+                "zk-0",
+                server="zk-0",
+                zxid=txn.zxid,
+                op=txn.op,
+                path=txn.path,
+                data=txn.data,
+                session_id=txn.session_id,
+            )
+        self._logged_txns = len(self.zk.log)
+        due = self.zk.next_due()
+        if due is None:
+            self.engine.cancel_timer(ZK, "advance")
+        else:
+            self.engine.set_timer(ZK, "advance", due)
+
+    def _fired(self, fired: list[WatchedEvent]) -> None:
+        for f in fired:
+            self._log(
+                ev.ZK_WATCH_FIRED,
+                f.server,
+                server=f.server,
+                session_id=f.session_id,
+                path=f.path,
+                type=f.type,
+                zxid=f.zxid,
+            )
+            self.engine.schedule(f.t_ms + self.notify_latency_ms, self._deliver, f)
+
+    def _deliver(self, event: WatchedEvent) -> None:
+        for cid, c in self.consumers.items():
+            if c.session_id == event.session_id:
+                self._wake(cid, c.notify(event, self.now))
+        self._sync()
+
+    def _wake(self, cid: str, at: int | None) -> None:
+        if at is None:
+            self.engine.cancel_timer(cid, "rebalance")
+        else:
+            self.engine.set_timer(cid, "rebalance", at)
+
+    def _on_timer(self, owner: str, key: Hashable) -> None:
+        if owner == ZK:
+            _, fired = self.zk.advance(self.now)
+            self._sync()  # the expiries' txns first, then the watches they fired
+            self._fired(fired)
+        elif key == "rebalance":
+            self._wake(owner, self.consumers[owner].resume(self.now))
+        elif key == "autocommit":
+            c = self.consumers[owner]
+            if c.running:
+                c.auto_commit(self.now)
+                self.engine.set_timer(
+                    owner, "autocommit", self.now + c.config.auto_commit_interval_ms
+                )
+        self._sync()
+
+    # -- the actions --------------------------------------------------------------------------
+
+    def add_consumer(self, cid: str, config: ZkConsumerConfig) -> ZkConsumer:
+        if cid in self.consumers:
+            raise ValueError(f"consumer {cid} exists already")
+        c = ZkConsumer(config, self.zk, logger=self.logger, on_fired=self._fired, node=cid)
+        self.consumers[cid] = c
+        return c
+
+    def start(self, cid: str) -> None:
+        c = self.consumers[cid]
+        if c.running:
+            raise ValueError(f"consumer {cid} is running already")
+        self._log(ev.SIM_CONSUMER_STARTED, cid)
+        self._wake(cid, c.start(self.now))
+        if c.config.auto_commit_enable:
+            self.engine.set_timer(cid, "autocommit", self.now + c.config.auto_commit_interval_ms)
+        self._sync()
+
+    def close(self, cid: str, timeout_ms: int | None = None) -> None:
+        """``shutdown()`` (the 0.8 consumer has no close timeout: ``timeout_ms`` is ignored)."""
+        self._log(ev.SIM_CONSUMER_CLOSED, cid)
+        self.consumers[cid].close(self.now)
+        self.engine.cancel_owner_timers(cid)
+        self._sync()
+
+    def crash(self, cid: str) -> None:
+        self._log(ev.SIM_CONSUMER_CRASHED, cid)
+        self.consumers[cid].crash(self.now)
+        self.engine.cancel_owner_timers(cid)
+        self._sync()
+
+    def create_topic(self, topic: str, partitions: int) -> None:
+        self.topic_sizes[topic] = partitions
+        _, fired = self.zk.create(
+            self._admin, topic_path(topic), topic_data(partitions, self.brokers), self.now
+        )
+        self._fired(fired)
+        self._sync()
+
+    def add_partitions(self, topic: str, total: int) -> None:
+        """``kafka-topics --alter --partitions``: the topic znode's data changes."""
+        self._log(ev.SIM_PARTITIONS_ADDED, "admin", topic=topic, partitions=total)
+        self.topic_sizes[topic] = total
+        _, fired = self.zk.set_data(
+            self._admin, topic_path(topic), topic_data(total, self.brokers), self.now
+        )
+        self._fired(fired)
+        self._sync()
+
+    def run(self, until: int | None = None) -> int:
+        return self.engine.run(until=until)
+
+    # -- queries ----------------------------------------------------------------------------
+
+    @property
+    def cluster(self) -> ZkSimulation:
+        """What the scenario actions ask of a cluster (``topics()``): the topics znodes."""
+        return self
+
+    def topics(self) -> dict[str, int]:
+        """topic -> partition count, as the brokers' topic znodes say."""
+        return dict(self.topic_sizes)
+
+    def rebalances(self, group_id: str | None = None) -> list[dict[str, Any]]:
+        """Every successful ``syncedRebalance`` try, per consumer, oldest first."""
+        return [
+            {
+                "group_id": e["group_id"],
+                "consumer": e["node"],
+                "t_ms": e["t_ms"],
+                "attempt": e["attempt"],
+                "partitions": list(e["partitions"]),
+            }
+            for e in self.events
+            if e["event"] == ev.ZK_REBALANCE_DONE and group_id in (None, e["group_id"])
+        ]
+
+    @property
+    def violations(self) -> list[dict[str, Any]]:
+        """The classic simulation's invariant checks do not apply to this design."""
+        return []
+
+    def owners(self, group: str, server: str = "zk-0") -> dict[str, str]:
+        """partition ("t-p") -> owning thread id, from the owner znodes on ``server``."""
+        return dict(registry_view(self.zk, server, group))
+
+    def assignment(self, cid: str) -> list[TopicPartition]:
+        """The partitions consumer ``cid`` is fetching."""
+        return sorted(self.consumers[cid].owned)
+
+    def fetching(self) -> dict[str, list[str]]:
+        """partition -> the consumers fetching it (every partition of every topic)."""
+        out: dict[str, list[str]] = {
+            str(TopicPartition(t, p)): []
+            for t, n in sorted(self.topic_sizes.items())
+            for p in range(n)
+        }
+        for cid, c in self.consumers.items():
+            if c.running:
+                for tp in c.owned:
+                    out.setdefault(str(tp), []).append(cid)
+        return out
+
+    def registry(self, group: str, server: str = "zk-0") -> list[str]:
+        """The consumer ids under ``/consumers/<group>/ids`` on ``server``."""
+        prefix = f"/consumers/{group}/ids/"
+        return sorted(p[len(prefix) :] for p in self.zk.view(server) if p.startswith(prefix))
+
+    def offsets(self, group: str) -> dict[str, int]:
+        prefix = f"/consumers/{group}/offsets/"
+        return {
+            p[len(prefix) :].replace("/", "-"): json.loads(n.data)
+            for p, n in sorted(self.zk.view("zk-0").items())
+            if p.startswith(prefix) and p.count("/") == 5
+        }
