@@ -448,7 +448,15 @@ APP_STALLED = _event(
     _M,
     "app_stalled",
     "group_id duration_ms until_ms",
-    "stall(): the application blocks before its next poll()",
+    "stall(), or a revocation callback that blocks (revocation.time.ms): the application is "
+    "busy until until_ms",
+)
+REVOKED_UNCOMMITTED = _event(
+    _M,
+    "revoked_uncommitted",
+    "group_id generation_id records",
+    "pause.pending.revocation set only: records consumed past the last commit of the "
+    "partitions onJoinPrepare revokes, which their next owner consumes again",
 )
 
 # -- the sticky assignors (assignors/), through the leader's logger -----------------------------

@@ -13,6 +13,7 @@ the times this part computes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 
@@ -20,6 +21,8 @@ class ApplicationLoop:
     """Whether the application is inside poll(), and when it next polls."""
 
     __slots__ = (
+        "batch_end",
+        "batch_start",
         "busy_until",
         "continuous",
         "poll_interval_ms",
@@ -41,6 +44,9 @@ class ApplicationLoop:
         self.continuous = processing_time_ms == 0 and processing_time_per_record_ms == 0
         #: Busy (processing or stalled) until then; inside poll() from then on.
         self.busy_until = 0
+        #: The last batch's processing (processing model): [batch_start, batch_end).
+        self.batch_start = 0
+        self.batch_end = 0
 
     def in_poll(self, now: int) -> bool:
         return now >= self.busy_until
@@ -56,7 +62,26 @@ class ApplicationLoop:
         processes them, and the next poll() is due at the returned time."""
         processing = self.processing_time_ms + int(self.processing_time_per_record_ms * records)
         self.busy_until = now + processing
+        self.batch_start = now
+        self.batch_end = now + processing
         return now + max(processing, self.poll_interval_ms)
+
+    def next_break(self, at: int) -> int:
+        """The first time at or after ``at`` when the application's own loop can do something
+        else: inside poll(), or between two records of a batch (each record costs
+        ``processing_time_per_record_ms``, after the batch's fixed ``processing_time_ms``).
+        A stall, or a batch without a per-record cost, has no break before it ends. Used by a
+        consumer whose heartbeats come from the application's loop (kafkajs), not a thread."""
+        if at >= self.busy_until:
+            return at
+        per_record = self.processing_time_per_record_ms
+        first = self.batch_start + self.processing_time_ms
+        if per_record > 0 and at < self.batch_end:
+            k = 0 if at <= first else math.ceil((at - first) / per_record)
+            boundary = math.ceil(first + k * per_record)
+            if boundary < self.batch_end:
+                return max(boundary, at)
+        return self.busy_until
 
     def poll_timeout_possible(self, now: int, poll_deadline_ms: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can

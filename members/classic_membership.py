@@ -297,11 +297,14 @@ class ClassicMembershipManager:
         self.request_rejoin(reason, now)
         self._needs_join_prepare = True
 
-    def leave(self, reason: str, now: int) -> None:
-        """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup."""
+    def leave(self, reason: str, now: int, *, static_too: bool = False) -> None:
+        """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup, unless
+        ``static_too`` (close() with ``static_leave_group_on_close``: librdkafka 1.6-1.7's
+        close, Kafka 4.x's close(CloseOptions LEAVE_GROUP)), when a static member sends one
+        naming its group.instance.id too, which removes it from the group at once."""
         sent = False
         if (
-            not self._c.is_static
+            (static_too or not self._c.is_static)
             and self._c.lookup.coordinator is not None
             and self._member_state is not MemberState.UNJOINED
             and self.generation.has_member_id
@@ -313,6 +316,9 @@ class ClassicMembershipManager:
                     members=(
                         MemberIdentity(
                             member_id=self.generation.member_id,
+                            group_instance_id=self._c.config.group_instance_id
+                            if self._c.is_static
+                            else None,
                             reason=maybe_truncate_reason(reason),
                         ),
                     ),
@@ -531,6 +537,10 @@ class ClassicMembershipManager:
             at = now + self._c.config.retry_backoff_ms
         else:
             at = hb.next_deadline(self._poll_timeout_possible(now))
+        if not self._c.config.heartbeat_thread:
+            # no background thread: the application's loop heartbeats, between records or in
+            # poll(), not during a stall or a record
+            at = self._c.app.next_break(max(at, now))
         at = max(at, now)
         set_at = self._c._timers.deadline(HeartbeatTimer)
         if set_at is not None and set_at <= at and set_at >= now:
@@ -550,6 +560,12 @@ class ClassicMembershipManager:
             return
         if self._member_state.has_not_joined or hb.failed is not None:
             hb.enabled = False
+            return
+        if not self._c.config.heartbeat_thread and self._c.app.next_break(now) != now:
+            # heartbeat_thread=False (kafkajs): the heartbeat, the session check and the
+            # coordinator lookup run in the application's loop, between two records or in
+            # poll(); a stall or a long record sends nothing until it ends
+            self.schedule_heartbeat(now)
             return
         if self._c.lookup.coordinator is None:
             self._c._lookup_coordinator(now)
@@ -588,7 +604,10 @@ class ClassicMembershipManager:
 
     def _poll_timeout_possible(self, now: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can
-        overrun max.poll.interval.ms: one waiting inside poll() keeps calling it."""
+        overrun max.poll.interval.ms: one waiting inside poll() keeps calling it. A client
+        without a poll timer (``poll_timer`` False: kafkajs, sarama) never does."""
+        if not self._c.config.poll_timer:
+            return False
         return self._c.app.poll_timeout_possible(now, self.heartbeat.poll_deadline_ms)
 
     def _receive_heartbeat(self, now: int) -> None:

@@ -10,6 +10,15 @@ decide when ``poll()`` is called. ``poll_interval_ms`` is the pause between two 
 when processing is free, ``processing_time_ms`` + ``processing_time_per_record_ms`` x records is
 the time spent on each batch, and ``max_poll_records`` (Kafka's ``max.poll.records``, default 500)
 caps a batch. A partition is modelled as an endless log: every owned partition always has records.
+
+A few opt-in settings play other clients' documented behaviour, for the lessons from real
+incidents (docs/members.md, "Other clients' behaviour"): no background heartbeat thread
+(``heartbeat_thread``), no poll timer (``poll_timer``), LeaveGroup on a static member's close
+(``static_leave_group_on_close``), commits during a rebalance (``commit_during_rebalance``), a
+JoinGroup timeout of its own (``join_group_timeout_ms``), fetching while the pre-revocation
+commit is out (``pause_pending_revocation``); and how long a revocation callback takes
+(``revocation_time_ms``). Their defaults are the Java consumer's, so a scenario that does
+not name them runs exactly as before.
 """
 
 from __future__ import annotations
@@ -89,6 +98,35 @@ class ConsumerConfig:
     poll_interval_ms: int = 100
     processing_time_ms: int = 0
     processing_time_per_record_ms: float = 0.0
+    #: How long the application's onPartitionsRevoked / onPartitionsLost blocks the application
+    #: thread (draining in-flight work, a handler that does not return). 0: returns at once.
+    revocation_time_ms: int = 0
+    # --- other clients' behaviour, opt-in (the defaults are the Java consumer's) -------------
+    #: False: no background heartbeat thread (kafkajs): the application's own loop heartbeats,
+    #: between two records of a batch or inside poll(), never during a stall or one record; a
+    #: rebalance it learns of is joined once the batch is done.
+    heartbeat_thread: bool = True
+    #: False: no client-side poll timer (kafkajs, sarama): the client never leaves the group
+    #: because poll() is late; max.poll.interval.ms is then only the JoinGroup rebalance timeout
+    #: (kafkajs's rebalanceTimeout, sarama's Consumer.Group.Rebalance.Timeout).
+    poll_timer: bool = True
+    #: True: close() of a static member sends LeaveGroup with its group.instance.id (librdkafka
+    #: 1.6 to 1.7's close(), Kafka 4.x's close(CloseOptions LEAVE_GROUP)); Java's default: none.
+    static_leave_group_on_close: bool = False
+    #: True: commit() during a rebalance goes out with the last generation instead of failing
+    #: locally (franz-go before 1.4.0, librdkafka); Java fails it with REBALANCE_IN_PROGRESS.
+    commit_during_rebalance: bool = False
+    #: How long a JoinGroup waits for its answer; None: Kafka's max(request.timeout.ms,
+    #: rebalance timeout + 5 s). sarama waits Net.ReadTimeout (30 s), less than its 60 s
+    #: Rebalance.Timeout.
+    join_group_timeout_ms: int | None = None
+    #: False: EAGER partitions keep being fetched while onJoinPrepare's auto-commit is out
+    #: (Kafka 3.2.0 to 3.2.2, before KAFKA-14196's fix): records fetched then are revoked
+    #: uncommitted.
+    #: None (the default) and True: paused, as Kafka does since the fix. Set either way, the
+    #: consumer also logs ``revoked_uncommitted`` at each onJoinPrepare revocation (what its
+    #: next owner consumes again), so that the two can be compared.
+    pause_pending_revocation: bool | None = None
 
     def __attrs_post_init__(self) -> None:
         self.validate()
@@ -134,6 +172,7 @@ class ConsumerConfig:
             "retry.backoff.max.ms": self.retry_backoff_max_ms,
             "metadata.max.age.ms": self.metadata_max_age_ms,
             "processing_time_ms": self.processing_time_ms,
+            "revocation_time_ms": self.revocation_time_ms,
         }
         for name, value in non_negative.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -144,6 +183,13 @@ class ConsumerConfig:
             value = positive[name] if name in positive else non_negative[name]
             if value > limit:
                 raise ConfigError(f"{name} must be at most {limit} ({java}), got {value}")
+        if self.join_group_timeout_ms is not None and (
+            not isinstance(self.join_group_timeout_ms, int)
+            or isinstance(self.join_group_timeout_ms, bool)
+            or self.join_group_timeout_ms <= 0
+        ):
+            got = self.join_group_timeout_ms
+            raise ConfigError(f"join.group.timeout.ms must be a positive integer, got {got!r}")
         if self.processing_time_per_record_ms < 0:
             raise ConfigError("processing_time_per_record_ms must be >= 0")
         if self.metadata_max_age_ms == 0:
@@ -178,6 +224,8 @@ class ConsumerConfig:
         rebalance timeout + 5 s). Kafka adds in Java ints and guards against the overflow with
         max(rebalance + 5 s, rebalance): a rebalance timeout within 5 s of Integer.MAX_VALUE
         (max.poll.interval.ms may be as large as that) waits the rebalance timeout itself."""
+        if self.join_group_timeout_ms is not None:
+            return self.join_group_timeout_ms
         lapsed = self.rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS
         if lapsed > JAVA_INT_MAX:
             lapsed = self.rebalance_timeout_ms

@@ -234,6 +234,10 @@ class Consumer:
         self._pending_leader: _PendingLeader | None = None
         self._prepare_commit: CommitResult | None = None
         self._prepare_deadline: int | None = None
+        #: revocation_time_ms: the application is inside onPartitionsRevoked/Lost until then;
+        #: the JoinGroup that follows waits for it
+        self._revoking_until: int | None = None
+        self._revoked_in_prepare = False
         # The coordinator, its lookup, and the brokers requests go to.
         self.lookup = CoordinatorLookup(self.bootstrap, self._backoff)
         # a pattern subscriber's ensureFreshMetadata before a rebalance round: the metadata
@@ -1172,11 +1176,22 @@ class Consumer:
         revocation meanwhile, and not fetched (maybeMarkPartitionsPendingRevocation)."""
         self._prepare_commit = op
         self.fetch.pending_revocation = (
-            op is not None and self.rebalance_protocol is RebalanceProtocol.EAGER
+            op is not None
+            and self.rebalance_protocol is RebalanceProtocol.EAGER
+            and self.config.pause_pending_revocation is not False
         )
 
     def _on_join_prepare(self, now: int) -> bool:
         """ConsumerCoordinator.onJoinPrepare: commit, then revoke or lose partitions (KIP-429)."""
+        if self._revoking_until is not None:
+            # the listener's callback (revocation_time_ms) is still running: joinGroupIfNeeded
+            # goes on only once it has returned (to the JoinGroup, if this onJoinPrepare called it)
+            if now < self._revoking_until:
+                return False
+            self._revoking_until = None
+            if self._revoked_in_prepare:
+                self._revoked_in_prepare = False
+                return True
         if self.config.enable_auto_commit:
             if self._prepare_commit is None:
                 if self._prepare_deadline is None:
@@ -1211,9 +1226,14 @@ class Consumer:
         revocation = rebalance.on_join_prepare(
             self.rebalance_protocol, self.generation, self.fetch.owned, self._subscription
         )
+        blocked = False
         if revocation.callback is not None:
+            if self.config.pause_pending_revocation is not None:
+                self._log_revoked_uncommitted(revocation.partitions, now)
             self._invoke(revocation.callback, revocation.partitions, now)
             self.fetch.set_owned(revocation.keep, now)
+            blocked = self._callback_blocks(revocation.partitions, now)
+            self._revoked_in_prepare = blocked
         self.is_leader = False
         self._group_subscription = None
         self.fetch.materialize(now)
@@ -1222,6 +1242,43 @@ class Consumer:
         self._prepare_deadline = None
         if self._timers.deadline(JoinPrepareTimer) is not None:
             self._out.append(self._timers.cancel(JoinPrepareTimer))
+        return not blocked
+
+    def _log_revoked_uncommitted(self, partitions: Sequence[TopicPartition], now: int) -> None:
+        """pause_pending_revocation set (either way): how far each partition about to be
+        revoked was consumed past its last successful commit (the records its next owner
+        consumes again; none listed: nothing). Logged only when the setting is given, so every
+        other log stays as it was."""
+        consumed = self.fetch.consumed(now)
+        records = {
+            str(tp): consumed[tp] - self.committed[tp]
+            for tp in sorted(partitions)
+            if tp in consumed and tp in self.committed and consumed[tp] > self.committed[tp]
+        }
+        self._emit(
+            "revoked_uncommitted",
+            t_ms=now,
+            generation_id=self.generation.generation_id,
+            records=records,
+        )
+
+    def _callback_blocks(self, partitions: Sequence[TopicPartition], now: int) -> bool:
+        """revocation_time_ms: the application's onPartitionsRevoked/Lost of ``partitions``
+        (not an empty call) runs that long on the application thread, as a stall does: the
+        poll timer keeps counting from this poll(), the heartbeat thread keeps going, and
+        joinGroupIfNeeded resumes when the callback returns."""
+        duration = self.config.revocation_time_ms
+        if not duration or not partitions:
+            return False
+        self.fetch.materialize(now)
+        if self.app.in_poll(now):
+            self.membership.on_poll(now)
+        until = self.app.stall(duration, now)
+        self.fetch.accrue_from = until
+        self._revoking_until = until
+        self._emit("app_stalled", t_ms=now, duration_ms=duration, until_ms=until)
+        self._set_poll_timer(until)
+        self.membership.schedule_heartbeat(now)
         return True
 
     def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
@@ -1267,6 +1324,7 @@ class Consumer:
         if revoked:
             self._invoke(rebalance.REVOKED, revoked, now)
             self.membership.request_rejoin("need to revoke partitions and re-join", now)
+            self._callback_blocks(revoked, now)
         self._maybe_update_joined_subscription(assigned, now)
         if assignor.instance is not None:
             try:
@@ -1320,7 +1378,11 @@ class Consumer:
         self.membership.stop()
         if self.config.internal_leave_group_on_close:
             self.membership.release_assignment(now)
-            self.membership.leave("the consumer is being closed", now)
+            self.membership.leave(
+                "the consumer is being closed",
+                now,
+                static_too=self.config.static_leave_group_on_close,
+            )
         node = self.lookup.coordinator
         if node is not None and self.network.pending_request_count(node):
             if now < self._close_deadline:
@@ -1708,6 +1770,14 @@ class Consumer:
                 self._lookup_coordinator(now)  # ensureCoordinatorReady, within the deadline
             return
         local_error = self.membership.local_commit_error()
+        if (
+            local_error == "REBALANCE_IN_PROGRESS"
+            and self.config.commit_during_rebalance
+            and self.generation.generation_id >= 0
+        ):
+            # commit_during_rebalance (franz-go before 1.4.0): it goes out with the generation
+            # the member has, where Java's generationIfStable() fails it locally
+            local_error = None
         if local_error is not None:
             self._finish_commit(op, local_error, now, False)
             return

@@ -425,7 +425,7 @@ class ConsumerMembershipManager:
             self.maybe_reconcile(now)
         self._maybe_heartbeat(now)
 
-    def leave(self, reason: str, now: int) -> None:
+    def leave(self, reason: str, now: int, *, static_too: bool = False) -> None:
         """AbstractMembershipManager.leaveGroup: PREPARE_LEAVING, release the assignment
         (signalMemberLeavingGroup), clear it, then LEAVING: a heartbeat with epoch -1 (-2 for a
         static member) goes out at once. A member out of the group sends nothing (a fenced one

@@ -209,9 +209,10 @@ class MembershipManager(Protocol):
         """The application's poll() needs the member in the group: join or rejoin if needed
         (classic: joinGroupIfNeeded; KIP-848: transitionToJoining)."""
 
-    def leave(self, reason: str, now: int) -> None:
+    def leave(self, reason: str, now: int, *, static_too: bool = False) -> None:
         """Leave the group (close, unsubscribe, a poll timeout): classic maybeLeaveGroup;
-        KIP-848 leaveGroup (a heartbeat with epoch -1)."""
+        KIP-848 leaveGroup (a heartbeat with epoch -1). ``static_too``: a static member leaves
+        too (close() with ``static_leave_group_on_close``)."""
 
     def release_assignment(self, now: int) -> None:
         """Before leaving (close, unsubscribe): give up the owned partitions with the callbacks

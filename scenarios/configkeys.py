@@ -46,6 +46,14 @@ CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
     "poll.interval.ms": ("poll_interval_ms", Kind.DURATION),
     "processing.time.ms": ("processing_time_ms", Kind.DURATION),
     "processing.time.per.record.ms": ("processing_time_per_record_ms", Kind.FLOAT),
+    "revocation.time.ms": ("revocation_time_ms", Kind.DURATION),
+    # groupsim: other clients' behaviour, opt-in (docs/members.md)
+    "heartbeat.thread": ("heartbeat_thread", Kind.BOOL),
+    "poll.timer": ("poll_timer", Kind.BOOL),
+    "static.leave.group.on.close": ("static_leave_group_on_close", Kind.BOOL),
+    "commit.during.rebalance": ("commit_during_rebalance", Kind.BOOL),
+    "join.group.timeout.ms": ("join_group_timeout_ms", Kind.DURATION),
+    "pause.pending.revocation": ("pause_pending_revocation", Kind.BOOL),
 }
 
 #: Kafka 0.8's ZooKeeper consumer only (``design: zookeeper``) -> (ZkConsumerConfig field, kind)

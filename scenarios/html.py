@@ -32,13 +32,17 @@ import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from coordinator.placement import partition_for
 from scenarios.model import Scenario
 from scenarios.report import describe_event, member_names, shorten_text
-from scenarios.result import RunResult, _plain
+from scenarios.result import GroupResult, RunResult, _plain
+
+if TYPE_CHECKING:
+    from scenarios.simulation import Simulation
 
 VIEW_VERSION = 1
 #: partition status codes in ``cells`` (the page's legend uses the same order)
@@ -532,6 +536,71 @@ def write_html(
     path.write_text(
         render_html(build_view(scenario, result, group=group, verbose=verbose)), encoding="utf-8"
     )
+    return path
+
+
+def simulation_view(
+    sim: Simulation,
+    *,
+    name: str,
+    description: str = "",
+    source: str = "<simulation>",
+    failure: str | None = None,
+    group: str | None = None,
+    verbose: bool = False,
+) -> dict[str, Any]:
+    """The page's data for a simulation built in Python (the pytest fixture), without a
+    scenario file: the same fold over its event log. The consumers and their groups come from
+    the simulation itself; ``failure`` (the failed test's message) is a callout at the last
+    step, as a failed run's error is."""
+    from scenarios.model import ClusterSpec, ConsumerSpec
+
+    offsets_partitions = int(sim.cluster.config.offsets_topic_num_partitions)
+    consumers = tuple(
+        ConsumerSpec(id=cid, group=str(sim.consumer(cid).config.group_id))
+        for cid in sim.consumer_ids
+    )
+    scenario = Scenario(
+        name=name,
+        description=description,
+        cluster=ClusterSpec(
+            brokers=len(sim.cluster.broker_nodes),
+            config={"offsets_topic_num_partitions": offsets_partitions},
+        ),
+        consumers=consumers,
+        source=source,
+    )
+    groups = tuple(
+        GroupResult(
+            group_id=gid,
+            state=sim.group_state(gid),
+            generation=sim.generation(gid),
+            leader=sim.leader(gid),
+            leader_member_id=sim.leader_member_id(gid),
+            protocol=sim.protocol(gid),
+            coordinator=sim.coordinator(gid),
+            offsets_partition=partition_for(gid, offsets_partitions),
+        )
+        for gid in scenario.groups
+    )
+    result = RunResult(
+        scenario=name,
+        description=description,
+        source=source,
+        seed=sim.seed,
+        end_ms=sim.now,
+        groups=groups,
+        invariant_violations=tuple(sim.violations),
+        events=sim.events,
+        error=failure,
+    )
+    return _Builder(scenario, result, group, verbose).build()
+
+
+def write_simulation_html(sim: Simulation, path: Path, **kwargs: Any) -> Path:
+    """Write the page of a simulation built in Python (``simulation_view``'s arguments)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(simulation_view(sim, **kwargs)), encoding="utf-8")
     return path
 
 

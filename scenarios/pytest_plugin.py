@@ -22,12 +22,16 @@ patterns (default ``*.scenario.yaml``) is one test that loads, runs and checks i
 the failed expectations and the run's story. ``groupsim_allow_code = true`` lets those files name
 ``module:Class`` assignors (README, "Trust"). ``--groupsim-html DIR`` also writes each failed
 scenario's run as the browser page (``groupsim html``, docs/html.md) to ``DIR/<file stem>.html`` and
-names the file in the report, so the failing rebalance opens in the viewer.
+names the file in the report, so the failing rebalance opens in the viewer. It does the same for
+a failed test's simulations built through the fixture (no scenario file): each is written from its
+event log to ``DIR/<test id>.html`` (``-2``, ``-3``... for a test's further simulations), with the
+test's failure as the page's last callout, and listed in a "groupsim pages" section.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,7 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--groupsim-html",
         metavar="DIR",
         default=None,
-        help="write each failed scenario file's run as a browser page to DIR/<file stem>.html",
+        help="write each failed scenario file's run (DIR/<file stem>.html) and each failed "
+        "test's simulations built by the groupsim fixture (DIR/<test id>.html) as browser pages",
     )
     parser.addini(
         "groupsim_scenarios",
@@ -195,3 +200,42 @@ def pytest_runtest_makereport(
             text = "\n".join(f"{format_ms(t):>10}  {line}" for t, line, _ in lines)
         title = f"groupsim events (simulation {number}, seed {sim.seed}, t={sim.now} ms)"
         report.sections.append((title, text or "(no events)"))
+    page_dir = item.config.getoption("--groupsim-html")
+    if page_dir:
+        pages = _write_pages(item, factory, Path(page_dir), report)
+        listing = "\n".join(f"the run as a browser page: {page}" for page in pages)
+        report.sections.append(("groupsim pages", listing))
+
+
+def page_stem(nodeid: str) -> str:
+    """A file name for a test's page: its node id with every character a file name may not
+    safely hold (``/``, ``::``, ``[``, spaces...) replaced by ``_``."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_.")
+    return stem[:150] or "test"
+
+
+def _write_pages(
+    item: pytest.Item, factory: SimulationFactory, page_dir: Path, report: pytest.TestReport
+) -> list[Path]:
+    """The failed test's simulations as browser pages (``DIR/<test>.html``, ``-2``, ``-3``...
+    when the test built several), from their event logs; the failure is the last callout."""
+    from scenarios.html import write_simulation_html
+
+    failure = report.longreprtext.strip().splitlines()
+    message = next((line for line in failure if line.startswith("E ")), "")
+    message = message[1:].strip() or (failure[-1] if failure else "the test failed")
+    stem = page_stem(item.nodeid)
+    pages = []
+    for number, sim in enumerate(factory, start=1):
+        suffix = "" if number == 1 else f"-{number}"
+        pages.append(
+            write_simulation_html(
+                sim,
+                page_dir / f"{stem}{suffix}.html",
+                name=f"{item.name}" + (f" (simulation {number})" if number > 1 else ""),
+                description=f"built by the test {item.nodeid}",
+                source=item.nodeid,
+                failure=f"{item.name} failed: {message}",
+            )
+        )
+    return pages

@@ -261,3 +261,31 @@ def test_a_large_grid_is_virtualised(browser, pages):
     rows = _grid_now(browser)
     assert "T-200" in rows and "T-0" not in rows
     assert rows["T-200"] == ("C3", "owned")  # range: C3 owns the last 100
+
+
+def test_a_fixture_built_simulations_page_opens_with_its_failure(browser, pages):
+    """The pytest plugin's page for a simulation built in Python: it loads, steps, and its last
+    callout is the test's failure, which jumps to the last step."""
+    from scenarios.html import simulation_view, write_simulation_html
+    from scenarios.simulation import Simulation
+
+    sim = Simulation(topics={"orders": 3}, seed=2, check_invariants=True)
+    sim.add_consumers(2, group_id="g", topics=["orders"], start=True)
+    assert sim.run_until_stable("g")
+    failure = "test_x failed: AssertionError: wrong generation"
+    path = write_simulation_html(sim, pages / "fixture.html", name="test_x", failure=failure)
+    view = simulation_view(sim, name="test_x", failure=failure)
+    _open(browser, path.as_uri())
+    assert browser.title == "groupsim: test_x"
+    lanes = [
+        e.get_attribute("data-lane") for e in browser.find_elements("css selector", "[data-lane]")
+    ]
+    assert {"C1", "C2"} <= set(lanes)
+    [item] = [
+        i
+        for i in browser.find_elements("css selector", "#callouts li[data-step]")
+        if failure in i.text
+    ]
+    item.find_element("css selector", "button").click()
+    assert _step(browser) == len(view["steps"])  # the counter is 1-based: the last step
+    assert "Stable" in _lit(browser)

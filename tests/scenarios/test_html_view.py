@@ -205,3 +205,26 @@ def test_html_bad_input_exits_2_without_traceback(tmp_path):
     )
     assert res.exit_code == 2 and "--group 'nope'" in res.output
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "y").exists()
+
+
+@pytest.mark.parametrize("lesson", ["cooperative-two-rounds", "incident-static-leave-on-close"])
+def test_a_simulation_built_in_python_gets_the_same_page_as_its_scenario(lesson: str) -> None:
+    """The pytest plugin's page for a fixture-built simulation (simulation_view) is the same fold
+    of the same event log: run the lesson's steps on a Simulation and compare every view field
+    with the scenario's page, but for the expectations, which a fixture test does not have."""
+    from scenarios.html import simulation_view
+    from scenarios.play import Player
+
+    scenario, _result, view = _run(lesson)
+    player = Player(scenario)
+    player.play(None, None)
+    built = simulation_view(
+        player.sim, name=scenario.name, description=scenario.description, source=scenario.source
+    )
+    assert built.keys() == view.keys()
+    for key in view:
+        if key != "callouts":
+            assert built[key] == view[key], key
+    # callouts: the notes are there; the expectations are the scenario's own
+    assert built["callouts"] == [c for c in view["callouts"] if c["kind"] != "expect"]
+    assert built["steps"] and len(built["lanes"]) == len(view["lanes"])

@@ -27,6 +27,15 @@ INCIDENTS = (
     "duplicate-instance-id-consumer-protocol",
     "slow-reconciliation",
     "scale-out-1-to-10",
+    # lessons from real incidents (issue 19), each citing its report
+    "incident-kafkajs-rebalance-loop",
+    "incident-sarama-handler-outlives-rebalance",
+    "incident-static-leave-on-close",
+    "incident-cooperative-sticky-minimum",
+    "incident-commit-races-cooperative-round",
+    "incident-auto-commit-duplicates-eager",
+    "incident-max-poll-stuck-consumer",
+    "incident-rolling-restart-never-stable",
 )
 
 
@@ -36,6 +45,16 @@ def test_the_library_covers_every_seed_and_incident():
         assert any(n.startswith(seed) for n in names), seed
     for incident in INCIDENTS:
         assert incident in names
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in LESSONS if p.stem.startswith("incident-")], ids=lambda p: p.stem
+)
+def test_incident_lessons_narrate_and_cite_their_source(path):
+    text = load_scenario(path).description
+    assert "Source: https://" in text, "an incident lesson links the report it reproduces"
+    for part in ("What happened", "Why", "What people get wrong", "The fix"):
+        assert part in text, f"an incident lesson says {part!r}"
 
 
 @pytest.mark.parametrize(

@@ -137,3 +137,52 @@ def test_runner_doc_setup_snippet_runs_as_written() -> None:
     namespace: dict[str, object] = {}
     exec(compile(setup, "docs/runner.md", "exec"), namespace)
     assert {"C1", "C2", "S1", "S2", "S3"} <= set(namespace["sim"].consumer_ids)  # type: ignore[attr-defined]
+
+
+def test_a_failed_fixture_test_opens_as_a_browser_page(pytester: pytest.Pytester) -> None:
+    """A simulation built in Python (no scenario file) is written from its event log."""
+    pytester.makepyfile(
+        test_fixture_pages="""
+def test_passes(groupsim):
+    sim = groupsim(topics={"orders": 2}, seed=1)
+    sim.add_consumers(2, group_id="g", topics=["orders"], start=True)
+    assert sim.run_until_stable("g")
+
+def test_fails(groupsim):
+    sim = groupsim(topics={"orders": 2}, seed=1)
+    sim.add_consumers(2, group_id="g", topics=["orders"], start=True)
+    assert sim.run_until_stable("g")
+    other = groupsim(topics={"audit": 1}, seed=2)
+    other.add_consumer("A1", group_id="audit-group", topics=["audit"], start=True)
+    other.run_for(8000)
+    assert sim.generation("g") == 7, "wrong generation"
+"""
+    )
+    pages = pytester.path / "pages"
+    result = pytester.runpytest_inprocess(
+        "-q", "-p", "no:cacheprovider", "-rf", "--groupsim-html", str(pages)
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    names = sorted(p.name for p in pages.iterdir())
+    stem = "test_fixture_pages.py_test_fails"
+    assert names == [f"{stem}-2.html", f"{stem}.html"]  # the failed test's two simulations only
+    assert f"the run as a browser page: {pages / (stem + '.html')}" in result.stdout.str()
+    from scenarios.html import simulation_view
+
+    first = (pages / f"{stem}.html").read_text(encoding="utf-8")
+    second = (pages / f"{stem}-2.html").read_text(encoding="utf-8")
+    assert "<title>groupsim: test_fails</title>" in first
+    # the failure is a callout; the page's lanes and steps come from that simulation's own log
+    assert "test_fails failed: AssertionError: wrong generation" in first
+    assert '"group_id":"g"' in first and '"id":"C1"' in first
+    assert "JoinGroup" in first and '"group_id":"audit-group"' not in first
+    assert '"group_id":"audit-group"' in second and '"id":"A1"' in second
+    # the same view the page embeds, computed again from a fresh run of the same calls
+    from scenarios.simulation import Simulation
+
+    sim = Simulation(topics={"orders": 2}, seed=1, check_invariants=True)
+    sim.add_consumers(2, group_id="g", topics=["orders"], start=True)
+    assert sim.run_until_stable("g")
+    view = simulation_view(sim, name="test_fails")
+    assert view["group"][-1][2] == "Stable" and view["members"] == sim.consumer_ids
+    assert len(view["steps"]) > 10 and view["end_ms"] == sim.now

@@ -1,0 +1,334 @@
+"""The opt-in behaviours of other clients (docs/members.md, "Other clients' behaviour"): each one
+against the Java default it replaces, on small simulations. The incident lessons
+(scenarios/library/incident-*.yaml) show them at work; these tests pin each one down alone."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from coordinator.config import CoordinatorConfig
+from members.application import ApplicationLoop
+from members.config import ConfigError, ConsumerConfig
+from members.state import MemberState
+from scenarios.simulation import Simulation
+
+FAST = CoordinatorConfig(group_initial_rebalance_delay_ms=0)
+
+
+def _sim(seed: int = 1) -> Simulation:
+    return Simulation(brokers=1, topics={"T": 4}, seed=seed, coordinator_config=FAST)
+
+
+def _sent(sim: Simulation, node: str, api: str) -> list[dict[str, Any]]:
+    return sim.events_named("request_sent", node=node, api=api)
+
+
+def _stable_pair(sim: Simulation, **config: Any) -> None:
+    common: dict[str, Any] = {
+        "group_id": "g",
+        "session_timeout_ms": 10_000,
+        "heartbeat_interval_ms": 1_000,
+        "partition_assignment_strategy": ["range"],
+    }
+    common.update(config)
+    static = common.pop("static", False)
+    for cid in ("C1", "C2"):
+        sim.add_consumer(cid, topics=["T"], group_instance_id=cid if static else None, **common)
+    sim.start()
+    assert sim.run_until_stable("g")
+
+
+# --- static_leave_group_on_close ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("leaves", [False, True])
+def test_a_static_member_leaves_on_close_only_when_told(leaves: bool) -> None:
+    sim = _sim()
+    _stable_pair(sim, static=True, static_leave_group_on_close=leaves)
+    generation = sim.generation("g")
+    sim.close("C1")
+    sim.run_for(2_000)
+    leave = _sent(sim, "C1", "LeaveGroup")
+    if leaves:
+        # the request names the static member: the coordinator removes it at once
+        assert len(leave) == 1
+        assert sim.events_named("leave_group", node="C1", sent=True, group_instance_id="C1")
+        assert sim.members("g") == ["C2"]
+        assert sim.generation("g") == generation + 1
+    else:
+        # KIP-345: the slot and the generation stay until session.timeout.ms
+        assert leave == []
+        assert sim.members("g") == ["C1", "C2"]
+        assert sim.generation("g") == generation
+
+
+def test_a_dynamic_members_leave_group_is_unchanged_by_the_setting() -> None:
+    for leaves in (False, True):
+        sim = _sim()
+        _stable_pair(sim, static_leave_group_on_close=leaves)
+        sim.close("C1")
+        sim.run_for(1_000)
+        [leave] = sim.events_named("leave_group", node="C1")
+        assert leave["sent"] is True and leave["group_instance_id"] is None
+
+
+# --- heartbeat_thread / poll_timer ------------------------------------------------------------
+
+
+def _heartbeats_between(sim: Simulation, node: str, start: int, end: int) -> list[int]:
+    return [e["t_ms"] for e in _sent(sim, node, "Heartbeat") if start <= e["t_ms"] < end]
+
+
+@pytest.mark.parametrize("thread", [True, False])
+def test_without_a_heartbeat_thread_a_stall_sends_no_heartbeat(thread: bool) -> None:
+    sim = _sim()
+    _stable_pair(sim, heartbeat_thread=thread, max_poll_interval_ms=60_000)
+    start = sim.now
+    sim.stall("C1", 8_000)  # shorter than the 10 s session
+    sim.run_for(8_000)
+    beats = _heartbeats_between(sim, "C1", start + 1, start + 8_000)
+    if thread:
+        assert len(beats) >= 6  # the thread beats every second
+    else:
+        assert beats == []
+    sim.run_for(2_000)
+    # the stall ends inside the session: the loop's first heartbeat keeps the member in
+    assert _heartbeats_between(sim, "C1", start + 8_000, start + 10_000)
+    assert sim.members("g") == ["C1", "C2"]
+
+
+def test_a_stall_longer_than_the_session_expires_a_loop_heartbeating_member() -> None:
+    sim = _sim()
+    _stable_pair(sim, heartbeat_thread=False, poll_timer=False)
+    sim.stall("C1", 15_000)
+    sim.run_for(12_000)
+    [removed] = sim.events_named("member_removed", reason="session timeout expired")
+    assert removed["member_id"].startswith("C1-")
+    assert sim.members("g") == ["C2"]
+
+
+def test_the_loop_heartbeats_between_records_of_a_long_batch() -> None:
+    # 50 records of 1 s: a 50 s batch, five times the session, and yet the member stays
+    sim = _sim()
+    _stable_pair(
+        sim,
+        heartbeat_thread=False,
+        poll_timer=False,
+        max_poll_records=50,
+        processing_time_per_record_ms=1000.0,
+    )
+    consumer = sim.consumer("C1")
+    start = sim.now
+    sim.run_for(60_000)
+    beats = _heartbeats_between(sim, "C1", start, start + 60_000)
+    # a heartbeat every second, late by at most the record in progress when it fell due
+    assert len(beats) >= 40
+    gaps = [b - a for a, b in itertools.pairwise(beats)]
+    assert min(gaps) >= 1_000 and max(gaps) <= 2_000
+    assert consumer.app.processing_time_per_record_ms == 1000.0
+    assert sim.members("g") == ["C1", "C2"]
+    assert not sim.events_named("member_removed")
+
+
+@pytest.mark.parametrize("timer", [True, False])
+def test_without_a_poll_timer_a_late_poll_does_not_leave(timer: bool) -> None:
+    sim = _sim()
+    _stable_pair(sim, poll_timer=timer, max_poll_interval_ms=20_000)
+    sim.stall("C1", 30_000)
+    sim.run_for(35_000)
+    timeouts = sim.events_named("poll_timeout", node="C1")
+    if timer:
+        assert len(timeouts) == 1
+        assert _sent(sim, "C1", "LeaveGroup")
+    else:
+        assert timeouts == [] and _sent(sim, "C1", "LeaveGroup") == []
+        assert sim.members("g") == ["C1", "C2"]  # the heartbeat thread kept the session
+
+
+def test_next_break_is_a_record_boundary_inside_a_batch() -> None:
+    app = ApplicationLoop(
+        poll_interval_ms=100, processing_time_ms=500, processing_time_per_record_ms=1.5
+    )
+    app.processed(10, 1_000)  # busy 1000 .. 1515: 500 ms fixed, then 10 records of 1.5 ms
+    assert app.busy_until == 1_515
+    assert app.next_break(1_200) == 1_500  # the fixed part has no break: the first record starts
+    assert app.next_break(1_501) == 1_502  # 1500 + 1.5 = 1501.5, rounded up to the ms
+    assert app.next_break(1_514) == 1_515  # past the last boundary: the batch's end
+    assert app.next_break(1_600) == 1_600
+    # a stall has no break at all
+    app.stall(1_000, 2_000)
+    assert app.next_break(2_500) == 3_000
+
+
+# --- revocation_time_ms -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("duration", [0, 7_000])
+def test_a_slow_revocation_holds_the_join_group_back(duration: int) -> None:
+    sim = _sim()
+    _stable_pair(sim, revocation_time_ms=duration, max_poll_interval_ms=60_000)
+    sim.add_consumer(
+        "C3",
+        topics=["T"],
+        group_id="g",
+        session_timeout_ms=10_000,
+        heartbeat_interval_ms=1_000,
+        partition_assignment_strategy=["range"],
+        start=True,
+    )
+    assert sim.run_until_stable("g")
+    revoked = sim.events_named("rebalance_callback", node="C1", callback="revoked")
+    assert revoked
+    joins = [e["t_ms"] for e in _sent(sim, "C1", "JoinGroup") if e["t_ms"] >= revoked[0]["t_ms"]]
+    assert joins[0] - revoked[0]["t_ms"] == duration
+    stalls = sim.events_named("app_stalled", node="C1")
+    assert len(stalls) == (1 if duration else 0)
+    assert sorted(sim.members("g")) == ["C1", "C2", "C3"]
+
+
+def test_an_empty_revocation_does_not_block() -> None:
+    sim = _sim()
+    sim.add_consumer(
+        "C1", topics=["T"], group_id="g", revocation_time_ms=5_000, start=True
+    )  # EAGER range: the first JoinGroup revokes nothing
+    assert sim.run_until_stable("g")
+    assert not sim.events_named("app_stalled", node="C1")
+
+
+# --- commit_during_rebalance ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("during", [False, True])
+def test_a_commit_during_a_rebalance_goes_out_only_when_told(during: bool) -> None:
+    sim = _sim()
+    _stable_pair(
+        sim,
+        commit_during_rebalance=during,
+        enable_auto_commit=False,
+        partition_assignment_strategy=["cooperative-sticky"],
+    )
+    consumer = sim.consumer("C1")
+    sim.add_consumer(
+        "C3",
+        topics=["T"],
+        group_id="g",
+        enable_auto_commit=False,
+        partition_assignment_strategy=["cooperative-sticky"],
+        start=True,
+    )
+    assert sim.run_until(
+        lambda: consumer.membership.member_state is MemberState.PREPARING_REBALANCE
+    )
+    before = len(_sent(sim, "C1", "OffsetCommit"))
+    generation = consumer.generation_id
+    sim.commit("C1")
+    sent = _sent(sim, "C1", "OffsetCommit")[before:]
+    if during:
+        assert [e["generation_id"] for e in sent] == [generation]
+    else:
+        assert sent == []
+        assert consumer.commits[-1].error == "REBALANCE_IN_PROGRESS"
+
+
+# --- join_group_timeout_ms --------------------------------------------------------------------
+
+
+def test_the_join_group_timeout_replaces_kafkas() -> None:
+    java = ConsumerConfig(group_id="g", max_poll_interval_ms=60_000)
+    assert java.join_request_timeout_ms == 65_000  # max(request.timeout.ms, rebalance + 5 s)
+    sarama = ConsumerConfig(group_id="g", max_poll_interval_ms=60_000, join_group_timeout_ms=30_000)
+    assert sarama.join_request_timeout_ms == 30_000
+    with pytest.raises(ConfigError, match=r"join\.group\.timeout\.ms"):
+        ConsumerConfig(group_id="g", join_group_timeout_ms=0)
+    with pytest.raises(ConfigError, match="revocation_time_ms"):
+        ConsumerConfig(group_id="g", revocation_time_ms=-1)
+
+
+def test_a_parked_join_group_times_out_client_side() -> None:
+    # C1 holds the rebalance in its revocation callback; C2's JoinGroup waits at the coordinator
+    sim = _sim()
+    sim.add_consumer(
+        "C1",
+        topics=["T"],
+        group_id="g",
+        revocation_time_ms=40_000,
+        poll_timer=False,
+        max_poll_interval_ms=60_000,
+        start=True,
+    )
+    assert sim.run_until_stable("g")
+    sim.add_consumer(
+        "C2",
+        topics=["T"],
+        group_id="g",
+        join_group_timeout_ms=20_000,
+        max_poll_interval_ms=60_000,
+        start=True,
+    )
+    sim.run_for(30_000)
+    timeouts = sim.events_named("request_timeout", node="C2", api="JoinGroup")
+    assert len(timeouts) == 1
+    join = next(
+        e
+        for e in _sent(sim, "C2", "JoinGroup")
+        if e["correlation_id"] == timeouts[0]["correlation_id"]
+    )
+    assert timeouts[0]["t_ms"] - join["t_ms"] == 20_000
+
+
+# --- pause_pending_revocation -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pause", [None, True, False])
+def test_fetching_while_the_pre_revocation_commit_is_out(pause: bool | None) -> None:
+    sim = _sim()
+    _stable_pair(sim, pause_pending_revocation=pause)
+    consumer = sim.consumer("C1")
+    # C1's onJoinPrepare auto-commit is out once a third member arrives
+    sim.add_consumer(
+        "C3",
+        topics=["T"],
+        group_id="g",
+        session_timeout_ms=10_000,
+        partition_assignment_strategy=["range"],
+        start=True,
+    )
+    assert sim.run_until(lambda: consumer._prepare_commit is not None)
+    paused = pause is not False  # None: Kafka's behaviour since KAFKA-14196
+    assert consumer.fetch.pending_revocation is paused
+    assert consumer.fetch.fetching() is not paused
+
+
+@pytest.mark.parametrize("pause", [None, True, False])
+def test_what_a_revocation_leaves_uncommitted_is_logged_when_asked(pause: bool | None) -> None:
+    # a slow network: the pre-revocation commit is out for 200 ms, two batches of the poll loop
+    from scenarios.network import NetworkConfig
+
+    sim = Simulation(
+        brokers=1,
+        topics={"T": 4},
+        seed=3,
+        coordinator_config=FAST,
+        network=NetworkConfig(latency_ms=100),
+    )
+    _stable_pair(sim, pause_pending_revocation=pause)
+    sim.add_consumer(
+        "C3", topics=["T"], group_id="g", partition_assignment_strategy=["range"], start=True
+    )
+    assert sim.run_until_stable("g")
+    logged = sim.events_named("revoked_uncommitted", node="C1")
+    if pause is None:
+        assert logged == []  # the default logs nothing new
+        return
+    assert len(logged) == 1
+    [prepare] = sim.events_named("commit_completed", node="C1", purpose="join-prepare")
+    records = logged[0]["records"]
+    if pause:
+        assert records == {}
+    else:
+        # every partition C1 owned ran on past the commit's offsets, by whole batches
+        assert sorted(records) == sorted(prepare["offsets"])
+        assert all(n > 0 and n % 250 == 0 for n in records.values())
