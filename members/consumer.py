@@ -980,7 +980,7 @@ class Consumer:
             # answering an older request without the group's new topics (those are asked for
             # again above, and their arrival changes the snapshot: the leader rejoins).
             self._continue_leader_assignment(now)
-            if self._pending_leader is None:
+            if not self._leader_waits_for_metadata():
                 self.membership.schedule_heartbeat(now)  # the coordinator's lock is free again
         self._maybe_drive(now)
 
@@ -1439,6 +1439,12 @@ class Consumer:
         md.request_update(False)
         self._maybe_update_metadata(now)
         return True
+
+    def _leader_waits_for_metadata(self) -> bool:
+        # a method, not `self._pending_leader is None` right after the call that may clear it:
+        # mypy keeps the earlier narrowing to not-None across that call, and the compiled
+        # build (mypyc, make accel) trusts mypy's types
+        return self._pending_leader is not None
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None
