@@ -1256,8 +1256,8 @@ class Consumer:
         if assignor.instance is not None:
             try:
                 assignor.instance.on_assignment(assigned, self.generation.generation_id)
-            except Exception as exc:
-                self._emit("assignor_error", t_ms=now, error=repr(exc), phase="on_assignment")
+            except Exception as error:  # not `exc`: that name is a SchemaError above (mypyc)
+                self._emit("assignor_error", t_ms=now, error=repr(error), phase="on_assignment")
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self.fetch.set_owned(assigned, now)
