@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup test stress oracle demo bench lint fmt clean java browser
+.PHONY: setup test stress oracle demo bench lint fmt clean java browser accel accel-check accel-clean
 
 setup: $(STAMP)
 
@@ -43,6 +43,20 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# optional: compile the hot modules with mypyc (needs gcc + Python headers); same logs, faster.
+# `groupsim --version` says which build runs; `make accel-clean` (or `make clean`) removes it.
+accel: $(STAMP)
+	$(BIN)/python scripts/accel.py build
+
+# the compiled build against the pure one: every log of scripts/log_digests.py, in one run each,
+# then the rolling restart's same-run timing (docs/runner.md)
+accel-check: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_accel.py
+	$(BIN)/python -m bench.simulation --compare-accel --quick
+
+accel-clean:
+	@test ! -x $(BIN)/python || $(BIN)/python scripts/accel.py clean
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -52,5 +66,5 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-clean:
+clean: accel-clean
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis

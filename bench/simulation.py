@@ -19,7 +19,10 @@
   of each pair. What this costs, the rolling restart cannot beat.
 
 Flags: ``--quick`` runs each at a tenth of the size; ``--profile`` adds a cProfile summary of
-each (what dominates). The goal is under 5 s each on a 2-core machine. Wall time counts the run
+each (what dominates). ``--compare-accel`` (also run by ``make bench`` whenever the compiled build
+of ``make accel`` is present) times the rolling restart in the pure and the compiled build, in
+the same run, in alternating pairs of fresh processes, and checks that both logs are
+byte-identical. The goal is under 5 s each on a 2-core machine. Wall time counts the run
 only (building the consumers is reported apart); "events" are engine events (messages delivered,
 timers fired), "log" the structlog events recorded.
 """
@@ -28,8 +31,13 @@ from __future__ import annotations
 
 import cProfile
 import gc
+import hashlib
 import io
+import json
+import os
 import pstats
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -51,6 +59,7 @@ class Measurement:
     simulated_ms: int
     rebalances: int | None  # None: not recorded (a muted log has no history)
     settled: bool
+    cpu_s: float = 0.0  # process CPU time of the timed part (0: not measured)
 
     @property
     def events_per_s(self) -> float:
@@ -80,7 +89,10 @@ def cold_join(members: int = 1_000, partitions: int = 100_000) -> Measurement:
 
 
 def rolling_restart(
-    groups: int = 1_000, members: int = 10, log_level: str = "debug"
+    groups: int = 1_000,
+    members: int = 10,
+    log_level: str = "debug",
+    keep: list[Simulation] | None = None,
 ) -> Measurement:
     started = time.perf_counter()
     sim = Simulation(
@@ -101,6 +113,7 @@ def rolling_restart(
     first_events, first_log = sim.engine.events_run, len(sim.events)
     first_ms, first_rebalances = sim.now, len(sim.rebalances())
     built = time.perf_counter()
+    cpu = time.process_time()  # the same span as the wall time: the share of a busy machine's CPU
     for k in range(1, members + 1):
         restarted = [f"{group_id}-c{k}" for group_id in group_ids]
         for cid in restarted:
@@ -109,6 +122,9 @@ def rolling_restart(
         sim.start(restarted)
         settled = sim.run_until_stable(group_ids, timeout_ms=300_000) and settled
     done = time.perf_counter()
+    cpu = time.process_time() - cpu
+    if keep is not None:  # the caller reads its log
+        keep.append(sim)
     muted = ", log muted" if log_level != "debug" else ""
     return Measurement(
         f"rolling restart: {groups} groups x {members} members, 3 brokers{muted}",
@@ -119,6 +135,7 @@ def rolling_restart(
         sim.now - first_ms,
         len(sim.rebalances()) - first_rebalances if not muted else None,
         settled,
+        cpu,
     )
 
 
@@ -230,6 +247,92 @@ def message_floor(exchanges: int = 520_000) -> Measurement:
     )
 
 
+class _Digest:
+    """A text sink that only hashes what is written (a full log is gigabytes of JSON)."""
+
+    def __init__(self) -> None:
+        self.sha256 = hashlib.sha256()
+
+    def write(self, text: str) -> None:
+        self.sha256.update(text.encode())
+
+
+def one_run(groups: int) -> dict[str, object]:
+    """A rolling restart in this process: its times and the SHA-256 of its event log."""
+    from scenarios.accel import running_kind
+    from scenarios.eventlog import write_jsonl
+
+    kept: list[Simulation] = []
+    result = rolling_restart(groups, keep=kept)
+    digest = _Digest()
+    write_jsonl(kept[0].events, digest)  # type: ignore[arg-type]
+    return {
+        "build": running_kind(),
+        "wall_s": result.wall_s,
+        "cpu_s": result.cpu_s,
+        "events": result.events,
+        "settled": bool(result.settled),
+        "log_sha256": digest.sha256.hexdigest(),
+    }
+
+
+def _run_in_process(groups: int, pure: bool) -> dict[str, object]:
+    """``one_run`` in a fresh interpreter, pure (``force_pure``) or with the compiled build."""
+    code = (
+        ("from scenarios.accel import force_pure; force_pure(); " if pure else "")
+        + "import json; from bench.simulation import one_run; "
+        + f"print(json.dumps(one_run({groups})))"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bench subprocess failed:\n{done.stderr[-3000:]}")
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def compare_accel(groups: int, pairs: int = 3) -> int:
+    """Pure against compiled, same run, alternating order; the ratio of each pair and their
+    median. Exit status 1 if a log differs or a run did not settle."""
+    from scenarios.accel import build_kind, describe
+
+    if build_kind() != "compiled":
+        print(f"compare-accel: no complete compiled build ({describe()}); run make accel first")
+        return 1
+    print(f"rolling restart, {groups} groups x 10 members: pure vs compiled, {pairs} pairs")
+    ratios: list[float] = []
+    digests: set[object] = set()
+    status = 0
+    for i in range(pairs):
+        order = (True, False) if i % 2 == 0 else (False, True)
+        runs = {pure: _run_in_process(groups, pure) for pure in order}
+        pure_run, compiled_run = runs[True], runs[False]
+        if compiled_run["build"] != "compiled" or pure_run["build"] != "pure":
+            raise RuntimeError(f"builds mixed up: {pure_run['build']} / {compiled_run['build']}")
+        digests |= {pure_run["log_sha256"], compiled_run["log_sha256"]}
+        ratio = float(pure_run["cpu_s"]) / float(compiled_run["cpu_s"])  # type: ignore[arg-type]
+        ratios.append(ratio)
+        print(
+            f"  pair {i + 1}: pure wall {pure_run['wall_s']:.2f} s cpu {pure_run['cpu_s']:.2f} s"
+            f" | compiled wall {compiled_run['wall_s']:.2f} s cpu {compiled_run['cpu_s']:.2f} s"
+            f" | cpu ratio {ratio:.2f}x",
+            flush=True,
+        )
+        if not (pure_run["settled"] and compiled_run["settled"]):
+            status = 1
+    ratios.sort()
+    identical = len(digests) == 1
+    print(
+        f"  median cpu ratio {ratios[len(ratios) // 2]:.2f}x (range {ratios[0]:.2f}-"
+        f"{ratios[-1]:.2f}); event logs {'byte-identical' if identical else 'DIFFER'}"
+        f" ({len(digests)} distinct digest(s))"
+    )
+    return status if identical else 1
+
+
 def _profiled(run: Callable[[], Measurement]) -> tuple[Measurement, str]:
     profiler = cProfile.Profile()
     profiler.enable()
@@ -243,6 +346,11 @@ def _profiled(run: Callable[[], Measurement]) -> tuple[Measurement, str]:
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     profile = "--profile" in argv
+    if "--compare-accel" in argv:
+        return compare_accel(100 if quick else 1_000, pairs=3 if quick else 1)
+    from scenarios.accel import build_kind, describe
+
+    print(f"build: {describe()}", flush=True)
     runs: list[Callable[[], Measurement]] = (
         [
             lambda: cold_join(100, 10_000),
@@ -273,7 +381,8 @@ def main(argv: list[str]) -> int:
         print(
             f"{result.name}\n"
             f"  wall {result.wall_s:.2f} s ({verdict}; set-up {result.setup_s:.2f} s), "
-            f"{result.events:,} events = {result.events_per_s:,.0f} events/s, "
+            + (f"cpu {result.cpu_s:.2f} s, " if result.cpu_s else "")
+            + f"{result.events:,} events = {result.events_per_s:,.0f} events/s, "
             f"{result.log_events:,} log events, {result.simulated_ms / 1000:.1f} s simulated"
             + (
                 ""
@@ -289,6 +398,8 @@ def main(argv: list[str]) -> int:
             print(report)
         if not result.settled:
             status = 1
+    if build_kind() == "compiled" and not profile:  # the same-run ratio, whenever it can be had
+        status |= compare_accel(100 if quick else 1_000, pairs=3 if quick else 1)
     return status
 
 

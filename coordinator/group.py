@@ -241,11 +241,15 @@ class ClassicGroup:
         leader = self.members.get(self.leader_id)
         if leader is not None and leader.awaiting_join:
             return True
-        first = self.order.first(lambda mid: self.members[mid].awaiting_join)
+        first = self.order.first(self._is_awaiting_join)
         if first is None:
             return False
         self.leader_id = first
         return True
+
+    def _is_awaiting_join(self, member_id: str) -> bool:
+        # a method, not a lambda: mypyc cannot compile a closure in an attrs class's method
+        return self.members[member_id].awaiting_join
 
     def is_leader(self, member_id: str) -> bool:
         return self.leader_id == member_id

@@ -999,7 +999,7 @@ class Consumer:
             # answering an older request without the group's new topics (those are asked for
             # again above, and their arrival changes the snapshot: the leader rejoins).
             self._continue_leader_assignment(now)
-            if self._pending_leader is None:
+            if not self._leader_waits_for_metadata():
                 self.membership.schedule_heartbeat(now)  # the coordinator's lock is free again
         self._maybe_drive(now)
 
@@ -1329,8 +1329,8 @@ class Consumer:
         if assignor.instance is not None:
             try:
                 assignor.instance.on_assignment(assigned, self.generation.generation_id)
-            except Exception as exc:
-                self._emit("assignor_error", t_ms=now, error=repr(exc), phase="on_assignment")
+            except Exception as error:  # not `exc`: that name is a SchemaError above (mypyc)
+                self._emit("assignor_error", t_ms=now, error=repr(error), phase="on_assignment")
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self.fetch.set_owned(assigned, now)
@@ -1516,6 +1516,12 @@ class Consumer:
         md.request_update(False)
         self._maybe_update_metadata(now)
         return True
+
+    def _leader_waits_for_metadata(self) -> bool:
+        # a method, not `self._pending_leader is None` right after the call that may clear it:
+        # mypy keeps the earlier narrowing to not-None across that call, and the compiled
+        # build (mypyc, make accel) trusts mypy's types
+        return self._pending_leader is not None
 
     def _continue_leader_assignment(self, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None

@@ -55,10 +55,12 @@ def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
 
+        from scenarios.accel import describe
+
         try:
-            print(f"groupsim {version('groupsim')}")
+            print(f"groupsim {version('groupsim')} ({describe()})")
         except PackageNotFoundError:  # run from a source tree that was never installed
-            print("groupsim (not installed)")
+            print(f"groupsim (not installed) ({describe()})")
         raise typer.Exit(EXIT_OK)
 
 

@@ -28,8 +28,6 @@ from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
 
-from attrs import define, field
-
 from assignors.api import TopicPartition
 from coordinator.config import CoordinatorConfig
 from coordinator.effects import CancelTimer, Effect, Send, SetTimer
@@ -40,50 +38,13 @@ from scenarios.engine import Engine
 from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
 from scenarios.invariants import InvariantChecker
 from scenarios.network import Network, NetworkConfig
+from scenarios.sim_values import Partitions, RawCall, Settled, _ConsumerSlot, _RawClient
 
 CLUSTER = "@cluster"
 """The timer owner used for every timer the cluster sets (its keys are namespaced by broker)."""
 
 STABLE = "STABLE"
 UNJOINED = "UNJOINED"
-
-
-class Partitions(list):
-    """A list of ``TopicPartition`` that also equals the same partitions written as strings:
-    ``sim.assignments("g") == {"C1": ["orders-0", "orders-1"]}`` reads like the scenario files."""
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple)):
-            return [str(tp) for tp in self] == [str(tp) for tp in other]
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    __hash__ = None
-
-
-class Settled:
-    """``run_until_stable``'s answer: truthy when settled; a falsy one says where it stopped."""
-
-    __slots__ = ("detail", "ok")
-
-    def __init__(self, ok: bool, detail: str) -> None:
-        self.ok, self.detail = ok, detail
-
-    def __bool__(self) -> bool:
-        return self.ok
-
-    def __eq__(self, other: object) -> bool:
-        return self.ok == other if isinstance(other, bool) else NotImplemented
-
-    # Python's way to make a class with __eq__ unhashable; typeshed types object.__hash__ as a
-    # method, so mypy rejects the None (list, above, is typed with a None __hash__ already).
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return "Settled(True)" if self.ok else f"Settled(False: {self.detail})"
 
 
 class SimulationError(Exception):
@@ -107,39 +68,6 @@ def _gc_paused_call(method: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__qualname__ = method.__qualname__
     wrapper.__doc__ = method.__doc__
     return wrapper
-
-
-@define
-class RawCall:
-    """A request sent by hand with ``send_raw``; ``response`` is filled in when it arrives."""
-
-    src: str
-    dst: str
-    correlation_id: int
-    request: object
-    sent_ms: int
-    response: object | None = None
-    received_ms: int | None = None
-    disconnected: bool = False
-
-    @property
-    def done(self) -> bool:
-        return self.response is not None or self.disconnected
-
-
-@define
-class _ConsumerSlot:
-    consumer: Any
-    incarnation: int = 0
-    running: bool = False  # started and not crashed
-    ever_started: bool = False
-    closed: bool = False
-
-
-@define
-class _RawClient:
-    next_correlation_id: int = 1
-    calls: dict[int, RawCall] = field(factory=dict)
 
 
 class Simulation:

@@ -83,7 +83,9 @@ def test_diagram_scenario_refuses_dot_and_fails_with_the_run(tmp_path: Path) -> 
 
 def test_version() -> None:
     result = runner.invoke(app, ["--version"])
-    assert result.exit_code == 0 and re.fullmatch(r"groupsim \S+\n", result.output)
+    assert result.exit_code == 0 and re.fullmatch(
+        r"groupsim \S+ \((pure|compiled)\)\n", result.output
+    )
 
 
 def test_step_limit_zero_shows_everything_and_negative_is_refused() -> None:
