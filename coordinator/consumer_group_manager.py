@@ -935,7 +935,10 @@ class ConsumerGroupManager:
                 # consumerGroupDescribe: the error code only, no message
                 described.append(ConsumerGroupDescribedGroup(Errors.GROUP_ID_NOT_FOUND, group_id))
                 continue
-            preferred = self.assignors.preferred(group.server_assignors).name
+            # ConsumerGroup.asDescribedGroup: the preferred assignor, else the default one
+            preferred = (
+                group.compute_preferred_server_assignor(None, None) or self.assignors.default.name
+            )
             described.append(
                 ConsumerGroupDescribedGroup(
                     Errors.NONE,

@@ -14,7 +14,7 @@ with :func:`register_assignor`, and ``package.module:Class`` for a user's own cl
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from coordinator.assignor.api import ConsumerGroupPartitionAssignor
 from coordinator.java import java_spread_hash
@@ -95,10 +95,6 @@ class ConsumerGroupAssignors:
         names = _hashmap_order(list(self.by_name), _copy_or_default(len(self.by_name), False))
         return f"ServerAssignor {name} is not supported. Supported assignors: {', '.join(names)}."
 
-    def preferred(self, counts: Mapping[str, int]) -> ConsumerGroupPartitionAssignor:
-        """The assignor a target-assignment computation uses (see :func:`preferred_assignor_name`)."""
-        return self.by_name[preferred_assignor_name(counts) or self.default.name]
-
 
 def _copy_or_default(size: int, copy: bool) -> int:
     """Buckets of a ``HashMap`` copied from a map of ``size`` entries (putMapEntries:
@@ -117,22 +113,3 @@ def _hashmap_order(keys: Iterable[str], capacity: int) -> list[str]:
     return [
         k for _, k in sorted(enumerate(items), key=lambda e: (java_spread_hash(e[1]) & mask, e[0]))
     ]
-
-
-def preferred_assignor_name(counts: Mapping[str, int]) -> str | None:
-    """ConsumerGroup.computePreferredServerAssignor: the name most members ask for, or None.
-
-    ``counts`` maps each requested name to its member count (after the member's own update), in
-    the iteration order of Kafka's ``serverAssignors`` map. Kafka copies it into a ``HashMap``
-    and takes ``stream().max(comparingByValue())``, which keeps the *first* of tied maxima in
-    that copy's bucket order: this is the rule here. (The source map is a ``TimelineHashMap``;
-    its order only matters for names tied at the maximum that share a bucket of the copy.)
-    """
-    live = {name: count for name, count in counts.items() if count > 0}
-    if not live:
-        return None
-    best: str | None = None
-    for name in _hashmap_order(live, _copy_or_default(len(live), True)):
-        if best is None or live[name] > live[best]:
-            best = name
-    return best

@@ -570,3 +570,15 @@ def test_member_joining_replaces_an_empty_classic_group():
     assert records(h)[0] == ("GroupMetadata", True)
     assert h.cluster.group(GROUP) is None and h.group() is not None
     assert h.cluster.committed_offsets(GROUP) == {("foo", 0): 7}
+
+
+def test_describe_names_the_preferred_assignor_else_the_default():
+    """ConsumerGroup.asDescribedGroup: assignorName is the members' preferred server assignor
+    (computePreferredServerAssignor), or the coordinator's default when none asks for one."""
+    h = Kip848(topics={"foo": 2})
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+    (group,) = h.send(ConsumerGroupDescribeRequest((GROUP,))).groups
+    assert group.assignor_name == "uniform"  # group.consumer.assignors' first
+    h.heartbeat("n", subscribed_topic_names=("foo",), server_assignor="range")
+    (group,) = h.send(ConsumerGroupDescribeRequest((GROUP,))).groups
+    assert group.assignor_name == "range"

@@ -1,6 +1,9 @@
 """The server-side assignor registry and GroupMetadataManager's assignor choice (Kafka:
 GroupCoordinatorConfig.CONSUMER_GROUP_ASSIGNORS_DEFAULT, GroupMetadataManager's constructor and
-throwIfConsumerGroupHeartbeatRequestIsInvalid, ConsumerGroup.computePreferredServerAssignor)."""
+throwIfConsumerGroupHeartbeatRequestIsInvalid)
+
+The preferred-assignor choice (ConsumerGroup.computePreferredServerAssignor) lives in
+coordinator/consumer_group.py with Kafka's HashMap.compute order; its tests are there.."""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ from coordinator.assignor.registry import (
     ConsumerGroupAssignors,
     UnknownServerAssignorError,
     get_assignor,
-    preferred_assignor_name,
     register_assignor,
 )
 
@@ -32,7 +34,6 @@ def test_default_is_the_first_configured():
     assert CONSUMER_GROUP_ASSIGNORS_DEFAULT[0].endswith("UniformAssignor")
     assignors = ConsumerGroupAssignors(["range"])
     assert assignors.default.name == "range"
-    assert assignors.preferred({}).name == "range"
     assert assignors.supports(None) and assignors.supports("range")
     assert not assignors.supports("uniform")
     assert assignors.unsupported_message("uniform") == (
@@ -48,18 +49,8 @@ def test_extension_point():
 
     register_assignor("mine", Mine)
     assignors = ConsumerGroupAssignors(["range", "mine"])
-    assert assignors.preferred({"mine": 2, "range": 1}).name == "mine"
-
-
-def test_preferred_assignor_is_the_most_requested():
-    """ConsumerGroup.computePreferredServerAssignor: max by count; names at 0 are gone
-    (Utils.decValue removes them); ties keep the first in the copied map's order."""
-    assert preferred_assignor_name({}) is None
-    assert preferred_assignor_name({"range": 0}) is None
-    assert preferred_assignor_name({"uniform": 1, "range": 2}) == "range"
-    # "uniform" and "range" share bucket 1 of the 4-bucket copy: the source order decides.
-    assert preferred_assignor_name({"uniform": 1, "range": 1}) == "uniform"
-    assert preferred_assignor_name({"range": 1, "uniform": 1}) == "range"
+    assert isinstance(assignors.by_name["mine"], Mine)
+    assert assignors.supports("mine") and not assignors.supports("uniform")
 
 
 def test_kafka_default_config_is_uniform_then_range():
@@ -67,5 +58,3 @@ def test_kafka_default_config_is_uniform_then_range():
     assignors = ConsumerGroupAssignors()
     assert list(assignors.by_name) == ["uniform", "range"]
     assert assignors.default.name == "uniform"
-    assert assignors.preferred({"range": 1}).name == "range"
-    assert assignors.preferred({"range": 0}).name == "uniform"
