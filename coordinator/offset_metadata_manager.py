@@ -161,12 +161,18 @@ class OffsetMetadataManager:
             req.generation_id,
         )
 
-    def _write_commit(
-        self, out: Step, req: OffsetCommitRequest, per_partition: dict[tuple[str, int], Errors]
-    ) -> Errors:
-        """The commit's records as one batch, then the offsets they set; the append's error
-        (every partition gets it mapped, as GroupCoordinatorService.commitOffsets answers)."""
-        entries = []
+    def _commit_entries(
+        self,
+        out: Step,
+        req: OffsetCommitRequest | TxnOffsetCommitRequest,
+        per_partition: dict[tuple[str, int], Errors],
+        *,
+        keep_leader_epoch: bool,
+    ) -> list[tuple[OffsetCommitKey, OffsetCommitValue]]:
+        """The offset records a commit writes (OffsetCommit and TxnOffsetCommit alike); each
+        partition's verdict goes in ``per_partition``: OFFSET_METADATA_TOO_LARGE, or NONE for one
+        that gets a record."""
+        entries: list[tuple[OffsetCommitKey, OffsetCommitValue]] = []
         for topic in req.topics:
             for part in topic.partitions:
                 metadata = part.committed_metadata or ""
@@ -182,12 +188,20 @@ class OffsetMetadataManager:
                         OffsetCommitKey(req.group_id, topic.name, part.partition_index),
                         OffsetCommitValue(
                             offset=part.committed_offset,
-                            leader_epoch=part.committed_leader_epoch,
+                            leader_epoch=part.committed_leader_epoch if keep_leader_epoch else -1,
                             metadata=metadata,
                             commit_timestamp=out.now,
                         ),
                     )
                 )
+        return entries
+
+    def _write_commit(
+        self, out: Step, req: OffsetCommitRequest, per_partition: dict[tuple[str, int], Errors]
+    ) -> Errors:
+        """The commit's records as one batch, then the offsets they set; the append's error
+        (every partition gets it mapped, as GroupCoordinatorService.commitOffsets answers)."""
+        entries = self._commit_entries(out, req, per_partition, keep_leader_epoch=True)
         append_error, records = (
             self.writer.append_records(out, entries, req.group_id) if entries else (Errors.NONE, ())
         )
@@ -463,29 +477,10 @@ class OffsetMetadataManager:
                 group = self.group_manager.create_group(
                     out, req.group_id, "TxnOffsetCommit to an unknown group"
                 )
-            entries: list[tuple[RecordKey, RecordValue]] = []
-            for topic in req.topics:
-                for part in topic.partitions:
-                    metadata = part.committed_metadata or ""
-                    key = (topic.name, part.partition_index)
-                    if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
-                        per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
-                        continue
-                    per_partition[key] = Errors.NONE
-                    entries.append(
-                        (
-                            OffsetCommitKey(req.group_id, topic.name, part.partition_index),
-                            OffsetCommitValue(
-                                offset=part.committed_offset,
-                                # an ignorable field: not on the wire below v2
-                                leader_epoch=part.committed_leader_epoch
-                                if req.api_version >= 2
-                                else -1,
-                                metadata=metadata,
-                                commit_timestamp=out.now,
-                            ),
-                        )
-                    )
+            # an ignorable field: the leader epoch is not on the wire below v2
+            entries = self._commit_entries(
+                out, req, per_partition, keep_leader_epoch=req.api_version >= 2
+            )
             append_error, records = (
                 self.writer.append_records(out, entries, req.group_id, req.producer_id)
                 if entries
