@@ -44,6 +44,8 @@ def _signed(raw: bytes) -> int:
 
 
 ZERO_UUID = Uuid(0, 0)
+#: Uuid.RESERVED: never returned by Uuid.randomUuid (ZERO_UUID, ONE_UUID = METADATA_TOPIC_ID)
+RESERVED_UUIDS = frozenset({ZERO_UUID, Uuid(0, 1)})
 
 
 def topic_id_for(name: str, incarnation: int = 0) -> Uuid:

@@ -58,6 +58,11 @@ class CoordinatorLoader:
                 value, EndTransactionMarkerValue
             ):
                 consumer_groups.replay(record.key, value)
+            elif isinstance(record.key, GroupMetadataKey):
+                # GroupMetadataManager.replay(GroupMetadataKey, ...): a classic group's record
+                # takes the id (groups.put) and its tombstone removes the group (removeGroup),
+                # whatever its type: a consumer group of that id written before is gone
+                consumer_groups.groups.pop(record.key.group, None)
         latest = self.log.latest(self.partition)
         for key, value in latest.items():
             # A key's value is of its kind or None (a tombstone): isinstance is the None check.

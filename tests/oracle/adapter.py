@@ -36,7 +36,15 @@ CONFIG_FIELDS = {
     "offsets.retention.check.interval.ms": "offsets_retention_check_interval_ms",
     "offsets.retention.minutes": "offsets_retention_minutes",
     "offset.metadata.max.bytes": "offset_metadata_max_bytes",
+    "group.consumer.max.size": "group_consumer_max_size",
+    "group.consumer.migration.policy": "group_consumer_migration_policy",
 }
+
+
+def _config_value(value: object) -> object:
+    """A config as the oracle got it (text): a number, or a name such as a migration policy."""
+    text = str(value)
+    return int(text) if text.lstrip("-").isdigit() else text
 
 
 class KafkaUuidCounter(random.Random):
@@ -62,7 +70,7 @@ def _timer_name(key: Hashable) -> str:
 
 class ClusterAdapter:
     def __init__(self, configs: dict[str, object], topics: dict[str, int] | None = None) -> None:
-        fields = {CONFIG_FIELDS[k]: int(v) for k, v in configs.items()}  # type: ignore[call-overload]
+        fields = {CONFIG_FIELDS[k]: _config_value(v) for k, v in configs.items()}
         config = CoordinatorConfig(offsets_topic_num_partitions=1, load_time_ms=0, **fields)
         self.cluster = KafkaCluster(
             num_brokers=1,
