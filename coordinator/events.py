@@ -565,7 +565,12 @@ _R = "simulation"
 SIM_CONSUMER_STARTED = _event(_R, "sim_consumer_started", "", "sim.start(id)")
 SIM_CONSUMER_CLOSED = _event(_R, "sim_consumer_closed", "timeout_ms", "sim.close(id)")
 SIM_CONSUMER_CRASHED = _event(_R, "sim_consumer_crashed", "", "sim.crash(id): the process dies")
-SIM_CONSUMER_RESTARTED = _event(_R, "sim_consumer_restarted", "", "sim.restart(id)")
+SIM_CONSUMER_RESTARTED = _event(
+    _R,
+    "sim_consumer_restarted",
+    "group_protocol",
+    "sim.restart(id[, config]); group_protocol when the new process runs a new configuration",
+)
 SIM_CONSUMER_SUBSCRIBE = _event(_R, "sim_consumer_subscribe", "topics pattern", "sim.subscribe")
 SIM_CONSUMER_COMMIT = _event(_R, "sim_consumer_commit", "", "sim.commit(id): a manual commit")
 SIM_CONSUMER_STALL = _event(_R, "sim_consumer_stall", "duration_ms", "sim.stall(id, ms)")

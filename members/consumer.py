@@ -181,28 +181,14 @@ class Consumer:
         if not bootstrap:
             raise ValueError("bootstrap must name at least one broker, e.g. ['broker-0']")
         self.node = node
-        self.config = config
         self.bootstrap: tuple[str, ...] = tuple(bootstrap)
         self.listener = listener
         self.seed = seed
         self.log = logger if logger is not None else structlog.get_logger("groupsim")
-        # Every event names the node and its group: bound once, so logging an event is one call
-        # (``self._emit(event, t_ms=now, **fields)``) that builds one dict.
-        self._emit = self.log.bind(node=node, group_id=config.group_id).info
         import random
 
         self._rng = random.Random(seed)
-        self._assignors: list[ResolvedAssignor] = resolve_assignors(
-            config.partition_assignment_strategy
-        )
-        self.rebalance_protocol: RebalanceProtocol = (
-            rebalance_protocol_of(self._assignors)
-            if config.group_protocol == "classic"
-            else RebalanceProtocol.COOPERATIVE  # KIP-848 revokes and assigns incrementally
-        )
-        self._backoff = ExponentialBackoff(
-            config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
-        )
+        self._configure(config)
         self._explicit_topics: tuple[str, ...] = ()
         self._pattern: re.Pattern[str] | None = None
         self._set_subscription(topics, pattern)
@@ -220,6 +206,25 @@ class Consumer:
             join_request_timeout_ms=config.join_request_timeout_ms,
         )
         self._reset_incarnation_state()
+
+    def _configure(self, config: ConsumerConfig) -> None:
+        """What the configuration decides for a process: its assignors, its rebalance protocol,
+        its backoff; the membership manager (classic or KIP-848) follows at each incarnation."""
+        self.config = config
+        # Every event names the node and its group: bound once, so logging an event is one call
+        # (``self._emit(event, t_ms=now, **fields)``) that builds one dict.
+        self._emit = self.log.bind(node=self.node, group_id=config.group_id).info
+        self._assignors: list[ResolvedAssignor] = resolve_assignors(
+            config.partition_assignment_strategy
+        )
+        self.rebalance_protocol: RebalanceProtocol = (
+            rebalance_protocol_of(self._assignors)
+            if config.group_protocol == "classic"
+            else RebalanceProtocol.COOPERATIVE  # KIP-848 revokes and assigns incrementally
+        )
+        self._backoff = ExponentialBackoff(
+            config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
+        )
 
     # ------------------------------------------------------------------ state & queries
 
@@ -503,12 +508,23 @@ class Consumer:
             self.status = ConsumerStatus.CRASHED
         return []
 
-    def restart(self, now_ms: int) -> list[Effect]:
+    def restart(self, now_ms: int, config: ConsumerConfig | None = None) -> list[Effect]:
         """A new incarnation of the process: dynamic members come back with a new member id
         (they join with ``""``); a static member keeps its group.instance.id and so takes the
-        coordinator's replacement path (KIP-345)."""
+        coordinator's replacement path (KIP-345). With ``config``, the new process runs that
+        configuration (a deploy that changes it, e.g. ``group.protocol``: a rolling upgrade to
+        KIP-848 or a downgrade); its group.id must stay the same."""
+        if config is not None and config.group_id != self.config.group_id:
+            raise ValueError(
+                f"a restart cannot move {self.node} to another group "
+                f"({self.config.group_id!r} -> {config.group_id!r})"
+            )
         if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             self.crash(now_ms)
+        if config is not None:
+            self._configure(config)
+            self.network.request_timeout_ms = config.request_timeout_ms
+            self.network.join_request_timeout_ms = config.join_request_timeout_ms
         self.incarnation += 1
         self._reset_incarnation_state()
         self.status = ConsumerStatus.NEW

@@ -118,8 +118,54 @@ class Crash(_EachConsumer):
 
 
 @frozen
-class Restart(_EachConsumer):
+class Restart(ActionArgs):
+    """``restart: C1`` / ``[C1, C2]`` / ``all``: a new incarnation with the configuration it
+    had; ``restart: {C1: {group.protocol: consumer}}``: the new process runs the consumer's
+    configuration (``consumers:`` and ``defaults:``) with these settings changed, checked as a
+    consumer's are (one step of a rolling upgrade to KIP-848, or of a downgrade back)."""
+
     kind: ClassVar[str] = "restart"
+    consumers: tuple[str, ...]
+    # per consumer: its merged configuration (ConsumerConfig fields), or None to keep its own
+    configs: tuple[Mapping[str, Any] | None, ...] = ()
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> Restart | None:
+        if not isinstance(raw, dict):
+            c = v.consumer_refs(raw, path)
+            return None if c is None else cls(tuple(c), (None,) * len(c))
+        ids: list[str] = []
+        configs: list[Mapping[str, Any] | None] = []
+        ok = True
+        for cid, settings in raw.items():
+            if not v.ref(cid, (*path, cid), v.consumer_ids, "consumer"):
+                ok = False
+                continue
+            spec = v.consumer_specs.get(cid)
+            changes = v.consumer_settings(settings, (*path, cid), allow_group_id=False)
+            if spec is None:
+                ok = False
+                continue
+            before = len(v.issues)
+            merged = {**spec.config, **changes}
+            v.consumer_limits(
+                merged, (*path, cid), changes, v.consumer_defaults, own_path=(*path, cid)
+            )
+            if len(v.issues) > before:
+                ok = False
+                continue
+            ids.append(cid)
+            configs.append(merged)
+        if not ok:
+            return None
+        return cls(tuple(ids), tuple(configs))
+
+    def apply(self, player: Player, action: Action) -> None:
+        for cid, config in zip(self.consumers, self.configs, strict=True):
+            if config is None:
+                player.sim.restart(cid)
+            else:
+                player.sim.restart(cid, player.consumer_config(config))
 
 
 @frozen

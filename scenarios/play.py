@@ -94,19 +94,25 @@ class Player:
 
         return server_assignor(name, lambda: self.sim.cluster.topics())
 
-    def _add_consumers(self) -> None:
+    @staticmethod
+    def consumer_config(fields: Mapping[str, Any]) -> Any:
+        """A ``members.config.ConsumerConfig`` from a spec's merged settings (the 0.8 legacy
+        strategies adapted to member-keyed assignment); a ``restart:`` with settings uses it too."""
         from members.config import ConsumerConfig
 
-        fields = {f.name for f in attrs.fields(ConsumerConfig)}
+        names = {f.name for f in attrs.fields(ConsumerConfig)}
+        kwargs = {k: v for k, v in fields.items() if k in names}
+        if "partition_assignment_strategy" in kwargs:
+            kwargs["partition_assignment_strategy"] = tuple(
+                _member_keyed(name) for name in kwargs["partition_assignment_strategy"]
+            )
+        return ConsumerConfig(**kwargs)
+
+    def _add_consumers(self) -> None:
         for spec in self.scenario.consumers:
-            kwargs = {k: v for k, v in spec.config.items() if k in fields}
-            if "partition_assignment_strategy" in kwargs:
-                kwargs["partition_assignment_strategy"] = tuple(
-                    _member_keyed(name) for name in kwargs["partition_assignment_strategy"]
-                )
             self.sim.add_consumer(
                 spec.id,
-                ConsumerConfig(**kwargs),
+                self.consumer_config(spec.config),
                 topics=list(spec.topics) if spec.pattern is None else None,
                 pattern=spec.pattern,
             )

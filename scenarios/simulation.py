@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assignors.api import TopicPartition
 from coordinator.config import CoordinatorConfig
@@ -39,6 +39,9 @@ from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
 from scenarios.invariants import InvariantChecker
 from scenarios.network import Network, NetworkConfig
 from scenarios.sim_values import Partitions, RawCall, Settled, _ConsumerSlot, _RawClient
+
+if TYPE_CHECKING:
+    from members.config import ConsumerConfig
 
 CLUSTER = "@cluster"
 """The timer owner used for every timer the cluster sets (its keys are namespaced by broker)."""
@@ -348,11 +351,13 @@ class Simulation:
         self._after_action()
 
     @_gc_paused_call
-    def restart(self, consumer_id: str) -> None:
+    def restart(self, consumer_id: str, config: ConsumerConfig | None = None) -> None:
         """A new incarnation of the process (a running one is killed first, as by kill -9).
 
         A dynamic member comes back with a new member id; a static member keeps its
-        group.instance.id and takes the coordinator's replacement path (KIP-345).
+        group.instance.id and takes the coordinator's replacement path (KIP-345). With
+        ``config`` (a ``members.config.ConsumerConfig`` of the same group), the new process runs
+        it: e.g. ``group.protocol`` changed, one step of a rolling upgrade to KIP-848.
         """
         slot = self._slot(consumer_id)
         slot.incarnation += 1
@@ -360,8 +365,17 @@ class Simulation:
         slot.running = True
         slot.closed = False
         slot.ever_started = True
-        self._emit("sim_consumer_restarted", node=consumer_id)
-        self._apply(consumer_id, slot.consumer.restart(self.engine.now))
+        if config is None:
+            self._emit("sim_consumer_restarted", node=consumer_id)
+        else:
+            self._emit(
+                "sim_consumer_restarted", node=consumer_id, group_protocol=config.group_protocol
+            )
+        now = self.engine.now
+        effects = (
+            slot.consumer.restart(now) if config is None else slot.consumer.restart(now, config)
+        )
+        self._apply(consumer_id, effects)
         self._after_action()
 
     @_gc_paused_call

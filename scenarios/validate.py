@@ -131,6 +131,10 @@ class Validator:
         self.topics: dict[str, int] = {}
         self.all_topics: set[str] = set()
         self.consumer_ids: list[str] = []
+        # each consumer's spec and the `defaults:` settings (a `restart:` with settings merges
+        # its changes into them)
+        self.consumer_specs: dict[str, ConsumerSpec] = {}
+        self.consumer_defaults: dict[str, Any] = {}
         self.groups: list[str] = []
         self.brokers = 3
         self.raw_names: set[str] = set()
@@ -561,6 +565,7 @@ class Validator:
         defaults = self.consumer_settings(
             defaults_raw if defaults_raw is not None else {}, ("defaults",), allow_group_id=False
         )
+        self.consumer_defaults = defaults
         if raw is None:
             return []
         items: list[tuple[PathT, Any]]
@@ -659,16 +664,16 @@ class Validator:
             if group not in self.groups:
                 self.groups.append(group)
             self.consumer_limits(config, path, own, defaults)
-            out.append(
-                ConsumerSpec(
-                    id=cid,
-                    group=group,
-                    topics=topics,
-                    pattern=pattern,
-                    config=config,
-                    where=self.where(path),
-                )
+            spec = ConsumerSpec(
+                id=cid,
+                group=group,
+                topics=topics,
+                pattern=pattern,
+                config=config,
+                where=self.where(path),
             )
+            self.consumer_specs[cid] = spec
+            out.append(spec)
             if templated is False:
                 break
         return out
@@ -749,11 +754,16 @@ class Validator:
         path: PathT,
         own: Mapping[str, Any],
         defaults: Mapping[str, Any],
+        own_path: PathT | None = None,
     ) -> None:
+        """The checks of a consumer's merged ``config``; a problem points at the setting in
+        ``own`` (under ``own_path``, by default the consumer's ``config:``) or ``defaults``."""
+        settings_path = (*path, "config") if own_path is None else own_path
+
         def where_of(field_name: str) -> PathT:
             dotted = next(k for k, (f, _) in ck.CONSUMER_KEYS.items() if f == field_name)
             if field_name in own:
-                return (*path, "config", dotted)
+                return (*settings_path, dotted)
             if field_name in defaults:
                 return ("defaults", dotted)
             return path
