@@ -75,7 +75,7 @@ class RackInfo:
         return rack is not None and rack not in self.partition_racks[pid]
 
 
-@define(slots=True)
+@define(slots=True, frozen=True)
 class Claims:
     """A member's claimed partitions as ids (in its own order) and its generation (None: absent)."""
 
@@ -94,14 +94,46 @@ class StickyContext:
     racks: RackInfo
 
 
-@define(slots=True)
 class BuildResult:
-    """A builder's output: per member (context order) its partition ids, in Kafka's list order.
+    """A builder's output: every member's partition ids (context order, each in Kafka's list
+    order) concatenated in ``flat``, member ``m`` owning the ``sizes[m]`` ids after the earlier
+    members'. One flat array turns into the result's lists with one lookup, not one per member.
 
     ``transferring`` is the constrained builder's ``partitionsTransferringOwnership`` (pid ->
     member index); ``None`` on the general path, as in Kafka.
     """
 
-    lists: Sequence[np.ndarray | list[int]]
-    transferring: dict[int, int] | None
-    claims: list[Claims] | None = None
+    __slots__ = ("claims", "flat", "sizes", "transferring")
+
+    def __init__(
+        self,
+        flat: np.ndarray,
+        sizes: np.ndarray,
+        transferring: dict[int, int] | None,
+        claims: list[Claims] | None = None,
+    ) -> None:
+        self.flat = flat
+        self.sizes = sizes
+        self.transferring = transferring
+        self.claims = claims
+
+    @classmethod
+    def from_lists(
+        cls, lists: Sequence[np.ndarray | list[int]], transferring: dict[int, int] | None
+    ) -> BuildResult:
+        arrays = [a if isinstance(a, np.ndarray) else np.array(a, dtype=np.int64) for a in lists]
+        sizes = np.array([a.size for a in arrays], dtype=np.int64)
+        nonempty = [a for a in arrays if a.size]
+        flat = np.concatenate(nonempty) if nonempty else np.zeros(0, dtype=np.int64)
+        return cls(flat.astype(np.int64, copy=False), sizes, transferring)
+
+    @property
+    def lists(self) -> list[np.ndarray]:
+        """Per member (context order) its partition ids."""
+        if not self.sizes.size:
+            return []
+        return np.split(self.flat, np.cumsum(self.sizes)[:-1])
+
+    def owners(self) -> np.ndarray:
+        """For each entry of ``flat``, its member index."""
+        return np.repeat(np.arange(self.sizes.size, dtype=np.int64), self.sizes)
