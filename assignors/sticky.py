@@ -20,7 +20,7 @@ import numpy as np
 from assignors.api import RebalanceProtocol, Subscription, TopicPartition
 from assignors.sticky_common import AbstractStickyAssignor, MemberData
 from assignors.sticky_common_index import PartitionIndex
-from assignors.sticky_context import Claims
+from assignors.sticky_context import Claims, split_by_sizes
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
     decode_sticky_user_data,
@@ -253,15 +253,11 @@ def _batch_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims | Non
     if top < 0:
         return [None] * n
 
+    four = np.arange(4, dtype=np.int64)
+
     def i32(at: np.ndarray) -> np.ndarray:
-        at = np.clip(at, 0, top)
-        v = (
-            (buf[at].astype(np.int64) << 24)
-            | (buf[at + 1].astype(np.int64) << 16)
-            | (buf[at + 2].astype(np.int64) << 8)
-            | buf[at + 3]
-        )
-        return v - ((v >= 2**31).astype(np.int64) << 32)
+        rows = buf[np.minimum(np.maximum(at, 0), top)[:, None] + four]
+        return rows.view(">i4").ravel().astype(np.int64)
 
     entries = i32(start)
     ok = (lens >= 4) & (entries >= 0) & (entries <= lens - 4)
@@ -322,8 +318,7 @@ def _batch_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims | Non
         owners = np.concatenate(owner_parts)
         order = np.argsort(owners, kind="stable")
         pids = pids[order]
-        bounds = np.cumsum(np.bincount(owners, minlength=n))
-        per_member = np.split(pids, bounds[:-1])
+        per_member = split_by_sizes(pids, np.bincount(owners, minlength=n).tolist())
     else:
         per_member = [_EMPTY] * n
     return [

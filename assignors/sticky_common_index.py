@@ -124,12 +124,16 @@ class PartitionIndex:
         safe = np.where(known, pos, 0)
         ok = known & (part >= 0) & (part < self.counts[safe])
         pids = self.offsets[safe] + part
-        bounds = np.cumsum(sizes)[:-1]
         if not ok.all():
             owner = np.repeat(np.arange(len(lists), dtype=np.int64), sizes)
             pids = pids[ok]
-            bounds = np.cumsum(np.bincount(owner[ok], minlength=len(lists)))[:-1]
-        return np.split(pids, bounds)
+            sizes = np.bincount(owner[ok], minlength=len(lists)).tolist()
+        out: list[np.ndarray] = []
+        start = 0
+        for size in sizes:
+            out.append(pids[start : start + size] if size else _EMPTY)
+            start += size
+        return out
 
     def to_partitions(self, pids: Iterable[int] | np.ndarray) -> list[TopicPartition]:
         if isinstance(pids, list) and len(pids) < 64:
