@@ -1554,9 +1554,15 @@ class ConsumerGroupManager:
                     group_epoch=group.group_epoch,
                     assignment_epoch=group.target_assignment_epoch,
                     assignor_name=preferred,
+                    # asDescribedGroup walks the members' TimelineHashMap
                     members=[
                         self._describe_member(m, group.target_assignment.get(m.member_id))
-                        for m in group.members.values()
+                        for m in (
+                            group.members[member_id]
+                            for member_id in iteration_order(
+                                group.members, capacity_for(group.members_high_water)
+                            )
+                        )
                     ],
                 )
             )

@@ -513,7 +513,7 @@ class ConsumerGroupDescribeMember:
 @frozen
 class ConsumerGroupDescribedGroup:
     error_code: Errors
-    group_id: str
+    group_id: str | None  # None: an empty id's INVALID_GROUP_ID answer
     error_message: str | None = None
     group_state: str = ""
     group_epoch: int = 0

@@ -270,10 +270,22 @@ class GroupCoordinatorService:
     def consumer_group_describe(
         self, dst: str, request: ConsumerGroupDescribeRequest
     ) -> ConsumerGroupDescribeResponse:
-        """consumerGroupDescribe: the groups by coordinator, each shard's answer or its routing
-        error (without a message: ApiError.fromThrowable drops the default one)."""
-        out: list[ConsumerGroupDescribedGroup] = []
-        for group_ids in self._by_partition(request.group_ids):
+        """consumerGroupDescribe: an empty id is answered INVALID_GROUP_ID with a null group id
+        first (isGroupIdNotEmpty, before the routing); then the groups by coordinator, each
+        shard's answer or its routing error (without a message: ApiError.fromThrowable drops
+        the default one).
+
+        Kafka's defect, not copied (docs/oracle.md): each coordinator's read operation is given
+        the request's whole id list (``groupIds``, not the partition's ``groupList``), so an
+        empty id is described a second time (GROUP_ID_NOT_FOUND), as would be, with several
+        partitions, every group of another coordinator."""
+        out = [
+            ConsumerGroupDescribedGroup(Errors.INVALID_GROUP_ID, None)
+            for group_id in request.group_ids
+            if not group_id
+        ]
+        valid = [group_id for group_id in request.group_ids if group_id]
+        for group_ids in self._by_partition(valid):
             shard, error = self.routed_shard(dst, group_ids[0])
             if shard is None:
                 out.extend(ConsumerGroupDescribedGroup(error, group_id) for group_id in group_ids)
