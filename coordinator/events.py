@@ -547,6 +547,7 @@ ZK_OFFSETS_COMMITTED = _event(
     _ZM, "zk_offsets_committed", "group_id offsets", "offsets written to /consumers/<group>/offsets"
 )
 
+
 # -- the simulation runner (scenarios/simulation.py, scenarios/invariants.py) --------------------
 
 _R = "simulation"
@@ -564,6 +565,12 @@ SIM_PARTITIONS_ADDED = _event(
 SIM_TOPIC_DELETED = _event(_R, "sim_topic_deleted", "topic", "sim.delete_topic")
 SIM_BROKER_FAILED = _event(_R, "sim_broker_failed", "", "sim.fail_broker")
 SIM_BROKER_RESTARTED = _event(_R, "sim_broker_restarted", "", "sim.restart_broker")
+SIM_BROKER_RECONFIGURED = _event(
+    _R,
+    "sim_broker_reconfigured",
+    "config",
+    "sim.restart_broker with a new configuration: the settings it comes back with",
+)
 SIM_NETWORK_PARTITIONED = _event(
     _R, "sim_network_partitioned", "groups until_ms", "sim.partition_network"
 )

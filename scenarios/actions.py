@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from scenarios.play import Player
     from scenarios.validate import Validator
 
+SERVER_ASSIGNORS = ("range", "roundrobin", "sticky")
+"""Design 2's broker strategies (``group.server.assignor``, ``restart_broker``'s ``strategy``)."""
+
 BrokerRef = str | Mapping[str, str]
 """``broker-1``, or ``{coordinator_of: g1}``: whichever broker coordinates g1 when it applies."""
 
@@ -341,13 +344,61 @@ class CrashBroker(_OneBroker):
 
 
 @frozen
-class RestartBroker(_OneBroker):
-    """``restart_broker: broker-1`` / ``{coordinator_of: g1}``."""
+class RestartBroker(ActionArgs):
+    """``restart_broker: broker-1`` / ``{coordinator_of: g1}``: a failed broker comes back.
+
+    ``restart_broker: {broker: broker-1, strategy: roundrobin}`` (design 2 only) is one step of a
+    rolling restart: the broker stops if it runs (its coordinators fail over to the other
+    replicas, which keep *their* strategy), and comes back with ``group.server.assignor`` set to
+    ``strategy``; a coordinator elected on it from then on assigns with it."""
 
     kind: ClassVar[str] = "restart_broker"
+    broker: BrokerRef
+    strategy: str | None = None
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> RestartBroker | None:
+        if not (isinstance(raw, dict) and ("broker" in raw or "strategy" in raw)):
+            b = v.broker_ref(raw, path)
+            return None if b is None else cls(b)
+        v.check_keys(raw, path, ("broker", "strategy"), "restart_broker")
+        if "broker" not in raw:
+            v.err(path, "name the broker: `restart_broker: {broker: broker-0, strategy: ...}`")
+            return None
+        b = v.broker_ref(raw["broker"], (*path, "broker"))
+        strategy = raw.get("strategy")
+        if "strategy" not in raw:
+            return None if b is None else cls(b)
+        if v.design != "coordinator-assigns":
+            v.err(
+                (*path, "strategy"),
+                "a broker's strategy (group.server.assignor) belongs to design 2",
+                hint="add `design: coordinator-assigns` at the top of the file; under "
+                "`design: client-side` the strategy is the consumers' partition.assignment.strategy",
+                key=True,
+            )
+            return None
+        if strategy not in SERVER_ASSIGNORS:
+            v.err(
+                (*path, "strategy"),
+                f"unknown server-side strategy {strategy!r}",
+                hint=did_you_mean(str(strategy), SERVER_ASSIGNORS)
+                or f"strategies: {', '.join(SERVER_ASSIGNORS)}",
+            )
+            return None
+        return None if b is None else cls(b, str(strategy))
 
     def apply(self, player: Player, action: Action) -> None:
-        player.sim.restart_broker(player.broker(self.broker, action))
+        node = player.broker(self.broker, action)
+        if self.strategy is None:
+            player.sim.restart_broker(node)
+            return
+        if player.sim.cluster.is_alive(node):  # stop it first: its coordinators move away
+            player.sim.fail_broker(node)
+        config = attrs.evolve(
+            player.sim.cluster.config, server_assignor=player.server_assignor_named(self.strategy)
+        )
+        player.sim.restart_broker(node, config, {"group.server.assignor": self.strategy})
 
 
 @frozen
