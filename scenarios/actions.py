@@ -420,7 +420,10 @@ class Network(ActionArgs):
             v.err(path, "a network fault needs `for` (how long it lasts, e.g. `for: 10s`)")
             return None
         duration = v.duration(m["for"], (*path, "for"))
-        nodes = [*v.consumer_ids, *(f"broker-{i}" for i in range(v.brokers))]
+        if v.design == "zookeeper":  # the 0.8 consumers talk to ZooKeeper, not to a coordinator
+            nodes = [*v.consumer_ids, *v.zk_servers]
+        else:
+            nodes = [*v.consumer_ids, *(f"broker-{i}" for i in range(v.brokers))]
         sides: list[tuple[str, ...]] = []
         if ("partition" in m) == ("isolate" in m):
             v.err(
@@ -459,6 +462,8 @@ class Network(ActionArgs):
                 sides.append(tuple(names))
         if duration is None:
             return None
+        if v.design == "zookeeper" and not _one_ensemble(v, sides, "isolate" in m, path):
+            return None
         return cls(tuple(sides), "isolate" in m, duration)
 
     def apply(self, player: Player, action: Action) -> None:
@@ -468,6 +473,28 @@ class Network(ActionArgs):
             player.sim.partition_network([sides[0]], self.for_ms)
         else:
             player.sim.partition_network(sides, self.for_ms)
+
+
+def _one_ensemble(v: Validator, sides: list[tuple[str, ...]], isolate: bool, path: PathT) -> bool:
+    """Under ``design: zookeeper`` a cut separates consumers from the ensemble, never ZooKeeper
+    servers from each other (a follower cut from its leader, quorum loss: not simulated)."""
+    islands = {
+        server: next((i for i, side in enumerate(sides) if server in side), -1)
+        for server in v.zk_servers
+    }
+    if isolate:
+        islands = {server: -1 if i == -1 else 0 for server, i in islands.items()}
+    if len(set(islands.values())) > 1:
+        split = ", ".join(f"{s}" for s, i in islands.items() if i == islands["zk-0"])
+        v.err(
+            path,
+            "a network fault may cut consumers from ZooKeeper servers, not the ensemble's "
+            f"servers from each other (zk-0's side holds {split})",
+            hint="put every zk-N on one side, or name none of them (the unnamed nodes share "
+            "one more island)",
+        )
+        return False
+    return True
 
 
 # -- raw requests -----------------------------------------------------------------------------

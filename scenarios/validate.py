@@ -73,7 +73,7 @@ ZOOKEEPER_KEYS = ("servers", "lag")
 DESIGNS = ("client-side", "zookeeper", "coordinator-assigns")
 """seed 004's designs: today's protocol (the default), Kafka 0.8's ZooKeeper consumer, and the
 0.9 proposal where the coordinator assigns with the broker's strategy"""
-ZK_ACTIONS = ("start", "close", "crash", "add_partitions")
+ZK_ACTIONS = ("start", "close", "crash", "restart", "commit", "add_partitions", "network")
 ZK_CHECKS = ("members", "assignment", "owns", "sizes", "events", "measures")
 ZK_STRATEGIES = {
     "range": "range",
