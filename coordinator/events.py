@@ -558,6 +558,24 @@ ZK_REBALANCE_FAILED = _event(
 ZK_OFFSETS_COMMITTED = _event(
     _ZM, "zk_offsets_committed", "group_id offsets", "offsets written to /consumers/<group>/offsets"
 )
+ZK_CLIENT_DISCONNECTED = _event(
+    _ZM,
+    "zk_client_disconnected",
+    "group_id session_id server",
+    "a network cut: the consumer no longer reaches its ZooKeeper server (its fetchers go on)",
+)
+ZK_CLIENT_RECONNECTED = _event(
+    _ZM,
+    "zk_client_reconnected",
+    "group_id session_id server session_expired",
+    "the network is back: the session lives on, or it expired meanwhile (handleNewSession next)",
+)
+ZK_NEW_SESSION = _event(
+    _ZM,
+    "zk_new_session",
+    "group_id old_session_id session_id server partitions",
+    "ZKSessionExpireListener.handleNewSession: resetState drops the partitions, register, rebalance",
+)
 
 # -- the simulation runner (scenarios/simulation.py, scenarios/invariants.py) --------------------
 
@@ -581,6 +599,12 @@ SIM_PARTITIONS_ADDED = _event(
 SIM_TOPIC_DELETED = _event(_R, "sim_topic_deleted", "topic", "sim.delete_topic")
 SIM_BROKER_FAILED = _event(_R, "sim_broker_failed", "", "sim.fail_broker")
 SIM_BROKER_RESTARTED = _event(_R, "sim_broker_restarted", "", "sim.restart_broker")
+SIM_BROKER_RECONFIGURED = _event(
+    _R,
+    "sim_broker_reconfigured",
+    "config",
+    "sim.restart_broker with a new configuration: the settings it comes back with",
+)
 SIM_NETWORK_PARTITIONED = _event(
     _R, "sim_network_partitioned", "groups until_ms", "sim.partition_network"
 )

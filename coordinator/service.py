@@ -120,6 +120,8 @@ class GroupCoordinatorService:
         self.rng = rng
         self._is_alive = is_alive
         self._partition_cache: dict[str, int] = {}
+        # per-broker configs that differ from ``config`` (a broker restarted with new settings)
+        self.broker_configs: dict[str, CoordinatorConfig] = {}
         # The coordinator shard of each partition, on its leader.
         self.shards: dict[int, GroupCoordinatorShard] = {}
 
@@ -162,11 +164,17 @@ class GroupCoordinatorService:
         self.shards[p] = shard
         out.add(shard.begin_load(out.now))
 
+    def config_of(self, node: str) -> CoordinatorConfig:
+        """The configuration ``node`` runs with: its own since it was restarted with one, else
+        the cluster's. Each broker reads its ``server.properties`` at start (KafkaConfig), so
+        brokers of one cluster can disagree during a rolling restart."""
+        return self.broker_configs.get(node, self.config)
+
     def _new_shard(self, p: int, node: str) -> GroupCoordinatorShard:
         return GroupCoordinatorShard(
             partition=p,
             node=node,
-            config=self.config,
+            config=self.config_of(node),
             log=self.offsets_log,
             rng=self.rng,
             topology=self.topology,

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from scenarios.play import Player
     from scenarios.validate import Validator
 
+SERVER_ASSIGNORS = ("range", "roundrobin", "sticky")
+"""Design 2's broker strategies (``group.server.assignor``, ``restart_broker``'s ``strategy``)."""
+
 BrokerRef = str | Mapping[str, str]
 """``broker-1``, or ``{coordinator_of: g1}``: whichever broker coordinates g1 when it applies."""
 
@@ -387,13 +390,61 @@ class CrashBroker(_OneBroker):
 
 
 @frozen
-class RestartBroker(_OneBroker):
-    """``restart_broker: broker-1`` / ``{coordinator_of: g1}``."""
+class RestartBroker(ActionArgs):
+    """``restart_broker: broker-1`` / ``{coordinator_of: g1}``: a failed broker comes back.
+
+    ``restart_broker: {broker: broker-1, strategy: roundrobin}`` (design 2 only) is one step of a
+    rolling restart: the broker stops if it runs (its coordinators fail over to the other
+    replicas, which keep *their* strategy), and comes back with ``group.server.assignor`` set to
+    ``strategy``; a coordinator elected on it from then on assigns with it."""
 
     kind: ClassVar[str] = "restart_broker"
+    broker: BrokerRef
+    strategy: str | None = None
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> RestartBroker | None:
+        if not (isinstance(raw, dict) and ("broker" in raw or "strategy" in raw)):
+            b = v.broker_ref(raw, path)
+            return None if b is None else cls(b)
+        v.check_keys(raw, path, ("broker", "strategy"), "restart_broker")
+        if "broker" not in raw:
+            v.err(path, "name the broker: `restart_broker: {broker: broker-0, strategy: ...}`")
+            return None
+        b = v.broker_ref(raw["broker"], (*path, "broker"))
+        strategy = raw.get("strategy")
+        if "strategy" not in raw:
+            return None if b is None else cls(b)
+        if v.design != "coordinator-assigns":
+            v.err(
+                (*path, "strategy"),
+                "a broker's strategy (group.server.assignor) belongs to design 2",
+                hint="add `design: coordinator-assigns` at the top of the file; under "
+                "`design: client-side` the strategy is the consumers' partition.assignment.strategy",
+                key=True,
+            )
+            return None
+        if strategy not in SERVER_ASSIGNORS:
+            v.err(
+                (*path, "strategy"),
+                f"unknown server-side strategy {strategy!r}",
+                hint=did_you_mean(str(strategy), SERVER_ASSIGNORS)
+                or f"strategies: {', '.join(SERVER_ASSIGNORS)}",
+            )
+            return None
+        return None if b is None else cls(b, str(strategy))
 
     def apply(self, player: Player, action: Action) -> None:
-        player.sim.restart_broker(player.broker(self.broker, action))
+        node = player.broker(self.broker, action)
+        if self.strategy is None:
+            player.sim.restart_broker(node)
+            return
+        if player.sim.cluster.is_alive(node):  # stop it first: its coordinators move away
+            player.sim.fail_broker(node)
+        config = attrs.evolve(
+            player.sim.cluster.config, server_assignor=player.server_assignor_named(self.strategy)
+        )
+        player.sim.restart_broker(node, config, {"group.server.assignor": self.strategy})
 
 
 @frozen
@@ -415,7 +466,10 @@ class Network(ActionArgs):
             v.err(path, "a network fault needs `for` (how long it lasts, e.g. `for: 10s`)")
             return None
         duration = v.duration(m["for"], (*path, "for"))
-        nodes = [*v.consumer_ids, *(f"broker-{i}" for i in range(v.brokers))]
+        if v.design == "zookeeper":  # the 0.8 consumers talk to ZooKeeper, not to a coordinator
+            nodes = [*v.consumer_ids, *v.zk_servers]
+        else:
+            nodes = [*v.consumer_ids, *(f"broker-{i}" for i in range(v.brokers))]
         sides: list[tuple[str, ...]] = []
         if ("partition" in m) == ("isolate" in m):
             v.err(
@@ -454,6 +508,8 @@ class Network(ActionArgs):
                 sides.append(tuple(names))
         if duration is None:
             return None
+        if v.design == "zookeeper" and not _one_ensemble(v, sides, "isolate" in m, path):
+            return None
         return cls(tuple(sides), "isolate" in m, duration)
 
     def apply(self, player: Player, action: Action) -> None:
@@ -463,6 +519,28 @@ class Network(ActionArgs):
             player.sim.partition_network([sides[0]], self.for_ms)
         else:
             player.sim.partition_network(sides, self.for_ms)
+
+
+def _one_ensemble(v: Validator, sides: list[tuple[str, ...]], isolate: bool, path: PathT) -> bool:
+    """Under ``design: zookeeper`` a cut separates consumers from the ensemble, never ZooKeeper
+    servers from each other (a follower cut from its leader, quorum loss: not simulated)."""
+    islands = {
+        server: next((i for i, side in enumerate(sides) if server in side), -1)
+        for server in v.zk_servers
+    }
+    if isolate:
+        islands = {server: -1 if i == -1 else 0 for server, i in islands.items()}
+    if len(set(islands.values())) > 1:
+        split = ", ".join(f"{s}" for s, i in islands.items() if i == islands["zk-0"])
+        v.err(
+            path,
+            "a network fault may cut consumers from ZooKeeper servers, not the ensemble's "
+            f"servers from each other (zk-0's side holds {split})",
+            hint="put every zk-N on one side, or name none of them (the unnamed nodes share "
+            "one more island)",
+        )
+        return False
+    return True
 
 
 # -- raw requests -----------------------------------------------------------------------------

@@ -88,8 +88,11 @@ class Player:
         """Design 2 (``design: coordinator-assigns``): the brokers' strategy, run by the
         coordinator on the cluster's topics as they are then; None for today's protocol."""
         name = self.scenario.cluster.server_assignor
-        if name is None:
-            return None
+        return None if name is None else self.server_assignor_named(name)
+
+    def server_assignor_named(self, name: str) -> Any:
+        """The broker strategy ``name`` (``range``, ``roundrobin``, ``sticky``) as the coordinator
+        runs it; a broker restarted with a new strategy gets its own (``restart_broker``)."""
         from scenarios.server_assignor import server_assignor
 
         return server_assignor(name, lambda: self.sim.cluster.topics())

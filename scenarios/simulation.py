@@ -452,10 +452,24 @@ class Simulation:
         self._after_action()
 
     @_gc_paused_call
-    def restart_broker(self, node: str) -> None:
+    def restart_broker(
+        self,
+        node: str,
+        config: CoordinatorConfig | None = None,
+        changes: Mapping[str, str] | None = None,
+    ) -> None:
+        """Bring a failed broker back; with ``config`` it comes back with that configuration
+        (``changes``, the settings that differ, are logged first as ``sim_broker_reconfigured``)."""
         self._broker(node)
+        if config is not None:
+            self._emit("sim_broker_reconfigured", node=node, config=dict(changes or {}))
         self._emit("sim_broker_restarted", node=node)
-        self._apply_cluster(self.cluster.restart_broker(node, self.engine.now))
+        now = self.engine.now
+        self._apply_cluster(
+            self.cluster.restart_broker(node, now)
+            if config is None
+            else self.cluster.restart_broker(node, now, config)
+        )
         self._after_action()
 
     def partition_network(

@@ -21,7 +21,7 @@ from coordinator.config import JAVA_LIMITS as BROKER_JAVA_LIMITS
 from coordinator.errors import Errors
 from members.config import JAVA_LIMITS
 from scenarios import configkeys as ck
-from scenarios.actions import ACTION_KINDS, ActionArgs, NoteOnly
+from scenarios.actions import ACTION_KINDS, SERVER_ASSIGNORS, ActionArgs, NoteOnly
 from scenarios.checks import CHECK_KINDS, Check
 from scenarios.configkeys import canonical_assignor, known_assignor
 from scenarios.errors import Issue
@@ -73,8 +73,7 @@ ZOOKEEPER_KEYS = ("servers", "lag")
 DESIGNS = ("client-side", "zookeeper", "coordinator-assigns")
 """seed 004's designs: today's protocol (the default), Kafka 0.8's ZooKeeper consumer, and the
 0.9 proposal where the coordinator assigns with the broker's strategy"""
-SERVER_ASSIGNORS = ("range", "roundrobin", "sticky")
-ZK_ACTIONS = ("start", "close", "crash", "add_partitions")
+ZK_ACTIONS = ("start", "close", "crash", "restart", "commit", "add_partitions", "network")
 ZK_CHECKS = ("members", "assignment", "owns", "sizes", "events", "measures")
 ZK_STRATEGIES = {
     "range": "range",
