@@ -580,6 +580,12 @@ SIM_DISCONNECTED = _event(
     "src dst correlation_id",
     "a request failed with a disconnect",
 )
+SIM_REQUEST_DELAYED = _event(
+    _R,
+    "sim_request_delayed",
+    "src dst correlation_id api delay_ms handled_at_ms",
+    "sim.delay_request: the broker handles this request delay_ms late",
+)
 SIM_RAW_RESPONSE = _event(
     _R,
     "sim_raw_response",

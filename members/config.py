@@ -16,7 +16,8 @@ incidents (docs/members.md, "Other clients' behaviour"): no background heartbeat
 (``heartbeat_thread``), no poll timer (``poll_timer``), LeaveGroup on a static member's close
 (``static_leave_group_on_close``), commits during a rebalance (``commit_during_rebalance``), a
 JoinGroup timeout of its own (``join_group_timeout_ms``), fetching while the pre-revocation
-commit is out (``pause_pending_revocation``); and how long a revocation callback takes
+commit is out (``pause_pending_revocation``), a static member keeping its member id when it
+sends no LeaveGroup (``keep_member_id_when_leave_suppressed``); and how long a revocation callback takes
 (``revocation_time_ms``). Their defaults are the Java consumer's, so a scenario that does
 not name them runs exactly as before.
 """
@@ -113,6 +114,10 @@ class ConsumerConfig:
     #: True: close() of a static member sends LeaveGroup with its group.instance.id (librdkafka
     #: 1.6 to 1.7's close(), Kafka 4.x's close(CloseOptions LEAVE_GROUP)); Java's default: none.
     static_leave_group_on_close: bool = False
+    #: True: a static member that does not send LeaveGroup (maybeLeaveGroup: poll timeout,
+    #: unsubscribe) keeps its member id, so its rejoin is not a replacement of itself (the fix
+    #: proposed for KAFKA-20985, apache/kafka#23266, open); Kafka at 1eb7644 wipes it.
+    keep_member_id_when_leave_suppressed: bool = False
     #: True: commit() during a rebalance goes out with the last generation instead of failing
     #: locally (franz-go before 1.4.0, librdkafka); Java fails it with REBALANCE_IN_PROGRESS.
     commit_during_rebalance: bool = False

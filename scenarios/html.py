@@ -61,7 +61,11 @@ _CLIENT_END = {
 def _kind(e: Mapping[str, Any], style: str) -> str:
     """A CSS class for a step: what sort of line it is."""
     name = str(e.get("event", ""))
-    if name.startswith("sim_") and name not in ("sim_message_lost", "sim_disconnected"):
+    if name.startswith("sim_") and name not in (
+        "sim_message_lost",
+        "sim_disconnected",
+        "sim_request_delayed",
+    ):
         return "action"
     if name == "scenario_note":
         return "note"

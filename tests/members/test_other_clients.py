@@ -332,3 +332,94 @@ def test_what_a_revocation_leaves_uncommitted_is_logged_when_asked(pause: bool |
         # every partition C1 owned ran on past the commit's offsets, by whole batches
         assert sorted(records) == sorted(prepare["offsets"])
         assert all(n > 0 and n % 250 == 0 for n in records.values())
+
+
+# --- keep_member_id_when_leave_suppressed / delay_request --------------------------------------
+
+
+def _poll_timeout_rejoin(keep: bool, delay_ms: int | None) -> Simulation:
+    """C2 (static) misses its poll deadline; its next JoinGroup may be held at the broker."""
+    sim = _sim()
+    _stable_pair(
+        sim,
+        static=True,
+        session_timeout_ms=30_000,  # the old member outlives the whole exchange
+        max_poll_interval_ms=3_000,
+        request_timeout_ms=6_000,
+        keep_member_id_when_leave_suppressed=keep,
+    )
+    if delay_ms is not None:
+        sim.delay_request("C2", "JoinGroup", delay_ms)
+    sim.stall("C2", 5_000)
+    sim.run_for(30_000)
+    return sim
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_static_poll_timeout_keeps_the_member_id_only_when_told(keep: bool) -> None:
+    sim = _poll_timeout_rejoin(keep, None)
+    [leave] = sim.events_named("leave_group", node="C2")
+    assert leave["sent"] is False  # static: maybeLeaveGroup sends nothing either way
+    [reset] = sim.events_named("generation_reset", node="C2")
+    assert reset["reset_member_id"] is (not keep)
+    [join] = [
+        e for e in sim.events_named("request_received", api="JoinGroup", src="C2") if e["t_ms"] > 0
+    ][-1:]
+    replaced = sim.events_named("member_replaced", group_id="g")
+    if keep:
+        assert join["member_id"] != ""  # it rejoins as the member it is
+        assert replaced == []
+    else:
+        assert join["member_id"] == ""  # UNKNOWN_MEMBER_ID: the coordinator replaces it
+        assert len(replaced) == 1
+    # alone, either way ends well: one process, one slot, no rebalance
+    assert sim.client_state("C2") == MemberState.STABLE
+    assert sim.generation("g") == 1
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_an_abandoned_blind_join_handled_last_fences_the_live_member(keep: bool) -> None:
+    sim = _poll_timeout_rejoin(keep, 12_000)
+    [held] = sim.events_named("sim_request_delayed", node="C2")
+    assert held["api"] == "JoinGroup" and held["delay_ms"] == 12_000
+    # the client gave it up after max(request.timeout.ms, max.poll.interval.ms + 5 s) = 8 s
+    [timeout] = sim.events_named("request_timeout", node="C2", api="JoinGroup")
+    assert timeout["t_ms"] - held["t_ms"] == 8_000
+    assert timeout["correlation_id"] == held["correlation_id"]
+    handled = [
+        e
+        for e in sim.events_named("request_received", api="JoinGroup", src="C2")
+        if e["correlation_id"] == held["correlation_id"]
+    ]
+    assert [e["t_ms"] for e in handled] == [held["handled_at_ms"]]
+    if keep:
+        assert sim.events_named("member_replaced", group_id="g") == []
+        assert sim.client_state("C2") == MemberState.STABLE
+        assert sim.events_named("consumer_fatal", node="C2") == []
+    else:
+        # the resend replaced C2's member first, the held join replaced it again
+        assert len(sim.events_named("member_replaced", group_id="g")) == 2
+        [fatal] = sim.events_named("consumer_fatal", node="C2")
+        assert fatal["error"] == "FENCED_INSTANCE_ID"
+        assert fatal["t_ms"] > held["handled_at_ms"]
+
+
+def test_a_delay_applies_to_the_next_matching_request_only() -> None:
+    sim = _sim()
+    _stable_pair(sim)
+    sim.delay_request("C1", "OffsetCommit", 700)
+    sim.run_for(1_000)  # positions to commit
+    sim.commit("C1")
+    sim.run_for(2_000)
+    sim.commit("C1")
+    sim.run_for(2_000)
+    [held] = sim.events_named("sim_request_delayed")
+    commits = sim.events_named("request_received", api="OffsetCommit", src="C1")
+    assert [e["correlation_id"] for e in commits][:1] == [held["correlation_id"]]
+    assert commits[0]["t_ms"] == held["handled_at_ms"]
+    # the next commit is not held: handled one network hop after it was sent
+    [sent] = [e for e in sim.events_named("request_sent", node="C1", api="OffsetCommit")][1:2]
+    [later] = [e for e in commits if e["correlation_id"] == sent["correlation_id"]]
+    assert later["t_ms"] - sent["t_ms"] <= 1
+    with pytest.raises(Exception, match="must be > 0"):
+        sim.delay_request("C1", "JoinGroup", 0)

@@ -36,6 +36,7 @@ INCIDENTS = (
     "incident-auto-commit-duplicates-eager",
     "incident-max-poll-stuck-consumer",
     "incident-rolling-restart-never-stable",
+    "incident-static-fenced-by-own-join",
 )
 
 
