@@ -420,6 +420,12 @@ COMMIT_FAILED = _event(
     "group_id purpose error retriable generation_id retry_in_ms",
     "an OffsetCommit failed (locally or by its answer)",
 )
+COMMIT_RETRIED = _event(
+    _M,
+    "commit_retried",
+    "group_id purpose error generation_id retry_generation_id tries",
+    "franz-go 1.4 sends a commit that spanned a cooperative rebalance again",
+)
 JOIN_PREPARE_COMMIT_TIMEOUT = _event(
     _M,
     "join_prepare_commit_timeout",

@@ -1884,6 +1884,9 @@ class Consumer:
         if error is None:
             self._finish_commit(op, None, now, False)
             return
+        if self.config.commit_error_handling != "java" and error in _GROUP_COMMIT_ERRORS:
+            self._franz_go_commit_error(op, resp, error, now)
+            return
         if error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION):
             self._finish_commit(op, error.name, now, True)
         elif error in (
@@ -1929,6 +1932,52 @@ class Consumer:
                 )
         else:
             self._finish_commit(op, error.name, now, False)
+
+    def _franz_go_commit_error(
+        self, op: CommitResult, resp: OffsetCommitResponse, error: Errors, now: int
+    ) -> None:
+        """franz-go's groupConsumer.commit: the answer goes to the caller's onDone and the
+        membership is left alone (the heartbeat loop alone finds rebalances). From 1.4.0
+        (commitAcrossRebalance, commit d11066f, franz-go#137), a cooperative member first sends
+        the commit again, with the generation it has by then, while every partition failed with
+        REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION, it still owns every committed partition
+        and it has tried fewer than three times (one failure per cooperative round)."""
+        errors = {p.error_code for t in resp.topics for p in t.partitions}
+        if (
+            self.config.commit_error_handling == "franz-go-1.4"
+            and self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+            and op.tries < 3
+            and errors <= _ACROSS_REBALANCE_ERRORS
+            and set(op.offsets) <= set(self.assignment)
+        ):
+            op.tries += 1
+            self._emit(
+                "commit_retried",
+                t_ms=now,
+                purpose=op.purpose,
+                error=error.name,
+                generation_id=op.generation_id,
+                retry_generation_id=self.membership.commit_generation.generation_id,
+                tries=op.tries,
+            )
+            op.generation_id = self.membership.commit_generation.generation_id
+            self._send_commit(op, now)
+            return
+        self._finish_commit(op, error.name, now, False)
+
+
+#: The OffsetCommit errors about the group membership: the Java client resets, rejoins or
+#: fails on them; franz-go (``commit_error_handling``) only reports them to the caller.
+_GROUP_COMMIT_ERRORS = frozenset(
+    {
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.ILLEGAL_GENERATION,
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.FENCED_INSTANCE_ID,
+    }
+)
+#: The errors franz-go 1.4's commitAcrossRebalance retries.
+_ACROSS_REBALANCE_ERRORS = frozenset({Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION})
 
 
 _HANDLERS: dict[type, Any] = {

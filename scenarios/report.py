@@ -51,6 +51,7 @@ ACTION_EVENTS = {
 TEACHING_EVENTS = frozenset(
     {
         ev.SIM_REQUEST_DELAYED,
+        ev.COMMIT_RETRIED,
         # design 1 (ZooKeeper): only its runs log these
         ev.ZK_CONSUMER_REGISTERED,
         ev.ZK_SESSION_EXPIRED,

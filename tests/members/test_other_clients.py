@@ -423,3 +423,129 @@ def test_a_delay_applies_to_the_next_matching_request_only() -> None:
     assert later["t_ms"] - sent["t_ms"] <= 1
     with pytest.raises(Exception, match="must be > 0"):
         sim.delay_request("C1", "JoinGroup", 0)
+
+
+# --- commit_error_handling (franz-go#137) -------------------------------------------------------
+
+
+def _commit_race(handling: str) -> Simulation:
+    """The race of incident-commit-races-cooperative-round: C1 commits with generation 2 just
+    after round 2's join phase ended, before its JoinGroup answer arrives."""
+    from scenarios.network import NetworkConfig
+
+    sim = Simulation(
+        brokers=1,
+        topics={"T": 4},
+        seed=2,
+        coordinator_config=FAST,
+        network=NetworkConfig(latency_ms=50),
+    )
+    config: dict[str, Any] = {
+        "group_id": "g",
+        "session_timeout_ms": 10_000,
+        "heartbeat_interval_ms": 1_000,
+        "partition_assignment_strategy": ["cooperative-sticky"],
+        "enable_auto_commit": False,
+        "commit_during_rebalance": True,
+        "commit_error_handling": handling,
+    }
+    for cid in ("C1", "C2", "C3"):
+        sim.add_consumer(cid, topics=["T"], **config)
+    sim.start(["C1", "C2"])
+    assert sim.run_until_stable("g")
+    sim.run_for(2_000)
+    sim.start("C3")
+    # commit as soon as the coordinator has ended round 2's join phase (generation 3)
+    assert sim.run_until(lambda: sim.generation("g") == 3, timeout_ms=30_000)
+    sim.run_for(10)
+    sim.commit("C1")
+    sim.run_for(20_000)
+    return sim
+
+
+@pytest.mark.parametrize("handling", ["java", "franz-go-1.3", "franz-go-1.4"])
+def test_a_commit_spanning_the_second_round_is_handled_per_client(handling: str) -> None:
+    sim = _commit_race(handling)
+    [answer] = [
+        e
+        for e in sim.events_named("response_received", node="C1", api="OffsetCommit")
+        if e["error"] == "ILLEGAL_GENERATION"
+    ]
+    retried = sim.events_named("commit_retried", node="C1")
+    resets = [
+        e for e in sim.events_named("generation_reset", node="C1") if e["t_ms"] >= answer["t_ms"]
+    ]
+    if handling == "java":
+        # OffsetCommitResponseHandler: reset the generation and rejoin, a third round
+        assert resets and retried == []
+        assert sim.generation("g") == 4
+    elif handling == "franz-go-1.3":
+        # the error goes to the caller; nothing else happens
+        assert resets == [] and retried == []
+        [failed] = sim.events_named("commit_failed", node="C1", error="ILLEGAL_GENERATION")
+        assert failed["t_ms"] == answer["t_ms"]
+        assert sim.generation("g") == 3
+    else:
+        # commitAcrossRebalance: sent again with generation 3, accepted, no third round
+        assert resets == []
+        [retry] = retried
+        assert (retry["generation_id"], retry["retry_generation_id"], retry["tries"]) == (2, 3, 2)
+        assert sim.events_named("commit_completed", node="C1", generation_id=3)
+        assert sim.events_named("commit_failed", node="C1") == []
+        assert sim.generation("g") == 3
+    assert sim.client_state("C1") == MemberState.STABLE
+
+
+def test_franz_go_1_4_retries_at_most_twice_and_only_what_it_still_owns() -> None:
+    from assignors.api import TopicPartition
+    from coordinator.errors import Errors
+    from coordinator.protocol import (
+        OffsetCommitResponse,
+        OffsetCommitResponsePartition,
+        OffsetCommitResponseTopic,
+    )
+    from members.offsets import CommitResult
+
+    sim = _sim()
+    _stable_pair(
+        sim,
+        partition_assignment_strategy=["cooperative-sticky"],
+        commit_error_handling="franz-go-1.4",
+        commit_during_rebalance=True,
+    )
+    c1 = sim.consumer("C1")
+    owned = c1.assignment[0]
+    not_owned = next(
+        tp for tp in (TopicPartition("T", p) for p in range(4)) if tp not in c1.assignment
+    )
+
+    def answer(op: CommitResult, error: Errors) -> None:
+        resp = OffsetCommitResponse(
+            topics=(
+                OffsetCommitResponseTopic(
+                    "T",
+                    tuple(OffsetCommitResponsePartition(tp.partition, error) for tp in op.offsets),
+                ),
+            )
+        )
+        c1._franz_go_commit_error(op, resp, error, sim.now)
+
+    op = CommitResult(sim.now, "manual", {owned: 5}, 1)
+    answer(op, Errors.ILLEGAL_GENERATION)
+    answer(op, Errors.REBALANCE_IN_PROGRESS)
+    assert op.tries == 3 and not op.done
+    answer(op, Errors.ILLEGAL_GENERATION)  # the third failure goes to the caller
+    assert op.done and op.error == "ILLEGAL_GENERATION"
+    assert len(sim.events_named("commit_retried", node="C1")) == 2
+    gone = CommitResult(sim.now, "manual", {owned: 5, not_owned: 5}, 1)
+    answer(gone, Errors.ILLEGAL_GENERATION)  # no longer owns everything it commits
+    assert gone.done and gone.tries == 1
+    other = CommitResult(sim.now, "manual", {owned: 5}, 1)
+    answer(other, Errors.UNKNOWN_MEMBER_ID)  # not a generation error: reported, kept in group
+    assert other.done and other.error == "UNKNOWN_MEMBER_ID"
+    assert sim.client_state("C1") == MemberState.STABLE
+
+
+def test_commit_error_handling_is_validated() -> None:
+    with pytest.raises(ConfigError, match=r"commit\.error\.handling must be one of"):
+        ConsumerConfig(group_id="g", commit_error_handling="franz")

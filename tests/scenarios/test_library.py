@@ -37,6 +37,7 @@ INCIDENTS = (
     "incident-max-poll-stuck-consumer",
     "incident-rolling-restart-never-stable",
     "incident-static-fenced-by-own-join",
+    "incident-franz-go-commit-retry",
 )
 
 
