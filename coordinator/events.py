@@ -426,6 +426,12 @@ COMMIT_RETRIED = _event(
     "group_id purpose error generation_id retry_generation_id tries",
     "franz-go 1.4 sends a commit that spanned a cooperative rebalance again",
 )
+STICKY_OWNED_IGNORED = _event(
+    _M,
+    "sticky_owned_ignored",
+    "group_id generation_id computed withheld",
+    "librdkafka 1.6's leader assigned as if nobody owned anything, then withheld moves",
+)
 JOIN_PREPARE_COMMIT_TIMEOUT = _event(
     _M,
     "join_prepare_commit_timeout",

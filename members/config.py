@@ -18,7 +18,8 @@ incidents (docs/members.md, "Other clients' behaviour"): no background heartbeat
 JoinGroup timeout of its own (``join_group_timeout_ms``), fetching while the pre-revocation
 commit is out (``pause_pending_revocation``), a static member keeping its member id when it
 sends no LeaveGroup (``keep_member_id_when_leave_suppressed``), franz-go's handling of a failed
-commit (``commit_error_handling``); and how long a revocation callback takes
+commit (``commit_error_handling``), librdkafka 1.6's cooperative-sticky leader
+(``sticky_assignor_ignores_owned``); and how long a revocation callback takes
 (``revocation_time_ms``). Their defaults are the Java consumer's, so a scenario that does
 not name them runs exactly as before.
 """
@@ -125,6 +126,11 @@ class ConsumerConfig:
     #: True: commit() during a rebalance goes out with the last generation instead of failing
     #: locally (franz-go before 1.4.0, librdkafka); Java fails it with REBALANCE_IN_PROGRESS.
     commit_during_rebalance: bool = False
+    #: True: the leader's cooperative-sticky assignment ignores the partitions the members own
+    #: (librdkafka before 1.7.0: prepopulateCurrentAssignments read the empty output list, fixed
+    #: by commit 168a88ca5, librdkafka#3306), and librdkafka's cooperative step then withholds
+    #: what moved between owners (members/librdkafka_assignor.py); False: Kafka's assignor.
+    sticky_assignor_ignores_owned: bool = False
     #: How an OffsetCommit answered REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID
     #: or FENCED_INSTANCE_ID is handled: ``java`` (OffsetCommitResponseHandler: reset, rejoin,
     #: fail), ``franz-go-1.3`` (franz-go before 1.4.0: the error goes to the caller, the group

@@ -76,7 +76,7 @@ from coordinator.protocol import (
     SyncGroupResponse,
     error_name,
 )
-from members import rebalance
+from members import librdkafka_assignor, rebalance
 from members.application import ApplicationLoop
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -1557,7 +1557,10 @@ class Consumer:
             group_topics = self._group_subscription or ()
             cluster = self._md.cluster(group_topics)
             try:
-                result = assignor.instance.assign(cluster, subscriptions)
+                if self.config.sticky_assignor_ignores_owned and name == COOPERATIVE_STICKY:
+                    result = self._librdkafka_1_6_assign(assignor.instance, cluster, pending, now)
+                else:
+                    result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
                 self.membership.fail_join(
                     Errors.UNKNOWN_SERVER_ERROR,
@@ -1603,6 +1606,24 @@ class Consumer:
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
         self.membership.send_sync_group(assignments, now)
+
+    def _librdkafka_1_6_assign(
+        self, instance: Any, cluster: Any, pending: Any, now: int
+    ) -> dict[str, list[TopicPartition]]:
+        """sticky_assignor_ignores_owned: librdkafka 1.6's leader (members/librdkafka_assignor.py):
+        the assignor runs as if nobody owned anything, then the cooperative step withholds what
+        it moved between owners."""
+        subscriptions = {member_id: sub for member_id, _, sub in pending.members}
+        raw = instance.assign(cluster, librdkafka_assignor.without_owned(subscriptions))
+        result = librdkafka_assignor.cooperative_adjust(subscriptions, raw)
+        self._emit(
+            "sticky_owned_ignored",
+            t_ms=now,
+            generation_id=self.generation.generation_id,
+            computed={m: [str(tp) for tp in ps] for m, ps in raw.items()},
+            withheld=[str(tp) for tp in librdkafka_assignor.withheld(raw, result)],
+        )
+        return result
 
     def _maybe_update_group_subscription(
         self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int

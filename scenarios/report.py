@@ -52,6 +52,7 @@ TEACHING_EVENTS = frozenset(
     {
         ev.SIM_REQUEST_DELAYED,
         ev.COMMIT_RETRIED,
+        ev.STICKY_OWNED_IGNORED,
         # design 1 (ZooKeeper): only its runs log these
         ev.ZK_CONSUMER_REGISTERED,
         ev.ZK_SESSION_EXPIRED,

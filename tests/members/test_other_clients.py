@@ -549,3 +549,58 @@ def test_franz_go_1_4_retries_at_most_twice_and_only_what_it_still_owns() -> Non
 def test_commit_error_handling_is_validated() -> None:
     with pytest.raises(ConfigError, match=r"commit\.error\.handling must be one of"):
         ConsumerConfig(group_id="g", commit_error_handling="franz")
+
+
+# --- sticky_assignor_ignores_owned (confluent-kafka-go#622, librdkafka 168a88ca5) ---------------
+
+
+def test_librdkafkas_cooperative_step_withholds_moves_between_owners() -> None:
+    from assignors.api import Subscription, TopicPartition
+    from members import librdkafka_assignor
+
+    def tps(*ps: int) -> list[TopicPartition]:
+        return [TopicPartition("t", p) for p in ps]
+
+    subs = {
+        "a": Subscription(["t"], owned_partitions=tps(0, 2, 4)),
+        "b": Subscription(["t"], owned_partitions=tps(1, 3, 5)),
+        "c": Subscription(["t"]),
+    }
+    assert all(s.owned_partitions == () for s in librdkafka_assignor.without_owned(subs).values())
+    raw = {"a": tps(0, 3), "b": tps(1, 4), "c": tps(2, 6)}  # 5 assigned to nobody
+    adjusted = librdkafka_assignor.cooperative_adjust(subs, raw)
+    # kept where the owner did not change, new partitions assigned, moves withheld, and an
+    # owned partition nobody was given goes back to its owner
+    assert adjusted == {"a": tps(0), "b": tps(1, 5), "c": tps(6)}
+    assert librdkafka_assignor.withheld(raw, adjusted) == tps(2, 3, 4)
+
+
+@pytest.mark.parametrize("ignores", [False, True])
+def test_a_librdkafka_1_6_leader_moves_more_than_the_minimum(ignores: bool) -> None:
+    sim = Simulation(brokers=1, topics={"T": 6}, seed=1, coordinator_config=FAST)
+    for cid in ("C1", "C2", "C3"):
+        sim.add_consumer(
+            cid,
+            topics=["T"],
+            group_id="g",
+            session_timeout_ms=10_000,
+            heartbeat_interval_ms=1_000,
+            partition_assignment_strategy=["cooperative-sticky"],
+            sticky_assignor_ignores_owned=ignores,
+        )
+    sim.start(["C1", "C2"])
+    assert sim.run_until_stable("g")
+    before = {c: set(sim.assignment(c)) for c in ("C1", "C2")}
+    sim.start("C3")
+    sim.run_for(1_000)
+    assert sim.run_until_stable("g")
+    after = {c: set(sim.assignment(c)) for c in ("C1", "C2", "C3")}
+    moved = sum(len(after[c] - before[c]) for c in ("C1", "C2")) + len(after["C3"])
+    assert sorted(len(a) for a in after.values()) == [2, 2, 2]
+    ignored = sim.events_named("sticky_owned_ignored")
+    if ignores:
+        # a fresh round-robin each time: the old members swap partitions too
+        assert moved > 2 and ignored
+        assert all(e["node"] == sim.leader("g") for e in ignored)
+    else:
+        assert moved == 2 and ignored == []  # the minimum: two partitions, both to C3

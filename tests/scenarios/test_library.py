@@ -38,6 +38,7 @@ INCIDENTS = (
     "incident-rolling-restart-never-stable",
     "incident-static-fenced-by-own-join",
     "incident-franz-go-commit-retry",
+    "incident-cooperative-sticky-librdkafka-1-6",
 )
 
 
