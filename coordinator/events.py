@@ -432,6 +432,18 @@ COMMIT_FAILED = _event(
     "group_id purpose error retriable generation_id retry_in_ms",
     "an OffsetCommit failed (locally or by its answer)",
 )
+COMMIT_RETRIED = _event(
+    _M,
+    "commit_retried",
+    "group_id purpose error generation_id retry_generation_id tries",
+    "franz-go 1.4 sends a commit that spanned a cooperative rebalance again",
+)
+STICKY_OWNED_IGNORED = _event(
+    _M,
+    "sticky_owned_ignored",
+    "group_id generation_id computed withheld",
+    "librdkafka 1.6's leader assigned as if nobody owned anything, then withheld moves",
+)
 JOIN_PREPARE_COMMIT_TIMEOUT = _event(
     _M,
     "join_prepare_commit_timeout",
@@ -620,6 +632,12 @@ SIM_DISCONNECTED = _event(
     "sim_disconnected",
     "src dst correlation_id",
     "a request failed with a disconnect",
+)
+SIM_REQUEST_DELAYED = _event(
+    _R,
+    "sim_request_delayed",
+    "src dst correlation_id api delay_ms handled_at_ms",
+    "sim.delay_request: the broker handles this request delay_ms late",
 )
 SIM_RAW_RESPONSE = _event(
     _R,

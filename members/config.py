@@ -16,7 +16,10 @@ incidents (docs/members.md, "Other clients' behaviour"): no background heartbeat
 (``heartbeat_thread``), no poll timer (``poll_timer``), LeaveGroup on a static member's close
 (``static_leave_group_on_close``), commits during a rebalance (``commit_during_rebalance``), a
 JoinGroup timeout of its own (``join_group_timeout_ms``), fetching while the pre-revocation
-commit is out (``pause_pending_revocation``); and how long a revocation callback takes
+commit is out (``pause_pending_revocation``), a static member keeping its member id when it
+sends no LeaveGroup (``keep_member_id_when_leave_suppressed``), franz-go's handling of a failed
+commit (``commit_error_handling``), librdkafka 1.6's cooperative-sticky leader
+(``sticky_assignor_ignores_owned``); and how long a revocation callback takes
 (``revocation_time_ms``). Their defaults are the Java consumer's, so a scenario that does
 not name them runs exactly as before.
 """
@@ -42,6 +45,9 @@ def _strategy(value: Any) -> tuple[str | PartitionAssignor, ...]:
 def _lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
+
+#: ``commit_error_handling``'s values: the Java client's, franz-go's before and after 1.4.0.
+COMMIT_ERROR_HANDLINGS: tuple[str, ...] = ("java", "franz-go-1.3", "franz-go-1.4")
 
 #: GroupProtocol's constants, as ConfigDef.CaseInsensitiveValidString lists them.
 GROUP_PROTOCOLS: tuple[str, ...] = ("classic", "consumer")
@@ -113,9 +119,26 @@ class ConsumerConfig:
     #: True: close() of a static member sends LeaveGroup with its group.instance.id (librdkafka
     #: 1.6 to 1.7's close(), Kafka 4.x's close(CloseOptions LEAVE_GROUP)); Java's default: none.
     static_leave_group_on_close: bool = False
+    #: True: a static member that does not send LeaveGroup (maybeLeaveGroup: poll timeout,
+    #: unsubscribe) keeps its member id, so its rejoin is not a replacement of itself (the fix
+    #: proposed for KAFKA-20985, apache/kafka#23266, open); Kafka at 1eb7644 wipes it.
+    keep_member_id_when_leave_suppressed: bool = False
     #: True: commit() during a rebalance goes out with the last generation instead of failing
     #: locally (franz-go before 1.4.0, librdkafka); Java fails it with REBALANCE_IN_PROGRESS.
     commit_during_rebalance: bool = False
+    #: True: the leader's cooperative-sticky assignment ignores the partitions the members own
+    #: (librdkafka before 1.7.0: prepopulateCurrentAssignments read the empty output list, fixed
+    #: by commit 168a88ca5, librdkafka#3306), and librdkafka's cooperative step then withholds
+    #: what moved between owners (members/librdkafka_assignor.py); False: Kafka's assignor.
+    sticky_assignor_ignores_owned: bool = False
+    #: How an OffsetCommit answered REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID
+    #: or FENCED_INSTANCE_ID is handled: ``java`` (OffsetCommitResponseHandler: reset, rejoin,
+    #: fail), ``franz-go-1.3`` (franz-go before 1.4.0: the error goes to the caller, the group
+    #: membership is left alone) or ``franz-go-1.4`` (commitAcrossRebalance, commit d11066f: a
+    #: cooperative member that still owns every committed partition sends the commit again,
+    #: with the generation it has then, up to three tries, when every partition failed with
+    #: REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION; else as 1.3).
+    commit_error_handling: str = "java"
     #: How long a JoinGroup waits for its answer; None: Kafka's max(request.timeout.ms,
     #: rebalance timeout + 5 s). sarama waits Net.ReadTimeout (30 s), less than its 60 s
     #: Rebalance.Timeout.
@@ -190,6 +213,11 @@ class ConsumerConfig:
         ):
             got = self.join_group_timeout_ms
             raise ConfigError(f"join.group.timeout.ms must be a positive integer, got {got!r}")
+        if self.commit_error_handling not in COMMIT_ERROR_HANDLINGS:
+            raise ConfigError(
+                f"commit.error.handling must be one of {', '.join(COMMIT_ERROR_HANDLINGS)}, "
+                f"got {self.commit_error_handling!r}"
+            )
         if self.processing_time_per_record_ms < 0:
             raise ConfigError("processing_time_per_record_ms must be >= 0")
         if self.metadata_max_age_ms == 0:

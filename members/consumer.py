@@ -76,7 +76,7 @@ from coordinator.protocol import (
     SyncGroupResponse,
     error_name,
 )
-from members import rebalance
+from members import librdkafka_assignor, rebalance
 from members.application import ApplicationLoop
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -1573,7 +1573,10 @@ class Consumer:
             group_topics = self._group_subscription or ()
             cluster = self._md.cluster(group_topics)
             try:
-                result = assignor.instance.assign(cluster, subscriptions)
+                if self.config.sticky_assignor_ignores_owned and name == COOPERATIVE_STICKY:
+                    result = self._librdkafka_1_6_assign(assignor.instance, cluster, pending, now)
+                else:
+                    result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
                 self.membership.fail_join(
                     Errors.UNKNOWN_SERVER_ERROR,
@@ -1619,6 +1622,24 @@ class Consumer:
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
         self.membership.send_sync_group(assignments, now)
+
+    def _librdkafka_1_6_assign(
+        self, instance: Any, cluster: Any, pending: Any, now: int
+    ) -> dict[str, list[TopicPartition]]:
+        """sticky_assignor_ignores_owned: librdkafka 1.6's leader (members/librdkafka_assignor.py):
+        the assignor runs as if nobody owned anything, then the cooperative step withholds what
+        it moved between owners."""
+        subscriptions = {member_id: sub for member_id, _, sub in pending.members}
+        raw = instance.assign(cluster, librdkafka_assignor.without_owned(subscriptions))
+        result = librdkafka_assignor.cooperative_adjust(subscriptions, raw)
+        self._emit(
+            "sticky_owned_ignored",
+            t_ms=now,
+            generation_id=self.generation.generation_id,
+            computed={m: [str(tp) for tp in ps] for m, ps in raw.items()},
+            withheld=[str(tp) for tp in librdkafka_assignor.withheld(raw, result)],
+        )
+        return result
 
     def _maybe_update_group_subscription(
         self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int
@@ -1900,6 +1921,9 @@ class Consumer:
         if error is None:
             self._finish_commit(op, None, now, False)
             return
+        if self.config.commit_error_handling != "java" and error in _GROUP_COMMIT_ERRORS:
+            self._franz_go_commit_error(op, resp, error, now)
+            return
         if error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION):
             self._finish_commit(op, error.name, now, True)
         elif error in (
@@ -1945,6 +1969,52 @@ class Consumer:
                 )
         else:
             self._finish_commit(op, error.name, now, False)
+
+    def _franz_go_commit_error(
+        self, op: CommitResult, resp: OffsetCommitResponse, error: Errors, now: int
+    ) -> None:
+        """franz-go's groupConsumer.commit: the answer goes to the caller's onDone and the
+        membership is left alone (the heartbeat loop alone finds rebalances). From 1.4.0
+        (commitAcrossRebalance, commit d11066f, franz-go#137), a cooperative member first sends
+        the commit again, with the generation it has by then, while every partition failed with
+        REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION, it still owns every committed partition
+        and it has tried fewer than three times (one failure per cooperative round)."""
+        errors = {p.error_code for t in resp.topics for p in t.partitions}
+        if (
+            self.config.commit_error_handling == "franz-go-1.4"
+            and self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+            and op.tries < 3
+            and errors <= _ACROSS_REBALANCE_ERRORS
+            and set(op.offsets) <= set(self.assignment)
+        ):
+            op.tries += 1
+            self._emit(
+                "commit_retried",
+                t_ms=now,
+                purpose=op.purpose,
+                error=error.name,
+                generation_id=op.generation_id,
+                retry_generation_id=self.membership.commit_generation.generation_id,
+                tries=op.tries,
+            )
+            op.generation_id = self.membership.commit_generation.generation_id
+            self._send_commit(op, now)
+            return
+        self._finish_commit(op, error.name, now, False)
+
+
+#: The OffsetCommit errors about the group membership: the Java client resets, rejoins or
+#: fails on them; franz-go (``commit_error_handling``) only reports them to the caller.
+_GROUP_COMMIT_ERRORS = frozenset(
+    {
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.ILLEGAL_GENERATION,
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.FENCED_INSTANCE_ID,
+    }
+)
+#: The errors franz-go 1.4's commitAcrossRebalance retries.
+_ACROSS_REBALANCE_ERRORS = frozenset({Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION})
 
 
 _HANDLERS: dict[type, Any] = {

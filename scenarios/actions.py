@@ -543,6 +543,60 @@ def _one_ensemble(v: Validator, sides: list[tuple[str, ...]], isolate: bool, pat
     return True
 
 
+#: The requests a consumer sends that ``delay_request`` may hold (``api`` names, as in logs).
+DELAYABLE_APIS: tuple[str, ...] = (
+    "JoinGroup",
+    "SyncGroup",
+    "Heartbeat",
+    "LeaveGroup",
+    "OffsetCommit",
+    "OffsetFetch",
+    "FindCoordinator",
+    "ConsumerGroupHeartbeat",
+)
+
+
+@frozen
+class DelayRequest(ActionArgs):
+    """``delay_request: {from: S1, api: JoinGroup, for: 15s}``: the next such request ``S1``
+    sends reaches the coordinator ``for`` late (a stalled broker thread holds it), while later
+    requests, a resend on a new connection included, are handled at once."""
+
+    kind: ClassVar[str] = "delay_request"
+    node: str
+    api: str
+    for_ms: int
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> DelayRequest | None:
+        m = v.mapping(raw, path, "delay_request")
+        if m is None:
+            return None
+        v.check_keys(m, path, ("from", "api", "for"), "delay_request")
+        missing = [k for k in ("from", "api", "for") if k not in m]
+        if missing:
+            v.err(
+                path,
+                f"delay_request needs {', '.join(f'`{k}`' for k in missing)} "
+                "(e.g. `{from: C1, api: JoinGroup, for: 15s}`)",
+            )
+            return None
+        node = v.string(m["from"], (*path, "from"))
+        ok = node is not None and v.ref(node, (*path, "from"), v.consumer_ids, "consumer")
+        api = v.string(m["api"], (*path, "api"))
+        ok = api is not None and v.ref(api, (*path, "api"), DELAYABLE_APIS, "api") and ok
+        ms = v.duration(m["for"], (*path, "for"))
+        if ms is not None and ms <= 0:
+            v.err((*path, "for"), f"a delay must be positive, got {m['for']!r}")
+            ms = None
+        if not ok or ms is None or node is None or api is None:
+            return None
+        return cls(node, api, ms)
+
+    def apply(self, player: Player, action: Action) -> None:
+        player.sim.delay_request(self.node, self.api, self.for_ms)
+
+
 # -- raw requests -----------------------------------------------------------------------------
 
 
@@ -811,6 +865,7 @@ ACTION_KINDS: dict[str, type[ActionArgs]] = {
         CrashBroker,
         RestartBroker,
         Network,
+        DelayRequest,
         Send,
     )
 }

@@ -52,6 +52,9 @@ CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
     "poll.timer": ("poll_timer", Kind.BOOL),
     "static.leave.group.on.close": ("static_leave_group_on_close", Kind.BOOL),
     "commit.during.rebalance": ("commit_during_rebalance", Kind.BOOL),
+    "commit.error.handling": ("commit_error_handling", Kind.STRING),
+    "sticky.assignor.ignores.owned": ("sticky_assignor_ignores_owned", Kind.BOOL),
+    "keep.member.id.when.leave.suppressed": ("keep_member_id_when_leave_suppressed", Kind.BOOL),
     "join.group.timeout.ms": ("join_group_timeout_ms", Kind.DURATION),
     "pause.pending.revocation": ("pause_pending_revocation", Kind.BOOL),
 }

@@ -146,6 +146,9 @@ class Simulation:
         self._raw: dict[str, _RawClient] = {}
         # (client, correlation_id) -> (broker, incarnation): requests awaiting an answer
         self._outstanding: dict[tuple[str, int], tuple[str, int]] = {}
+        # (client, api) -> delays still to apply, in order: the next such requests are held
+        # at the broker that long before the coordinator handles them (sim.delay_request)
+        self._held: dict[tuple[str, str], list[int]] = {}
         # every member id a consumer ever had -> its consumer id (for past members too)
         self._member_names: dict[str, str] = {}
         self.check_invariants = check_invariants
@@ -409,6 +412,17 @@ class Simulation:
         self._emit("sim_consumer_stall", node=consumer_id, duration_ms=duration_ms)
         self._apply(consumer_id, slot.consumer.stall(duration_ms, self.engine.now))
         self._after_action()
+
+    @_gc_paused_call
+    def delay_request(self, node: str, api: str, delay_ms: int) -> None:
+        """The next ``api`` request ``node`` sends to a broker reaches the coordinator
+        ``delay_ms`` late: the broker's thread that reads it stalls on it (a network or request
+        handler thread blocked), while requests on other connections, a resend of it included,
+        are handled at once. The client neither knows nor waits: its own request timeout runs."""
+        self._slot(node)
+        if delay_ms <= 0:
+            raise SimulationError(f"a request delay must be > 0, got {delay_ms}")
+        self._held.setdefault((node, api), []).append(delay_ms)
 
     # --- cluster ------------------------------------------------------------------------------
 
@@ -797,9 +811,32 @@ class Simulation:
                     )
             return
         if to_broker:
+            if self._held:
+                at = self._maybe_hold(send, at)
             self.engine.schedule(at, self._deliver_request, (send, self._broker_epoch[dst]))
         else:
             self.engine.schedule(at, self._deliver, send)
+
+    def _maybe_hold(self, send: Send, at: int) -> int:
+        """When the request is handled: ``at``, or later if ``delay_request`` holds it."""
+        api = type(send.message).__name__.removesuffix("Request")
+        delays = self._held.get((send.src, api))
+        if not delays:
+            return at
+        delay = delays.pop(0)
+        if not delays:
+            del self._held[(send.src, api)]
+        self._emit(
+            "sim_request_delayed",
+            node=send.src,
+            src=send.src,
+            dst=send.dst,
+            correlation_id=send.correlation_id,
+            api=api,
+            delay_ms=delay,
+            handled_at_ms=at + delay,
+        )
+        return at + delay
 
     def _deliver_request(self, arg: tuple[Send, int]) -> None:
         send, epoch = arg

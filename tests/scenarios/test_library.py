@@ -36,6 +36,9 @@ INCIDENTS = (
     "incident-auto-commit-duplicates-eager",
     "incident-max-poll-stuck-consumer",
     "incident-rolling-restart-never-stable",
+    "incident-static-fenced-by-own-join",
+    "incident-franz-go-commit-retry",
+    "incident-cooperative-sticky-librdkafka-1-6",
 )
 
 
