@@ -420,6 +420,18 @@ COMMIT_FAILED = _event(
     "group_id purpose error retriable generation_id retry_in_ms",
     "an OffsetCommit failed (locally or by its answer)",
 )
+TXN_COMMITTED = _event(
+    _M,
+    "txn_committed",
+    "group_id transactional_id producer_id generation_id offsets",
+    "the exactly-once loop's transaction committed its offsets (EndTxn COMMIT answered)",
+)
+TXN_ABORTED = _event(
+    _M,
+    "txn_aborted",
+    "group_id transactional_id producer_id generation_id error offsets",
+    "the exactly-once loop aborted its transaction (a fenced TxnOffsetCommit ...)",
+)
 JOIN_PREPARE_COMMIT_TIMEOUT = _event(
     _M,
     "join_prepare_commit_timeout",

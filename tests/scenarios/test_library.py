@@ -36,6 +36,8 @@ INCIDENTS = (
     "incident-auto-commit-duplicates-eager",
     "incident-max-poll-stuck-consumer",
     "incident-rolling-restart-never-stable",
+    # the exactly-once loop (issue 16: sendOffsetsToTransaction at the consumer)
+    "exactly-once-zombie-fenced",
 )
 
 
