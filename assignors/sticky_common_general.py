@@ -433,7 +433,7 @@ class _GeneralBuilder:
                 self.lists[m] = lst
             self.owner = owner_before
             self.counts = counts_before
-        return BuildResult(lists=self.lists, transferring=None)
+        return BuildResult.from_lists(self.lists, None)
 
 
 def build_general(

@@ -235,6 +235,18 @@ CONSUMER_GROUP_STATE_CHANGED = _event(
     "group_id state_from state_to group_epoch assignment_epoch",
     "a consumer group's derived state changes (Empty, Assigning, Reconciling, Stable, Dead)",
 )
+GROUP_UPGRADED = _event(
+    _C,
+    "group_upgraded",
+    "group_id generation_id members",
+    "KIP-848 online upgrade: a classic group became a consumer group (its tombstone landed)",
+)
+GROUP_DOWNGRADED = _event(
+    _C,
+    "group_downgraded",
+    "group_id generation_id members",
+    "KIP-848 online downgrade: a consumer group became a classic group (its record landed)",
+)
 SERVER_ASSIGNMENT_COMPUTED = _event(
     _C,
     "server_assignment_computed",

@@ -22,6 +22,7 @@ from coordinator.config import CoordinatorConfig
 from coordinator.consumer_group_manager import ConsumerGroupManager
 from coordinator.errors import Errors
 from coordinator.group import DEAD, EMPTY, ClassicGroup, Parked
+from coordinator.group_conversion import consumer_group_tombstones
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.loading import CoordinatorLoader
 from coordinator.log import OffsetsLog, operation_error_to_response_error
@@ -31,28 +32,26 @@ from coordinator.protocol import (
     ConsumerGroupHeartbeatRequest,
     DescribedGroup,
     HeartbeatRequest,
-    HeartbeatResponse,
     JoinGroupRequest,
-    JoinGroupResponse,
     LeaveGroupRequest,
-    LeaveGroupResponse,
     ListedGroup,
     OffsetCommitRequest,
     OffsetFetchRequest,
     SyncGroupRequest,
-    SyncGroupResponse,
     TxnOffsetCommitRequest,
 )
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, RecordKey, RecordValue
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
-from coordinator.runtime import PartitionWriter, respond
+from coordinator.runtime import PartitionWriter
 from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     CompleteInitialJoin,
     CompleteJoin,
     CoordinatorTimer,
+    ExpireConsumerGroupJoin,
     ExpireConsumerGroupRebalance,
     ExpireConsumerGroupSession,
+    ExpireConsumerGroupSync,
     ExpireHeartbeat,
     ExpireOffsets,
     ExpireOffsetsKey,
@@ -105,9 +104,7 @@ class GroupCoordinatorShard:
             timer=self.timer,
             writer=self.writer,
             topology=topology,
-            classic_group_exists=self.group_manager.groups.__contains__,
-            classic_group_is_empty=self._classic_group_is_empty,
-            delete_classic_group=self._delete_classic_group,
+            classic=self.group_manager,
         )
         self.offset_manager = OffsetMetadataManager(
             node=node,
@@ -139,6 +136,8 @@ class GroupCoordinatorShard:
             ExpireOffsets: self._on_cleanup,
             ExpireConsumerGroupSession: consumer_groups.on_session_expired,
             ExpireConsumerGroupRebalance: consumer_groups.on_rebalance_timeout,
+            ExpireConsumerGroupJoin: consumer_groups.on_join_timeout,
+            ExpireConsumerGroupSync: consumer_groups.on_sync_timeout,
         }
 
     # --- requests and timers ----------------------------------------------------------------------
@@ -165,37 +164,34 @@ class GroupCoordinatorShard:
         handler(out, waiter, request)
         return out.result()
 
-    def _classic_group_is_empty(self, group_id: str) -> bool:
-        group = self.group_manager.groups.get(group_id)
-        return group is not None and group.is_in(EMPTY)
-
-    def _delete_classic_group(self, out: Step, group_id: str) -> None:
-        group = self.group_manager.groups.get(group_id)
-        if group is not None:
-            self.group_manager.delete_group(out, group, "replaced by a consumer group")
-
     def _classic_request_to_consumer_group(
         self,
         out: Step,
         waiter: Parked,
         request: JoinGroupRequest | SyncGroupRequest | HeartbeatRequest | LeaveGroupRequest,
     ) -> None:
-        """A classic request for a KIP-848 consumer group. Kafka 4.0 lets classic members join
-        consumer groups (classicGroupJoinToConsumerGroup and its siblings); groupsim does not
-        simulate mixed groups yet (docs/coordinator.md): JoinGroup gets
-        INCONSISTENT_GROUP_PROTOCOL, the others UNKNOWN_MEMBER_ID (no member of the group uses
-        the classic protocol: throwIfMemberDoesNotUseClassicProtocol)."""
-        response: object
-        if isinstance(request, JoinGroupRequest):
-            response = JoinGroupResponse(Errors.INCONSISTENT_GROUP_PROTOCOL, member_id="")
-        elif isinstance(request, SyncGroupRequest):
-            response = SyncGroupResponse(Errors.UNKNOWN_MEMBER_ID)
+        """A classic request for a KIP-848 consumer group (classicGroupJoin, classicGroupSync,
+        classicGroupHeartbeat, classicGroupLeave): a JoinGroup to a non-empty consumer group and
+        every other request go to the consumer group's classic-member handlers; a JoinGroup to
+        an empty consumer group replaces it with a classic group (maybeDeleteEmptyConsumerGroup:
+        its tombstones go out with the new classic group's first record)."""
+        consumer_groups = self.consumer_group_manager
+        if isinstance(request, SyncGroupRequest):
+            consumer_groups.classic_sync(out, waiter, request)
         elif isinstance(request, HeartbeatRequest):
-            response = HeartbeatResponse(Errors.UNKNOWN_MEMBER_ID)
+            consumer_groups.classic_heartbeat(out, waiter, request)
+        elif isinstance(request, LeaveGroupRequest):
+            consumer_groups.classic_leave(out, waiter, request)
+        elif not consumer_groups.groups[request.group_id].is_empty():
+            consumer_groups.classic_join(out, waiter, request)
         else:
-            response = LeaveGroupResponse(Errors.UNKNOWN_MEMBER_ID)
-        member_id = None if isinstance(request, LeaveGroupRequest) else request.member_id
-        respond(out, self.node, waiter, response, request.group_id, member_id)
+            group_id = request.group_id
+            empty = consumer_groups.remove_empty_group(out, group_id)
+            self.group_manager.classic_group_join(
+                out, waiter, request, prefix=consumer_group_tombstones(empty)
+            )
+            if out.append_error != Errors.NONE and group_id not in self.group_manager.groups:
+                consumer_groups.groups[group_id] = empty  # the failed write reverts the removal
 
     def fire_timer(self, key: ShardTimerKey, now_ms: int) -> CoordinatorResult:
         """Run the operation of ``key`` if it is still live (a replaced key runs the newest)."""

@@ -18,11 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline.runrow import REBALANCES_SCHEMA, RUNS_SCHEMA
+from pipeline.runrow import REBALANCES_SCHEMA, RUNS_SCHEMA, RUNS_SCHEMA_VERSION
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 
 class ReportInputError(ValueError):
@@ -34,7 +34,7 @@ QUERIES: dict[str, str] = {
         SELECT variant, count(*) AS runs, sum(CASE WHEN error IS NULL THEN 0 ELSE 1 END) AS failed,
                avg(rebalances) AS rebalances_per_run, avg(rebalance_ms) AS rebalance_ms_per_run,
                avg(paused_partition_seconds) AS paused_partition_s_per_run,
-               avg(unowned_partition_seconds) AS unowned_partition_s_per_run,
+               avg(unowned_partition_ms) / 1000 AS unowned_partition_s_per_run,
                avg(partitions_moved) AS partitions_moved_per_run,
                sum(invariant_violations) AS invariant_violations,
                min(point) AS first_point
@@ -75,9 +75,44 @@ def load_views(spark: SparkSession, sweep_dir: str) -> None:
         raise ReportInputError(
             f"{sweep_dir} has no runs/ dataset: is it a `groupsim sweep --out` directory?"
         )
-    spark.read.schema(RUNS_SCHEMA).parquet(f"{base}/runs").createOrReplaceTempView("runs")
+    from pipeline.sweep import read_manifest
+
+    version = int(read_manifest(spark, base).get("runs_schema_version", 1))
+    if version >= RUNS_SCHEMA_VERSION:
+        runs = spark.read.schema(RUNS_SCHEMA).parquet(f"{base}/runs")
+    else:
+        runs = _upgrade_runs(spark.read.parquet(f"{base}/runs"), version)
+    runs.createOrReplaceTempView("runs")
     spark.read.schema(REBALANCES_SCHEMA).parquet(f"{base}/rebalances").createOrReplaceTempView(
         "rebalances"
+    )
+
+
+def _upgrade_runs(df: DataFrame, version: int) -> DataFrame:
+    """An older ``runs`` dataset in today's columns (pipeline.runrow.RUNS_SCHEMA_VERSION).
+
+    Version 1 had ``unowned_partition_seconds`` (the run result's unowned time / 1000: today's
+    ``unowned_partition_ms``) and a design-measure ``unowned_partition_ms`` (scenarios.measures'
+    integral, another definition), which is dropped. Columns a version lacked read as null.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    if version < 2:
+        if "unowned_partition_ms" in df.columns:
+            df = df.drop("unowned_partition_ms")
+        if "unowned_partition_seconds" in df.columns:
+            df = df.withColumn(
+                "unowned_partition_ms",
+                F.round(F.col("unowned_partition_seconds") * 1000).cast("bigint"),
+            )
+    schema = _parse_datatype_string(RUNS_SCHEMA)
+    assert isinstance(schema, StructType)
+    return df.select(
+        *[
+            (F.col(f.name) if f.name in df.columns else F.lit(None)).cast(f.dataType).alias(f.name)
+            for f in schema.fields
+        ]
     )
 
 

@@ -17,17 +17,22 @@ from typing import Any
 
 import attrs
 
+# The runs/rebalances datasets' version, written in the sweep's manifest (``runs_schema_version``)
+# so that ``sweep-report`` reads older outputs too (pipeline.report.load_views). 1: no version in
+# the manifest, two unowned columns (``unowned_partition_seconds`` from the run result and seed
+# 004's ``unowned_partition_ms`` from scenarios.measures); 2: one, ``unowned_partition_ms``.
+RUNS_SCHEMA_VERSION = 2
 # Column order of the two datasets (Spark DDL). Wall time is the one non-deterministic column.
 RUNS_SCHEMA = (
     "scenario_id INT, point INT, variant STRING, seed BIGINT, params MAP<STRING,STRING>, "
     "overrides STRING, scenario STRING, group_id STRING, assignor STRING, protocol STRING, "
     "membership STRING, group_size INT, topic_partitions INT, final_state STRING, "
     "final_generation INT, final_members INT, rebalances INT, partitions_moved BIGINT, "
-    "rebalance_ms BIGINT, paused_partition_seconds DOUBLE, unowned_partition_seconds DOUBLE, "
+    "rebalance_ms BIGINT, paused_partition_seconds DOUBLE, unowned_partition_ms BIGINT, "
     "end_ms BIGINT, events INT, "
     "invariant_violations INT, violations STRING, expectations_failed INT, error STRING, "
     "design STRING, notifications INT, rebalance_attempts INT, conflicts INT, retries INT, "
-    "failed_rebalances INT, unowned_partition_ms BIGINT, settle_ms_max BIGINT, "
+    "failed_rebalances INT, settle_ms_max BIGINT, "
     "wall_ms DOUBLE"
 )
 REBALANCES_SCHEMA = (
@@ -197,8 +202,9 @@ def _fill_run(run: dict[str, Any], result: Any) -> None:
         run["final_state"] = group.state
         run["final_generation"] = group.generation
         run["final_members"] = len(group.members)
-        # partition-seconds, like paused_partition_seconds (its in-rebalance part) and the report
-        run["unowned_partition_seconds"] = group.unowned_partition_ms / 1000.0
+        # partition-milliseconds, the --json result's groups[].unowned_partition_ms (one
+        # definition, scenarios.history.unowned_partition_ms, for every protocol and design)
+        run["unowned_partition_ms"] = group.unowned_partition_ms
     run["end_ms"] = result.end_ms
     run["events"] = len(result.events)
     violations = list(result.invariant_violations)
@@ -214,7 +220,6 @@ def _fill_run(run: dict[str, Any], result: Any) -> None:
             "conflicts",
             "retries",
             "failed_rebalances",
-            "unowned_partition_ms",
         ):
             run[column] = m[column]
         after = [s["after_ms"] for s in m["settle_ms"]]

@@ -162,13 +162,12 @@ class App:
         return self._show(text, seed, source)
 
     def _show(self, text: str, seed: int | None, source: str | None) -> Reply:
-        from scenarios.html import build_view, render_html
+        from scenarios.html import build_view, render_html, run_for_page
         from scenarios.loader import load_scenario
-        from scenarios.runner import run_scenario
 
         scenario = load_scenario(text)
-        result = run_scenario(scenario, seed=seed)
-        view = build_view(scenario, result)
+        result, snapshots = run_for_page(scenario, seed=seed)
+        view = build_view(scenario, result, snapshots=snapshots)
         view["source"] = source.replace("=", " ", 1) if source else "edited text"
         view["serve"] = {
             "source": source,

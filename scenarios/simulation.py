@@ -533,16 +533,32 @@ class Simulation:
                 gc.unfreeze()
             gc.enable()
 
-    def run(self, until: int | None = None, *, max_events: int | None = None) -> int:
-        """Run events up to ``until`` ms (the clock then reads ``until``); returns events run."""
+    def run(
+        self,
+        until: int | None = None,
+        *,
+        max_events: int | None = None,
+        after_event: Callable[[], object] | None = None,
+    ) -> int:
+        """Run events up to ``until`` ms (the clock then reads ``until``); returns events run.
+
+        ``after_event()`` (optional) is called after every event, after the invariant checks: an
+        observer that reads state (the browser page's snapshots) and must not change any."""
         if until is not None and until < self.engine.now:
             raise SimulationError(f"cannot run until {until} ms: the clock is at {self.now} ms")
         with self._gc_paused():
-            return self._run(until, max_events)
+            return self._run(until, max_events, after_event)
 
-    def _run(self, until: int | None, max_events: int | None) -> int:
+    def _run(
+        self,
+        until: int | None,
+        max_events: int | None,
+        observer: Callable[[], object] | None = None,
+    ) -> int:
         checker = self._invariants
-        after = checker.check if checker is not None else None
+        after: Callable[[], object] | None = checker.check if checker is not None else None
+        if observer is not None:
+            after = observer if checker is None else _both(checker.check, observer)
         return self.engine.run(until=until, max_events=max_events, after_event=after)
 
     def run_for(self, duration_ms: int) -> int:
@@ -955,6 +971,16 @@ class Simulation:
     def write_log(self, target: Any) -> None:
         """Write the event log as JSON lines with sorted keys."""
         write_jsonl(self.events, target)
+
+
+def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[], None]:
+    """One after-event hook calling two (the invariant checks, then an observer)."""
+
+    def both() -> None:
+        first()
+        then()
+
+    return both
 
 
 def _call(action: Callable[[], object]) -> None:

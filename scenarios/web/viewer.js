@@ -48,9 +48,21 @@
   var mstate = [];
   var members = new Replay(D.member_rows, function () {
     mstate = D.members.map(function () { return { state: '-', inGroup: 0, owned: 0, leader: 0 }; });
-  }, function (r) { mstate[r[1]] = { state: r[2], inGroup: r[3], owned: r[4], leader: r[5] }; });
+  }, function (r) { mstate[r[1]] = { state: r[2], inGroup: r[3], owned: r[4], leader: r[5], more: r.slice(6) }; });
   var info = {};
   var infos = new Replay(D.info, function () { info = {}; }, function (r) { info[r[1]] = r[2]; });
+  var MODE = D.mode || 'classic', S = (D.status_names || []).length;
+  // KIP-848: per partition, the coordinator's member it is assigned to, pending revocation from, and
+  // its target owner (snapshots taken by groupsim while the run played)
+  var cAssigned = new Int32Array(P), cPending = new Int32Array(P), cTarget = new Int32Array(P);
+  var coordCells = new Replay(D.coord_cells || [], function () { cAssigned.fill(-1); cPending.fill(-1); cTarget.fill(-1); },
+    function (r) { cAssigned[r[1]] = r[2]; cPending[r[1]] = r[3]; cTarget[r[1]] = r[4]; });
+  // ZooKeeper: each server's view (applied zxid, how far behind the leader, registry, owner znodes)
+  var ZS = (D.zk_servers || []).length;
+  var zkOwner = new Int32Array(Math.max(1, P * ZS)), zkRow = [];
+  var zkCells = new Replay(D.zk_cells || [], function () { zkOwner.fill(-1); }, function (r) { zkOwner[r[1] * ZS + r[2]] = r[3]; });
+  var zkRows = new Replay(D.zk_rows || [], function () { zkRow = (D.zk_servers || []).map(function () { return null; }); },
+    function (r) { zkRow[r[1]] = r.slice(2); });
 
   // ---- header ----
   $('title').textContent = D.scenario;
@@ -64,19 +76,19 @@
   $('slider').max = String(Math.max(N, 1));
 
   // ---- state machine (Kafka's ClassicGroupState and its legal transitions) ----
-  var SM = { Empty: [70, 60], PreparingRebalance: [210, 60], CompletingRebalance: [350, 60], Stable: [490, 60], Dead: [280, 195] };
-  var EDGES = [
-    ['Empty', 'PreparingRebalance', 'M 120 55 L 145 55'],
-    ['PreparingRebalance', 'CompletingRebalance', 'M 275 55 L 285 55'],
-    ['CompletingRebalance', 'Stable', 'M 415 55 L 435 55'],
-    ['Stable', 'PreparingRebalance', 'M 490 40 C 490 0, 210 0, 210 38'],
-    ['CompletingRebalance', 'PreparingRebalance', 'M 335 82 C 320 110, 240 110, 225 84'],
-    ['PreparingRebalance', 'Empty', 'M 190 84 C 170 120, 90 120, 75 84'],
-    ['Empty', 'Dead', 'M 70 84 L 222 186'],
-    ['PreparingRebalance', 'Dead', 'M 215 84 L 255 176'],
-    ['CompletingRebalance', 'Dead', 'M 345 84 L 305 176'],
-    ['Stable', 'Dead', 'M 490 84 L 340 186'],
-  ];
+  // the states and their legal transitions come with the data (groupsim's, per kind of group)
+  var SM = D.machine ? D.machine.states : {}, EDGES = D.machine ? D.machine.edges : [];
+  document.body.setAttribute('data-mode', MODE);
+  if (MODE === 'consumer') {
+    $('group-what').textContent = 'consumer group (KIP-848) state';
+    $('grid-title').textContent = 'Partitions: owner now, the coordinator\u2019s view, and the target assignment of each epoch';
+  } else if (MODE === 'zookeeper') {
+    $('group-what').textContent = 'no coordinator; the ZooKeeper servers\u2019 views';
+    $('grid-title').textContent = 'Partitions: who fetches now, the owner znode on each ZooKeeper server, and the assignment each consumer computed (per try)';
+  } else if (MODE === 'coordinator-assigns') {
+    $('group-what').textContent = 'state machine (the coordinator assigns)';
+    $('grid-title').textContent = 'Partitions: owner now and the assignment the coordinator computed each generation';
+  }
   (function buildStateMachine() {
     var svg = $('state-machine');
     var defs = el('defs', {});
@@ -116,22 +128,38 @@
       p.setAttribute('marker-end', last ? 'url(#sm-arrow-last)' : 'url(#sm-arrow)');
     });
     var tr = $('transition');
-    if (i < 0) {
-      tr.innerHTML = 'No group yet: the coordinator creates it on the first JoinGroup.';
+    if (MODE === 'zookeeper') {
+      tr.innerHTML = 'No coordinator: each consumer rebalances itself when a ZooKeeper watch fires.';
+      tr.removeAttribute('data-state');
+    } else if (i < 0) {
+      tr.innerHTML = MODE === 'consumer' ? 'No group yet: the coordinator creates it on the first ConsumerGroupHeartbeat.' :
+        'No group yet: the coordinator creates it on the first JoinGroup.';
       tr.removeAttribute('data-state');
     } else {
       var c = D.group[i];
       var when = c[0] === cur ? '<strong>just now</strong>' : '<a href="#step=' + (c[0] + 1) + '">at step ' + (c[0] + 1) + '</a>';
-      tr.innerHTML = esc(c[1]) + ' \u2192 <strong>' + esc(c[2]) + '</strong> (generation ' + esc(c[3]) + ') ' + when +
+      tr.innerHTML = esc(c[1]) + ' \u2192 <strong>' + esc(c[2]) + '</strong> (' + (MODE === 'consumer' ? 'group epoch ' : 'generation ') + esc(c[3]) + ') ' + when +
         (c[4] ? ': <span class="cause">' + esc(c[4]) + '</span>' : '');
       tr.setAttribute('data-state', c[2]);
     }
     var dl = $('group-info');
     var inGroup = 0;
     for (var m = 0; m < M; m++) if (mstate[m].inGroup) inGroup++;
-    dl.innerHTML = ['generation', 'leader', 'protocol'].map(function (k) {
-      return '<dt>' + k + '</dt><dd id="info-' + k + '">' + esc(info[k] === undefined ? '-' : info[k]) + '</dd>';
-    }).join('') + '<dt>members</dt><dd id="info-members">' + inGroup + '</dd>';
+    dl.innerHTML = (D.info_keys || ['generation', 'leader', 'protocol']).map(function (k) {
+      return '<dt>' + k + '</dt><dd id="info-' + k.replace(/ /g, '-') + '">' + esc(info[k] === undefined ? '-' : info[k]) + '</dd>';
+    }).join('') + '<dt>' + (MODE === 'zookeeper' ? 'consumers' : 'members') + '</dt><dd id="info-members">' + inGroup + '</dd>';
+    if (MODE === 'zookeeper') renderZk();
+  }
+  function renderZk() {  // one row per ZooKeeper server: what it has applied, and what it shows
+    var tb = $('zk-servers').tBodies[0], html = '';
+    (D.zk_servers || []).forEach(function (name, si) {
+      var r = zkRow[si];
+      if (!r) { html += '<tr data-server="' + esc(name) + '"><th>' + esc(name) + '</th><td colspan="4">-</td></tr>'; return; }
+      html += '<tr data-server="' + esc(name) + '" class="' + (r[1] > 0 ? 'lagging' : '') + '"><th>' + esc(name) + (si === 0 ? ' (leader)' : '') +
+        '</th><td class="zxid">' + r[0] + '</td><td class="behind">' + (r[1] > 0 ? r[1] + ' behind' : 'up to date') +
+        '</td><td class="ids">' + esc(r[2].join(', ') || '\u2014') + '</td><td class="owners">' + r[3] + '</td></tr>';
+    });
+    tb.innerHTML = html;
   }
 
   // ---- lanes: a space-time diagram of a window of steps around the current one ----
@@ -172,7 +200,14 @@
     var s, a, i;
     for (s = ws; s <= we; s++) if (D.steps[s][2] >= 0) laneActive[D.steps[s][2]] = true;
     var a0 = arrowStart(ws);
-    for (i = a0; i < D.arrows.length && D.arrows[i][1] <= we + 0.5; i++) { a = D.arrows[i]; laneActive[a[0]] = laneActive[a[2]] = true; }
+    // an arrow makes its lanes active when it ends in the window; one ending later only its
+    // sender's (a 200-member group's answers, spread over hundreds of steps, would keep every
+    // member's lane)
+    for (i = a0; i < D.arrows.length && D.arrows[i][1] <= we + 0.5; i++) {
+      a = D.arrows[i];
+      if (a[3] <= we + 0.5) laneActive[a[0]] = laneActive[a[2]] = true;
+      else if (a[1] >= ws - 0.5) laneActive[a[0]] = true;
+    }
     var rows = [], y = {};
     D.lanes.forEach(function (lane, li) {
       if (hidden[lane.id] || laneHiddenByFilter(lane.id)) return;
@@ -226,7 +261,7 @@
     }
     svg.textContent = '';
     var defs = el('defs', {});
-    ['request', 'response', 'error'].forEach(function (k) {
+    ['request', 'response', 'error', 'watch', 'revoke'].forEach(function (k) {
       var m = el('marker', { id: 'ln-' + k, viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '6', markerHeight: '6', orient: 'auto-start-reverse', 'class': 'k-' + k });
       m.appendChild(el('path', { d: 'M 0 0 L 10 5 L 0 10 z' }));
       defs.appendChild(m);
@@ -254,25 +289,32 @@
   }
   function renderGrid() {
     var gens = visibleGenerations();
-    var head = '<tr><th>partition</th><th>now</th>' + gens.map(function (g) {
-      return '<th title="assignment computed at step ' + (g[0] + 1) + '">gen ' + esc(g[1]) + '</th>';
+    var extra = MODE === 'consumer' ? '<th title="at the coordinator: assigned to, pending revocation from, and target">coordinator</th>' :
+      MODE === 'zookeeper' ? (D.zk_servers || []).map(function (z) { return '<th title="the owner znode as this server shows it">' + esc(z) + ' sees</th>'; }).join('') : '';
+    var colName = MODE === 'consumer' ? 'epoch ' : MODE === 'zookeeper' ? '' : 'gen ';
+    var head = '<tr><th>partition</th><th>now</th>' + extra + gens.map(function (g) {
+      return '<th title="assignment computed at step ' + (g[0] + 1) + '">' + colName + esc(g[1]) + '</th>';
     }).join('') + '</tr>';
     if (renderGrid.head !== head) { $('grid').tHead.innerHTML = head; renderGrid.head = head; }
     var filter = $('grid-filter').value;
     gridRows = [];
-    var counts = [0, 0, 0, 0, 0];
+    var counts = [];
+    for (var k = 0; k < S; k++) counts.push(0);
     for (var p = 0; p < P; p++) {
       counts[status[p]]++;
       if (filter === 'all' || status[p] !== 1) gridRows.push(p);
     }
     $('grid-summary').innerHTML = D.status_names.map(function (n, i) {
+      // the KIP-848 statuses only where they can occur
+      if (i >= 5 && MODE !== 'consumer') return '';
       return '<span class="sum-' + n + '">' + n + ': <b>' + counts[i] + '</b></span>';
     }).join('');
+    var ncols = gens.length + 2 + (MODE === 'consumer' ? 1 : MODE === 'zookeeper' ? ZS : 0);
     // the scroll position and height are cached: reading them here would force a layout per step
     var first = Math.max(0, Math.floor(gridScroll.top / ROW_H) - 5);
     var count = Math.ceil((gridScroll.height || 420) / ROW_H) + 10;
     var last = Math.min(gridRows.length, first + count);
-    var html = '<tr class="spacer"><td colspan="' + (gens.length + 2) + '" style="height:' + (first * ROW_H) + 'px"></td></tr>';
+    var html = '<tr class="spacer"><td colspan="' + ncols + '" style="height:' + (first * ROW_H) + 'px"></td></tr>';
     for (var r = first; r < last; r++) {
       p = gridRows[r];
       var o = owner[p], sn = D.status_names[status[p]];
@@ -280,6 +322,14 @@
         '<td class="now s-' + sn + '" data-owner="' + (o >= 0 ? esc(D.members[o]) : '') + '" data-status="' + sn +
         '" style="background:' + memberColor(o) + '" title="' + sn + '">' + (o >= 0 ? esc(D.members[o]) : '\u2014') +
         (sn === 'owned' || sn === 'unowned' ? '' : ' <small>(' + sn + ')</small>') + '</td>';
+      if (MODE === 'consumer') html += coordCell(p);
+      else if (MODE === 'zookeeper') {
+        for (var z = 0; z < ZS; z++) {
+          var zo = zkOwner[p * ZS + z];
+          html += '<td class="zk" data-server="' + esc(D.zk_servers[z]) + '"' + (zo !== o ? ' data-stale="true"' : '') + ' style="background:' + memberColor(zo) + '">' +
+            (zo >= 0 ? esc(D.members[zo]) : '\u2014') + '</td>';
+        }
+      }
       var prev = null;
       for (var g = 0; g < gens.length; g++) {
         var go = gens[g][2][p];
@@ -289,8 +339,15 @@
       }
       html += '</tr>';
     }
-    html += '<tr class="spacer"><td colspan="' + (gens.length + 2) + '" style="height:' + ((gridRows.length - last) * ROW_H) + 'px"></td></tr>';
+    html += '<tr class="spacer"><td colspan="' + ncols + '" style="height:' + ((gridRows.length - last) * ROW_H) + 'px"></td></tr>';
     $('grid').tBodies[0].innerHTML = html;
+  }
+  function coordCell(p) {  // KIP-848: the coordinator's view of partition p, as groupsim read it
+    var a = cAssigned[p], pd = cPending[p], tg = cTarget[p], name = function (i) { return esc(D.members[i]); };
+    var text = a >= 0 ? name(a) : pd >= 0 ? name(pd) + ' <small>(pending revocation)</small>' : '\u2014';
+    var wait = tg >= 0 && tg !== a ? ' \u2192 ' + name(tg) : '';
+    return '<td class="coord' + (pd >= 0 ? ' pending' : '') + '" data-assigned="' + (a >= 0 ? name(a) : '') + '" data-pending="' + (pd >= 0 ? name(pd) : '') +
+      '" data-target="' + (tg >= 0 ? name(tg) : '') + '" style="background:' + memberColor(a >= 0 ? a : pd) + '">' + text + wait + '</td>';
   }
   var gridScroll = { top: 0, height: $('grid-scroll').clientHeight };
   $('grid-scroll').addEventListener('scroll', function () {
@@ -305,9 +362,15 @@
   function renderMembers() {  // one row per member, rewritten only when its values changed
     if (!memberRows) {
       var tb = $('members').tBodies[0];
+      var more = MODE === 'consumer' ? ['epoch', 'coordinator epoch', 'member state', 'assigned', 'pending revocation'] : [];
+      if (more.length) {
+        $('members').tHead.rows[0].innerHTML += more.map(function (h) { return '<th>' + h + '</th>'; }).join('');
+      }
+      if (MODE === 'zookeeper') $('members').tHead.rows[0].cells[2].textContent = 'registered';
       tb.innerHTML = D.members.map(function (name, m) {
         return '<tr data-member="' + esc(name) + '"><td class="name" style="background:' + memberColor(m) + '">' + esc(name) +
-          '</td><td class="state"></td><td class="in-group"></td><td class="owned"></td></tr>';
+          '</td><td class="state"></td><td class="in-group"></td><td class="owned"></td>' +
+          (more.length ? '<td class="epoch"></td><td class="coord-epoch"></td><td class="member-state"></td><td class="assigned"></td><td class="pending"></td>' : '') + '</tr>';
       }).join('');
       memberRows = Array.prototype.slice.call(tb.rows);
     }
@@ -321,8 +384,19 @@
       tr.cells[1].textContent = st.state;
       tr.cells[2].textContent = st.inGroup ? 'yes' : 'no';
       tr.cells[3].textContent = String(st.owned);
+      if (st.more && st.more.length) {
+        for (var c = 0; c < st.more.length; c++) tr.cells[4 + c].textContent = st.more[c] === null ? '-' : String(st.more[c]);
+        tr.cells[6].className = 'member-state ms-' + st.more[2];
+      }
     }
   }
+
+  // ---- the run's measures (seed 004's, computed by groupsim) ----
+  (function buildMeasures() {
+    var rows = D.measures || [];
+    $('measures-view').hidden = !rows.length;
+    $('measures').innerHTML = rows.map(function (r) { return '<dt>' + esc(r[0]) + '</dt><dd>' + esc(r[1]) + '</dd>'; }).join('');
+  })();
 
   // ---- callouts, narration, timeline ----
   (function buildCallouts() {
@@ -393,7 +467,7 @@
   var hashTimer = null;
   function render() {
     if (!N) { $('counter').textContent = 'no steps'; return; }
-    cells.seek(cur); members.seek(cur); infos.seek(cur);
+    cells.seek(cur); members.seek(cur); infos.seek(cur); coordCells.seek(cur); zkCells.seek(cur); zkRows.seek(cur);
     var st = D.steps[cur];
     $('counter').textContent = 'step ' + (cur + 1) + ' of ' + N + ', t = ' + fmtT(st[0]);
     $('slider').value = String(cur + 1);

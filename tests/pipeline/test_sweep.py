@@ -134,6 +134,36 @@ def test_manifest_and_report(swept: dict[str, Any]) -> None:
         assert f"]({png})" in text
 
 
+def test_a_version_1_sweep_output_is_still_read(swept: dict[str, Any]) -> None:
+    """Before runs_schema_version 2: unowned_partition_seconds and a design-measure column."""
+    import json
+    import shutil
+
+    from pyspark.sql import functions as F
+
+    from pipeline.report import load_views
+
+    spark, root = swept["spark"], swept["root"]
+    old = root / "v1"
+    runs = spark.read.parquet(str(root / "out" / "runs"))
+    runs.withColumn("unowned_partition_seconds", F.col("unowned_partition_ms") / 1000.0).withColumn(
+        "unowned_partition_ms", F.lit(-1).cast("bigint")
+    ).write.parquet(str(old / "runs"))
+    shutil.copytree(root / "out" / "rebalances", old / "rebalances")
+    manifest = read_manifest(spark, str(root / "out"))
+    assert manifest.pop("runs_schema_version") == 2
+    (old / "sweep").mkdir()
+    (old / "sweep" / "part-0.txt").write_text(json.dumps(manifest) + "\n", encoding="utf-8")
+
+    load_views(spark, str(old))
+    got = {
+        r["scenario_id"]: r["unowned_partition_ms"]
+        for r in spark.sql("SELECT scenario_id, unowned_partition_ms FROM runs").collect()
+    }
+    want = {r["scenario_id"]: r["unowned_partition_ms"] for r in runs.collect()}
+    assert got == want and any(v for v in want.values())
+
+
 def test_the_arrow_engine_gives_the_same_rows(swept: dict[str, Any]) -> None:
     """mapInPandas (what Spark Connect uses) and mapPartitions produce identical datasets."""
     spark, sweep, root = swept["spark"], swept["sweep"], swept["root"]
