@@ -444,6 +444,18 @@ STICKY_OWNED_IGNORED = _event(
     "group_id generation_id computed withheld",
     "librdkafka 1.6's leader assigned as if nobody owned anything, then withheld moves",
 )
+TXN_COMMITTED = _event(
+    _M,
+    "txn_committed",
+    "group_id transactional_id producer_id generation_id offsets",
+    "the exactly-once loop's transaction committed its offsets (EndTxn COMMIT answered)",
+)
+TXN_ABORTED = _event(
+    _M,
+    "txn_aborted",
+    "group_id transactional_id producer_id generation_id error offsets",
+    "the exactly-once loop aborted its transaction (a fenced TxnOffsetCommit ...)",
+)
 JOIN_PREPARE_COMMIT_TIMEOUT = _event(
     _M,
     "join_prepare_commit_timeout",

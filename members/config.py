@@ -100,7 +100,15 @@ class ConsumerConfig:
     #: ``group.remote.assignor``: the server-side assignor a KIP-848 member asks for (None: the
     #: coordinator's default).
     group_remote_assignor: str | None = None
+    #: The application's producer's ``transactional.id``: set, the consumer runs the
+    #: exactly-once read-process-write loop (members.transactions), committing its offsets in
+    #: transactions (TxnOffsetCommit) instead of OffsetCommit; ``enable.auto.commit`` must be
+    #: false, as Kafka Streams sets it under exactly-once.
+    transactional_id: str | None = None
     # --- the simulated application (not Kafka settings) ---
+    #: How often the exactly-once loop commits its transaction (Kafka Streams'
+    #: ``commit.interval.ms``, 100 ms under exactly-once).
+    transaction_interval_ms: int = 100
     poll_interval_ms: int = 100
     processing_time_ms: int = 0
     processing_time_per_record_ms: float = 0.0
@@ -186,6 +194,7 @@ class ConsumerConfig:
             "request.timeout.ms": self.request_timeout_ms,
             "max.poll.records": self.max_poll_records,
             "poll_interval_ms": self.poll_interval_ms,
+            "transaction.interval.ms": self.transaction_interval_ms,
         }
         for name, value in positive.items():
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
@@ -228,6 +237,14 @@ class ConsumerConfig:
                 f"heartbeat.interval.ms ({self.heartbeat_interval_ms}) must be lower than "
                 f"session.timeout.ms ({self.session_timeout_ms})"
             )
+        if self.transactional_id is not None:
+            if not isinstance(self.transactional_id, str) or not self.transactional_id.strip():
+                raise ConfigError("transactional.id must be null or a non-blank string")
+            if self.enable_auto_commit:
+                raise ConfigError(
+                    "transactional.id is set (the exactly-once read-process-write loop commits "
+                    "its offsets in transactions): enable.auto.commit must be false"
+                )
         if not self.partition_assignment_strategy:
             raise ConfigError("partition.assignment.strategy must name at least one assignor")
         names = [_name_of(s) for s in self.partition_assignment_strategy]

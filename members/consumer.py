@@ -130,6 +130,7 @@ from members.timers import (
     PollTimer,
     RequestTimeout,
 )
+from members.transactions import TXN_APIS, TXN_RESPONSES, ExactlyOnce, TxnStep
 
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
@@ -205,6 +206,18 @@ class Consumer:
             request_timeout_ms=config.request_timeout_ms,
             join_request_timeout_ms=config.join_request_timeout_ms,
         )
+        #: The exactly-once loop's transactional producer (``transactional_id`` set), else None.
+        self.txn: ExactlyOnce | None = (
+            None
+            if config.transactional_id is None
+            else ExactlyOnce(
+                group_id=config.group_id,
+                transactional_id=config.transactional_id,
+                interval_ms=config.transaction_interval_ms,
+                retry_backoff_ms=config.retry_backoff_ms,
+                instance_id=config.group_instance_id,
+            )
+        )
         self._reset_incarnation_state()
 
     def _configure(self, config: ConsumerConfig) -> None:
@@ -232,6 +245,8 @@ class Consumer:
         # The timers of this incarnation (every incarnation change resets this state): their
         # keys, and the deadline each is set for.
         self._timers = ConsumerTimers(self.incarnation)
+        if self.txn is not None:
+            self.txn.restart(0)  # the next transaction is an interval after the start
         self.is_leader = False
         self._joined_subscription: tuple[str, ...] | None = None
         self._group_subscription: tuple[str, ...] | None = None
@@ -801,6 +816,11 @@ class Consumer:
                 self._md.request_update(False)
                 self._maybe_update_metadata(now)
                 self._metadata_done_for_lookup(now)
+            elif entry.api in TXN_APIS and self.txn is not None:
+                # the producer's own connection (Kafka: a separate client): retried after the
+                # backoff, the consumer's coordinator is not affected
+                self.txn.failed(now)
+                self._schedule_continuous_poll(now)
             elif entry.api == "OffsetFetch":
                 self.offset_lookup.in_flight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
@@ -1063,6 +1083,7 @@ class Consumer:
             if self.status is not ConsumerStatus.RUNNING:
                 return
             self._maybe_auto_commit(now)
+            self._maybe_transaction(now)
             self._maybe_fetch_offsets(now)
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
@@ -1088,6 +1109,10 @@ class Consumer:
             and not self._join_incomplete()
         ):
             due.append(self._next_auto_commit)
+        if self.txn is not None and self.lookup.coordinator is not None:
+            txn_due = self.txn.next_wakeup()
+            if txn_due is not None and not self._join_incomplete():
+                due.append(txn_due)
         if self.offset_lookup.retry_at is not None:
             due.append(self.offset_lookup.retry_at)
         at = app.next_wakeup(now, due)
@@ -1775,6 +1800,64 @@ class Consumer:
         self._send_commit(op, now)
         return op
 
+    def _maybe_transaction(self, now: int) -> None:
+        """The exactly-once loop (``transactional_id``; members.transactions), from poll():
+        every ``transaction_interval_ms`` the consumed offsets go into a transaction with the
+        consumer's groupMetadata() (ConsumerCoordinator's generation and member id, as
+        OffsetCommit would carry them), and a failed step is sent again when its retry is due.
+        Like an auto-commit, it waits for a known coordinator and a completed join."""
+        txn = self.txn
+        if txn is None or self.lookup.coordinator is None or self._join_incomplete():
+            return
+        request = txn.due_retry(now)
+        if request is None and txn.step is TxnStep.IDLE and now >= txn.next_due:
+            generation = self.membership.commit_generation
+            request = txn.begin(
+                now, self._all_consumed(), generation.generation_id, generation.member_id
+            )
+        if request is not None:
+            self._send(self.lookup.coordinator, request, now)
+
+    def _on_txn_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+        """An answer to AddOffsetsToTxn, TxnOffsetCommit or EndTxn: the transaction's next
+        step goes out now (or after the backoff); an ended transaction is logged."""
+        txn = self.txn
+        if txn is None:
+            return
+        request, outcome = txn.on_response(message, now)
+        if request is not None:
+            if self.lookup.coordinator is None:
+                txn.failed(now)
+            else:
+                self._send(self.lookup.coordinator, request, now)
+        if txn.retry_at is not None:
+            self._schedule_continuous_poll(now)
+        if outcome is None:
+            return
+        done = outcome.transaction
+        offsets = {str(tp): o for tp, o in sorted(done.offsets.items())}
+        if done.committed:
+            self.committed.update(done.offsets)
+            self._emit(
+                "txn_committed",
+                t_ms=now,
+                transactional_id=txn.transactional_id,
+                producer_id=txn.producer_id,
+                generation_id=done.generation_id,
+                offsets=offsets,
+            )
+        else:
+            self._emit(
+                "txn_aborted",
+                t_ms=now,
+                transactional_id=txn.transactional_id,
+                producer_id=txn.producer_id,
+                generation_id=done.generation_id,
+                error=done.error,
+                offsets=offsets,
+            )
+        self._schedule_continuous_poll(now)
+
     def _plan_sync_timer(self) -> None:
         """One timer for every commitSync's next retry or deadline."""
         at = self.sync_commits.next_wakeup()
@@ -2027,6 +2110,7 @@ _HANDLERS: dict[type, Any] = {
     OffsetFetchResponse: Consumer._on_offset_fetch,
     LeaveGroupResponse: Consumer._on_membership_response,
     ConsumerGroupHeartbeatResponse: Consumer._on_membership_response,
+    **dict.fromkeys(TXN_RESPONSES, Consumer._on_txn_response),
 }
 
 #: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).

@@ -647,7 +647,7 @@ class Validator:
         for i in range(first, first + count):
             cid = id_template.replace("{i}", str(i))
             config = {**ck.CONSUMER_DEFAULTS, **defaults, **own}
-            for key in ("group_instance_id", "client_id"):
+            for key in ("group_instance_id", "client_id", "transactional_id"):
                 if isinstance(config.get(key), str):
                     config[key] = config[key].replace("{i}", str(i)).replace("{id}", cid)
             if static and config.get("group_instance_id") is None:

@@ -39,6 +39,8 @@ INCIDENTS = (
     "incident-static-fenced-by-own-join",
     "incident-franz-go-commit-retry",
     "incident-cooperative-sticky-librdkafka-1-6",
+    # the exactly-once loop (issue 16: sendOffsetsToTransaction at the consumer)
+    "exactly-once-zombie-fenced",
 )
 
 
