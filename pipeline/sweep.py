@@ -46,6 +46,7 @@ _RUN_KEYS = (
     "point",
     "variant",
     "seed",
+    "group_protocol",
     "assignor",
     "protocol",
     "membership",

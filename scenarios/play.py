@@ -227,9 +227,17 @@ class Player:
         return cid
 
     def member_names(self, group: str | None) -> list[str]:
+        """The group's members as consumer ids: a classic group's, or a KIP-848 consumer
+        group's (the members the coordinator holds, ConsumerGroup.members(): joined with
+        epoch 0 and not yet left with -1 nor fenced; a static member at -2 is kept)."""
         view = self.sim.group(group) if group else None
         if view is None:
-            return []
+            modern = self.sim.cluster.consumer_group(group) if group else None
+            if modern is None:
+                return []
+            return [
+                self.consumer_of(m.member_id, m.instance_id) or m.member_id for m in modern.members
+            ]
         return [
             self.consumer_of(m.member_id, m.group_instance_id) or m.member_id for m in view.members
         ]

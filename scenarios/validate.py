@@ -134,6 +134,7 @@ class Validator:
         # its changes into them)
         self.consumer_specs: dict[str, ConsumerSpec] = {}
         self.consumer_defaults: dict[str, Any] = {}
+        self.group_protocols: dict[str, set[str]] = {}  # group -> its consumers' group.protocol
         self.groups: list[str] = []
         self.brokers = 3
         self.raw_names: set[str] = set()
@@ -660,6 +661,9 @@ class Validator:
                 self.err((*path, "id"), f"duplicate consumer id `{cid}`")
                 continue
             self.consumer_ids.append(cid)
+            self.group_protocols.setdefault(group, set()).add(
+                str(config.get("group_protocol") or "classic").lower()
+            )
             if group not in self.groups:
                 self.groups.append(group)
             self.consumer_limits(config, path, own, defaults)
@@ -1036,6 +1040,11 @@ class Validator:
                 out.append(e)
         return out
 
+    def _consumer_group(self, group: Any) -> bool:
+        """Every consumer of ``group`` speaks the consumer protocol (KIP-848)."""
+        protocols = self.group_protocols.get(group) if isinstance(group, str) else None
+        return protocols == {"consumer"}
+
     def expectation(self, item: Any, path: PathT) -> Expectation | None:
         m = self.mapping(item, path, "an expectation")
         if m is None:
@@ -1063,6 +1072,15 @@ class Validator:
                     (*path, key),
                     f"the `{key}` check is not available under `design: zookeeper`",
                     hint=f"checks there: {', '.join(ZK_CHECKS)}",
+                    key=True,
+                )
+                continue
+            if key in m and kind.not_for_consumer_groups and self._consumer_group(group):
+                self.err(
+                    (*path, key),
+                    f"the `{key}` check does not apply to group {group!r}: "
+                    f"{kind.not_for_consumer_groups}",
+                    hint="check `members`, `member_epochs` or `client_states` instead",
                     key=True,
                 )
                 continue

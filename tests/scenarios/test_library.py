@@ -27,6 +27,7 @@ INCIDENTS = (
     "duplicate-instance-id-consumer-protocol",
     "slow-reconciliation",
     "scale-out-1-to-10",
+    "stale-member-epoch-commit",
     # lessons from real incidents (issue 19), each citing its report
     "incident-kafkajs-rebalance-loop",
     "incident-sarama-handler-outlives-rebalance",
