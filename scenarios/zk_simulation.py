@@ -208,10 +208,14 @@ class ZkSimulation:
         def island(node: str) -> int:
             return next((i for i, g in enumerate(groups) if node in g), -1)
 
-        for cid, c in self.consumers.items():
-            if island(cid) != island(c.config.zookeeper_server) and cid not in self.cut:
-                self.cut.add(cid)
-                c.disconnect(self.now)
+        for cid, c in self.consumers.items():  # a new layout replaces the previous one
+            if island(cid) != island(c.config.zookeeper_server):
+                if cid not in self.cut:
+                    self.cut.add(cid)
+                    c.disconnect(self.now)
+            elif cid in self.cut:
+                self.cut.discard(cid)
+                self._wake(cid, c.reconnect(self.now))
         self._partition_until = until
         if until is not None:
             self.engine.schedule(until, self._heal_if_due, until)

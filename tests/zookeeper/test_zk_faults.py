@@ -208,3 +208,17 @@ def test_steps_without_a_zookeeper_meaning_stay_refused():
     for step in ("stall: {A: 5s}", "subscribe: {A: [T]}", "crash_broker: broker-0"):
         text = _errors(YAML.replace("commit: A", step))
         assert "<text>:12:" in text and "is not available under `design: zookeeper`" in text
+
+
+def test_a_new_layout_replaces_the_previous_cut():
+    sim = _sim("A", "B")
+    sim.partition_network([["A"]], 4_000)
+    sim.run(until=6_000)
+    sim.partition_network([["B"]], 2_000)  # A is reconnected, B is cut
+    assert sim.cut == {"B"}
+    (back,) = _events(sim, ev.ZK_CLIENT_RECONNECTED, "A")
+    assert back["t_ms"] == 6_000 and back["session_expired"] is False
+    sim.run(until=30_000)
+    assert sim.cut == set() and _events(sim, ev.ZK_SESSION_EXPIRED) == []
+    assert [e["t_ms"] for e in _events(sim, ev.ZK_CLIENT_RECONNECTED, "B")] == [8_000]
+    assert sim.fetching() == {"T-0": ["A"], "T-1": ["A"], "T-2": ["B"], "T-3": ["B"]}
