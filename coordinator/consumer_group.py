@@ -24,6 +24,7 @@ from coordinator.assignor.api import SubscriptionType
 from coordinator.errors import ApiError, Errors
 from coordinator.java import java_spread_hash
 from coordinator.kafka_uuid import Uuid
+from coordinator.records import ClassicMemberMetadata, ClassicProtocol
 from coordinator.timeline_order import capacity_for, iteration_order
 
 Partitions = Mapping[Uuid, frozenset[int]]
@@ -94,6 +95,9 @@ class ConsumerGroupMember:
     # equal by content, as Java's Map.equals (not hashable: members are never hashed)
     assigned_partitions: Partitions = attrs.field(factory=dict)
     partitions_pending_revocation: Partitions = attrs.field(factory=dict)
+    # set while the member speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat) inside
+    # a consumer group: its session timeout and its JoinGroup protocols (KIP-848 migration)
+    classic_member_metadata: ClassicMemberMetadata | None = None
 
     def with_(self, **changes: object) -> ConsumerGroupMember:
         """The Builder: a copy with ``changes``."""
@@ -109,7 +113,18 @@ class ConsumerGroupMember:
 
     @property
     def use_classic_protocol(self) -> bool:
-        return False  # classic members in consumer groups (KIP-848 migration) are not simulated
+        """useClassicProtocol: the member joined with JoinGroup (it has classic metadata)."""
+        return self.classic_member_metadata is not None
+
+    @property
+    def classic_protocol_session_timeout(self) -> int | None:
+        metadata = self.classic_member_metadata
+        return None if metadata is None else metadata.session_timeout_ms
+
+    @property
+    def supported_classic_protocols(self) -> tuple[ClassicProtocol, ...] | None:
+        metadata = self.classic_member_metadata
+        return None if metadata is None else metadata.supported_protocols
 
 
 def merge_counts(
@@ -231,6 +246,9 @@ class ConsumerGroup:
         self.inverted_target_assignment: dict[Uuid, dict[int, str]] = {}
         self.current_partition_epoch: dict[Uuid, dict[int, int]] = {}
         self.state = ConsumerGroupState.EMPTY
+        # numClassicProtocolMembers and classicProtocolMembersSupportedProtocols (name -> count)
+        self.num_classic_protocol_members = 0
+        self.classic_protocols: dict[str, int] = {}
         # ModernGroup.metadataRefreshDeadline: (deadline ms, group epoch)
         self.metadata_refresh_deadline = (0, 0)
 
@@ -331,6 +349,37 @@ class ConsumerGroup:
             [new.server_assignor_name] if new is not None and new.server_assignor_name else None,
         )
 
+    def supports_classic_protocols(self, protocol_type: str, names: Iterable[str]) -> bool:
+        """supportsClassicProtocols: a JoinGroup of the ``consumer`` type naming a protocol
+        every classic member of the group supports (any protocol if the group is empty)."""
+        if protocol_type != "consumer":
+            return False
+        names = list(names)
+        if self.is_empty():
+            return bool(names)
+        return any(
+            self.classic_protocols.get(name, 0) == self.num_classic_protocol_members
+            for name in names
+        )
+
+    def all_members_use_classic_protocol_except(self, member_id: str) -> bool:
+        """allMembersUseClassicProtocolExcept: ``member_id`` is the last consumer-protocol one."""
+        return (
+            self.num_classic_protocol_members == len(self.members) - 1
+            and not self.get_or_maybe_create_member(member_id, False).use_classic_protocol
+        )
+
+    def waiting_on_unreleased_partition(self, member: ConsumerGroupMember) -> bool:
+        """waitingOnUnreleasedPartition: a partition of its target is still owned by another."""
+        if member.state != MemberState.UNRELEASED_PARTITIONS:
+            return False
+        for topic_id, partitions in self.target_assignment.get(member.member_id, EMPTY).items():
+            assigned = member.assigned_partitions.get(topic_id, frozenset())
+            for p in partitions:
+                if p not in assigned and self.partition_epoch(topic_id, p) != -1:
+                    return True
+        return False
+
     # --- writes (the replay) -------------------------------------------------------------------
 
     def set_group_epoch(self, epoch: int) -> None:
@@ -388,6 +437,7 @@ class ConsumerGroup:
         self._add_partition_epochs(new.partitions_pending_revocation, new.member_epoch)
         if new.instance_id is not None:
             self.static_members[new.instance_id] = new.member_id
+        self._update_classic_counts(old, new)
         self._update_state()
 
     def remove_member(self, member_id: str) -> None:
@@ -400,7 +450,21 @@ class ConsumerGroup:
             self._remove_partition_epochs(old.partitions_pending_revocation, old.member_epoch)
             if old.instance_id is not None:
                 self.static_members.pop(old.instance_id, None)
+            self._update_classic_counts(old, None)
         self._update_state()
+
+    def _update_classic_counts(
+        self, old: ConsumerGroupMember | None, new: ConsumerGroupMember | None
+    ) -> None:
+        """maybeUpdateNumClassicProtocolMembers and
+        maybeUpdateClassicProtocolMembersSupportedProtocols."""
+        old_names = [p.name for p in (old.supported_classic_protocols or ())] if old else []
+        new_names = [p.name for p in (new.supported_classic_protocols or ())] if new else []
+        self.num_classic_protocol_members += (new is not None and new.use_classic_protocol) - (
+            old is not None and old.use_classic_protocol
+        )
+        if old_names or new_names:
+            self.classic_protocols = merge_counts(self.classic_protocols, old_names, new_names)
 
     def _remove_partition_epochs(self, assignment: Partitions, expected_epoch: int) -> None:
         for topic_id, partitions in assignment.items():

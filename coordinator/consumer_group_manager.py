@@ -8,8 +8,16 @@ new leader does when it loads the partition. A handler's records are appended as
 the append fails, nothing changes and the member gets the mapped error
 (``CoordinatorOperationExceptionHelper.handleOperationException``).
 
-Not simulated here (see docs/coordinator.md): classic members inside consumer groups and online
-migration, regular-expression subscriptions (Kafka 4.0 refuses them: "SubscribedTopicRegex is not
+Classic members inside consumer groups and online migration (Kafka 4.0's KIP-848 migration):
+a ConsumerGroupHeartbeat upgrades a non-empty classic group (getOrMaybeCreateConsumerGroup,
+validateOnlineUpgrade, convertToConsumerGroup); JoinGroup, SyncGroup, Heartbeat and LeaveGroup of
+classic members are answered inside the consumer group (classicGroupJoinToConsumerGroup and its
+siblings), with their own session timeouts and join/sync timers; the last consumer-protocol
+member leaving downgrades the group (validateOnlineDowngrade*, convertToClassicGroup), all under
+``group.consumer.migration.policy`` and the two group size limits (group_conversion.py holds
+the conversions themselves).
+
+Not simulated here (see docs/coordinator.md): regular-expression subscriptions (Kafka 4.0 refuses them: "SubscribedTopicRegex is not
 supported yet."), per-group configs (GroupConfigManager), the periodic metadata refresh
 (``group.consumer.metadata.refresh.interval.ms`` is Integer.MAX_VALUE in 4.0: only topic
 changes refresh a group's metadata).
@@ -18,8 +26,11 @@ changes refresh a group's metadata).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import attrs
 
 from coordinator.assignor.api import PartitionAssignorException
 from coordinator.assignor.ordering import assignment_from_record, uuid_order
@@ -34,12 +45,24 @@ from coordinator.consumer_group import (
     MemberState,
     Partitions,
     TopicMetadata,
+    merge_counts,
     subscription_type,
 )
+from coordinator.consumer_protocol import SchemaError, read_subscription
 from coordinator.current_assignment import compute_current_assignment
 from coordinator.errors import ApiError, Errors
-from coordinator.group import Parked
-from coordinator.kafka_uuid import Uuid
+from coordinator.group import EMPTY as CLASSIC_EMPTY
+from coordinator.group import ClassicGroup, Parked
+from coordinator.group_conversion import (
+    assignment_bytes,
+    classic_metadata,
+    consumer_group_tombstones,
+    from_classic_group,
+    from_consumer_group,
+    members_in_order,
+)
+from coordinator.group_metadata_manager import GroupMetadataManager
+from coordinator.kafka_uuid import RESERVED_UUIDS, Uuid
 from coordinator.log import operation_error_to_response_error
 from coordinator.protocol import (
     ConsumerGroupDescribeAssignment,
@@ -50,7 +73,15 @@ from coordinator.protocol import (
     ConsumerGroupHeartbeatResponse,
     ConsumerGroupHeartbeatResponseAssignment,
     ConsumerGroupHeartbeatTopicPartitions,
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponseMember,
     ListedGroup,
+    SyncGroupRequest,
+    SyncGroupResponse,
 )
 from coordinator.records import (
     ConsumerGroupCurrentMemberAssignmentKey,
@@ -76,11 +107,15 @@ from coordinator.runtime import PartitionWriter, respond
 from coordinator.target_assignment import build_target_assignment
 from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
+    ConsumerGroupJoinKey,
     ConsumerGroupRebalanceKey,
     ConsumerGroupSessionKey,
+    ConsumerGroupSyncKey,
     CoordinatorTimer,
+    ExpireConsumerGroupJoin,
     ExpireConsumerGroupRebalance,
     ExpireConsumerGroupSession,
+    ExpireConsumerGroupSync,
 )
 from coordinator.topology import Topology
 from coordinator.views import (
@@ -95,6 +130,35 @@ METADATA_REFRESH_INTERVAL_MS = 2147483647
 _JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 
 Entry = tuple[RecordKey, RecordValue]
+#: ConsumerGroupMigrationPolicy: (upgrade enabled, downgrade enabled); parse() of anything
+#: else is DISABLED (the config refuses other names)
+MIGRATION_POLICIES = {
+    "bidirectional": (True, True),
+    "upgrade": (True, False),
+    "downgrade": (False, True),
+    "disabled": (False, False),
+}
+
+
+@attrs.frozen
+class Downgrade:
+    """convertToClassicGroup, decided by a handler: the classic group that replaces the consumer
+    group once the records are written (Kafka updates its state directly instead of replaying
+    them), and whether the change came from a member leaving (a rebalance follows) or from a
+    joining static member replacing the last consumer-protocol one."""
+
+    group: ConsumerGroup
+    classic: ClassicGroup
+    leaving_member_id: str
+    joined: bool
+
+
+@attrs.define
+class Batch:
+    """A handler's records, and the downgrade that replaces their replay (if any)."""
+
+    records: list[Entry] = attrs.field(factory=list)
+    downgrade: Downgrade | None = None
 
 
 def _blank(value: str | None) -> bool:
@@ -126,9 +190,7 @@ class ConsumerGroupManager:
         timer: CoordinatorTimer,
         writer: PartitionWriter,
         topology: Topology,
-        classic_group_exists: Callable[[str], bool],
-        classic_group_is_empty: Callable[[str], bool] = lambda _group_id: False,
-        delete_classic_group: Callable[[Step, str], None] = lambda _out, _group_id: None,
+        classic: GroupMetadataManager,
     ) -> None:
         self.node = node
         self.partition = partition
@@ -137,9 +199,7 @@ class ConsumerGroupManager:
         self.timer = timer
         self.writer = writer
         self.topology = topology
-        self._classic_group_exists = classic_group_exists
-        self._classic_group_is_empty = classic_group_is_empty
-        self._delete_classic_group = delete_classic_group
+        self.classic = classic
         self.assignors = ConsumerGroupAssignors(config.group_consumer_assignors)
         self.groups: dict[str, ConsumerGroup] = {}
 
@@ -150,28 +210,56 @@ class ConsumerGroupManager:
         try:
             self._validate(request)
             if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
-                records, response = self._leave(out, request)
+                batch, response = self._leave(out, request)
             else:
-                records, response = self._heartbeat(out, request)
+                batch, response = self._heartbeat(out, request)
         except ApiError as error:
-            records = []
+            batch = Batch()
             response = ConsumerGroupHeartbeatResponse(error.error, error_message=error.message)
-        if records:
-            before = self._snapshot(request.group_id)
-            error_code = self.writer.append(out, records, request.group_id)
-            if error_code != Errors.NONE:
-                # handleOperationException maps a failed write's error without a message
-                response = ConsumerGroupHeartbeatResponse(
-                    operation_error_to_response_error(error_code)
-                )
-            else:
-                for key, value in records:
-                    if isinstance(key, GroupMetadataKey) and value is None:
-                        # the replay of an empty classic group's tombstone removes it
-                        self._delete_classic_group(out, key.group)
-                self.replay_all(records)
-                self._note_changes(out, request.group_id, before, records)
+        error_code = self._commit(out, request.group_id, batch)
+        if error_code != Errors.NONE:
+            # handleOperationException maps a failed write's error without a message
+            response = ConsumerGroupHeartbeatResponse(operation_error_to_response_error(error_code))
         respond(out, self.node, waiter, response, request.group_id, request.member_id)
+
+    def _commit(self, out: Step, group_id: str, batch: Batch) -> Errors:
+        """Write a handler's records; once written, replay them (a classic group's tombstone
+        removes the classic group first), or run the downgrade that replaces their replay."""
+        records = batch.records
+        if not records:
+            return Errors.NONE
+        before = self._snapshot(group_id)
+        error_code = self.writer.append(out, records, group_id)
+        if error_code != Errors.NONE:
+            return error_code
+        if batch.downgrade is not None:
+            self._install_classic_group(out, batch.downgrade, before)
+            return Errors.NONE
+        for key, value in records:
+            if isinstance(key, GroupMetadataKey) and value is None:
+                # the replay of a classic group's tombstone removes it (an upgrade, or an
+                # empty classic group giving way to a new consumer group)
+                classic = self.classic.groups.get(key.group)
+                if classic is not None:
+                    upgraded = not classic.is_in(CLASSIC_EMPTY)
+                    if upgraded:
+                        out.event(
+                            "group_upgraded",
+                            t_ms=out.now,
+                            node=self.node,
+                            group_id=key.group,
+                            generation_id=classic.generation_id,
+                            members=len(classic.members),
+                        )
+                    reason = (
+                        "upgraded to a consumer group"
+                        if upgraded
+                        else "replaced by a consumer group"
+                    )
+                    self.classic.delete_group(out, classic, reason)
+        self.replay_all(records)
+        self._note_changes(out, group_id, before, records)
+        return Errors.NONE
 
     def _validate(self, request: ConsumerGroupHeartbeatRequest) -> None:
         """throwIfConsumerGroupHeartbeatRequestIsInvalid, with Kafka's messages."""
@@ -215,27 +303,104 @@ class ConsumerGroupManager:
                 self.assignors.unsupported_message(request.server_assignor),
             )
 
-    def _group_or_new(self, group_id: str, create: bool, records: list[Entry]) -> ConsumerGroup:
+    def _group_or_new(
+        self, out: Step, group_id: str, create: bool, records: list[Entry]
+    ) -> ConsumerGroup:
         """getOrMaybeCreateConsumerGroup (a new group is not registered: its records create it).
         An empty classic group of that id (e.g. the simple group of an admin's offset commit)
-        gives way when a member joins: maybeDeleteEmptyClassicGroup writes its tombstone."""
+        gives way when a member joins: maybeDeleteEmptyClassicGroup writes its tombstone. A
+        non-empty classic group is upgraded if validateOnlineUpgrade allows it."""
         group = self.groups.get(group_id)
         if group is not None:
             return group
-        if create and self._classic_group_is_empty(group_id):
+        classic = self.classic.groups.get(group_id)
+        if classic is None and not create:
+            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
+        if classic is None:
+            return ConsumerGroup(group_id)
+        if create and classic.is_in(CLASSIC_EMPTY):
             records.append((GroupMetadataKey(group_id), None))
             return ConsumerGroup(group_id)
-        if self._classic_group_exists(group_id):
-            # A classic group of that id: online migration is not simulated (docs/coordinator.md)
-            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
-        if not create:
-            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
-        return ConsumerGroup(group_id)
+        if create and self._validate_online_upgrade(classic):
+            return self._convert_to_consumer_group(out, classic, records)
+        raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+
+    def _policy(self) -> tuple[bool, bool]:
+        """ConsumerGroupMigrationPolicy.parse: (upgrade enabled, downgrade enabled)."""
+        return MIGRATION_POLICIES.get(
+            self.config.group_consumer_migration_policy.lower(), (False, False)
+        )
+
+    def _validate_online_upgrade(self, classic: ClassicGroup) -> bool:
+        """validateOnlineUpgrade: the policy, the consumer embedded protocol, the size limit."""
+        return (
+            self._policy()[0]
+            and classic.protocol_type == CONSUMER_PROTOCOL_TYPE
+            and len(classic.members) <= self.config.group_consumer_max_size
+        )
+
+    def _convert_to_consumer_group(
+        self, out: Step, classic: ClassicGroup, records: list[Entry]
+    ) -> ConsumerGroup:
+        """convertToConsumerGroup: parked JoinGroups and SyncGroups are told to rejoin, the
+        classic group's tombstone and the new group's records are written, and each member gets
+        a session timeout of its own classic session timeout. The group is not registered: the
+        replay of the records creates it."""
+        for member in classic.iter_members():
+            if member.join_waiter is not None:
+                waiter, member.join_waiter = member.join_waiter, None
+                response: object = JoinGroupResponse(
+                    Errors.REBALANCE_IN_PROGRESS, member_id=member.member_id
+                )
+                respond(out, self.node, waiter, response, classic.group_id, member.member_id)
+        for member in classic.iter_members():
+            if member.sync_waiter is not None:
+                waiter, member.sync_waiter = member.sync_waiter, None
+                response = SyncGroupResponse(Errors.REBALANCE_IN_PROGRESS)
+                respond(out, self.node, waiter, response, classic.group_id, member.member_id)
+        records.append((GroupMetadataKey(classic.group_id), None))
+        try:
+            group = from_classic_group(classic, self.topology)
+        except SchemaError:
+            raise ApiError(
+                Errors.GROUP_ID_NOT_FOUND,
+                f"Cannot upgrade the classic group {classic.group_id} to consumer group because "
+                "the embedded consumer protocol is malformed.",
+            ) from None
+        # createConsumerGroupRecords
+        members = members_in_order(group)
+        gid = group.group_id
+        records.extend(self._member_record(gid, m) for m in members)
+        records.append(
+            (ConsumerGroupMetadataKey(gid), ConsumerGroupMetadataValue(group.group_epoch))
+        )
+        records.extend(
+            self._target_record(gid, m.member_id, group.target_assignment.get(m.member_id, EMPTY))
+            for m in members
+        )
+        records.append(
+            (
+                ConsumerGroupTargetAssignmentMetadataKey(gid),
+                ConsumerGroupTargetAssignmentMetadataValue(group.group_epoch),
+            )
+        )
+        records.extend(self._current_record(gid, m) for m in members)
+        for m in members:
+            self._schedule_session(out, gid, m.member_id, m.classic_protocol_session_timeout)
+        return group
+
+    def remove_empty_group(self, out: Step, group_id: str) -> ConsumerGroup:
+        """maybeDeleteEmptyConsumerGroup's removeGroup: a classic JoinGroup takes over the id of
+        an empty consumer group (the caller writes its tombstones)."""
+        before = self._snapshot(group_id)
+        group = self.groups.pop(group_id)
+        self._note_changes(out, group_id, before, [])
+        return group
 
     def consumer_group(self, group_id: str) -> ConsumerGroup:
         group = self.groups.get(group_id)
         if group is None:
-            if self._classic_group_exists(group_id):
+            if group_id in self.classic.groups:
                 raise ApiError(
                     Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group"
                 )
@@ -267,16 +432,8 @@ class ConsumerGroupManager:
                 "abandon all its partitions and rejoin.",
             )
 
-    def _heartbeat(
-        self, out: Step, request: ConsumerGroupHeartbeatRequest
-    ) -> tuple[list[Entry], ConsumerGroupHeartbeatResponse]:
-        """The regular heartbeat (consumerGroupHeartbeat's private overload)."""
-        records: list[Entry] = []
-        group_id = request.group_id
-        member_epoch = request.member_epoch
-        create = member_epoch == 0
-        group = self._group_or_new(group_id, create, records)
-        member_id = request.member_id
+    def _throw_if_full(self, group: ConsumerGroup, member_id: str) -> None:
+        """throwIfConsumerGroupIsFull."""
         if group.num_members() >= self.config.group_consumer_max_size and (
             member_id == "" or not group.has_member(member_id)
         ):
@@ -285,8 +442,20 @@ class ConsumerGroupManager:
                 "The consumer group has reached its maximum capacity of "
                 f"{self.config.group_consumer_max_size} members.",
             )
+
+    def _heartbeat(
+        self, out: Step, request: ConsumerGroupHeartbeatRequest
+    ) -> tuple[Batch, ConsumerGroupHeartbeatResponse]:
+        """The regular heartbeat (consumerGroupHeartbeat's private overload)."""
+        records: list[Entry] = []
+        group_id = request.group_id
+        member_epoch = request.member_epoch
+        create = member_epoch == 0
+        group = self._group_or_new(out, group_id, create, records)
+        member_id = request.member_id
+        self._throw_if_full(group, member_id)
         if member_id == "":
-            member_id = str(Uuid(self._signed64(), self._signed64()))
+            member_id = self._new_member_id()
         owned = request.topic_partitions
         instance_id = request.instance_id
         if instance_id is None:
@@ -311,7 +480,45 @@ class ConsumerGroupManager:
             else member.subscribed_topic_names,
             client_id=request.client_id,
             client_host=request.client_host,
+            classic_member_metadata=None,
         )
+        updated = self._update_and_reconcile(out, group, member, updated, owned, records)
+        self._schedule_session(out, group_id, updated.member_id)
+        full = member_epoch == 0 or (
+            request.rebalance_timeout_ms != -1
+            and request.subscribed_topic_names is not None
+            and owned is not None
+        )
+        assignment = None
+        if full or updated.assigned_partitions != member.assigned_partitions:
+            assignment = ConsumerGroupHeartbeatResponseAssignment(
+                [
+                    ConsumerGroupHeartbeatTopicPartitions(t.topic_id, t.partitions)
+                    for t in _topic_partitions(updated.assigned_partitions)
+                ]
+            )
+        response = ConsumerGroupHeartbeatResponse(
+            Errors.NONE,
+            member_id=updated.member_id,
+            member_epoch=updated.member_epoch,
+            heartbeat_interval_ms=self.config.group_consumer_heartbeat_interval_ms,
+            assignment=assignment,
+        )
+        return Batch(records), response
+
+    def _update_and_reconcile(
+        self,
+        out: Step,
+        group: ConsumerGroup,
+        member: ConsumerGroupMember,
+        updated: ConsumerGroupMember,
+        owned: Sequence[ConsumerGroupHeartbeatTopicPartitions] | None,
+        records: list[Entry],
+    ) -> ConsumerGroupMember:
+        """Steps 1-3 of consumerGroupHeartbeat and classicGroupJoinToConsumerGroup: the member's
+        record and the group epoch bump if its subscription changed (or the metadata expired),
+        the new target assignment if the epoch moved, then the member's reconciliation."""
+        group_id = group.group_id
         bump = False
         if updated != member:
             records.append(self._member_record(group_id, updated))
@@ -350,33 +557,21 @@ class ConsumerGroupManager:
             target_epoch = group.target_assignment_epoch
             target = group.target_assignment_of(updated.member_id, updated.instance_id)
 
-        updated = self._maybe_reconcile(out, group, updated, target_epoch, target, owned, records)
-        self._schedule_session(out, group_id, updated.member_id)
-        full = member_epoch == 0 or (
-            request.rebalance_timeout_ms != -1
-            and request.subscribed_topic_names is not None
-            and owned is not None
-        )
-        assignment = None
-        if full or updated.assigned_partitions != member.assigned_partitions:
-            assignment = ConsumerGroupHeartbeatResponseAssignment(
-                [
-                    ConsumerGroupHeartbeatTopicPartitions(t.topic_id, t.partitions)
-                    for t in _topic_partitions(updated.assigned_partitions)
-                ]
-            )
-        response = ConsumerGroupHeartbeatResponse(
-            Errors.NONE,
-            member_id=updated.member_id,
-            member_epoch=updated.member_epoch,
-            heartbeat_interval_ms=self.config.group_consumer_heartbeat_interval_ms,
-            assignment=assignment,
-        )
-        return records, response
+        return self._maybe_reconcile(out, group, updated, target_epoch, target, owned, records)
 
-    def _signed64(self) -> int:
-        value = self.rng.getrandbits(64)
-        return value - (1 << 64) if value >= 1 << 63 else value
+    def _new_member_id(self) -> str:
+        """Uuid.randomUuid().toString(), from the shard's seeded random: a java.util.UUID v4
+        (UUID.randomUUID) taken as a Kafka Uuid, drawn again if reserved or if its string
+        starts with '-'."""
+        while True:
+            raw = uuid.UUID(int=self.rng.getrandbits(128), version=4).bytes
+            candidate = Uuid(
+                int.from_bytes(raw[:8], "big", signed=True),
+                int.from_bytes(raw[8:], "big", signed=True),
+            )
+            text = str(candidate)
+            if candidate not in RESERVED_UUIDS and not text.startswith("-"):
+                return text
 
     def _static_member(
         self,
@@ -387,13 +582,19 @@ class ConsumerGroupManager:
         owned: Sequence[ConsumerGroupHeartbeatTopicPartitions] | None,
         create: bool,
         records: list[Entry],
+        use_classic_protocol: bool = False,
     ) -> ConsumerGroupMember:
-        """getOrMaybeSubscribeStaticConsumerGroupMember (KIP-848 static membership)."""
+        """getOrMaybeSubscribeStaticConsumerGroupMember (KIP-848 static membership); a classic
+        member's JoinGroup replaces the instance whatever its epoch and skips the epoch check."""
         existing = group.static_member(instance_id)
         if create:
             if existing is None:
                 return group.get_or_maybe_create_member(member_id, True)
-            if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            if (
+                not use_classic_protocol
+                and not existing.use_classic_protocol
+                and existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH
+            ):
                 raise ApiError(
                     Errors.UNRELEASED_INSTANCE_ID,
                     f"Static member {member_id} with instance id {instance_id} cannot join the "
@@ -418,7 +619,8 @@ class ConsumerGroupManager:
                 f"Static member {member_id} with instance id {instance_id} was fenced by member "
                 f"{existing.member_id}.",
             )
-        self._check_epoch(existing, member_epoch, owned)
+        if not use_classic_protocol:
+            self._check_epoch(existing, member_epoch, owned)
         return existing
 
     def _subscription_metadata(self, names: Mapping[str, int]) -> dict[str, TopicMetadata]:
@@ -511,6 +713,9 @@ class ConsumerGroupManager:
         )
         if updated != member:
             records.append(self._current_record(group.group_id, updated))
+            if updated.use_classic_protocol:
+                # a classic member has join and sync timers instead of a rebalance timeout
+                return updated
             key = ConsumerGroupRebalanceKey(
                 self.node, self.partition, group.group_id, updated.member_id
             )
@@ -530,11 +735,312 @@ class ConsumerGroupManager:
                 self.timer.cancel(out, key)
         return updated
 
+    # --- classic members in consumer groups (classicGroup*ToConsumerGroup) -------------------------
+
+    def _join_key(self, group_id: str, member_id: str) -> ConsumerGroupJoinKey:
+        return ConsumerGroupJoinKey(self.node, self.partition, group_id, member_id)
+
+    def _sync_key(self, group_id: str, member_id: str) -> ConsumerGroupSyncKey:
+        return ConsumerGroupSyncKey(self.node, self.partition, group_id, member_id)
+
+    def _schedule_join_timeout_if_absent(
+        self, out: Step, group_id: str, member_id: str, rebalance_timeout_ms: int
+    ) -> None:
+        """scheduleConsumerGroupJoinTimeoutIfAbsent: the classic member must rejoin in time."""
+        key = self._join_key(group_id, member_id)
+        if not self.timer.is_scheduled(key):
+            operation = ExpireConsumerGroupJoin(group_id, member_id)
+            self.timer.schedule(out, key, rebalance_timeout_ms, operation)
+
+    def classic_join(self, out: Step, waiter: Parked, request: JoinGroupRequest) -> None:
+        """classicGroupJoinToConsumerGroup: a classic member joins a non-empty consumer group.
+        It is a consumer-group member with classic metadata; its JoinGroup is answered once the
+        records are written, with its member epoch as the generation and no leader."""
+        group_id = request.group_id
+        member_id = request.member_id
+        try:
+            group = self.consumer_group(group_id)
+            unknown = member_id == ""
+            if unknown:
+                member_id = self._new_member_id()
+            self._throw_if_full(group, member_id)
+            if not group.supports_classic_protocols(
+                request.protocol_type, [p.name for p in request.protocols]
+            ):
+                raise ApiError(
+                    Errors.INCONSISTENT_GROUP_PROTOCOL,
+                    f"Member {member_id}'s protocols are not supported.",
+                )
+            if unknown and request.group_instance_id is None and request.api_version >= 4:
+                # JoinGroupRequest.requiresKnownMemberId: come back with this id
+                response = JoinGroupResponse(Errors.MEMBER_ID_REQUIRED, member_id=member_id)
+                respond(out, self.node, waiter, response, group_id, member_id)
+                return
+            batch, updated = self._classic_join(out, group, request, member_id, unknown)
+        except ApiError as error:
+            respond(out, self.node, waiter, JoinGroupResponse(error.error), group_id, member_id)
+            return
+        error_code = self._commit(out, group_id, batch)
+        if error_code != Errors.NONE:
+            response = JoinGroupResponse(operation_error_to_response_error(error_code))
+            respond(out, self.node, waiter, response, group_id, updated.member_id)
+            return
+        self.timer.cancel(out, self._join_key(group_id, updated.member_id))
+        if batch.downgrade is None:
+            # still a consumer group: the member's session, and SyncGroup within its timeout
+            self._schedule_session(out, group_id, updated.member_id, request.session_timeout_ms)
+            self.timer.schedule(
+                out,
+                self._sync_key(group_id, updated.member_id),
+                request.rebalance_timeout_ms,
+                ExpireConsumerGroupSync(group_id, updated.member_id),
+            )
+        protocols = updated.supported_classic_protocols or ()
+        response = JoinGroupResponse(
+            Errors.NONE,
+            generation_id=updated.member_epoch,
+            protocol_type=CONSUMER_PROTOCOL_TYPE,
+            protocol_name=protocols[0].name if protocols else None,
+            member_id=updated.member_id,
+        )
+        respond(out, self.node, waiter, response, group_id, updated.member_id)
+
+    def _classic_join(
+        self,
+        out: Step,
+        group: ConsumerGroup,
+        request: JoinGroupRequest,
+        member_id: str,
+        unknown: bool,
+    ) -> tuple[Batch, ConsumerGroupMember]:
+        records: list[Entry] = []
+        instance_id = request.group_instance_id
+        if instance_id is None:
+            member = group.get_or_maybe_create_member(member_id, True)
+        else:
+            member = self._static_member(
+                group, member_id, -1, instance_id, (), unknown, records, use_classic_protocol=True
+            )
+        try:
+            subscription = read_subscription(request.protocols[0].metadata)
+        except (SchemaError, IndexError):
+            # deserializeSubscription's IllegalStateException
+            raise ApiError(
+                Errors.UNKNOWN_SERVER_ERROR,
+                "Malformed embedded consumer protocol in subscription deserialization.",
+            ) from None
+        protocols = tuple([(p.name, p.metadata) for p in request.protocols])
+        updated = member.with_(
+            instance_id=instance_id if instance_id is not None else member.instance_id,
+            rack_id=subscription.rack_id if subscription.rack_id is not None else member.rack_id,
+            rebalance_timeout_ms=request.rebalance_timeout_ms
+            if request.rebalance_timeout_ms != -1
+            else member.rebalance_timeout_ms,
+            subscribed_topic_names=frozenset(subscription.topics),
+            client_id=request.client_id,
+            client_host=request.client_host,
+            classic_member_metadata=classic_metadata(request.session_timeout_ms, protocols),
+        )
+        owned = self._owned_from_subscription(subscription.owned_partitions)
+        updated = self._update_and_reconcile(out, group, member, updated, owned, records)
+        # 4. the last consumer-protocol static member replaced by this classic one: downgrade
+        existing = group.static_member_id(instance_id)
+        if existing is not None and self._validate_online_downgrade(group, existing, fenced=False):
+            return (
+                self._convert_to_classic_group(group, existing, updated, records, out.now),
+                updated,
+            )
+        return Batch(records), updated
+
+    def _owned_from_subscription(
+        self, owned: Sequence[tuple[str, int]]
+    ) -> list[ConsumerGroupHeartbeatTopicPartitions]:
+        """Utils.toTopicPartitions: the subscription's owned partitions by topic id (topics the
+        metadata does not know are left out)."""
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in owned:
+            by_topic.setdefault(topic, []).append(partition)
+        ids = self.topology.topic_ids
+        return [
+            ConsumerGroupHeartbeatTopicPartitions(ids[topic], tuple(partitions))
+            for topic, partitions in by_topic.items()
+            if topic in ids
+        ]
+
+    def _classic_member(
+        self, group: ConsumerGroup, member_id: str, instance_id: str | None
+    ) -> ConsumerGroupMember:
+        """validateConsumerGroupMember, then throwIfMemberDoesNotUseClassicProtocol."""
+        if instance_id is None:
+            member = group.get_or_maybe_create_member(member_id, False)
+        else:
+            static = group.static_member(instance_id)
+            if static is None:
+                raise ApiError(
+                    Errors.UNKNOWN_MEMBER_ID,
+                    f"Member with instance id {instance_id} is not a member of group "
+                    f"{group.group_id}.",
+                )
+            if static.member_id != member_id:
+                raise ApiError(
+                    Errors.FENCED_INSTANCE_ID,
+                    f"Static member {member_id} with instance id {instance_id} was fenced by "
+                    f"member {static.member_id}.",
+                )
+            member = static
+        if not member.use_classic_protocol:
+            raise ApiError(
+                Errors.UNKNOWN_MEMBER_ID,
+                f"Member {member.member_id} does not use the classic protocol.",
+            )
+        return member
+
+    @staticmethod
+    def _check_generation(member: ConsumerGroupMember, generation_id: int, member_id: str) -> None:
+        """throwIfGenerationIdUnmatched."""
+        if member.member_epoch != generation_id:
+            raise ApiError(
+                Errors.ILLEGAL_GENERATION,
+                f"The request generation id {generation_id} is not equal to the member epoch "
+                f"{member.member_epoch} of member {member_id}.",
+            )
+
+    def classic_sync(self, out: Step, waiter: Parked, request: SyncGroupRequest) -> None:
+        """classicGroupSyncToConsumerGroup: the member's current assignment, in the version of
+        its subscription; the sync timer gives way to its session timer."""
+        group_id, member_id = request.group_id, request.member_id
+        response: SyncGroupResponse
+        try:
+            group = self.consumer_group(group_id)
+            if group.is_empty():
+                raise ApiError(Errors.UNKNOWN_MEMBER_ID)
+            member = self._classic_member(group, member_id, request.group_instance_id)
+            self._check_generation(member, request.generation_id, member.member_id)
+            protocols = member.supported_classic_protocols or ()
+            name = protocols[0].name if protocols else None
+            if request.protocol_type is not None and request.protocol_type != "consumer":
+                raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)
+            if request.protocol_name is not None and request.protocol_name != name:
+                raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)
+            if (
+                group.group_epoch > member.member_epoch
+                and member.state != MemberState.UNREVOKED_PARTITIONS
+            ):
+                # throwIfRebalanceInProgress: rejoin to catch up
+                self._schedule_join_timeout_if_absent(
+                    out, group_id, member.member_id, member.rebalance_timeout_ms
+                )
+                raise ApiError(Errors.REBALANCE_IN_PROGRESS)
+            assignment = assignment_bytes(
+                member.assigned_partitions, protocols[0].metadata, self.topology
+            )
+        except ApiError as error:
+            response = SyncGroupResponse(error.error)
+        else:
+            self.timer.cancel(out, self._sync_key(group_id, member_id))
+            self._schedule_session(
+                out, group_id, member_id, member.classic_protocol_session_timeout
+            )
+            response = SyncGroupResponse(
+                Errors.NONE, request.protocol_type, request.protocol_name, assignment
+            )
+        respond(out, self.node, waiter, response, group_id, member_id, request.generation_id)
+
+    def classic_heartbeat(self, out: Step, waiter: Parked, request: HeartbeatRequest) -> None:
+        """classicGroupHeartbeatToConsumerGroup: keeps the session; REBALANCE_IN_PROGRESS (and a
+        join timer) when the member must rejoin to catch up, revoke, or take freed partitions."""
+        group_id, member_id = request.group_id, request.member_id
+        error = Errors.NONE
+        try:
+            group = self.consumer_group(group_id)
+            member = self._classic_member(group, member_id, request.group_instance_id)
+            self._check_generation(member, request.generation_id, member_id)
+            self._schedule_session(
+                out, group_id, member_id, member.classic_protocol_session_timeout
+            )
+            if (
+                member.member_epoch < group.group_epoch
+                or member.state == MemberState.UNREVOKED_PARTITIONS
+                or (
+                    member.state == MemberState.UNRELEASED_PARTITIONS
+                    and not group.waiting_on_unreleased_partition(member)
+                )
+            ):
+                error = Errors.REBALANCE_IN_PROGRESS
+                self._schedule_join_timeout_if_absent(
+                    out, group_id, member_id, member.rebalance_timeout_ms
+                )
+        except ApiError as exc:
+            error = exc.error
+        response = HeartbeatResponse(error)
+        respond(out, self.node, waiter, response, group_id, member_id, request.generation_id)
+
+    def classic_leave(self, out: Step, waiter: Parked, request: LeaveGroupRequest) -> None:
+        """classicGroupLeaveToConsumerGroup: each classic member named leaves (tombstones, timers
+        cancelled); one epoch bump for them all. A leave never downgrades the group."""
+        group = self.consumer_group(request.group_id)
+        group_id = group.group_id
+        results: list[LeaveGroupResponseMember] = []
+        leaving: list[ConsumerGroupMember] = []
+        records: list[Entry] = []
+        for identity in request.members:
+            member_id, instance_id = identity.member_id, identity.group_instance_id
+            try:
+                if instance_id is None:
+                    member = group.get_or_maybe_create_member(member_id, False)
+                else:
+                    static = group.static_member(instance_id)
+                    if static is None:
+                        raise ApiError(
+                            Errors.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown."
+                        )
+                    if member_id != "" and static.member_id != member_id:
+                        raise ApiError(Errors.FENCED_INSTANCE_ID)
+                    member = static
+                    member_id = member.member_id
+                if not member.use_classic_protocol:
+                    raise ApiError(Errors.UNKNOWN_MEMBER_ID)
+            except ApiError as error:
+                results.append(LeaveGroupResponseMember(member_id, instance_id, error.error))
+                continue
+            records.extend(self._member_tombstones(group_id, member_id))
+            self._cancel_timers(out, group_id, member_id)
+            out.event(
+                "consumer_group_member_removed",
+                t_ms=out.now,
+                node=self.node,
+                group_id=group_id,
+                member_id=member_id,
+                member_epoch=member.member_epoch,
+                reason=f"LeaveGroup ({identity.reason or 'not provided'})",
+            )
+            results.append(LeaveGroupResponseMember(member_id, instance_id, Errors.NONE))
+            leaving.append(member)
+        if records:
+            names = dict(group.subscribed_topic_names)
+            for member in leaving:
+                names = merge_counts(names, member.subscribed_topic_names, None)
+            metadata = self._subscription_metadata(names)
+            if metadata != group.subscription_metadata:
+                records.append(self._metadata_record(group_id, metadata))
+            records.append(
+                (
+                    ConsumerGroupMetadataKey(group_id),
+                    ConsumerGroupMetadataValue(group.group_epoch + 1),
+                )
+            )
+        error_code = self._commit(out, group_id, Batch(records))
+        if error_code != Errors.NONE:
+            mapped = operation_error_to_response_error(error_code)
+            self.classic.leave_reply(out, waiter, request, mapped, ())
+            return
+        self.classic.leave_reply(out, waiter, request, Errors.NONE, tuple(results))
+
     # --- leaving and fencing ----------------------------------------------------------------------
 
     def _leave(
         self, out: Step, request: ConsumerGroupHeartbeatRequest
-    ) -> tuple[list[Entry], ConsumerGroupHeartbeatResponse]:
+    ) -> tuple[Batch, ConsumerGroupHeartbeatResponse]:
         """consumerGroupLeave: -1 removes the member; -2 (static) keeps it, at epoch -2."""
         group = self.consumer_group(request.group_id)
         response = ConsumerGroupHeartbeatResponse(
@@ -558,7 +1064,9 @@ class ConsumerGroupManager:
             leaving = static.with_(
                 member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitions_pending_revocation={}
             )
-            return [self._current_record(group.group_id, leaving)], ConsumerGroupHeartbeatResponse(
+            return Batch(
+                [self._current_record(group.group_id, leaving)]
+            ), ConsumerGroupHeartbeatResponse(
                 Errors.NONE,
                 member_id=static.member_id,
                 member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH,
@@ -567,9 +1075,22 @@ class ConsumerGroupManager:
 
     def _fence(
         self, out: Step, group: ConsumerGroup, member: ConsumerGroupMember, reason: str
-    ) -> list[Entry]:
+    ) -> Batch:
         """consumerGroupFenceMember: the member's tombstones, the new subscription metadata,
-        the group epoch bumped; its timers cancelled."""
+        the group epoch bumped; its timers cancelled. Or, if it is the last member using the
+        consumer protocol and validateOnlineDowngradeWithFencedMember allows it, the downgrade
+        to a classic group (convertToClassicGroup)."""
+        if self._validate_online_downgrade(group, member.member_id, fenced=True):
+            out.event(
+                "consumer_group_member_removed",
+                t_ms=out.now,
+                node=self.node,
+                group_id=group.group_id,
+                member_id=member.member_id,
+                member_epoch=member.member_epoch,
+                reason=reason,
+            )
+            return self._convert_to_classic_group(group, member.member_id, None, [], out.now)
         records = list(self._member_tombstones(group.group_id, member.member_id))
         metadata = self._subscription_metadata(group.compute_subscribed_topic_names(member, None))
         if metadata != group.subscription_metadata:
@@ -590,34 +1111,103 @@ class ConsumerGroupManager:
             member_epoch=member.member_epoch,
             reason=reason,
         )
-        return records
+        return Batch(records)
 
-    def _schedule_session(self, out: Step, group_id: str, member_id: str) -> None:
+    def _validate_online_downgrade(
+        self, group: ConsumerGroup, member_id: str, *, fenced: bool
+    ) -> bool:
+        """validateOnlineDowngradeWithFencedMember (``fenced``: the member leaves, so the group
+        keeps one member fewer and must keep one at least) or
+        validateOnlineDowngradeWithReplacedMemberId (a classic static member replaces it)."""
+        if not group.all_members_use_classic_protocol_except(member_id):
+            return False
+        size = group.num_members() - 1 if fenced else group.num_members()
+        if fenced and group.num_members() <= 1:
+            return False  # it would be empty: no downgrade
+        if not self._policy()[1]:
+            return False  # the online downgrade is disabled
+        return size <= self.config.group_max_size
+
+    def _convert_to_classic_group(
+        self,
+        group: ConsumerGroup,
+        leaving_member_id: str,
+        joining: ConsumerGroupMember | None,
+        records: list[Entry],
+        now_ms: int,
+    ) -> Batch:
+        """convertToClassicGroup's records (the consumer group's tombstones, the classic group's
+        record); the state change itself waits for the write (_install_classic_group)."""
+        if joining is None:
+            records.extend(consumer_group_tombstones(group))
+        else:
+            records.extend(consumer_group_tombstones(group, {leaving_member_id: joining.member_id}))
+        try:
+            classic = from_consumer_group(group, leaving_member_id, joining, self.topology, now_ms)
+        except SchemaError as exc:
+            raise ApiError(
+                Errors.GROUP_ID_NOT_FOUND,
+                f"Cannot downgrade the classic group {group.group_id}: {exc}.",
+            ) from None
+        assignments = {m.member_id: m.assignment for m in classic.iter_members()}
+        records.append(self.classic.group_record(classic, assignments))
+        downgrade = Downgrade(group, classic, leaving_member_id, joining is not None)
+        return Batch(records, downgrade)
+
+    def _install_classic_group(
+        self, out: Step, downgrade: Downgrade, before: tuple[str | None, frozenset[str]]
+    ) -> None:
+        """convertToClassicGroup's direct state change: the consumer group is removed, the
+        classic group takes its place, every member's classic session timer starts again, and
+        a rebalance starts if a member left. The consumer group's own timers are left to fire
+        and find no consumer group, as in Kafka."""
+        group, classic = downgrade.group, downgrade.classic
+        self.groups.pop(group.group_id, None)
+        out.event(
+            "group_downgraded",
+            t_ms=out.now,
+            node=self.node,
+            group_id=group.group_id,
+            generation_id=classic.generation_id,
+            members=len(classic.members),
+        )
+        self._note_changes(out, group.group_id, before, [])
+        self.classic.adopt_group(out, classic)
+        for member in classic.iter_members():
+            self.classic.schedule_heartbeat(
+                out, classic, member.member_id, member.session_timeout_ms
+            )
+        if not downgrade.joined:
+            self.classic.prepare_rebalance(
+                out, classic, f"Downgrade group {classic.group_id} from consumer to classic."
+            )
+
+    def _schedule_session(
+        self, out: Step, group_id: str, member_id: str, timeout_ms: int | None = None
+    ) -> None:
+        """scheduleConsumerGroupSessionTimeout (a classic member's own session timeout, else the
+        group's)."""
         key = ConsumerGroupSessionKey(self.node, self.partition, group_id, member_id)
         self.timer.schedule(
             out,
             key,
-            self.config.group_consumer_session_timeout_ms,
+            self.config.group_consumer_session_timeout_ms if timeout_ms is None else timeout_ms,
             ExpireConsumerGroupSession(group_id, member_id),
         )
 
     def _cancel_timers(self, out: Step, group_id: str, member_id: str) -> None:
-        self.timer.cancel(
-            out, ConsumerGroupSessionKey(self.node, self.partition, group_id, member_id)
-        )
-        self.timer.cancel(
-            out, ConsumerGroupRebalanceKey(self.node, self.partition, group_id, member_id)
-        )
+        """cancelTimers: session, rebalance, join and sync."""
+        node, partition = self.node, self.partition
+        self.timer.cancel(out, ConsumerGroupSessionKey(node, partition, group_id, member_id))
+        self.timer.cancel(out, ConsumerGroupRebalanceKey(node, partition, group_id, member_id))
+        self.timer.cancel(out, ConsumerGroupJoinKey(node, partition, group_id, member_id))
+        self.timer.cancel(out, ConsumerGroupSyncKey(node, partition, group_id, member_id))
 
     def _write_fence(
         self, out: Step, group: ConsumerGroup, member: ConsumerGroupMember, reason: str
     ) -> None:
         """A timer's fencing (consumerGroupFenceMemberOperation): write, then replay."""
-        records = self._fence(out, group, member, reason)
-        before = self._snapshot(group.group_id)
-        if self.writer.append(out, records, group.group_id) == Errors.NONE:
-            self.replay_all(records)
-            self._note_changes(out, group.group_id, before, records)
+        self._commit(out, group.group_id, self._fence(out, group, member, reason))
 
     def on_session_expired(self, out: Step, operation: ExpireConsumerGroupSession) -> None:
         group = self.groups.get(operation.group_id)
@@ -625,6 +1215,21 @@ class ConsumerGroupManager:
         if group is None or member is None:
             return
         self._write_fence(out, group, member, "the member session expired.")
+
+    def on_join_timeout(self, out: Step, operation: ExpireConsumerGroupJoin) -> None:
+        group = self.groups.get(operation.group_id)
+        member = None if group is None else group.members.get(operation.member_id)
+        if group is None or member is None:
+            return
+        reason = "the classic member failed to join within the rebalance timeout."
+        self._write_fence(out, group, member, reason)
+
+    def on_sync_timeout(self, out: Step, operation: ExpireConsumerGroupSync) -> None:
+        group = self.groups.get(operation.group_id)
+        member = None if group is None else group.members.get(operation.member_id)
+        if group is None or member is None:
+            return
+        self._write_fence(out, group, member, "the member failed to sync within timeout.")
 
     def on_rebalance_timeout(self, out: Step, operation: ExpireConsumerGroupRebalance) -> None:
         group = self.groups.get(operation.group_id)
@@ -654,6 +1259,7 @@ class ConsumerGroupManager:
                 subscribed_topic_regex=m.subscribed_topic_regex,
                 rebalance_timeout_ms=m.rebalance_timeout_ms,
                 server_assignor=m.server_assignor_name,
+                classic_member_metadata=m.classic_member_metadata,
             ),
         )
 
@@ -804,6 +1410,7 @@ class ConsumerGroupManager:
                     subscribed_topic_regex=value.subscribed_topic_regex,
                     rebalance_timeout_ms=value.rebalance_timeout_ms,
                     server_assignor_name=value.server_assignor,
+                    classic_member_metadata=value.classic_member_metadata,
                 )
             )
             return
@@ -947,9 +1554,15 @@ class ConsumerGroupManager:
                     group_epoch=group.group_epoch,
                     assignment_epoch=group.target_assignment_epoch,
                     assignor_name=preferred,
+                    # asDescribedGroup walks the members' TimelineHashMap
                     members=[
                         self._describe_member(m, group.target_assignment.get(m.member_id))
-                        for m in group.members.values()
+                        for m in (
+                            group.members[member_id]
+                            for member_id in iteration_order(
+                                group.members, capacity_for(group.members_high_water)
+                            )
+                        )
                     ],
                 )
             )

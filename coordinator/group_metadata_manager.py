@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 import struct
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from coordinator.config import CoordinatorConfig
 from coordinator.errors import Errors
@@ -54,6 +54,8 @@ from coordinator.records import (
     GroupMetadataKey,
     GroupMetadataValue,
     MemberMetadataValue,
+    RecordKey,
+    RecordValue,
 )
 from coordinator.result import Step
 from coordinator.runtime import PartitionWriter, respond
@@ -193,6 +195,20 @@ class GroupMetadataManager:
         )
         return GroupMetadataKey(group.group_id), value
 
+    def group_record(
+        self, group: ClassicGroup, assignment: dict[str, bytes]
+    ) -> tuple[GroupMetadataKey, GroupMetadataValue]:
+        """createClassicGroupRecords: the group's record with every member's assignment (the
+        downgrade of a consumer group writes it)."""
+        return self._group_record(group, assignment)
+
+    def adopt_group(self, out: Step, group: ClassicGroup) -> None:
+        """A classic group made from a downgraded consumer group takes its id (groups.put)."""
+        group.subscribed_topics = self.subscribed_topics(group)
+        self.groups[group.group_id] = group
+        self.groups_high_water = max(self.groups_high_water, len(self.groups))
+        self._on_group_created(out)
+
     def _empty_group_record(
         self, group: ClassicGroup
     ) -> tuple[GroupMetadataKey, GroupMetadataValue]:
@@ -264,7 +280,16 @@ class GroupMetadataManager:
             member_id,
         )
 
-    def classic_group_join(self, out: Step, waiter: Parked, req: JoinGroupRequest) -> None:
+    def classic_group_join(
+        self,
+        out: Step,
+        waiter: Parked,
+        req: JoinGroupRequest,
+        prefix: Sequence[tuple[RecordKey, RecordValue]] = (),
+    ) -> None:
+        """classicGroupJoinToClassicGroup; ``prefix``: the tombstones of the empty consumer group
+        this group replaces, written with the new group's first record if nothing else writes
+        (Kafka drops them otherwise)."""
         group = self.groups.get(req.group_id)
         is_new_group = group is None
         if group is None:
@@ -288,7 +313,8 @@ class GroupMetadataManager:
         if is_new_group and out.appends == 0:
             # A group that wrote nothing is committed with an "empty group" record; if that fails
             # the creation is rolled back (Kafka reverts its timeline snapshot).
-            error = self.writer.append(out, [self._empty_group_record(group)], group.group_id)
+            entries = [*prefix, self._empty_group_record(group)]
+            error = self.writer.append(out, entries, group.group_id)
             if error != Errors.NONE:
                 for member in group.iter_members():
                     if member.join_waiter is waiter:
@@ -1080,9 +1106,9 @@ class GroupMetadataManager:
                 LeaveGroupResponseMember(m.member_id, m.group_instance_id, Errors.UNKNOWN_MEMBER_ID)
                 for m in req.members
             )
-            return self._leave_reply(out, waiter, req, Errors.NONE, unknown)
+            return self.leave_reply(out, waiter, req, Errors.NONE, unknown)
         if group.is_in(DEAD):
-            return self._leave_reply(out, waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, ())
+            return self.leave_reply(out, waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, ())
         results: list[LeaveGroupResponseMember] = []
         left = []
         for identity in req.members:
@@ -1127,8 +1153,8 @@ class GroupMetadataManager:
             # with the mapped error and no member list (GroupCoordinatorService.leaveGroup,
             # handleOperationException). The in-memory changes stay, as in Kafka's ClassicGroup.
             error = operation_error_to_response_error(out.append_error)
-            return self._leave_reply(out, waiter, req, error, ())
-        self._leave_reply(out, waiter, req, Errors.NONE, tuple(results))
+            return self.leave_reply(out, waiter, req, error, ())
+        self.leave_reply(out, waiter, req, Errors.NONE, tuple(results))
 
     def _leave_member(
         self, out: Step, group: ClassicGroup, member_id: str, reason: str | None
@@ -1137,7 +1163,7 @@ class GroupMetadataManager:
         self._remove_member(out, group, member, f"LeaveGroup ({reason or 'not provided'})")
         self.timer.cancel(out, self.timer.heartbeat_key(group.group_id, member_id))
 
-    def _leave_reply(
+    def leave_reply(
         self,
         out: Step,
         waiter: Parked,

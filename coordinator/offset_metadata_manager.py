@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from coordinator.config import CoordinatorConfig
-from coordinator.consumer_group import ConsumerGroup
+from coordinator.consumer_group import ConsumerGroup, ConsumerGroupMember
 from coordinator.errors import Errors
 from coordinator.group import (
     COMPLETING_REBALANCE,
@@ -563,18 +563,24 @@ def _validate_consumer_group_commit(
     group: ConsumerGroup, req: OffsetCommitRequest
 ) -> Errors | None:
     """ConsumerGroup.validateOffsetCommit: -1 with no members is the admin's (or a group-less
-    consumer's) commit; otherwise the member must exist, use OffsetCommit v9+, and commit at its
-    current epoch (STALE_MEMBER_EPOCH otherwise)."""
+    consumer's) commit; otherwise the member must exist, use OffsetCommit v9+ unless it speaks
+    the classic protocol, and commit at its current epoch (validateMemberEpoch: a classic member
+    gets ILLEGAL_GENERATION, a consumer-protocol one STALE_MEMBER_EPOCH)."""
     if req.generation_id < 0 and not group.members:
         return None
     member = group.members.get(req.member_id)
     if member is None:
         return Errors.UNKNOWN_MEMBER_ID
-    if req.api_version < 9:
+    if not member.use_classic_protocol and req.api_version < 9:
         return Errors.UNSUPPORTED_VERSION
-    if req.generation_id != member.member_epoch:
-        return Errors.STALE_MEMBER_EPOCH
-    return None
+    return _validate_member_epoch(member, req.generation_id)
+
+
+def _validate_member_epoch(member: ConsumerGroupMember, received: int) -> Errors | None:
+    """ConsumerGroup.validateMemberEpoch."""
+    if received == member.member_epoch:
+        return None
+    return Errors.ILLEGAL_GENERATION if member.use_classic_protocol else Errors.STALE_MEMBER_EPOCH
 
 
 def _validate_consumer_group_fetch(group: ConsumerGroup, req: OffsetFetchRequest) -> Errors | None:
@@ -584,6 +590,4 @@ def _validate_consumer_group_fetch(group: ConsumerGroup, req: OffsetFetchRequest
     member = group.members.get(req.member_id or "")
     if member is None:
         return Errors.UNKNOWN_MEMBER_ID
-    if req.member_epoch != member.member_epoch:
-        return Errors.STALE_MEMBER_EPOCH
-    return None
+    return _validate_member_epoch(member, req.member_epoch)

@@ -19,9 +19,11 @@ from collections.abc import Callable
 from typing import Any
 
 from coordinator.config import CoordinatorConfig
+from coordinator.consumer_group import ConsumerGroup
 from coordinator.consumer_group_manager import ConsumerGroupManager
 from coordinator.errors import Errors
 from coordinator.group import DEAD, EMPTY, ClassicGroup, Parked
+from coordinator.group_conversion import consumer_group_tombstones
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.loading import CoordinatorLoader
 from coordinator.log import OffsetsLog, operation_error_to_response_error
@@ -31,28 +33,26 @@ from coordinator.protocol import (
     ConsumerGroupHeartbeatRequest,
     DescribedGroup,
     HeartbeatRequest,
-    HeartbeatResponse,
     JoinGroupRequest,
-    JoinGroupResponse,
     LeaveGroupRequest,
-    LeaveGroupResponse,
     ListedGroup,
     OffsetCommitRequest,
     OffsetFetchRequest,
     SyncGroupRequest,
-    SyncGroupResponse,
     TxnOffsetCommitRequest,
 )
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, RecordKey, RecordValue
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
-from coordinator.runtime import PartitionWriter, respond
+from coordinator.runtime import PartitionWriter
 from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     CompleteInitialJoin,
     CompleteJoin,
     CoordinatorTimer,
+    ExpireConsumerGroupJoin,
     ExpireConsumerGroupRebalance,
     ExpireConsumerGroupSession,
+    ExpireConsumerGroupSync,
     ExpireHeartbeat,
     ExpireOffsets,
     ExpireOffsetsKey,
@@ -84,7 +84,11 @@ class GroupCoordinatorShard:
         self.node = node
         self.config = config
         self.loading = True
-        self.loaded_ms = 0  # when the load completed: the cleanup job's phase (onLoaded)
+        self.loaded_ms = 0
+        # empty consumer groups removed by a classic JoinGroup, not yet carried by a write
+        self._unwritten_removals: dict[
+            str, ConsumerGroup
+        ] = {}  # when the load completed: the cleanup job's phase (onLoaded)
         self.timer = CoordinatorTimer(node, partition)
         self.writer = PartitionWriter(log, node, partition)
         self.loader = CoordinatorLoader(log, partition)
@@ -105,9 +109,7 @@ class GroupCoordinatorShard:
             timer=self.timer,
             writer=self.writer,
             topology=topology,
-            classic_group_exists=self.group_manager.groups.__contains__,
-            classic_group_is_empty=self._classic_group_is_empty,
-            delete_classic_group=self._delete_classic_group,
+            classic=self.group_manager,
         )
         self.offset_manager = OffsetMetadataManager(
             node=node,
@@ -139,6 +141,8 @@ class GroupCoordinatorShard:
             ExpireOffsets: self._on_cleanup,
             ExpireConsumerGroupSession: consumer_groups.on_session_expired,
             ExpireConsumerGroupRebalance: consumer_groups.on_rebalance_timeout,
+            ExpireConsumerGroupJoin: consumer_groups.on_join_timeout,
+            ExpireConsumerGroupSync: consumer_groups.on_sync_timeout,
         }
 
     # --- requests and timers ----------------------------------------------------------------------
@@ -154,6 +158,7 @@ class GroupCoordinatorShard:
             request.group_id in self.consumer_group_manager.groups
         ):
             self._classic_request_to_consumer_group(out, waiter, request)
+            self._settle_unwritten(out)
             return out.result()
         handler = self._handlers.get(type(request))
         if handler is None:
@@ -163,16 +168,8 @@ class GroupCoordinatorShard:
             if handler is None:  # pragma: no cover - the cluster routes only group APIs here
                 raise TypeError(type(request).__name__)
         handler(out, waiter, request)
+        self._settle_unwritten(out)
         return out.result()
-
-    def _classic_group_is_empty(self, group_id: str) -> bool:
-        group = self.group_manager.groups.get(group_id)
-        return group is not None and group.is_in(EMPTY)
-
-    def _delete_classic_group(self, out: Step, group_id: str) -> None:
-        group = self.group_manager.groups.get(group_id)
-        if group is not None:
-            self.group_manager.delete_group(out, group, "replaced by a consumer group")
 
     def _classic_request_to_consumer_group(
         self,
@@ -180,22 +177,45 @@ class GroupCoordinatorShard:
         waiter: Parked,
         request: JoinGroupRequest | SyncGroupRequest | HeartbeatRequest | LeaveGroupRequest,
     ) -> None:
-        """A classic request for a KIP-848 consumer group. Kafka 4.0 lets classic members join
-        consumer groups (classicGroupJoinToConsumerGroup and its siblings); groupsim does not
-        simulate mixed groups yet (docs/coordinator.md): JoinGroup gets
-        INCONSISTENT_GROUP_PROTOCOL, the others UNKNOWN_MEMBER_ID (no member of the group uses
-        the classic protocol: throwIfMemberDoesNotUseClassicProtocol)."""
-        response: object
-        if isinstance(request, JoinGroupRequest):
-            response = JoinGroupResponse(Errors.INCONSISTENT_GROUP_PROTOCOL, member_id="")
-        elif isinstance(request, SyncGroupRequest):
-            response = SyncGroupResponse(Errors.UNKNOWN_MEMBER_ID)
+        """A classic request for a KIP-848 consumer group (classicGroupJoin, classicGroupSync,
+        classicGroupHeartbeat, classicGroupLeave): a JoinGroup to a non-empty consumer group and
+        every other request go to the consumer group's classic-member handlers; a JoinGroup to
+        an empty consumer group replaces it with a classic group (maybeDeleteEmptyConsumerGroup:
+        its tombstones go out with the new classic group's first record)."""
+        consumer_groups = self.consumer_group_manager
+        if isinstance(request, SyncGroupRequest):
+            consumer_groups.classic_sync(out, waiter, request)
         elif isinstance(request, HeartbeatRequest):
-            response = HeartbeatResponse(Errors.UNKNOWN_MEMBER_ID)
+            consumer_groups.classic_heartbeat(out, waiter, request)
+        elif isinstance(request, LeaveGroupRequest):
+            consumer_groups.classic_leave(out, waiter, request)
+        elif not consumer_groups.groups[request.group_id].is_empty():
+            consumer_groups.classic_join(out, waiter, request)
         else:
-            response = LeaveGroupResponse(Errors.UNKNOWN_MEMBER_ID)
-        member_id = None if isinstance(request, LeaveGroupRequest) else request.member_id
-        respond(out, self.node, waiter, response, request.group_id, member_id)
+            group_id = request.group_id
+            empty = consumer_groups.remove_empty_group(out, group_id)
+            # Kafka removes it from its timeline map at once; the removal is undone by the next
+            # failed write (revertToSnapshot) until a write succeeds: _settle_unwritten
+            self._unwritten_removals[group_id] = empty
+            self.group_manager.classic_group_join(
+                out, waiter, request, prefix=consumer_group_tombstones(empty)
+            )
+
+    def _settle_unwritten(self, out: Step) -> None:
+        """CoordinatorRuntime's snapshots for the empty consumer groups a classic JoinGroup
+        removed (maybeDeleteEmptyConsumerGroup): a removal no record has carried yet is undone by
+        a failed write (the runtime reverts to the last written offset), and kept for good once
+        a write succeeds (a new snapshot)."""
+        if not self._unwritten_removals:
+            return
+        if out.append_error != Errors.NONE:
+            groups = self.consumer_group_manager.groups
+            for group_id, group in self._unwritten_removals.items():
+                if group_id not in groups and group_id not in self.group_manager.groups:
+                    groups[group_id] = group
+            self._unwritten_removals.clear()
+        elif out.appends:
+            self._unwritten_removals.clear()
 
     def fire_timer(self, key: ShardTimerKey, now_ms: int) -> CoordinatorResult:
         """Run the operation of ``key`` if it is still live (a replaced key runs the newest)."""
@@ -205,6 +225,7 @@ class GroupCoordinatorShard:
         out = Step(now_ms)
         out.event("timer_fired", t_ms=now_ms, node=self.node, key=str(key))
         self._timer_operations[type(operation)](out, operation)
+        self._settle_unwritten(out)
         return out.result()
 
     # --- loading and unloading (onLoaded, onUnloaded) ---------------------------------------------
@@ -235,6 +256,7 @@ class GroupCoordinatorShard:
         )
         self.loading = False
         self.loaded_ms = out.now
+        self._unwritten_removals.clear()  # the log's replay is the state now
         manager = self.group_manager
         manager.groups_high_water = max(manager.groups_high_water, len(manager.groups))
         if not quiet:

@@ -85,6 +85,30 @@ class ConsumerGroupRebalanceKey(ShardTimerKey):
 
 
 @frozen
+class ConsumerGroupJoinKey(ShardTimerKey):
+    """consumerGroupJoinKey: how long a classic member of a consumer group may take to rejoin
+    after it was told to (``join-<group>-<member>``)."""
+
+    group_id: str
+    member_id: str
+
+    def __str__(self) -> str:
+        return f"{self.node}/join-{self.group_id}-{self.member_id}"
+
+
+@frozen
+class ConsumerGroupSyncKey(ShardTimerKey):
+    """consumerGroupSyncKey: how long a classic member of a consumer group may take to send
+    SyncGroup after its JoinGroup (``sync-<group>-<member>``)."""
+
+    group_id: str
+    member_id: str
+
+    def __str__(self) -> str:
+        return f"{self.node}/sync-{self.group_id}-{self.member_id}"
+
+
+@frozen
 class LoadKey(ShardTimerKey):
     """The end of replaying the partition after this broker became its leader."""
 
@@ -155,6 +179,24 @@ class ExpireConsumerGroupRebalance:
 
 
 @frozen
+class ExpireConsumerGroupJoin:
+    """scheduleConsumerGroupJoinTimeoutIfAbsent's operation: fence the classic member that did
+    not rejoin within its rebalance timeout."""
+
+    group_id: str
+    member_id: str
+
+
+@frozen
+class ExpireConsumerGroupSync:
+    """scheduleConsumerGroupSyncTimeout's operation: fence the classic member that did not
+    send SyncGroup within its rebalance timeout."""
+
+    group_id: str
+    member_id: str
+
+
+@frozen
 class FinishLoad:
     """The partition's replay is over: the groups come back (onLoaded)."""
 
@@ -177,6 +219,8 @@ TimerOperation = (
     | ExpireOffsets
     | ExpireConsumerGroupSession
     | ExpireConsumerGroupRebalance
+    | ExpireConsumerGroupJoin
+    | ExpireConsumerGroupSync
 )
 
 

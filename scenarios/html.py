@@ -160,7 +160,11 @@ def _kind(e: Mapping[str, Any], style: str) -> str:
         return "watch"
     if name == "zk_rebalance_done":
         return "callback"
-    if name.startswith("sim_") and name not in ("sim_message_lost", "sim_disconnected"):
+    if name.startswith("sim_") and name not in (
+        "sim_message_lost",
+        "sim_disconnected",
+        "sim_request_delayed",
+    ):
         return "action"
     if name == "scenario_note":
         return "note"

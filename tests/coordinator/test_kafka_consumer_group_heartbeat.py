@@ -11,8 +11,8 @@ Left out (and why): the MockPartitionAssignor-only checks of exact record lists 
 testMemberJoinsEmptyConsumerGroup / testUpdatingSubscriptionTriggersNewTargetAssignment /
 testNewJoiningMemberTriggersNewTargetAssignment (the records are checked by type and order
 here); testPartitionAssignorExceptionOnRegularHeartbeat (needs a failing assignor: covered by
-registering one); the regex tests beyond the 4.0 refusal; every classic/consumer migration test
-(online migration is not simulated yet); testGroupIdsByTopics and the metrics tests (no Kafka
+registering one); the regex tests beyond the 4.0 refusal; the classic/consumer migration tests (ported
+in test_kafka_migration.py); testGroupIdsByTopics and the metrics tests (no Kafka
 metrics here).
 """
 
@@ -487,8 +487,9 @@ def test_append_failure_changes_nothing():
 
 
 def test_classic_requests_do_not_touch_a_consumer_group():
-    """A classic JoinGroup for a consumer group's id does not create a second group of that id
-    (Kafka 4.0 would let the member join the consumer group: not simulated yet)."""
+    """A classic JoinGroup for a non-empty consumer group's id does not create a second group of
+    that id: the member joins the consumer group (classicGroupJoinToConsumerGroup, first asked
+    for a member id as a classic group would; test_kafka_migration.py goes further)."""
     from coordinator.protocol import JoinGroupRequest, JoinGroupRequestProtocol
 
     h = Kip848()
@@ -498,7 +499,7 @@ def test_classic_requests_do_not_touch_a_consumer_group():
             GROUP, 30_000, 30_000, "", "consumer", (JoinGroupRequestProtocol("range", b""),)
         )
     )
-    assert join.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert join.error_code == Errors.MEMBER_ID_REQUIRED
     assert h.cluster.group(GROUP) is None  # no classic group of that id
 
 
