@@ -23,7 +23,21 @@ change the state; their changes show at the next step. The data, all indexed by 
   status is one of STATUS (see ``_status``);
 * ``generations``: the assignment each generation's leader computed, ``[step, generation,
   [owner per partition]]``;
-* ``callouts``: narration, expectations (pass/fail at their step) and invariant violations.
+* ``callouts``: narration, expectations (pass/fail at their step) and invariant violations;
+* ``mode``: ``classic``, ``consumer`` (a KIP-848 group), ``zookeeper`` or ``coordinator-assigns``
+  (seed 004's designs), with ``machine`` (the state machine to draw), ``info_keys`` and
+  ``measures`` (seed 004's measures of the run, label/value lines);
+* KIP-848: ``member_rows`` gain the client's epoch and the coordinator's epoch, member state,
+  assigned and pending-revocation counts; ``coord_cells``, ``[step, partition, assigned_to,
+  pending_from, target]`` (member indexes, -1: none); ``generations`` are the target assignment
+  of each assignment epoch; statuses ``revoking`` and ``unreleased`` (see ``_consumer_status``);
+* ZooKeeper: ``zk_servers`` (names), ``zk_rows``, ``[step, server, applied_zxid, behind_leader,
+  [registered], owner_znodes]``, and ``zk_cells``, ``[step, partition, server, owner]``;
+  ``generations`` are the assignments each consumer computed, per try.
+
+KIP-848's coordinator state and the ZooKeeper servers' trees are not all in the log: they come
+from snapshots taken while the run played (``scenarios.page_snapshots``), which leave the log as
+it is.
 """
 
 from __future__ import annotations

@@ -172,8 +172,8 @@
   var hidden = {};
   var laneActive = D.lanes.map(function () { return false; });
   $('active-only').checked = D.lanes.length > 24;
-  function laneHiddenByFilter(id) {
-    var f = $('lane-filter').value.split(',').map(function (s) { return s.trim(); }).filter(Boolean);
+  function laneFilter() { return $('lane-filter').value.split(',').map(function (s) { return s.trim(); }).filter(Boolean); }
+  function laneHiddenByFilter(id, f) {  // f: laneFilter(), read once per drawing
     return f.some(function (x) { return id === x || (x.length > 1 && id.indexOf(x) === 0 && x.slice(-1) === '*') || id === x; });
   }
   function renderHidden() {
@@ -208,9 +208,9 @@
       if (a[3] <= we + 0.5) laneActive[a[0]] = laneActive[a[2]] = true;
       else if (a[1] >= ws - 0.5) laneActive[a[0]] = true;
     }
-    var rows = [], y = {};
+    var rows = [], y = {}, filter = laneFilter();
     D.lanes.forEach(function (lane, li) {
-      if (hidden[lane.id] || laneHiddenByFilter(lane.id)) return;
+      if (hidden[lane.id] || (filter.length && laneHiddenByFilter(lane.id, filter))) return;
       if (onlyActive && !laneActive[li] && lane.kind !== 'broker') return;
       y[li] = TOP + 12 + rows.length * LANE_H + LANE_H;
       rows.push(li);

@@ -223,3 +223,11 @@ def test_a_coordinator_assigns_page_has_the_assignment_in_joingroup_and_no_syncg
     column = view["generations"][-1][2]
     assert {view["partitions"][p]: view["members"][o] for p, o in enumerate(column)} == received
     assert dict(view["measures"])["design"] == "coordinator-assigns"
+
+
+def test_a_page_built_from_a_plain_run_gets_the_same_snapshots() -> None:
+    """``groupsim run --html`` and the pytest plugin hold a RunResult from run_scenario: the
+    page plays the run again for its snapshots (deterministic), giving the same page."""
+    scenario, _result, view = _page(KIP848)
+    plain = run_scenario(scenario)
+    assert build_view(scenario, plain) == view
