@@ -200,7 +200,14 @@
     var s, a, i;
     for (s = ws; s <= we; s++) if (D.steps[s][2] >= 0) laneActive[D.steps[s][2]] = true;
     var a0 = arrowStart(ws);
-    for (i = a0; i < D.arrows.length && D.arrows[i][1] <= we + 0.5; i++) { a = D.arrows[i]; laneActive[a[0]] = laneActive[a[2]] = true; }
+    // an arrow makes its lanes active when it ends in the window; one ending later only its
+    // sender's (a 200-member group's answers, spread over hundreds of steps, would keep every
+    // member's lane)
+    for (i = a0; i < D.arrows.length && D.arrows[i][1] <= we + 0.5; i++) {
+      a = D.arrows[i];
+      if (a[3] <= we + 0.5) laneActive[a[0]] = laneActive[a[2]] = true;
+      else if (a[1] >= ws - 0.5) laneActive[a[0]] = true;
+    }
     var rows = [], y = {};
     D.lanes.forEach(function (lane, li) {
       if (hidden[lane.id] || laneHiddenByFilter(lane.id)) return;

@@ -37,6 +37,11 @@ INCIDENTS = (
     "incident-auto-commit-duplicates-eager",
     "incident-max-poll-stuck-consumer",
     "incident-rolling-restart-never-stable",
+    "incident-static-fenced-by-own-join",
+    "incident-franz-go-commit-retry",
+    "incident-cooperative-sticky-librdkafka-1-6",
+    # the exactly-once loop (issue 16: sendOffsetsToTransaction at the consumer)
+    "exactly-once-zombie-fenced",
 )
 
 
