@@ -130,11 +130,11 @@ class Validator:
         self.topics: dict[str, int] = {}
         self.all_topics: set[str] = set()
         self.consumer_ids: list[str] = []
-        self.group_protocols: dict[str, set[str]] = {}  # group -> its consumers' group.protocol
         # each consumer's spec and the `defaults:` settings (a `restart:` with settings merges
         # its changes into them)
         self.consumer_specs: dict[str, ConsumerSpec] = {}
         self.consumer_defaults: dict[str, Any] = {}
+        self.group_protocols: dict[str, set[str]] = {}  # group -> its consumers' group.protocol
         self.groups: list[str] = []
         self.brokers = 3
         self.raw_names: set[str] = set()
