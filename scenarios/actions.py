@@ -159,6 +159,10 @@ class Restart(ActionArgs):
                 continue
             ids.append(cid)
             configs.append(merged)
+            # a restart may switch protocols (migration): the group is then not consumer-only
+            v.group_protocols.setdefault(spec.group, set()).add(
+                str(merged.get("group_protocol") or "classic").lower()
+            )
         if not ok:
             return None
         return cls(tuple(ids), tuple(configs))

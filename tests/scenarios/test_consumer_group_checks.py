@@ -77,3 +77,16 @@ def test_leader_still_checks_a_classic_group(tmp_path: Path) -> None:
     result = run_scenario(load_scenario(str(_write(tmp_path, text))))
     assert result.error is None
     assert [e.label for e in result.expectations if not e.passed] == []
+
+
+def test_leader_is_allowed_when_a_restart_brings_a_classic_member(tmp_path: Path) -> None:
+    """A downgrade (a restart into group.protocol: classic) makes the group not consumer-only."""
+    text = SCENARIO.replace(
+        "  - {at: 30s, start: C1}\n",
+        "  - {at: 30s, start: C1}\n  - {at: 35s, restart: {C2: {group.protocol: classic}}}\n",
+    ).replace(
+        "  - {label: back, at: 40s, members: 3}\n",
+        "  - {label: back, at: 40s, members: 3}\n  - {at: 39s, leader: C2}\n",
+    )
+    scenario = load_scenario(str(_write(tmp_path, text)))
+    assert [c.name for e in scenario.expect for c in e.checks.values()][-1] == "leader"
