@@ -37,8 +37,8 @@ oracle: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/groupsim demo
 	@echo
-	@echo "groupsim: now the Spark pipeline: 18 variants of a rolling restart, swept on local Spark ..."
-	$(BIN)/groupsim sweep pipeline/examples/rolling-restart-cost.yaml --out build/demo/sweep --report build/demo/report
+	@echo "groupsim: now the Spark pipeline: 24 runs of a rolling restart (classic eager, cooperative, static, KIP-848), swept on local Spark ..."
+	$(BIN)/groupsim sweep pipeline/examples/rolling-restart-cost.yaml --out build/demo/sweep --report pipeline/examples/report
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -48,13 +48,17 @@ def check_inputs(
         raise AssignmentInputError(
             f"subscriptions must map member id -> Subscription, got {type(subscriptions).__name__}"
         )
-    for member_id, sub in subscriptions.items():
-        if not isinstance(member_id, str):
-            raise AssignmentInputError(f"member ids must be strings, got {member_id!r}")
-        if not isinstance(sub, Subscription):
-            raise AssignmentInputError(
-                f"member {member_id!r}: expected a Subscription, got {type(sub).__name__}"
-            )
+    # One C-level pass over the types; the loop that names the culprit runs only on failure.
+    if set(map(type, subscriptions)) - {str} or set(map(type, subscriptions.values())) - {
+        Subscription
+    }:
+        for member_id, sub in subscriptions.items():
+            if not isinstance(member_id, str):
+                raise AssignmentInputError(f"member ids must be strings, got {member_id!r}")
+            if not isinstance(sub, Subscription):
+                raise AssignmentInputError(
+                    f"member {member_id!r}: expected a Subscription, got {type(sub).__name__}"
+                )
     for topic, count in cluster.partitions_per_topic.items():
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise AssignmentInputError(
@@ -64,7 +68,7 @@ def check_inputs(
         group = group_topics(subscriptions)
     except TypeError as exc:  # an unhashable "topic"
         raise AssignmentInputError(f"topic names must be strings: {exc}") from exc
-    for topic in group.topics:
+    for topic in group.topics if set(map(type, group.topics)) - {str} else ():
         if not isinstance(topic, str):
             owner = next(m for m, s in subscriptions.items() if topic in s.topics)
             raise AssignmentInputError(
@@ -102,6 +106,8 @@ def member_info_order(subscriptions: Mapping[str, Subscription]) -> list[str]:
     instance_ids = [
         s.group_instance_id for s in subscriptions.values() if s.group_instance_id is not None
     ]
+    if not instance_ids and not needs_utf16_order(ids):
+        return sorted(ids)  # all dynamic: member id order (ids are distinct keys)
     if needs_utf16_order(ids) or needs_utf16_order(instance_ids):
 
         def key_utf16(m: str) -> tuple[int, bytes, bytes]:

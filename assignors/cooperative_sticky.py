@@ -31,7 +31,8 @@ from assignors.api import (
     TopicPartition,
 )
 from assignors.sticky_common import AbstractStickyAssignor, MemberData
-from assignors.sticky_context import BuildResult, StickyContext
+from assignors.sticky_common_index import PartitionIndex
+from assignors.sticky_context import BuildResult, Claims, StickyContext
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
     decode_cooperative_user_data,
@@ -63,6 +64,25 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
             subscription.owned_partitions, decode_cooperative_user_data(subscription.user_data)
         )
 
+    def _all_claims(
+        self, members: list[str], subs: list[Subscription], index: PartitionIndex
+    ) -> list[Claims]:
+        """Every member's owned partitions converted to ids in one pass; malformed input takes
+        the member-by-member path, whose error names the member."""
+        try:
+            pids = index.pids_of_many([s.owned_partitions for s in subs])
+            return [
+                Claims(
+                    p,
+                    s.generation_id
+                    if s.generation_id >= 0
+                    else decode_cooperative_user_data(s.user_data),
+                )
+                for p, s in zip(pids, subs, strict=True)
+            ]
+        except (TypeError, ValueError):
+            return super()._all_claims(members, subs, index)
+
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         ctx, result = self._assign_ids(cluster, subscriptions)
         if ctx is None:
@@ -72,40 +92,36 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
             if result.transferring is not None
             else _transferring_by_diff(ctx, result)
         )
-        lists = result.lists
+        flat, sizes = result.flat, result.sizes
         if withheld:
             mask = np.zeros(ctx.index.n, dtype=bool)
             mask[np.fromiter(withheld, dtype=np.int64, count=len(withheld))] = True
-            lists = [_drop(ids, mask) for ids in lists]
-        return self._to_assignment(ctx, lists, subscriptions)
-
-
-def _drop(ids: np.ndarray | list[int], mask: np.ndarray) -> np.ndarray:
-    arr = np.asarray(ids, dtype=np.int64)
-    return arr[~mask[arr]] if arr.size else arr
+            keep = ~mask[flat]
+            sizes = np.bincount(result.owners()[keep], minlength=sizes.size)
+            flat = flat[keep]
+        return self._result_to_assignment(ctx, flat, sizes, subscriptions)
 
 
 def _transferring_by_diff(ctx: StickyContext, result: BuildResult) -> dict[int, int]:
     """``computePartitionsTransferringOwnership``: added to someone AND revoked from someone."""
     n = ctx.index.n
     final_owner = np.full(n, -1, dtype=np.int64)
-    for m, ids in enumerate(result.lists):
-        arr = np.asarray(ids, dtype=np.int64)
-        if arr.size:
-            final_owner[arr] = m
+    final_owner[result.flat] = result.owners()
+    # member_data's partitions are exactly Subscription.owned_partitions for this assignor
+    claims = (
+        [c.pids for c in result.claims]
+        if result.claims is not None
+        else [ctx.index.pids(sub.owned_partitions) for sub in ctx.subs]
+    )
+    sizes = np.fromiter((c.size for c in claims), dtype=np.int64, count=len(claims))
     kept_by_owner = np.zeros(n, dtype=bool)
     revoked = np.zeros(n, dtype=bool)
-    for m, sub in enumerate(ctx.subs):
-        # member_data's partitions are exactly Subscription.owned_partitions for this assignor
-        pids = (
-            result.claims[m].pids
-            if result.claims is not None
-            else ctx.index.pids(sub.owned_partitions)
-        )
-        if pids.size:
-            mine = final_owner[pids] == m
-            kept_by_owner[pids[mine]] = True
-            revoked[pids[~mine]] = True
+    if sizes.any():
+        pids = np.concatenate([c for c in claims if c.size])
+        claimant = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+        mine = final_owner[pids] == claimant
+        kept_by_owner[pids[mine]] = True
+        revoked[pids[~mine]] = True
     added = (final_owner >= 0) & ~kept_by_owner
     moving = np.flatnonzero(added & revoked)
     return dict(zip(moving.tolist(), final_owner[moving].tolist(), strict=True))

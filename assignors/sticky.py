@@ -20,7 +20,7 @@ import numpy as np
 from assignors.api import RebalanceProtocol, Subscription, TopicPartition
 from assignors.sticky_common import AbstractStickyAssignor, MemberData
 from assignors.sticky_common_index import PartitionIndex
-from assignors.sticky_context import Claims
+from assignors.sticky_context import Claims, split_by_sizes
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
     decode_sticky_user_data,
@@ -29,6 +29,7 @@ from assignors.sticky_user_data import (
 )
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+_NO_CLAIMS = Claims(_EMPTY, None)  # no user data: owns nothing, no generation
 
 __all__ = ["StickyAssignor"]
 
@@ -56,6 +57,26 @@ class StickyAssignor(AbstractStickyAssignor):
     def member_data(self, subscription: Subscription) -> MemberData:
         partitions, generation = decode_sticky_user_data(subscription.user_data)
         return MemberData(partitions, generation)
+
+    def _all_claims(
+        self, members: list[str], subs: list[Subscription], index: PartitionIndex
+    ) -> list[Claims]:
+        """Short user data (``bytes``, up to 512) of all members decoded together
+        (:func:`_batch_claims`); the rest, and whatever the batch declines, one by one."""
+        short: list[int] = []
+        raws: list[bytes] = []
+        for i, s in enumerate(subs):
+            data = s.user_data
+            if type(data) is bytes and 0 < len(data) <= 512:
+                short.append(i)
+                raws.append(data)
+        batch = _batch_claims(raws, index) if short else []
+        decoded: dict[int, Claims] = {i: c for i, c in zip(short, batch, strict=True) if c}
+        checked = self._claims_checked
+        return [
+            _NO_CLAIMS if not s.user_data else decoded[i] if i in decoded else checked(m, s, index)
+            for i, (m, s) in enumerate(zip(members, subs, strict=True))
+        ]
 
     def member_claims(self, subscription: Subscription, index: PartitionIndex) -> Claims:
         """Decode the user data straight into partition ids: the leader's hot path.
@@ -213,3 +234,99 @@ def _small_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
         pos += 4 * count
     generation = unpack_i(raw, pos)[0] if pos + 4 <= n else None
     return Claims(np.array(out, dtype=np.int64) if out else _EMPTY, generation)
+
+
+def _batch_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims | None]:
+    """Many members' short user data decoded at once: entry ``k`` of every member per step.
+
+    Handles the usual shape: well-formed V1 data whose topic names all have the byte length of
+    the first one and are known to the index. The result for such data is the exact decoder's
+    (partition numbers outside the topic dropped; generation absent when its 4 bytes are
+    missing); any member whose data is otherwise gets ``None`` and takes the exact path.
+    """
+    n = len(raws)
+    lens = np.fromiter(map(len, raws), dtype=np.int64, count=n)
+    buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
+    top = buf.size - 4
+    end = np.cumsum(lens)
+    start = end - lens
+    if top < 0:
+        return [None] * n
+
+    four = np.arange(4, dtype=np.int64)
+
+    def i32(at: np.ndarray) -> np.ndarray:
+        rows = buf[np.minimum(np.maximum(at, 0), top)[:, None] + four]
+        return rows.view(">i4").ravel().astype(np.int64)
+
+    entries = i32(start)
+    ok = (lens >= 4) & (entries >= 0) & (entries <= lens - 4)
+    entries = np.where(ok, entries, 0)
+    pos = start + 4
+    first = np.flatnonzero(entries > 0)
+    name_len = 0
+    if first.size:
+        at = int(pos[first[0]])
+        name_len = (int(buf[at]) << 8) | int(buf[at + 1]) if at + 2 <= buf.size else 0
+    table = index.names_of_length(name_len) if name_len > 0 else None
+    if table is None:
+        ok &= entries == 0
+    names_sorted, positions = table if table is not None else (None, None)
+    sizes = index.counts
+    offsets = index.offsets
+    pid_parts: list[np.ndarray] = []
+    owner_parts: list[np.ndarray] = []
+    span = np.arange(name_len, dtype=np.int64)
+    for k in range(int(entries.max()) if ok.any() and table is not None else 0):
+        assert names_sorted is not None and positions is not None  # the loop needs a table
+        idx = np.flatnonzero(ok & (entries > k))
+        if not idx.size:
+            break
+        p = pos[idx]
+        e = end[idx]
+        good = p + 6 + name_len <= e
+        length = (buf[np.minimum(p, top)].astype(np.int64) << 8) | buf[np.minimum(p + 1, top)]
+        good &= length == name_len
+        count = i32(p + 2 + name_len)
+        body = p + 6 + name_len
+        good &= (count >= 0) & (4 * count <= e - body)
+        names = (
+            np.ascontiguousarray(buf[np.minimum((p + 2)[:, None] + span, buf.size - 1)])
+            .view(f"S{name_len}")
+            .ravel()
+        )
+        found = np.searchsorted(names_sorted, names)
+        found = np.minimum(found, names_sorted.size - 1)
+        good &= names_sorted[found] == names
+        ok[idx[~good]] = False
+        idx, count, body, topic = idx[good], count[good], body[good], positions[found[good]]
+        pos[idx] = body + 4 * count
+        total = int(count.sum())
+        if total:
+            first_at = np.repeat(body - 4 * (np.cumsum(count) - count), count)
+            value = i32(first_at + 4 * np.arange(total, dtype=np.int64))
+            topic_each = np.repeat(topic, count)
+            owner = np.repeat(idx, count)
+            keep = (value >= 0) & (value < sizes[topic_each])
+            pid_parts.append((offsets[topic_each] + value)[keep])
+            owner_parts.append(owner[keep])
+    has_gen = pos + 4 <= end
+    generation = np.where(has_gen, i32(pos), 0).tolist()
+    has_gen_list = has_gen.tolist()
+    if pid_parts:
+        pids = np.concatenate(pid_parts)
+        owners = np.concatenate(owner_parts)
+        order = np.argsort(owners, kind="stable")
+        pids = pids[order]
+        per_member = split_by_sizes(pids, np.bincount(owners, minlength=n).tolist())
+    else:
+        per_member = [_EMPTY] * n
+    return [
+        Claims(
+            per_member[i] if per_member[i].size else _EMPTY,
+            generation[i] if has_gen_list[i] else None,
+        )
+        if good_i
+        else None
+        for i, good_i in enumerate(ok.tolist())
+    ]

@@ -46,16 +46,16 @@ from assignors.api import (
 )
 from assignors.common import (
     AssignmentInputError,
+    GroupTopics,
     check_inputs,
     existing_partition_counts,
-    subscribed_topics,
 )
 from assignors.sticky_common_constrained import build_constrained
 from assignors.sticky_common_general import PartitionMovements, build_general
 from assignors.sticky_common_index import PartitionIndex, partition_index
 from assignors.sticky_context import BuildResult, Claims, RackInfo, StickyContext
 from assignors.sticky_user_data import DEFAULT_GENERATION
-from coordinator.java import java_hashmap_order_vectorised, java_string_key, needs_utf16_order
+from coordinator.java import java_hashmap_order, java_string_key, needs_utf16_order
 
 __all__ = [
     "AbstractStickyAssignor",
@@ -84,6 +84,30 @@ class ClaimConflict:
     generation_id: int
     other_generation_id: int
     resolution: str
+
+
+def _all_subscriptions_equal(subs: list[Subscription], group: GroupTopics) -> bool:
+    """Kafka's check, member by member in HashMap order: the first non-empty topic list sets the
+    reference; every later list must have its size and be contained in it. Members sharing a
+    topic list get the same answer, so each distinct list is checked once when no list is
+    empty (an empty one counts only after the reference, so then the member loop runs). The
+    reference member itself is never checked (its list may repeat a topic)."""
+    if () not in group.lists:
+        first = subs[0].topics if subs else ()
+        common = set(first)
+        size = len(common)
+        return all(
+            (len(t) == size and common.issuperset(t)) or (t == first and len(members) == 1)
+            for t, members in group.lists.items()
+        )
+    uniform = True
+    common = set()
+    for sub in subs:
+        if not common:
+            common.update(sub.topics)
+        elif uniform and not (len(sub.topics) == len(common) and common.issuperset(sub.topics)):
+            uniform = False
+    return uniform
 
 
 def _member_ranks(members: list[str]) -> np.ndarray:
@@ -138,7 +162,7 @@ class AbstractStickyAssignor(PartitionAssignor):
     # -- the assignment -------------------------------------------------------------------------
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         ctx, result = self._assign_ids(cluster, subscriptions)
-        return self._to_assignment(ctx, result.lists, subscriptions)
+        return self._result_to_assignment(ctx, result.flat, result.sizes, subscriptions)
 
     @staticmethod
     def _to_assignment(
@@ -149,21 +173,41 @@ class AbstractStickyAssignor(PartitionAssignor):
         """pid lists -> ``{member: [TopicPartition]}`` in the caller's member order."""
         if ctx is None:
             return {}
-        by_member = dict(zip(ctx.members, lists, strict=True))
-        return {m: ctx.index.to_partitions(by_member[m]) for m in subscriptions}
+        built = BuildResult.from_lists(lists, None)
+        return AbstractStickyAssignor._result_to_assignment(
+            ctx, built.flat, built.sizes, subscriptions
+        )
+
+    @staticmethod
+    def _result_to_assignment(
+        ctx: StickyContext | None,
+        flat: np.ndarray,
+        sizes: np.ndarray,
+        subscriptions: Mapping[str, Subscription],
+    ) -> Assignment:
+        """Flat pids and per-member sizes -> ``{member: [TopicPartition]}`` in the caller's
+        member order: one lookup of every pid, then one list slice per member."""
+        if ctx is None:
+            return {}
+        parts = ctx.index.flat[flat].tolist() if flat.size else []
+        ends = np.cumsum(sizes).tolist()
+        starts = [0, *ends[:-1]]
+        by_member = {m: parts[a:b] for m, a, b in zip(ctx.members, starts, ends, strict=True)}
+        return {m: by_member[m] for m in subscriptions}
 
     def _assign_ids(
         self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]
     ) -> tuple[StickyContext | None, BuildResult]:
         meta = as_cluster(cluster)
-        check_inputs(meta, subscriptions)
+        group = check_inputs(meta, subscriptions)
         if not subscriptions:
             # Kafka divides by the member count here and throws; an empty group gets nothing.
             self.partitions_transferring_ownership = {}
-            return None, BuildResult([], {})
-        counts = existing_partition_counts(meta, subscribed_topics(subscriptions))
+            return None, BuildResult.from_lists([], {})
+        counts = existing_partition_counts(meta, group.topics)
         index = partition_index(counts)
-        members = java_hashmap_order_vectorised(list(subscriptions))
+        # String.hashCode is memoised per id, as a Java String caches its own hash
+        members = java_hashmap_order(subscriptions)
         subs = [subscriptions[m] for m in members]
         ctx = StickyContext(
             index=index,
@@ -172,9 +216,9 @@ class AbstractStickyAssignor(PartitionAssignor):
             rank=_member_ranks(members),
             racks=RackInfo(index, meta, subs, self.prefer_rack_aware_logic),
         )
-        claims = [self._claims_checked(m, s, index) for m, s in zip(members, subs, strict=True)]
+        claims = self._all_claims(members, subs, index)
         self.last_conflicts = []
-        uniform, owned, multi = self._sanitise(ctx, claims)
+        uniform, owned, multi = self._sanitise(ctx, claims, group)
         self.last_builder = "constrained" if uniform else "general"
         if uniform:
             result = build_constrained(ctx, owned, multi)
@@ -188,6 +232,12 @@ class AbstractStickyAssignor(PartitionAssignor):
         if self.logger is not None:
             self._log(ctx)
         return ctx, result
+
+    def _all_claims(
+        self, members: list[str], subs: list[Subscription], index: PartitionIndex
+    ) -> list[Claims]:
+        """Every member's claims, in context order (a subclass may decode them all at once)."""
+        return [self._claims_checked(m, s, index) for m, s in zip(members, subs, strict=True)]
 
     def _claims_checked(self, member: str, sub: Subscription, index: PartitionIndex) -> Claims:
         """``member_claims``, turning malformed ownership input into a clear error."""
@@ -226,18 +276,12 @@ class AbstractStickyAssignor(PartitionAssignor):
         )
 
     def _sanitise(
-        self, ctx: StickyContext, claims: list[Claims]
+        self, ctx: StickyContext, claims: list[Claims], group: GroupTopics
     ) -> tuple[bool, list[np.ndarray], set[int]]:
         """``allSubscriptionsEqual``: builder choice, owned lists (pids) and doubly-claimed pids."""
-        uniform = True
-        common: set[str] = set()
-        for sub in ctx.subs:
-            if not common:
-                common.update(sub.topics)
-            elif uniform and not (len(sub.topics) == len(common) and common.issuperset(sub.topics)):
-                uniform = False
+        uniform = _all_subscriptions_equal(ctx.subs, group)
         gens = [DEFAULT_GENERATION if c.generation is None else c.generation for c in claims]
-        self.max_generation = max([self.max_generation, *gens])
+        self.max_generation = max(self.max_generation, max(gens))
         arrays = [c.pids for c in claims]
         nonempty = [a for a in arrays if a.size]
         if not nonempty:

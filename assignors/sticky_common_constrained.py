@@ -39,58 +39,21 @@ def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[in
     min_q = total // n_members
     max_q = -(-total // n_members)
     expected_over = total % n_members
-    current_over = 0
-
-    counts = np.zeros(n_members, dtype=np.int64)
-    kept: list[np.ndarray] = []
-    maybe_revoked = np.full(total, -1, dtype=np.int64) if total else np.zeros(0, dtype=np.int64)
-    under_min: list[int] = []
-    exactly_min: list[int] = []
-    sort_key = None
 
     # 1. keep owned partitions, in HashMap order of members
-    for m in range(n_members):
-        mine = owned[m]
-        if mine.size and racks.enabled:
-            keep = [p for p in mine.tolist() if not racks.racks_mismatch(m, p)]
-            lost = [p for p in mine.tolist() if racks.racks_mismatch(m, p)]
-            if lost:
-                maybe_revoked[np.asarray(lost, dtype=np.int64)] = m
-            mine = np.asarray(keep, dtype=np.int64)
-        if mine.size > 1:
-            if sort_key is None:
-                sort_key = index.part_of * max(1, len(index.topics)) + index.topic_of
-            mine = mine[np.argsort(sort_key[mine], kind="stable")]
-        if multi and mine.size:
-            as_list = mine.tolist()
-            for p in multi:
-                if p in as_list:
-                    as_list.remove(p)
-            mine = np.asarray(as_list, dtype=np.int64)
-        size = int(mine.size)
-        if size < min_q:
-            kept.append(mine)
-            under_min.append(m)
-        elif size >= max_q and current_over < expected_over:
-            current_over += 1
-            if current_over == expected_over:
-                exactly_min.clear()
-            kept.append(mine[:max_q])
-            if size > max_q:
-                maybe_revoked[mine[max_q:]] = m
-        else:
-            kept.append(mine[:min_q])
-            if size > min_q:
-                maybe_revoked[mine[min_q:]] = m
-            if current_over < expected_over:
-                exactly_min.append(m)
-        counts[m] = kept[-1].size
+    maybe_revoked = np.full(total, -1, dtype=np.int64) if total else np.zeros(0, dtype=np.int64)
+    if racks.enabled or multi:
+        kept_flat, kept_mem, counts, under_min, exactly_min, current_over = _keep_owned_loop(
+            ctx, owned, multi, min_q, max_q, expected_over, maybe_revoked
+        )
+    else:
+        kept_flat, kept_mem, counts, under_min, exactly_min, current_over = _keep_owned(
+            ctx, owned, min_q, max_q, expected_over, maybe_revoked
+        )
 
     # 2. unassigned partitions, (topic, partition) order
     assigned = np.zeros(total, dtype=bool)
-    nonempty = [k for k in kept if k.size]
-    if nonempty:
-        assigned[np.concatenate(nonempty)] = True
+    assigned[kept_flat] = True
     unassigned = np.flatnonzero(~assigned)
     rank = ctx.rank
     under_min.sort(key=rank.__getitem__)
@@ -127,63 +90,173 @@ def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[in
         )
 
     # results: kept (sorted owned) first, then newly placed partitions in placement order
-    if new_pids:
-        placed = np.concatenate(new_pids)
-        placed_to = np.concatenate(new_members)
-    else:
-        placed = np.zeros(0, dtype=np.int64)
-        placed_to = np.zeros(0, dtype=np.int64)
+    if not new_pids:
+        return BuildResult(kept_flat, counts, {})
+    placed = np.concatenate(new_pids) if len(new_pids) > 1 else new_pids[0]
+    placed_to = np.concatenate(new_members) if len(new_members) > 1 else new_members[0]
     transferring: dict[int, int] = {}
-    if placed.size:
-        prev = maybe_revoked[placed]
-        moving = (prev >= 0) & (prev != placed_to)
-        if multi:
-            moving |= np.isin(placed, np.fromiter(multi, dtype=np.int64, count=len(multi)))
-        if moving.any():
-            transferring = dict(
-                zip(placed[moving].tolist(), placed_to[moving].tolist(), strict=True)
-            )
-        grouped_new = _group_by_member(placed, placed_to, n_members, new_pids, new_members)
-        lists: list[np.ndarray | list[int]] = []
-        for m in range(n_members):
-            extra = grouped_new.get(m)
-            lists.append(np.concatenate((kept[m], extra)) if extra is not None else kept[m])
+    prev = maybe_revoked[placed]
+    moving = (prev >= 0) & (prev != placed_to)
+    if multi:
+        moving |= np.isin(placed, np.fromiter(multi, dtype=np.int64, count=len(multi)))
+    if moving.any():
+        transferring = dict(zip(placed[moving].tolist(), placed_to[moving].tolist(), strict=True))
+    flat = _group_by_member(kept_flat, kept_mem, placed, placed_to, n_members)
+    return BuildResult(flat, counts, transferring)
+
+
+def _keep_owned(
+    ctx: StickyContext,
+    owned: list[np.ndarray],
+    min_q: int,
+    max_q: int,
+    expected_over: int,
+    maybe_revoked: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], list[int], int]:
+    """Step 1 without racks or doubly-claimed partitions, for all members at once.
+
+    Kafka's member loop in closed form: the first ``expected_over`` members (HashMap order) that
+    own at least ``maxQuota`` keep ``maxQuota``, the others at least ``minQuota`` keep
+    ``minQuota``, the rest keep all they own. "Exactly min" ends up empty once the max slots are
+    used up (Kafka clears it then and adds no more), else it holds every member that kept
+    ``minQuota``. Owned lists are sorted by (partition, topic) in one sort keyed by member.
+    Returns (kept pids grouped by member, their members, kept counts, under min, exactly min,
+    max slots used); the trimmed tails are recorded in ``maybe_revoked``.
+    """
+    n_members = len(owned)
+    sizes = np.fromiter((a.size for a in owned), dtype=np.int64, count=n_members)
+    over = np.zeros(0, dtype=np.int64)
+    if expected_over:
+        over = np.flatnonzero(sizes >= max_q)[:expected_over]
+    current_over = int(over.size)
+    quota = np.full(n_members, min_q, dtype=np.int64)
+    quota[over] = max_q
+    counts = np.minimum(sizes, quota)
+    under_min = np.flatnonzero(sizes < min_q).tolist()
+    exactly_min: list[int] = []
+    if current_over < expected_over:
+        at_min = sizes >= min_q
+        at_min[over] = False
+        exactly_min = np.flatnonzero(at_min).tolist()
+    owned_total = int(sizes.sum())
+    if not owned_total:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, counts, under_min, exactly_min, current_over
+    index = ctx.index
+    sort_key = index.part_of * max(1, len(index.topics)) + index.topic_of
+    if owned_total >= 64 * n_members:
+        # long lists: one small sort per member beats one sort of everything
+        flat = np.concatenate(
+            [a[np.argsort(sort_key[a], kind="stable")] for a in owned if a.size]
+        ).astype(np.int64, copy=False)
     else:
-        lists = list(kept)
-    return BuildResult(lists=lists, transferring=transferring)
+        flat = np.concatenate([a for a in owned if a.size]).astype(np.int64, copy=False)
+        if int(sizes.max()) > 1:
+            mem_all = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
+            flat = flat[np.lexsort((sort_key[flat], mem_all))]
+    mem = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
+    starts = np.cumsum(sizes) - sizes
+    keep = np.arange(owned_total, dtype=np.int64) - starts[mem] < quota[mem]
+    if keep.all():
+        return flat, mem, counts, under_min, exactly_min, current_over
+    trimmed = ~keep
+    maybe_revoked[flat[trimmed]] = mem[trimmed]
+    return flat[keep], mem[keep], counts, under_min, exactly_min, current_over
+
+
+def _keep_owned_loop(
+    ctx: StickyContext,
+    owned: list[np.ndarray],
+    multi: set[int],
+    min_q: int,
+    max_q: int,
+    expected_over: int,
+    maybe_revoked: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], list[int], int]:
+    """Step 1 member by member, as Kafka does: with racks (mismatched partitions dropped) or
+    partitions claimed by several members (dropped from every list). Same outputs as
+    :func:`_keep_owned`."""
+    index = ctx.index
+    racks = ctx.racks
+    n_members = len(owned)
+    current_over = 0
+    counts = np.zeros(n_members, dtype=np.int64)
+    kept: list[np.ndarray] = []
+    under_min: list[int] = []
+    exactly_min: list[int] = []
+    sort_key = None
+    for m in range(n_members):
+        mine = owned[m]
+        if mine.size and racks.enabled:
+            keep = [p for p in mine.tolist() if not racks.racks_mismatch(m, p)]
+            lost = [p for p in mine.tolist() if racks.racks_mismatch(m, p)]
+            if lost:
+                maybe_revoked[np.asarray(lost, dtype=np.int64)] = m
+            mine = np.asarray(keep, dtype=np.int64)
+        if mine.size > 1:
+            if sort_key is None:
+                sort_key = index.part_of * max(1, len(index.topics)) + index.topic_of
+            mine = mine[np.argsort(sort_key[mine], kind="stable")]
+        if multi and mine.size:
+            as_list = mine.tolist()
+            for p in multi:
+                if p in as_list:
+                    as_list.remove(p)
+            mine = np.asarray(as_list, dtype=np.int64)
+        size = int(mine.size)
+        if size < min_q:
+            kept.append(mine)
+            under_min.append(m)
+        elif size >= max_q and current_over < expected_over:
+            current_over += 1
+            if current_over == expected_over:
+                exactly_min.clear()
+            kept.append(mine[:max_q])
+            if size > max_q:
+                maybe_revoked[mine[max_q:]] = m
+        else:
+            kept.append(mine[:min_q])
+            if size > min_q:
+                maybe_revoked[mine[min_q:]] = m
+            if current_over < expected_over:
+                exactly_min.append(m)
+        counts[m] = kept[-1].size
+    nonempty = [k for k in kept if k.size]
+    flat = (
+        np.concatenate(nonempty).astype(np.int64, copy=False)
+        if nonempty
+        else np.zeros(0, dtype=np.int64)
+    )
+    mem = np.repeat(np.arange(n_members, dtype=np.int64), counts)
+    return flat, mem, counts, under_min, exactly_min, current_over
 
 
 def _group_by_member(
+    kept: np.ndarray,
+    kept_mem: np.ndarray,
     placed: np.ndarray,
     placed_to: np.ndarray,
     n_members: int,
-    new_pids: list[np.ndarray],
-    new_members: list[np.ndarray],
-) -> dict[int, np.ndarray]:
-    """Each member's newly placed partitions, in placement order.
+) -> np.ndarray:
+    """Every member's partitions, members in context order: its kept ones, then its newly
+    placed ones in placement order.
 
-    Fast path: a single dealing round where every member took the same number of partitions in
-    strict rotation (a fresh group, or everyone equally short) is a reshape; otherwise a stable
-    sort by member.
+    Fast path: nothing kept and a single dealing round where every member took the same number
+    of partitions in strict rotation (a fresh group) is a reshape; otherwise a stable sort by
+    member (kept entries come first in the sort's input, so they stay first).
     """
-    if len(new_members) == 1:
-        who = new_members[0]
-        first = np.unique(who[: min(who.size, n_members)]) if who.size else who
-        k = first.size
+    if not kept.size and placed_to.size:
+        k = min(placed_to.size, n_members)
+        head = placed_to[:k]
         if (
-            k
-            and who.size % k == 0
-            and np.array_equal(who, np.tile(who[:k], who.size // k))
-            and np.unique(who[:k]).size == k
+            placed_to.size % k == 0
+            and np.unique(head).size == k
+            and np.array_equal(placed_to, np.tile(head, placed_to.size // k))
         ):
-            table = new_pids[0].reshape(who.size // k, k).T
-            return {int(m): table[i] for i, m in enumerate(who[:k].tolist())}
-    order = np.argsort(placed_to, kind="stable")
-    grouped = placed[order]
-    counts = np.bincount(placed_to, minlength=n_members)
-    bounds = np.zeros(n_members + 1, dtype=np.int64)
-    np.cumsum(counts, out=bounds[1:])
-    return {m: grouped[bounds[m] : bounds[m + 1]] for m in np.flatnonzero(counts).tolist()}
+            table = placed.reshape(placed_to.size // k, k).T
+            return table[np.argsort(head)].ravel()
+    members = np.concatenate((kept_mem, placed_to))
+    return np.concatenate((kept, placed))[np.argsort(members, kind="stable")]
 
 
 def _round_robin(

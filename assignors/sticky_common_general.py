@@ -25,6 +25,7 @@ partitions of one topic between the same two members, in a table of 64+) are not
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 import numpy as np
@@ -102,6 +103,10 @@ class PartitionMovements:
                 if (dst, src) in pairs:
                     return False
         return True
+
+
+#: below this many (members x topic runs), placement runs in plain Python (see _place_small)
+_SMALL_PLACEMENT = 20_000
 
 
 def _waterfill(c: np.ndarray, r: np.ndarray, k: int) -> np.ndarray:
@@ -300,6 +305,9 @@ class _GeneralBuilder:
         cuts = np.flatnonzero(np.diff(topics)) + 1
         starts = np.concatenate(([0], cuts))
         ends = np.concatenate((cuts, [unassigned.size]))
+        if self.n_members * starts.size <= _SMALL_PLACEMENT:
+            self._place_small(unassigned, topics, starts.tolist(), ends.tolist())
+            return
         for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
             run = unassigned[s:e]
             members = self.group_members[int(self.group_of_topic[topics[s]])]
@@ -311,6 +319,37 @@ class _GeneralBuilder:
             for p, w in zip(run.tolist(), picks.tolist(), strict=True):
                 lists[w].append(p)
             self.counts += np.bincount(picks, minlength=self.n_members)
+        self.version += 1
+
+    def _place_small(
+        self, unassigned: np.ndarray, topics: np.ndarray, starts: list[int], ends: list[int]
+    ) -> None:
+        """:meth:`_place` for small groups, where numpy's per-call cost dominates: the same
+        picks (each partition to the subscriber with the smallest (count, rank)) from a heap."""
+        counts = self.counts.tolist()
+        rank = self.rank.tolist()
+        lists = self.lists
+        pids = unassigned.tolist()
+        topic_list = topics.tolist()
+        group_of_topic = self.group_of_topic
+        placed: list[int] = []
+        placed_to: list[int] = []
+        for s, e in zip(starts, ends, strict=True):
+            members = self.group_members[int(group_of_topic[topic_list[s]])].tolist()
+            if not members:
+                continue
+            heap = [(counts[j], rank[j], j) for j in members]
+            heapq.heapify(heap)
+            for p in pids[s:e]:
+                c, r, j = heap[0]
+                lists[j].append(p)
+                placed.append(p)
+                placed_to.append(j)
+                counts[j] = c + 1
+                heapq.heapreplace(heap, (c + 1, r, j))
+        if placed:
+            self.owner[np.array(placed, dtype=np.int64)] = np.array(placed_to, dtype=np.int64)
+        self.counts[:] = counts
         self.version += 1
 
     def _place_one(self, pid: int, rack_match: bool) -> bool:
@@ -433,7 +472,7 @@ class _GeneralBuilder:
                 self.lists[m] = lst
             self.owner = owner_before
             self.counts = counts_before
-        return BuildResult(lists=self.lists, transferring=None)
+        return BuildResult.from_lists(self.lists, None)
 
 
 def build_general(

@@ -111,6 +111,32 @@ class PartitionIndex:
         pids = self.offsets[safe] + part
         return pids if ok.all() else pids[ok]
 
+    def pids_of_many(self, lists: Sequence[Sequence[TopicPartition]]) -> list[np.ndarray]:
+        """:meth:`pids` of every list, converted in one pass over all of them."""
+        sizes = [len(x) for x in lists]
+        total = sum(sizes)
+        if not total or not self.topics:
+            return [_EMPTY] * len(lists)
+        if total >= 64 * len(lists):  # long lists: numpy's per-call cost is amortised
+            return [self.pids(x) for x in lists]
+        topics, numbers = zip(*itertools.chain.from_iterable(lists), strict=True)
+        pos = np.fromiter(map(self.topic_pos.get, topics, repeat(-1)), dtype=np.int64, count=total)
+        part = np.fromiter(numbers, dtype=np.int64, count=total)
+        known = pos >= 0
+        safe = np.where(known, pos, 0)
+        ok = known & (part >= 0) & (part < self.counts[safe])
+        pids = self.offsets[safe] + part
+        if not ok.all():
+            owner = np.repeat(np.arange(len(lists), dtype=np.int64), sizes)
+            pids = pids[ok]
+            sizes = np.bincount(owner[ok], minlength=len(lists)).tolist()
+        out: list[np.ndarray] = []
+        start = 0
+        for size in sizes:
+            out.append(pids[start : start + size] if size else _EMPTY)
+            start += size
+        return out
+
     def to_partitions(self, pids: Iterable[int] | np.ndarray) -> list[TopicPartition]:
         if isinstance(pids, list) and len(pids) < 64:
             flat: Any = self.flat  # an object array of TopicPartition

@@ -10,6 +10,7 @@ assignor that runs them import it, and not each other.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from attrs import define
@@ -75,9 +76,10 @@ class RackInfo:
         return rack is not None and rack not in self.partition_racks[pid]
 
 
-@define(slots=True)
-class Claims:
-    """A member's claimed partitions as ids (in its own order) and its generation (None: absent)."""
+class Claims(NamedTuple):
+    """A member's claimed partitions as ids (in its own order) and its generation (None: absent).
+
+    A tuple: one is built per member on every call."""
 
     pids: np.ndarray
     generation: int | None
@@ -94,14 +96,57 @@ class StickyContext:
     racks: RackInfo
 
 
-@define(slots=True)
 class BuildResult:
-    """A builder's output: per member (context order) its partition ids, in Kafka's list order.
+    """A builder's output: every member's partition ids (context order, each in Kafka's list
+    order) concatenated in ``flat``, member ``m`` owning the ``sizes[m]`` ids after the earlier
+    members'. One flat array turns into the result's lists with one lookup, not one per member.
 
     ``transferring`` is the constrained builder's ``partitionsTransferringOwnership`` (pid ->
     member index); ``None`` on the general path, as in Kafka.
     """
 
-    lists: Sequence[np.ndarray | list[int]]
-    transferring: dict[int, int] | None
-    claims: list[Claims] | None = None
+    __slots__ = ("claims", "flat", "sizes", "transferring")
+
+    def __init__(
+        self,
+        flat: np.ndarray,
+        sizes: np.ndarray,
+        transferring: dict[int, int] | None,
+        claims: list[Claims] | None = None,
+    ) -> None:
+        self.flat = flat
+        self.sizes = sizes
+        self.transferring = transferring
+        self.claims = claims
+
+    @classmethod
+    def from_lists(
+        cls, lists: Sequence[np.ndarray | list[int]], transferring: dict[int, int] | None
+    ) -> BuildResult:
+        arrays = [a if isinstance(a, np.ndarray) else np.array(a, dtype=np.int64) for a in lists]
+        sizes = np.array([a.size for a in arrays], dtype=np.int64)
+        nonempty = [a for a in arrays if a.size]
+        flat = np.concatenate(nonempty) if nonempty else np.zeros(0, dtype=np.int64)
+        return cls(flat.astype(np.int64, copy=False), sizes, transferring)
+
+    @property
+    def lists(self) -> list[np.ndarray]:
+        """Per member (context order) its partition ids."""
+        if not self.sizes.size:
+            return []
+        return split_by_sizes(self.flat, self.sizes.tolist())
+
+    def owners(self) -> np.ndarray:
+        """For each entry of ``flat``, its member index."""
+        return np.repeat(np.arange(self.sizes.size, dtype=np.int64), self.sizes)
+
+
+def split_by_sizes(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
+    """``flat`` cut into consecutive views of ``sizes`` (``np.split`` without its per-piece
+    overhead)."""
+    out: list[np.ndarray] = []
+    start = 0
+    for size in sizes:
+        out.append(flat[start : start + size])
+        start += size
+    return out

@@ -8,7 +8,14 @@ from __future__ import annotations
 import importlib
 import sys
 
-SUITES = ("assignors", "server_assignors", "coordinator", "simulation", "pipeline")
+SUITES = (
+    "assignors",
+    "server_assignors",
+    "target_assignment",
+    "coordinator",
+    "simulation",
+    "pipeline",
+)
 
 
 def main(argv: list[str]) -> int:

@@ -192,13 +192,20 @@ class KafkaCluster:
             self._move_leadership(out, p, new)
         return out.result()
 
-    def restart_broker(self, node: str, now_ms: int) -> CoordinatorResult:
-        """Bring ``node`` back as a follower; it leads only partitions that had no live replica."""
+    def restart_broker(
+        self, node: str, now_ms: int, config: CoordinatorConfig | None = None
+    ) -> CoordinatorResult:
+        """Bring ``node`` back as a follower; it leads only partitions that had no live replica.
+
+        With ``config``, the broker comes back with that configuration (a rolling restart's step):
+        the coordinators elected on it from now on use it, the other brokers keep theirs."""
         alive = self.topology.alive
         if node not in alive:
             raise ValueError(f"unknown broker {node!r}")
         if alive[node]:
             return NO_RESULT
+        if config is not None:
+            self.service.broker_configs[node] = config
         alive[node] = True
         out = Step(now_ms)
         out.event("broker_restarted", t_ms=now_ms, node=node)

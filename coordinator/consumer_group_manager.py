@@ -26,6 +26,7 @@ changes refresh a group's metadata).
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -61,7 +62,7 @@ from coordinator.group_conversion import (
     members_in_order,
 )
 from coordinator.group_metadata_manager import GroupMetadataManager
-from coordinator.kafka_uuid import Uuid
+from coordinator.kafka_uuid import RESERVED_UUIDS, Uuid
 from coordinator.log import operation_error_to_response_error
 from coordinator.protocol import (
     ConsumerGroupDescribeAssignment,
@@ -559,12 +560,18 @@ class ConsumerGroupManager:
         return self._maybe_reconcile(out, group, updated, target_epoch, target, owned, records)
 
     def _new_member_id(self) -> str:
-        """Uuid.randomUuid().toString(), from the shard's seeded random."""
-        return str(Uuid(self._signed64(), self._signed64()))
-
-    def _signed64(self) -> int:
-        value = self.rng.getrandbits(64)
-        return value - (1 << 64) if value >= 1 << 63 else value
+        """Uuid.randomUuid().toString(), from the shard's seeded random: a java.util.UUID v4
+        (UUID.randomUUID) taken as a Kafka Uuid, drawn again if reserved or if its string
+        starts with '-'."""
+        while True:
+            raw = uuid.UUID(int=self.rng.getrandbits(128), version=4).bytes
+            candidate = Uuid(
+                int.from_bytes(raw[:8], "big", signed=True),
+                int.from_bytes(raw[8:], "big", signed=True),
+            )
+            text = str(candidate)
+            if candidate not in RESERVED_UUIDS and not text.startswith("-"):
+                return text
 
     def _static_member(
         self,
@@ -1547,9 +1554,15 @@ class ConsumerGroupManager:
                     group_epoch=group.group_epoch,
                     assignment_epoch=group.target_assignment_epoch,
                     assignor_name=preferred,
+                    # asDescribedGroup walks the members' TimelineHashMap
                     members=[
                         self._describe_member(m, group.target_assignment.get(m.member_id))
-                        for m in group.members.values()
+                        for m in (
+                            group.members[member_id]
+                            for member_id in iteration_order(
+                                group.members, capacity_for(group.members_high_water)
+                            )
+                        )
                     ],
                 )
             )

@@ -432,6 +432,30 @@ COMMIT_FAILED = _event(
     "group_id purpose error retriable generation_id retry_in_ms",
     "an OffsetCommit failed (locally or by its answer)",
 )
+COMMIT_RETRIED = _event(
+    _M,
+    "commit_retried",
+    "group_id purpose error generation_id retry_generation_id tries",
+    "franz-go 1.4 sends a commit that spanned a cooperative rebalance again",
+)
+STICKY_OWNED_IGNORED = _event(
+    _M,
+    "sticky_owned_ignored",
+    "group_id generation_id computed withheld",
+    "librdkafka 1.6's leader assigned as if nobody owned anything, then withheld moves",
+)
+TXN_COMMITTED = _event(
+    _M,
+    "txn_committed",
+    "group_id transactional_id producer_id generation_id offsets",
+    "the exactly-once loop's transaction committed its offsets (EndTxn COMMIT answered)",
+)
+TXN_ABORTED = _event(
+    _M,
+    "txn_aborted",
+    "group_id transactional_id producer_id generation_id error offsets",
+    "the exactly-once loop aborted its transaction (a fenced TxnOffsetCommit ...)",
+)
 JOIN_PREPARE_COMMIT_TIMEOUT = _event(
     _M,
     "join_prepare_commit_timeout",
@@ -558,6 +582,24 @@ ZK_REBALANCE_FAILED = _event(
 ZK_OFFSETS_COMMITTED = _event(
     _ZM, "zk_offsets_committed", "group_id offsets", "offsets written to /consumers/<group>/offsets"
 )
+ZK_CLIENT_DISCONNECTED = _event(
+    _ZM,
+    "zk_client_disconnected",
+    "group_id session_id server",
+    "a network cut: the consumer no longer reaches its ZooKeeper server (its fetchers go on)",
+)
+ZK_CLIENT_RECONNECTED = _event(
+    _ZM,
+    "zk_client_reconnected",
+    "group_id session_id server session_expired",
+    "the network is back: the session lives on, or it expired meanwhile (handleNewSession next)",
+)
+ZK_NEW_SESSION = _event(
+    _ZM,
+    "zk_new_session",
+    "group_id old_session_id session_id server partitions",
+    "ZKSessionExpireListener.handleNewSession: resetState drops the partitions, register, rebalance",
+)
 
 # -- the simulation runner (scenarios/simulation.py, scenarios/invariants.py) --------------------
 
@@ -565,7 +607,12 @@ _R = "simulation"
 SIM_CONSUMER_STARTED = _event(_R, "sim_consumer_started", "", "sim.start(id)")
 SIM_CONSUMER_CLOSED = _event(_R, "sim_consumer_closed", "timeout_ms", "sim.close(id)")
 SIM_CONSUMER_CRASHED = _event(_R, "sim_consumer_crashed", "", "sim.crash(id): the process dies")
-SIM_CONSUMER_RESTARTED = _event(_R, "sim_consumer_restarted", "", "sim.restart(id)")
+SIM_CONSUMER_RESTARTED = _event(
+    _R,
+    "sim_consumer_restarted",
+    "group_protocol",
+    "sim.restart(id[, config]); group_protocol when the new process runs a new configuration",
+)
 SIM_CONSUMER_SUBSCRIBE = _event(_R, "sim_consumer_subscribe", "topics pattern", "sim.subscribe")
 SIM_CONSUMER_COMMIT = _event(_R, "sim_consumer_commit", "", "sim.commit(id): a manual commit")
 SIM_CONSUMER_STALL = _event(_R, "sim_consumer_stall", "duration_ms", "sim.stall(id, ms)")
@@ -576,6 +623,12 @@ SIM_PARTITIONS_ADDED = _event(
 SIM_TOPIC_DELETED = _event(_R, "sim_topic_deleted", "topic", "sim.delete_topic")
 SIM_BROKER_FAILED = _event(_R, "sim_broker_failed", "", "sim.fail_broker")
 SIM_BROKER_RESTARTED = _event(_R, "sim_broker_restarted", "", "sim.restart_broker")
+SIM_BROKER_RECONFIGURED = _event(
+    _R,
+    "sim_broker_reconfigured",
+    "config",
+    "sim.restart_broker with a new configuration: the settings it comes back with",
+)
 SIM_NETWORK_PARTITIONED = _event(
     _R, "sim_network_partitioned", "groups until_ms", "sim.partition_network"
 )
@@ -591,6 +644,12 @@ SIM_DISCONNECTED = _event(
     "sim_disconnected",
     "src dst correlation_id",
     "a request failed with a disconnect",
+)
+SIM_REQUEST_DELAYED = _event(
+    _R,
+    "sim_request_delayed",
+    "src dst correlation_id api delay_ms handled_at_ms",
+    "sim.delay_request: the broker handles this request delay_ms late",
 )
 SIM_RAW_RESPONSE = _event(
     _R,

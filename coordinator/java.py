@@ -125,7 +125,8 @@ def needs_utf16_order(strings: Iterable[str]) -> bool:
     A lone surrogate alone does not: as one unit it sorts among BMP characters by its value in
     both languages.
     """
-    return any(not s.isascii() and max(s) > "\uffff" for s in strings)
+    joined = "".join(strings)  # one C pass: usually all ASCII
+    return not joined.isascii() and max(joined) > "\uffff"
 
 
 def java_sorted(strings: Iterable[str]) -> list[str]:
@@ -177,8 +178,9 @@ def java_hashmap_order(keys: Iterable[str]) -> list[str]:
     """
     unique = list(dict.fromkeys(keys))
     mask = java_hashmap_capacity(len(unique)) - 1
+    buckets = [h & mask for h in map(java_spread_hash, unique)]
     # sorted() is stable, so keys sharing a bucket keep their insertion order.
-    return sorted(unique, key=lambda k: java_spread_hash(k) & mask)
+    return [unique[i] for i in sorted(range(len(unique)), key=buckets.__getitem__)]
 
 
 def java_hashmap_order_vectorised(keys: list[str]) -> list[str]:

@@ -16,6 +16,8 @@ from coordinator.effects import Send
 from coordinator.errors import Errors
 from coordinator.protocol import (
     KEY_TYPE_GROUP,
+    AddOffsetsToTxnRequest,
+    AddOffsetsToTxnResponse,
     ConsumerGroupDescribeRequest,
     ConsumerGroupDescribeResponse,
     ConsumerGroupHeartbeatRequest,
@@ -24,6 +26,8 @@ from coordinator.protocol import (
     DeleteGroupsResponse,
     DescribeGroupsRequest,
     DescribeGroupsResponse,
+    EndTxnRequest,
+    EndTxnResponse,
     FindCoordinatorRequest,
     FindCoordinatorResponse,
     HeartbeatRequest,
@@ -56,6 +60,7 @@ from coordinator.result import CoordinatorResult, Step
 from coordinator.service import GroupCoordinatorService, GroupRequest, error_response
 from coordinator.topics import invalid_topic_reason
 from coordinator.topology import OFFSETS_TOPIC, Topology, broker_id
+from coordinator.transaction_coordinator import TransactionCoordinator
 from coordinator.validation import malformed_reason
 
 BROKER_PORT = 9092
@@ -96,6 +101,8 @@ _REQUEST_TYPES = frozenset(
         DescribeGroupsRequest,
         DeleteGroupsRequest,
         ConsumerGroupDescribeRequest,
+        AddOffsetsToTxnRequest,
+        EndTxnRequest,
     )
 )
 
@@ -109,6 +116,7 @@ class KafkaApis:
         self.config = config
         self.topology = topology
         self.service = service
+        self.transactions = TransactionCoordinator(service)
         self._metadata_cache: dict[object, MetadataResponse] = {}
 
     def handle(
@@ -166,6 +174,10 @@ class KafkaApis:
             response = self.service.describe_groups(dst, request)
         elif isinstance(request, ConsumerGroupDescribeRequest):
             response = self.service.consumer_group_describe(dst, request)
+        elif isinstance(request, AddOffsetsToTxnRequest):
+            response = self.transactions.add_offsets(request)
+        elif isinstance(request, EndTxnRequest):
+            response = self.transactions.end_txn(out, request)
         elif isinstance(request, DeleteGroupsRequest):
             # each distinct name once (handleDeleteGroupsRequest)
             names = list(dict.fromkeys(request.groups_names))
@@ -466,6 +478,10 @@ def malformed_response(request: object, reason: str) -> object | None:
         return ConsumerGroupHeartbeatResponse(Errors.INVALID_REQUEST, error_message=reason)
     if isinstance(request, ConsumerGroupDescribeRequest):
         return ConsumerGroupDescribeResponse(())
+    if isinstance(request, AddOffsetsToTxnRequest):
+        return AddOffsetsToTxnResponse(Errors.INVALID_REQUEST)
+    if isinstance(request, EndTxnRequest):
+        return EndTxnResponse(Errors.INVALID_REQUEST)
     if isinstance(request, _GROUP_APIS):
         try:
             return error_response(request, error)

@@ -14,10 +14,10 @@ import hashlib
 from attrs import frozen
 
 
-@frozen(order=True)
+@frozen(order=True, cache_hash=True)
 class Uuid:
     """Two signed 64-bit halves, compared as Kafka's ``Uuid.compareTo`` does (most significant
-    half first, each as a signed long)."""
+    half first, each as a signed long). The hash is cached: topic ids key the assignors' maps."""
 
     most_significant_bits: int
     least_significant_bits: int
@@ -44,6 +44,8 @@ def _signed(raw: bytes) -> int:
 
 
 ZERO_UUID = Uuid(0, 0)
+#: Uuid.RESERVED: never returned by Uuid.randomUuid (ZERO_UUID, ONE_UUID = METADATA_TOPIC_ID)
+RESERVED_UUIDS = frozenset({ZERO_UUID, Uuid(0, 1)})
 
 
 def topic_id_for(name: str, incarnation: int = 0) -> Uuid:

@@ -12,6 +12,8 @@ partition is their ``on_unloaded``.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from coordinator.consumer_group_manager import ConsumerGroupManager
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.log import OffsetsLog
@@ -58,6 +60,11 @@ class CoordinatorLoader:
                 value, EndTransactionMarkerValue
             ):
                 consumer_groups.replay(record.key, value)
+            elif isinstance(record.key, GroupMetadataKey):
+                # GroupMetadataManager.replay(GroupMetadataKey, ...): a classic group's record
+                # takes the id (groups.put) and its tombstone removes the group (removeGroup),
+                # whatever its type: a consumer group of that id written before is gone
+                consumer_groups.groups.pop(record.key.group, None)
         latest = self.log.latest(self.partition)
         for key, value in latest.items():
             # A key's value is of its kind or None (a tombstone): isinstance is the None check.
@@ -73,7 +80,56 @@ class CoordinatorLoader:
             if group_id not in consumer_groups.groups:
                 groups.replay_simple_group(group_id, now_ms)
         offsets.replay_log(records, now_ms)
+        _in_replay_order(groups, records, consumer_groups.groups)
         return len(records)
+
+
+def _in_replay_order(
+    groups: GroupMetadataManager, records: tuple[Record, ...], consumer_groups: Container[str]
+) -> None:
+    """Put the replayed classic groups in the order of Kafka's map after the replay, and
+    record the most it held: the order of ListGroups and of the expiry job's tombstones."""
+    order, high_water = classic_groups_in_replay_order(records, consumer_groups)
+    replayed = dict(groups.groups)
+    groups.groups.clear()
+    for group_id in order:
+        if group_id in replayed:
+            groups.groups[group_id] = replayed.pop(group_id)
+    groups.groups.update(replayed)
+    groups.groups_high_water = max(groups.groups_high_water, high_water)
+
+
+def classic_groups_in_replay_order(
+    records: tuple[Record, ...], consumer_groups: Container[str] = ()
+) -> tuple[list[str], int]:
+    """The classic groups of Kafka's ``TimelineHashMap`` of groups after the loader replayed
+    ``records`` (GroupMetadataManager.replay, OffsetMetadataManager.replay), in insertion
+    order, and the largest size its table grew for (``BaseHashTable`` grows for size + 1 on
+    every put, a replacement included: ``timeline_order.capacity_for``).
+
+    A GroupMetadata record puts its group (a replacement keeps the key's place), a tombstone
+    removes it, and an offset (plain or transactional) of an unknown group puts a simple
+    group (``getOrMaybeCreateClassicGroup``) unless a consumer group has the id. groupsim
+    builds the groups from the compacted view, which has neither this order nor this size.
+    """
+    live: dict[str, None] = {}
+    high_water = 0
+    for record in records:
+        key, value = record.key, record.value
+        if isinstance(key, GroupMetadataKey):
+            if value is None:
+                live.pop(key.group, None)
+                continue
+        elif not (
+            isinstance(key, OffsetCommitKey)
+            and isinstance(value, OffsetCommitValue)
+            and key.group not in live
+            and key.group not in consumer_groups
+        ):
+            continue
+        high_water = max(high_water, len(live) + 1)
+        live.setdefault(key.group, None)
+    return list(live), high_water
 
 
 def offsets_in_log_order(

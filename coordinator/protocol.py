@@ -344,6 +344,43 @@ class TxnOffsetCommitResponse:
     throttle_time_ms: int = 0
 
 
+# --- AddOffsetsToTxn / EndTxn: the transaction coordinator's part (KIP-98) ---------------------
+
+
+@frozen
+class AddOffsetsToTxnRequest:
+    """The producer adds ``group_id``'s offsets partition to its transaction, the first step of
+    KafkaProducer.sendOffsetsToTransaction (TransactionManager's AddOffsetsToTxnHandler)."""
+
+    transactional_id: str
+    producer_id: int
+    producer_epoch: int
+    group_id: str
+
+
+@frozen
+class AddOffsetsToTxnResponse:
+    error_code: Errors
+    throttle_time_ms: int = 0
+
+
+@frozen
+class EndTxnRequest:
+    """commitTransaction (``committed``) or abortTransaction: the transaction coordinator writes
+    the COMMIT or ABORT marker to every partition of the transaction."""
+
+    transactional_id: str
+    producer_id: int
+    producer_epoch: int
+    committed: bool
+
+
+@frozen
+class EndTxnResponse:
+    error_code: Errors
+    throttle_time_ms: int = 0
+
+
 # --- DescribeGroups / ListGroups / DeleteGroups --------------------------------------------------
 
 
@@ -513,7 +550,7 @@ class ConsumerGroupDescribeMember:
 @frozen
 class ConsumerGroupDescribedGroup:
     error_code: Errors
-    group_id: str
+    group_id: str | None  # None: an empty id's INVALID_GROUP_ID answer
     error_message: str | None = None
     group_state: str = ""
     group_epoch: int = 0

@@ -120,6 +120,8 @@ class GroupCoordinatorService:
         self.rng = rng
         self._is_alive = is_alive
         self._partition_cache: dict[str, int] = {}
+        # per-broker configs that differ from ``config`` (a broker restarted with new settings)
+        self.broker_configs: dict[str, CoordinatorConfig] = {}
         # The coordinator shard of each partition, on its leader.
         self.shards: dict[int, GroupCoordinatorShard] = {}
 
@@ -162,11 +164,17 @@ class GroupCoordinatorService:
         self.shards[p] = shard
         out.add(shard.begin_load(out.now))
 
+    def config_of(self, node: str) -> CoordinatorConfig:
+        """The configuration ``node`` runs with: its own since it was restarted with one, else
+        the cluster's. Each broker reads its ``server.properties`` at start (KafkaConfig), so
+        brokers of one cluster can disagree during a rolling restart."""
+        return self.broker_configs.get(node, self.config)
+
     def _new_shard(self, p: int, node: str) -> GroupCoordinatorShard:
         return GroupCoordinatorShard(
             partition=p,
             node=node,
-            config=self.config,
+            config=self.config_of(node),
             log=self.offsets_log,
             rng=self.rng,
             topology=self.topology,
@@ -270,10 +278,22 @@ class GroupCoordinatorService:
     def consumer_group_describe(
         self, dst: str, request: ConsumerGroupDescribeRequest
     ) -> ConsumerGroupDescribeResponse:
-        """consumerGroupDescribe: the groups by coordinator, each shard's answer or its routing
-        error (without a message: ApiError.fromThrowable drops the default one)."""
-        out: list[ConsumerGroupDescribedGroup] = []
-        for group_ids in self._by_partition(request.group_ids):
+        """consumerGroupDescribe: an empty id is answered INVALID_GROUP_ID with a null group id
+        first (isGroupIdNotEmpty, before the routing); then the groups by coordinator, each
+        shard's answer or its routing error (without a message: ApiError.fromThrowable drops
+        the default one).
+
+        Kafka's defect, not copied (docs/oracle.md): each coordinator's read operation is given
+        the request's whole id list (``groupIds``, not the partition's ``groupList``), so an
+        empty id is described a second time (GROUP_ID_NOT_FOUND), as would be, with several
+        partitions, every group of another coordinator."""
+        out = [
+            ConsumerGroupDescribedGroup(Errors.INVALID_GROUP_ID, None)
+            for group_id in request.group_ids
+            if not group_id
+        ]
+        valid = [group_id for group_id in request.group_ids if group_id]
+        for group_ids in self._by_partition(valid):
             shard, error = self.routed_shard(dst, group_ids[0])
             if shard is None:
                 out.extend(ConsumerGroupDescribedGroup(error, group_id) for group_id in group_ids)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coordinator.config import CoordinatorConfig
+from coordinator.consumer_group import ConsumerGroup
 from coordinator.consumer_group_manager import ConsumerGroupManager
 from coordinator.errors import Errors
 from coordinator.group import DEAD, EMPTY, ClassicGroup, Parked
@@ -83,7 +84,11 @@ class GroupCoordinatorShard:
         self.node = node
         self.config = config
         self.loading = True
-        self.loaded_ms = 0  # when the load completed: the cleanup job's phase (onLoaded)
+        self.loaded_ms = 0
+        # empty consumer groups removed by a classic JoinGroup, not yet carried by a write
+        self._unwritten_removals: dict[
+            str, ConsumerGroup
+        ] = {}  # when the load completed: the cleanup job's phase (onLoaded)
         self.timer = CoordinatorTimer(node, partition)
         self.writer = PartitionWriter(log, node, partition)
         self.loader = CoordinatorLoader(log, partition)
@@ -153,6 +158,7 @@ class GroupCoordinatorShard:
             request.group_id in self.consumer_group_manager.groups
         ):
             self._classic_request_to_consumer_group(out, waiter, request)
+            self._settle_unwritten(out)
             return out.result()
         handler = self._handlers.get(type(request))
         if handler is None:
@@ -162,6 +168,7 @@ class GroupCoordinatorShard:
             if handler is None:  # pragma: no cover - the cluster routes only group APIs here
                 raise TypeError(type(request).__name__)
         handler(out, waiter, request)
+        self._settle_unwritten(out)
         return out.result()
 
     def _classic_request_to_consumer_group(
@@ -187,11 +194,28 @@ class GroupCoordinatorShard:
         else:
             group_id = request.group_id
             empty = consumer_groups.remove_empty_group(out, group_id)
+            # Kafka removes it from its timeline map at once; the removal is undone by the next
+            # failed write (revertToSnapshot) until a write succeeds: _settle_unwritten
+            self._unwritten_removals[group_id] = empty
             self.group_manager.classic_group_join(
                 out, waiter, request, prefix=consumer_group_tombstones(empty)
             )
-            if out.append_error != Errors.NONE and group_id not in self.group_manager.groups:
-                consumer_groups.groups[group_id] = empty  # the failed write reverts the removal
+
+    def _settle_unwritten(self, out: Step) -> None:
+        """CoordinatorRuntime's snapshots for the empty consumer groups a classic JoinGroup
+        removed (maybeDeleteEmptyConsumerGroup): a removal no record has carried yet is undone by
+        a failed write (the runtime reverts to the last written offset), and kept for good once
+        a write succeeds (a new snapshot)."""
+        if not self._unwritten_removals:
+            return
+        if out.append_error != Errors.NONE:
+            groups = self.consumer_group_manager.groups
+            for group_id, group in self._unwritten_removals.items():
+                if group_id not in groups and group_id not in self.group_manager.groups:
+                    groups[group_id] = group
+            self._unwritten_removals.clear()
+        elif out.appends:
+            self._unwritten_removals.clear()
 
     def fire_timer(self, key: ShardTimerKey, now_ms: int) -> CoordinatorResult:
         """Run the operation of ``key`` if it is still live (a replaced key runs the newest)."""
@@ -201,6 +225,7 @@ class GroupCoordinatorShard:
         out = Step(now_ms)
         out.event("timer_fired", t_ms=now_ms, node=self.node, key=str(key))
         self._timer_operations[type(operation)](out, operation)
+        self._settle_unwritten(out)
         return out.result()
 
     # --- entry points Kafka's GroupMetadataManagerTest calls directly -------------------------
@@ -251,6 +276,7 @@ class GroupCoordinatorShard:
         )
         self.loading = False
         self.loaded_ms = out.now
+        self._unwritten_removals.clear()  # the log's replay is the state now
         manager = self.group_manager
         manager.groups_high_water = max(manager.groups_high_water, len(manager.groups))
         if not quiet:

@@ -16,6 +16,7 @@ and the records see the members in that map's iteration order
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 from attrs import frozen
 
@@ -55,8 +56,9 @@ def build_target_assignment(
 ) -> TargetAssignmentResult:
     """TargetAssignmentBuilder.build (``updated_members``: addOrUpdateMember / removeMember)."""
     specs: dict[str, MemberSubscriptionAndAssignmentImpl] = {}
+    resolved: dict[tuple[str, ...], AbstractSet[Uuid]] = {}
     for member_id, member in members.items():
-        specs[member_id] = _spec(member, target_assignment.get(member_id, {}), topic_ids)
+        specs[member_id] = _spec(member, target_assignment.get(member_id, {}), topic_ids, resolved)
     inserted = list(specs)
     for member_id, updated in updated_members.items():
         if updated is None:
@@ -67,7 +69,7 @@ def build_target_assignment(
             previous = static_members.get(updated.instance_id)
             if previous is not None and previous != member_id:
                 assignment = target_assignment.get(previous, {})
-        specs[member_id] = _spec(updated, assignment, topic_ids)
+        specs[member_id] = _spec(updated, assignment, topic_ids, resolved)
         if member_id not in inserted:
             inserted.append(member_id)
     # HashMap<String, ...> iteration order: capacity grown by every key ever put
@@ -105,17 +107,23 @@ def _as_sets(assignment: Partitions) -> dict[Uuid, frozenset[int]]:
 
 
 def _spec(
-    member: ConsumerGroupMember, assignment: Partitions, topic_ids: Mapping[str, Uuid]
+    member: ConsumerGroupMember,
+    assignment: Partitions,
+    topic_ids: Mapping[str, Uuid],
+    resolved: dict[tuple[str, ...], AbstractSet[Uuid]],
 ) -> MemberSubscriptionAndAssignmentImpl:
     """createMemberSubscriptionAndAssignment: the member's topic names resolved to ids (a
-    TopicIds view: names the metadata does not know are left out)."""
-    names = string_hashmap_order(
-        member.subscribed_topic_names, copy_capacity(len(member.subscribed_topic_names))
-    )
-    ids = dict.fromkeys(topic_ids[n] for n in names if n in topic_ids)
+    TopicIds view: names the metadata does not know are left out). ``resolved`` memoises the
+    ids per topic-name sequence within one build: members usually share their subscription,
+    and the ids' order is a function of the names in their iteration order."""
+    key = tuple(member.subscribed_topic_names)
+    ids = resolved.get(key)
+    if ids is None:
+        names = string_hashmap_order(key, copy_capacity(len(key)))
+        ids = resolved[key] = dict.fromkeys(topic_ids[n] for n in names if n in topic_ids).keys()
     return MemberSubscriptionAndAssignmentImpl(
         rack_id=member.rack_id,
         instance_id=member.instance_id,
-        subscribed_topic_ids=ids.keys(),
+        subscribed_topic_ids=ids,
         partitions=assignment,
     )

@@ -73,6 +73,22 @@ def _list_groups(request: P.ListGroupsRequest) -> str | None:
     return None if _is_tuple_of(request.states_filter, str) else "states_filter"
 
 
+def _add_offsets_to_txn(request: P.AddOffsetsToTxnRequest) -> str | None:
+    if not isinstance(request.transactional_id, str):
+        return "transactional_id"
+    if not _is_int(request.producer_id) or not _is_int(request.producer_epoch):
+        return "producer_id"
+    return None if isinstance(request.group_id, str) else "group_id"
+
+
+def _end_txn(request: P.EndTxnRequest) -> str | None:
+    if not isinstance(request.transactional_id, str):
+        return "transactional_id"
+    if not _is_int(request.producer_id) or not _is_int(request.producer_epoch):
+        return "producer_id"
+    return None if isinstance(request.committed, bool) else "committed"
+
+
 def _describe_groups(request: P.DescribeGroupsRequest) -> str | None:
     return None if _is_tuple_of(request.groups, str) else "groups"
 
@@ -310,6 +326,8 @@ _CHECKS: dict[type, Callable[[Any], str | None]] = {
     P.OffsetCommitRequest: _offset_commit,
     P.OffsetFetchRequest: _offset_fetch,
     P.TxnOffsetCommitRequest: _txn_offset_commit,
+    P.AddOffsetsToTxnRequest: _add_offsets_to_txn,
+    P.EndTxnRequest: _end_txn,
 }
 """One check per request type, found by a dict lookup (the coordinator checks every request).
 

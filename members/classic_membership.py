@@ -335,7 +335,11 @@ class ClassicMembershipManager:
             member_id=self.generation.member_id,
             group_instance_id=self._c.config.group_instance_id,
         )
-        self.reset_state_and_rejoin("consumer pro-actively leaving the group", True, now)
+        # resetGenerationOnLeaveGroup wipes the member id even when no LeaveGroup went out (a
+        # static member), so the rejoin replaces the member's own slot (KAFKA-20985); the
+        # proposed fix (apache/kafka#23266) keeps it then
+        keep = not sent and self._c.config.keep_member_id_when_leave_suppressed
+        self.reset_state_and_rejoin("consumer pro-actively leaving the group", not keep, now)
 
     def _initiate_join_group(self, now: int) -> None:
         assert self._c.lookup.coordinator is not None

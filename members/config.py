@@ -16,7 +16,10 @@ incidents (docs/members.md, "Other clients' behaviour"): no background heartbeat
 (``heartbeat_thread``), no poll timer (``poll_timer``), LeaveGroup on a static member's close
 (``static_leave_group_on_close``), commits during a rebalance (``commit_during_rebalance``), a
 JoinGroup timeout of its own (``join_group_timeout_ms``), fetching while the pre-revocation
-commit is out (``pause_pending_revocation``); and how long a revocation callback takes
+commit is out (``pause_pending_revocation``), a static member keeping its member id when it
+sends no LeaveGroup (``keep_member_id_when_leave_suppressed``), franz-go's handling of a failed
+commit (``commit_error_handling``), librdkafka 1.6's cooperative-sticky leader
+(``sticky_assignor_ignores_owned``); and how long a revocation callback takes
 (``revocation_time_ms``). Their defaults are the Java consumer's, so a scenario that does
 not name them runs exactly as before.
 """
@@ -42,6 +45,9 @@ def _strategy(value: Any) -> tuple[str | PartitionAssignor, ...]:
 def _lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
+
+#: ``commit_error_handling``'s values: the Java client's, franz-go's before and after 1.4.0.
+COMMIT_ERROR_HANDLINGS: tuple[str, ...] = ("java", "franz-go-1.3", "franz-go-1.4")
 
 #: GroupProtocol's constants, as ConfigDef.CaseInsensitiveValidString lists them.
 GROUP_PROTOCOLS: tuple[str, ...] = ("classic", "consumer")
@@ -94,7 +100,15 @@ class ConsumerConfig:
     #: ``group.remote.assignor``: the server-side assignor a KIP-848 member asks for (None: the
     #: coordinator's default).
     group_remote_assignor: str | None = None
+    #: The application's producer's ``transactional.id``: set, the consumer runs the
+    #: exactly-once read-process-write loop (members.transactions), committing its offsets in
+    #: transactions (TxnOffsetCommit) instead of OffsetCommit; ``enable.auto.commit`` must be
+    #: false, as Kafka Streams sets it under exactly-once.
+    transactional_id: str | None = None
     # --- the simulated application (not Kafka settings) ---
+    #: How often the exactly-once loop commits its transaction (Kafka Streams'
+    #: ``commit.interval.ms``, 100 ms under exactly-once).
+    transaction_interval_ms: int = 100
     poll_interval_ms: int = 100
     processing_time_ms: int = 0
     processing_time_per_record_ms: float = 0.0
@@ -113,9 +127,26 @@ class ConsumerConfig:
     #: True: close() of a static member sends LeaveGroup with its group.instance.id (librdkafka
     #: 1.6 to 1.7's close(), Kafka 4.x's close(CloseOptions LEAVE_GROUP)); Java's default: none.
     static_leave_group_on_close: bool = False
+    #: True: a static member that does not send LeaveGroup (maybeLeaveGroup: poll timeout,
+    #: unsubscribe) keeps its member id, so its rejoin is not a replacement of itself (the fix
+    #: proposed for KAFKA-20985, apache/kafka#23266, open); Kafka at 1eb7644 wipes it.
+    keep_member_id_when_leave_suppressed: bool = False
     #: True: commit() during a rebalance goes out with the last generation instead of failing
     #: locally (franz-go before 1.4.0, librdkafka); Java fails it with REBALANCE_IN_PROGRESS.
     commit_during_rebalance: bool = False
+    #: True: the leader's cooperative-sticky assignment ignores the partitions the members own
+    #: (librdkafka before 1.7.0: prepopulateCurrentAssignments read the empty output list, fixed
+    #: by commit 168a88ca5, librdkafka#3306), and librdkafka's cooperative step then withholds
+    #: what moved between owners (members/librdkafka_assignor.py); False: Kafka's assignor.
+    sticky_assignor_ignores_owned: bool = False
+    #: How an OffsetCommit answered REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID
+    #: or FENCED_INSTANCE_ID is handled: ``java`` (OffsetCommitResponseHandler: reset, rejoin,
+    #: fail), ``franz-go-1.3`` (franz-go before 1.4.0: the error goes to the caller, the group
+    #: membership is left alone) or ``franz-go-1.4`` (commitAcrossRebalance, commit d11066f: a
+    #: cooperative member that still owns every committed partition sends the commit again,
+    #: with the generation it has then, up to three tries, when every partition failed with
+    #: REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION; else as 1.3).
+    commit_error_handling: str = "java"
     #: How long a JoinGroup waits for its answer; None: Kafka's max(request.timeout.ms,
     #: rebalance timeout + 5 s). sarama waits Net.ReadTimeout (30 s), less than its 60 s
     #: Rebalance.Timeout.
@@ -163,6 +194,7 @@ class ConsumerConfig:
             "request.timeout.ms": self.request_timeout_ms,
             "max.poll.records": self.max_poll_records,
             "poll_interval_ms": self.poll_interval_ms,
+            "transaction.interval.ms": self.transaction_interval_ms,
         }
         for name, value in positive.items():
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
@@ -190,6 +222,11 @@ class ConsumerConfig:
         ):
             got = self.join_group_timeout_ms
             raise ConfigError(f"join.group.timeout.ms must be a positive integer, got {got!r}")
+        if self.commit_error_handling not in COMMIT_ERROR_HANDLINGS:
+            raise ConfigError(
+                f"commit.error.handling must be one of {', '.join(COMMIT_ERROR_HANDLINGS)}, "
+                f"got {self.commit_error_handling!r}"
+            )
         if self.processing_time_per_record_ms < 0:
             raise ConfigError("processing_time_per_record_ms must be >= 0")
         if self.metadata_max_age_ms == 0:
@@ -200,6 +237,14 @@ class ConsumerConfig:
                 f"heartbeat.interval.ms ({self.heartbeat_interval_ms}) must be lower than "
                 f"session.timeout.ms ({self.session_timeout_ms})"
             )
+        if self.transactional_id is not None:
+            if not isinstance(self.transactional_id, str) or not self.transactional_id.strip():
+                raise ConfigError("transactional.id must be null or a non-blank string")
+            if self.enable_auto_commit:
+                raise ConfigError(
+                    "transactional.id is set (the exactly-once read-process-write loop commits "
+                    "its offsets in transactions): enable.auto.commit must be false"
+                )
         if not self.partition_assignment_strategy:
             raise ConfigError("partition.assignment.strategy must name at least one assignor")
         names = [_name_of(s) for s in self.partition_assignment_strategy]

@@ -75,7 +75,7 @@ from coordinator.protocol import (
     SyncGroupResponse,
     error_name,
 )
-from members import rebalance
+from members import librdkafka_assignor, rebalance
 from members.application import ApplicationLoop
 from members.assignor_support import (
     KNOWN_PROTOCOLS,
@@ -130,6 +130,7 @@ from members.timers import (
     PollTimer,
     RequestTimeout,
 )
+from members.transactions import TXN_APIS, TXN_RESPONSES, ExactlyOnce, TxnStep
 
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
@@ -190,7 +191,6 @@ class Consumer:
         if not bootstrap:
             raise ValueError("bootstrap must name at least one broker, e.g. ['broker-0']")
         self.node = node
-        self.config = config
         self.bootstrap: tuple[str, ...] = tuple(bootstrap)
         self.listener = listener
         self.seed = seed
@@ -199,17 +199,7 @@ class Consumer:
         import random
 
         self._rng = random.Random(seed)
-        self._assignors: list[ResolvedAssignor] = resolve_assignors(
-            config.partition_assignment_strategy
-        )
-        self.rebalance_protocol: RebalanceProtocol = (
-            rebalance_protocol_of(self._assignors)
-            if config.group_protocol == "classic"
-            else RebalanceProtocol.COOPERATIVE  # KIP-848 revokes and assigns incrementally
-        )
-        self._backoff = ExponentialBackoff(
-            config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
-        )
+        self._configure(config)
         self._explicit_topics: tuple[str, ...] = ()
         self._pattern: re.Pattern[str] | None = None
         self._set_subscription(topics, pattern)
@@ -226,7 +216,35 @@ class Consumer:
             request_timeout_ms=config.request_timeout_ms,
             join_request_timeout_ms=config.join_request_timeout_ms,
         )
+        #: The exactly-once loop's transactional producer (``transactional_id`` set), else None.
+        self.txn: ExactlyOnce | None = (
+            None
+            if config.transactional_id is None
+            else ExactlyOnce(
+                group_id=config.group_id,
+                transactional_id=config.transactional_id,
+                interval_ms=config.transaction_interval_ms,
+                retry_backoff_ms=config.retry_backoff_ms,
+                instance_id=config.group_instance_id,
+            )
+        )
         self._reset_incarnation_state()
+
+    def _configure(self, config: ConsumerConfig) -> None:
+        """What the configuration decides for a process: its assignors, its rebalance protocol,
+        its backoff; the membership manager (classic or KIP-848) follows at each incarnation."""
+        self.config = config
+        self._assignors: list[ResolvedAssignor] = resolve_assignors(
+            config.partition_assignment_strategy
+        )
+        self.rebalance_protocol: RebalanceProtocol = (
+            rebalance_protocol_of(self._assignors)
+            if config.group_protocol == "classic"
+            else RebalanceProtocol.COOPERATIVE  # KIP-848 revokes and assigns incrementally
+        )
+        self._backoff = ExponentialBackoff(
+            config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
+        )
 
     # ------------------------------------------------------------------ state & queries
 
@@ -234,6 +252,8 @@ class Consumer:
         # The timers of this incarnation (every incarnation change resets this state): their
         # keys, and the deadline each is set for.
         self._timers = ConsumerTimers(self.incarnation)
+        if self.txn is not None:
+            self.txn.restart(0)  # the next transaction is an interval after the start
         self.is_leader = False
         self._joined_subscription: tuple[str, ...] | None = None
         self._group_subscription: tuple[str, ...] | None = None
@@ -499,9 +519,9 @@ class Consumer:
         # the clock stays where the process died (positions are as of its last event)
         return self._call(self._last_now, self._crash, now_ms)
 
-    def restart(self, now_ms: int) -> ConsumerResult:
-        """A new incarnation of the process (see ``_restart``)."""
-        return self._call(now_ms, self._restart, now_ms)
+    def restart(self, now_ms: int, config: ConsumerConfig | None = None) -> ConsumerResult:
+        """A new incarnation of the process, with ``config`` if given (see ``_restart``)."""
+        return self._call(now_ms, self._restart, now_ms, config)
 
     def close(self, now_ms: int, *, timeout_ms: int | None = None) -> ConsumerResult:
         """KafkaConsumer.close(Duration) (see ``_close``)."""
@@ -600,12 +620,23 @@ class Consumer:
             )
             self.status = ConsumerStatus.CRASHED
 
-    def _restart(self, now_ms: int) -> None:
+    def _restart(self, now_ms: int, config: ConsumerConfig | None = None) -> None:
         """A new incarnation of the process: dynamic members come back with a new member id
         (they join with ``""``); a static member keeps its group.instance.id and so takes the
-        coordinator's replacement path (KIP-345)."""
+        coordinator's replacement path (KIP-345). With ``config``, the new process runs that
+        configuration (a deploy that changes it, e.g. ``group.protocol``: a rolling upgrade to
+        KIP-848 or a downgrade); its group.id must stay the same."""
+        if config is not None and config.group_id != self.config.group_id:
+            raise ValueError(
+                f"a restart cannot move {self.node} to another group "
+                f"({self.config.group_id!r} -> {config.group_id!r})"
+            )
         if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             self._crash(now_ms)
+        if config is not None:
+            self._configure(config)
+            self.network.request_timeout_ms = config.request_timeout_ms
+            self.network.join_request_timeout_ms = config.join_request_timeout_ms
         self.incarnation += 1
         self._reset_incarnation_state()
         self.status = ConsumerStatus.NEW
@@ -868,6 +899,11 @@ class Consumer:
                 self._md.request_update(False)
                 self._maybe_update_metadata(now)
                 self._metadata_done_for_lookup(now)
+            elif entry.api in TXN_APIS and self.txn is not None:
+                # the producer's own connection (Kafka: a separate client): retried after the
+                # backoff, the consumer's coordinator is not affected
+                self.txn.failed(now)
+                self._schedule_continuous_poll(now)
             elif entry.api == "OffsetFetch":
                 self.offset_lookup.in_flight = None
                 self._mark_coordinator_unknown(reason, now, disconnected=True)
@@ -1130,6 +1166,7 @@ class Consumer:
             if self.status is not ConsumerStatus.RUNNING:
                 return
             self._maybe_auto_commit(now)
+            self._maybe_transaction(now)
             self._maybe_fetch_offsets(now)
         except ConsumerFatal as fatal:
             self._fail(fatal, now)
@@ -1155,6 +1192,10 @@ class Consumer:
             and not self._join_incomplete()
         ):
             due.append(self._next_auto_commit)
+        if self.txn is not None and self.lookup.coordinator is not None:
+            txn_due = self.txn.next_wakeup()
+            if txn_due is not None and not self._join_incomplete():
+                due.append(txn_due)
         if self.offset_lookup.retry_at is not None:
             due.append(self.offset_lookup.retry_at)
         at = app.next_wakeup(now, due)
@@ -1640,7 +1681,10 @@ class Consumer:
             group_topics = self._group_subscription or ()
             cluster = self._md.cluster(group_topics)
             try:
-                result = assignor.instance.assign(cluster, subscriptions)
+                if self.config.sticky_assignor_ignores_owned and name == COOPERATIVE_STICKY:
+                    result = self._librdkafka_1_6_assign(assignor.instance, cluster, pending, now)
+                else:
+                    result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
                 self.membership.fail_join(
                     Errors.UNKNOWN_SERVER_ERROR,
@@ -1686,6 +1730,24 @@ class Consumer:
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
         self.membership.send_sync_group(assignments, now)
+
+    def _librdkafka_1_6_assign(
+        self, instance: Any, cluster: Any, pending: Any, now: int
+    ) -> dict[str, list[TopicPartition]]:
+        """sticky_assignor_ignores_owned: librdkafka 1.6's leader (members/librdkafka_assignor.py):
+        the assignor runs as if nobody owned anything, then the cooperative step withholds what
+        it moved between owners."""
+        subscriptions = {member_id: sub for member_id, _, sub in pending.members}
+        raw = instance.assign(cluster, librdkafka_assignor.without_owned(subscriptions))
+        result = librdkafka_assignor.cooperative_adjust(subscriptions, raw)
+        self._emit(
+            "sticky_owned_ignored",
+            t_ms=now,
+            generation_id=self.generation.generation_id,
+            computed={m: [str(tp) for tp in ps] for m, ps in raw.items()},
+            withheld=[str(tp) for tp in librdkafka_assignor.withheld(raw, result)],
+        )
+        return result
 
     def _maybe_update_group_subscription(
         self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int
@@ -1820,6 +1882,64 @@ class Consumer:
             self._plan_sync_timer()
         self._send_commit(op, now)
         return op
+
+    def _maybe_transaction(self, now: int) -> None:
+        """The exactly-once loop (``transactional_id``; members.transactions), from poll():
+        every ``transaction_interval_ms`` the consumed offsets go into a transaction with the
+        consumer's groupMetadata() (ConsumerCoordinator's generation and member id, as
+        OffsetCommit would carry them), and a failed step is sent again when its retry is due.
+        Like an auto-commit, it waits for a known coordinator and a completed join."""
+        txn = self.txn
+        if txn is None or self.lookup.coordinator is None or self._join_incomplete():
+            return
+        request = txn.due_retry(now)
+        if request is None and txn.step is TxnStep.IDLE and now >= txn.next_due:
+            generation = self.membership.commit_generation
+            request = txn.begin(
+                now, self._all_consumed(), generation.generation_id, generation.member_id
+            )
+        if request is not None:
+            self._send(self.lookup.coordinator, request, now)
+
+    def _on_txn_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+        """An answer to AddOffsetsToTxn, TxnOffsetCommit or EndTxn: the transaction's next
+        step goes out now (or after the backoff); an ended transaction is logged."""
+        txn = self.txn
+        if txn is None:
+            return
+        request, outcome = txn.on_response(message, now)
+        if request is not None:
+            if self.lookup.coordinator is None:
+                txn.failed(now)
+            else:
+                self._send(self.lookup.coordinator, request, now)
+        if txn.retry_at is not None:
+            self._schedule_continuous_poll(now)
+        if outcome is None:
+            return
+        done = outcome.transaction
+        offsets = {str(tp): o for tp, o in sorted(done.offsets.items())}
+        if done.committed:
+            self.committed.update(done.offsets)
+            self._emit(
+                "txn_committed",
+                t_ms=now,
+                transactional_id=txn.transactional_id,
+                producer_id=txn.producer_id,
+                generation_id=done.generation_id,
+                offsets=offsets,
+            )
+        else:
+            self._emit(
+                "txn_aborted",
+                t_ms=now,
+                transactional_id=txn.transactional_id,
+                producer_id=txn.producer_id,
+                generation_id=done.generation_id,
+                error=done.error,
+                offsets=offsets,
+            )
+        self._schedule_continuous_poll(now)
 
     def _plan_sync_timer(self) -> None:
         """One timer for every commitSync's next retry or deadline."""
@@ -1967,6 +2087,9 @@ class Consumer:
         if error is None:
             self._finish_commit(op, None, now, False)
             return
+        if self.config.commit_error_handling != "java" and error in _GROUP_COMMIT_ERRORS:
+            self._franz_go_commit_error(op, resp, error, now)
+            return
         if error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION):
             self._finish_commit(op, error.name, now, True)
         elif error in (
@@ -2013,6 +2136,52 @@ class Consumer:
         else:
             self._finish_commit(op, error.name, now, False)
 
+    def _franz_go_commit_error(
+        self, op: CommitResult, resp: OffsetCommitResponse, error: Errors, now: int
+    ) -> None:
+        """franz-go's groupConsumer.commit: the answer goes to the caller's onDone and the
+        membership is left alone (the heartbeat loop alone finds rebalances). From 1.4.0
+        (commitAcrossRebalance, commit d11066f, franz-go#137), a cooperative member first sends
+        the commit again, with the generation it has by then, while every partition failed with
+        REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION, it still owns every committed partition
+        and it has tried fewer than three times (one failure per cooperative round)."""
+        errors = {p.error_code for t in resp.topics for p in t.partitions}
+        if (
+            self.config.commit_error_handling == "franz-go-1.4"
+            and self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+            and op.tries < 3
+            and errors <= _ACROSS_REBALANCE_ERRORS
+            and set(op.offsets) <= set(self.assignment)
+        ):
+            op.tries += 1
+            self._emit(
+                "commit_retried",
+                t_ms=now,
+                purpose=op.purpose,
+                error=error.name,
+                generation_id=op.generation_id,
+                retry_generation_id=self.membership.commit_generation.generation_id,
+                tries=op.tries,
+            )
+            op.generation_id = self.membership.commit_generation.generation_id
+            self._send_commit(op, now)
+            return
+        self._finish_commit(op, error.name, now, False)
+
+
+#: The OffsetCommit errors about the group membership: the Java client resets, rejoins or
+#: fails on them; franz-go (``commit_error_handling``) only reports them to the caller.
+_GROUP_COMMIT_ERRORS = frozenset(
+    {
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.ILLEGAL_GENERATION,
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.FENCED_INSTANCE_ID,
+    }
+)
+#: The errors franz-go 1.4's commitAcrossRebalance retries.
+_ACROSS_REBALANCE_ERRORS = frozenset({Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION})
+
 
 _HANDLERS: dict[type, Any] = {
     FindCoordinatorResponse: Consumer._on_find_coordinator,
@@ -2024,6 +2193,7 @@ _HANDLERS: dict[type, Any] = {
     OffsetFetchResponse: Consumer._on_offset_fetch,
     LeaveGroupResponse: Consumer._on_membership_response,
     ConsumerGroupHeartbeatResponse: Consumer._on_membership_response,
+    **dict.fromkeys(TXN_RESPONSES, Consumer._on_txn_response),
 }
 
 #: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).

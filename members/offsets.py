@@ -32,6 +32,8 @@ class CommitResult:
     error: str | None = None  # Errors name, or COMMIT_FAILED / REBALANCE_IN_PROGRESS (client side)
     done: bool = False
     retriable: bool = False
+    #: How many times it has been sent: franz-go 1.4's commitAcrossRebalance counts its tries.
+    tries: int = 1
 
 
 @define

@@ -37,8 +37,24 @@ the rebalance is the same in both. What each part follows:
   ``auto.commit.interval.ms``; on ``shutdown`` a last commit, then the session closes (which
   deletes its ephemerals: registration and owners).
 * **Session expiry** of a crashed consumer: ZooKeeper deletes its ephemerals and the others
-  rebalance. A *live* consumer whose session expires (``ZKSessionExpireListener.handleNewSession``:
-  forget, register again, rebalance) is not simulated: a running consumer here always pings.
+  rebalance.
+* **A live consumer cut from ZooKeeper** (``disconnect``/``reconnect``, a network cut): it stops
+  pinging, so the leader expires its session ``zookeeper.session.timeout.ms`` later, deleting its
+  registration and owner znodes; the others rebalance and take its partitions while its fetchers,
+  which talk to the brokers, not to ZooKeeper, go on fetching them (two consumers read one
+  partition). Its own ZooKeeper calls wait for the connection (ZkClient's
+  ``retryUntilConnected``); notifications for it wait too (ZooKeeper re-fires them when the
+  client reconnects its session, ``SetWatches``). Back in time, the session lives on. Too late,
+  ZkClient opens a new session and calls ``ZKSessionExpireListener.handleNewSession``: the
+  listener's ``resetState`` clears the topic registry (so the next ``closeFetchers`` commits
+  nothing: the offsets read since the last commit are read again by the next owner),
+  ``registerConsumerInZK`` writes the registration again, and ``syncedRebalance`` runs; the
+  watches come back with the rebalance's reads (ZkClient's ``getChildren`` re-watches a path with
+  listeners).
+* **A restarted process** (``restart``) is a new connector: without ``consumer.id`` it generates
+  a new id (``host-time-uuid``; groupsim names the n-th restart ``<id>-r<n>``), so while the old
+  process's session has not expired the others see both ids and assign partitions to the dead
+  one; they go unowned until the expiry's rebalance.
 
 Simulation rules, not Kafka's: a partition is an endless log the application reads
 ``records_per_second`` records a second from while the fetcher runs; each ZooKeeper call is one
@@ -152,6 +168,10 @@ class ZkConsumer:
         self.session_id: int | None = None
         self.now = 0
         self.running = False
+        self.incarnation = 0  # how many times the process was restarted
+        self.connected = True  # to its ZooKeeper server (a network cut: ``disconnect``)
+        self.blocked = False  # the rebalance waits for the connection (retryUntilConnected)
+        self.held: list[WatchedEvent] = []  # notifications waiting for the connection
         self.triggered = False  # ZKRebalancerListener.isWatcherTriggered
         self.task: Steps | None = None
         self.wake_ms: int | None = None
@@ -172,13 +192,23 @@ class ZkConsumer:
     def group(self) -> str:
         return self.config.group_id
 
+    @property
+    def consumer_id_string(self) -> str:
+        """``consumerIdString``: the configured id for the first process, then one per restart
+        (a restarted connector generates a new one)."""
+        base = self.config.consumer_id_string
+        return base if self.incarnation == 0 else f"{base}-r{self.incarnation}"
+
     def start(self, now: int) -> int | None:
         """``createMessageStreams``: register, subscribe, rebalance. Returns when to resume."""
         self.now = now
         self.running = True
+        self.connected = True
+        self.blocked = False
+        self.held = []
         self._emit(
             ev.CONSUMER_STARTED,
-            incarnation=0,
+            incarnation=self.incarnation,
             topics=list(self.config.topics),
             pattern=None,
             rebalance_protocol="zookeeper",
@@ -189,14 +219,20 @@ class ZkConsumer:
         return self._run(self._consume(), now)
 
     def resume(self, now: int) -> int | None:
-        """Go on with the rebalance at its wake time."""
+        """Go on with the rebalance at its wake time (once connected: its next call waits)."""
         if not self.running or self.task is None or now != self.wake_ms:
             return self.wake_ms if self.running else None
+        if not self.connected:
+            self.blocked = True
+            return None
         return self._step(now)
 
     def notify(self, event: WatchedEvent, now: int) -> int | None:
         """A watch notification: ZkClient re-arms the watch, the listener triggers a rebalance."""
         if not self.running or event.session_id != self.session_id:
+            return self.wake_ms
+        if not self.connected:  # re-fired when the session reconnects
+            self.held.append(event)
             return self.wake_ms
         self.now = now
         self.stats.notifications += 1
@@ -215,9 +251,99 @@ class ZkConsumer:
 
     def auto_commit(self, now: int) -> None:
         """The ``kafka-consumer-autocommit`` task."""
-        if self.running and self.config.auto_commit_enable:
+        if self.running and self.config.auto_commit_enable and self.connected:
             self.now = now
             self._commit_now()
+
+    def commit(self, now: int) -> None:
+        """``ConsumerConnector.commitOffsets()``: the application commits (to ZooKeeper)."""
+        if self.running and self.connected:
+            self.now = now
+            self._commit_now()
+
+    def restart(self, now: int) -> int | None:
+        """A new process: a running one dies first (its session expires later), the new one
+        is a new connector with a new consumer id, its own session and an empty offset cache."""
+        self.crash(now)
+        self.incarnation += 1
+        self.checkpointed.clear()
+        self.owned_since.clear()
+        return self.start(now)
+
+    def disconnect(self, now: int) -> None:
+        """The network to its ZooKeeper server is cut: no pings, the session's clock runs; the
+        fetchers go on (they talk to the brokers)."""
+        if not self.running or not self.connected:
+            return
+        self.now = now
+        self.connected = False
+        self._emit(ev.ZK_CLIENT_DISCONNECTED, session_id=self.session_id, server=self.server)
+        self.zk.client_lost(self._sid, now)
+
+    def reconnect(self, now: int) -> int | None:
+        """The network is back: the same session if it is still alive (held notifications
+        are delivered, a waiting rebalance goes on), else ``handleNewSession``."""
+        if not self.running or self.connected:
+            return self.wake_ms if self.running else None
+        self.now = now
+        self.connected = True
+        expired = not self.zk.alive(self._sid)
+        self._emit(
+            ev.ZK_CLIENT_RECONNECTED,
+            session_id=self.session_id,
+            server=self.server,
+            session_expired=expired,
+        )
+        if expired:
+            return self._handle_new_session(now)
+        self.zk.client_heard(self._sid)
+        held, self.held = self.held, []
+        if self.blocked:
+            self.blocked = False
+            self._step(now)
+        for event in held:
+            self.notify(event, now)
+        return self.wake_ms
+
+    @property
+    def server(self) -> str:
+        return self.config.zookeeper_server
+
+    def _handle_new_session(self, now: int) -> int | None:
+        """``ZKSessionExpireListener.handleNewSession`` after ZkClient opened a new session:
+        ``resetState`` (the topic registry is cleared: fetching stops, nothing is committed for
+        it, and its owner znodes went with the old session), ``registerConsumerInZK``, then
+        ``syncedRebalance``. A rebalance that was waiting for the old connection is dropped
+        (simulation: in Kafka it would go on with the new session, then this one runs)."""
+        old = self.session_id
+        self.held = []
+        self.blocked = False
+        self.task = None
+        self.wake_ms = None
+        self.triggered = False
+        self.session_id = self.zk.open_session(
+            self.server, self.config.zookeeper_session_timeout_ms
+        )
+        dropped = sorted(self.owned)
+        self.owned.clear()
+        self.owned_since.clear()
+        self._emit(
+            ev.ZK_NEW_SESSION,
+            old_session_id=old,
+            session_id=self.session_id,
+            server=self.server,
+            partitions=[str(tp) for tp in dropped],
+        )
+        return self._run(self._new_session(), now)
+
+    def _new_session(self) -> Steps:
+        yield from self._register()
+        # the rebalance's reads re-watch the paths with listeners (ZkClient.hasListeners)
+        self.zk.get_children(self._sid, ids_dir(self.group), watch=True)
+        for topic in self.config.topics:
+            self.zk.exists(self._sid, topic_path(topic), watch=True)
+        yield from self._synced_rebalance("new session")
+        yield from self._executor_loop()
 
     def close(self, now: int) -> None:
         """``shutdown``: stop fetching, commit, close the session (its ephemerals go with it)."""
@@ -225,10 +351,11 @@ class ZkConsumer:
             return
         self.now = now
         self._emit(ev.CONSUMER_CLOSING)
-        if self.config.auto_commit_enable:
+        if self.config.auto_commit_enable and self.connected:
             self._commit_now()
         self._stop(now)
-        if self.session_id is not None and self.zk.alive(self.session_id):
+        # cut off, the closeSession cannot reach ZooKeeper: the session expires instead
+        if self.session_id is not None and self.zk.alive(self.session_id) and self.connected:
             self.on_fired(self.zk.close_session(self.session_id, now))
         self._emit(ev.CONSUMER_CLOSED)
 
@@ -340,13 +467,13 @@ class ZkConsumer:
     def _register(self) -> Steps:
         """``registerConsumerInZK``."""
         yield from self._ensure_path(ids_dir(self.group))
-        path = f"{ids_dir(self.group)}/{self.config.consumer_id_string}"
+        path = f"{ids_dir(self.group)}/{self.consumer_id_string}"
         conflict = yield from self._create_ephemeral(path, self._registration())
         if conflict is not None:
             raise NodeExistsError(path)
         self._emit(
             ev.ZK_CONSUMER_REGISTERED,
-            consumer_id=self.config.consumer_id_string,
+            consumer_id=self.consumer_id_string,
             session_id=self.session_id,
             server=self.config.zookeeper_server,
             topics=list(self.config.topics),
@@ -383,7 +510,7 @@ class ZkConsumer:
             self.stats.attempts += 1
             self._emit(
                 ev.ZK_REBALANCE_ATTEMPT,
-                consumer_id=cfg.consumer_id_string,
+                consumer_id=self.consumer_id_string,
                 attempt=attempt,
                 reason=reason,
             )
@@ -413,7 +540,7 @@ class ZkConsumer:
     def _rebalance(self, attempt: int) -> Steps:
         """One try; returns None on success, else why it failed."""
         cfg, group, sid = self.config, self.group, self._sid
-        me = cfg.consumer_id_string
+        me = self.consumer_id_string
         # TopicCount.constructTopicCount(group, consumerIdString, zkUtils): our registration
         self.zk.get_data(sid, f"{ids_dir(group)}/{me}")
         yield from self._read()

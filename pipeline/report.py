@@ -3,8 +3,9 @@
 Four questions, each one SQL aggregate and one plot:
 
 * partitions moved per rebalance, by assignor (how much state a rebalance shuffles);
-* stop-the-world time, eager vs cooperative: rebalance duration and paused partition-seconds
-  (eager revokes everything, KIP-429's cooperative protocol only what moves);
+* stop-the-world time, eager vs cooperative vs the consumer protocol: rebalance duration and
+  paused partition-seconds (eager revokes everything, KIP-429's cooperative protocol only what
+  moves, KIP-848's members reconcile one by one);
 * rebalances per run, dynamic vs static membership (KIP-345: a static member restarting within
   session.timeout.ms causes none);
 * imbalance after a rebalance against group size, by assignor.
@@ -18,11 +19,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline.runrow import REBALANCES_SCHEMA, RUNS_SCHEMA
+from pipeline.runrow import REBALANCES_SCHEMA, RUNS_SCHEMA, RUNS_SCHEMA_VERSION
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 
 class ReportInputError(ValueError):
@@ -31,11 +32,15 @@ class ReportInputError(ValueError):
 
 QUERIES: dict[str, str] = {
     "variants": """
-        SELECT variant, count(*) AS runs, sum(CASE WHEN error IS NULL THEN 0 ELSE 1 END) AS failed,
-               avg(rebalances) AS rebalances_per_run, avg(rebalance_ms) AS rebalance_ms_per_run,
+        SELECT variant, min(group_protocol) AS group_protocol, min(protocol) AS protocol,
+               min(assignor) AS assignor,
+               count(*) AS runs, sum(CASE WHEN error IS NULL THEN 0 ELSE 1 END) AS failed,
+               avg(rebalances) AS rebalances_per_run, avg(rounds) AS rounds_per_run,
+               avg(rebalance_ms) AS rebalance_ms_per_run,
                avg(paused_partition_seconds) AS paused_partition_s_per_run,
-               avg(unowned_partition_seconds) AS unowned_partition_s_per_run,
+               avg(unowned_partition_ms) / 1000 AS unowned_partition_s_per_run,
                avg(partitions_moved) AS partitions_moved_per_run,
+               avg(last_change_ms) AS last_change_ms_per_run,
                sum(invariant_violations) AS invariant_violations,
                min(point) AS first_point
         FROM runs GROUP BY variant ORDER BY first_point""",
@@ -75,9 +80,44 @@ def load_views(spark: SparkSession, sweep_dir: str) -> None:
         raise ReportInputError(
             f"{sweep_dir} has no runs/ dataset: is it a `groupsim sweep --out` directory?"
         )
-    spark.read.schema(RUNS_SCHEMA).parquet(f"{base}/runs").createOrReplaceTempView("runs")
+    from pipeline.sweep import read_manifest
+
+    version = int(read_manifest(spark, base).get("runs_schema_version", 1))
+    if version >= RUNS_SCHEMA_VERSION:
+        runs = spark.read.schema(RUNS_SCHEMA).parquet(f"{base}/runs")
+    else:
+        runs = _upgrade_runs(spark.read.parquet(f"{base}/runs"), version)
+    runs.createOrReplaceTempView("runs")
     spark.read.schema(REBALANCES_SCHEMA).parquet(f"{base}/rebalances").createOrReplaceTempView(
         "rebalances"
+    )
+
+
+def _upgrade_runs(df: DataFrame, version: int) -> DataFrame:
+    """An older ``runs`` dataset in today's columns (pipeline.runrow.RUNS_SCHEMA_VERSION).
+
+    Version 1 had ``unowned_partition_seconds`` (the run result's unowned time / 1000: today's
+    ``unowned_partition_ms``) and a design-measure ``unowned_partition_ms`` (scenarios.measures'
+    integral, another definition), which is dropped. Columns a version lacked read as null.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    if version < 2:
+        if "unowned_partition_ms" in df.columns:
+            df = df.drop("unowned_partition_ms")
+        if "unowned_partition_seconds" in df.columns:
+            df = df.withColumn(
+                "unowned_partition_ms",
+                F.round(F.col("unowned_partition_seconds") * 1000).cast("bigint"),
+            )
+    schema = _parse_datatype_string(RUNS_SCHEMA)
+    assert isinstance(schema, StructType)
+    return df.select(
+        *[
+            (F.col(f.name) if f.name in df.columns else F.lit(None)).cast(f.dataType).alias(f.name)
+            for f in schema.fields
+        ]
     )
 
 
@@ -124,14 +164,20 @@ def _plots(aggs: dict[str, pd.DataFrame], out: Path) -> dict[str, str]:
 
     df = aggs["variants"]
     if not df.empty:
-        fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+        fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
         for ax, col, title in zip(
             axes,
-            ("rebalances_per_run", "rebalance_ms_per_run", "paused_partition_s_per_run"),
+            (
+                "rebalances_per_run",
+                "rebalance_ms_per_run",
+                "paused_partition_s_per_run",
+                "unowned_partition_s_per_run",
+            ),
             (
                 "rebalances per run",
                 "time in rebalance per run (ms)",
                 "paused partition-seconds per run",
+                "unowned partition-seconds per run",
             ),
             strict=True,
         ):
@@ -180,7 +226,18 @@ def _plots(aggs: dict[str, pd.DataFrame], out: Path) -> dict[str, str]:
 
 
 SECTIONS = (
-    ("variants", "Per variant", "One row per variant of the sweep (means over its runs)."),
+    (
+        "variants",
+        "Per variant",
+        "One row per variant of the sweep (means over its runs). `group_protocol` is Kafka's "
+        "`group.protocol` (classic or consumer, KIP-848); `protocol` the rebalance protocol "
+        "(eager, cooperative, or consumer: each member reconciles on its own); `assignor` the "
+        "client's first `partition.assignment.strategy` (classic) or the broker's assignor "
+        "(consumer). The same measures for both: rebalances (KIP-848: group epoch bumps until "
+        "the members reconciled), rounds, paused partition-seconds (inside rebalances), unowned "
+        "partition-seconds (wherever it happened), partitions moved, and when the last "
+        "partition changed hands (ms, the run has converged since).",
+    ),
     (
         "moved_by_assignor",
         "Partitions moved per rebalance, by assignor",
@@ -188,9 +245,11 @@ SECTIONS = (
     ),
     (
         "stop_the_world",
-        "Stop-the-world time: eager vs cooperative",
+        "Stop-the-world time: eager vs cooperative vs consumer (KIP-848)",
         "Eager rebalances revoke every partition before rejoining; cooperative ones (KIP-429) "
-        "revoke only those that move. Paused partition-seconds is the consumption lost.",
+        "revoke only those that move; under the consumer protocol (KIP-848) there is no "
+        "group-wide barrier: each member revokes what moves and gets new partitions at its next "
+        "heartbeat. Paused partition-seconds is the consumption lost.",
     ),
     (
         "rebalances_by_membership",

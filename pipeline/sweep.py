@@ -29,6 +29,7 @@ from pipeline.runrow import (
     REBALANCE_COLUMNS,
     RUN_COLUMNS,
     RUNS_SCHEMA,
+    RUNS_SCHEMA_VERSION,
     RowTask,
     run_row,
 )
@@ -45,6 +46,7 @@ _RUN_KEYS = (
     "point",
     "variant",
     "seed",
+    "group_protocol",
     "assignor",
     "protocol",
     "membership",
@@ -182,6 +184,7 @@ def run_sweep(
         "grid": {k: json.dumps(list(v), default=str) for k, v in sweep.grid},
         "rows": sweep.size,
         "allow_code": sweep.allow_code,
+        "runs_schema_version": RUNS_SCHEMA_VERSION,
     }
     spark.createDataFrame([(json.dumps(manifest, sort_keys=True),)], "manifest STRING").coalesce(
         1

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from scenarios.play import Player
     from scenarios.validate import Validator
 
+SERVER_ASSIGNORS = ("range", "roundrobin", "sticky")
+"""Design 2's broker strategies (``group.server.assignor``, ``restart_broker``'s ``strategy``)."""
+
 BrokerRef = str | Mapping[str, str]
 """``broker-1``, or ``{coordinator_of: g1}``: whichever broker coordinates g1 when it applies."""
 
@@ -118,8 +121,58 @@ class Crash(_EachConsumer):
 
 
 @frozen
-class Restart(_EachConsumer):
+class Restart(ActionArgs):
+    """``restart: C1`` / ``[C1, C2]`` / ``all``: a new incarnation with the configuration it
+    had; ``restart: {C1: {group.protocol: consumer}}``: the new process runs the consumer's
+    configuration (``consumers:`` and ``defaults:``) with these settings changed, checked as a
+    consumer's are (one step of a rolling upgrade to KIP-848, or of a downgrade back)."""
+
     kind: ClassVar[str] = "restart"
+    consumers: tuple[str, ...]
+    # per consumer: its merged configuration (ConsumerConfig fields), or None to keep its own
+    configs: tuple[Mapping[str, Any] | None, ...] = ()
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> Restart | None:
+        if not isinstance(raw, dict):
+            c = v.consumer_refs(raw, path)
+            return None if c is None else cls(tuple(c), (None,) * len(c))
+        ids: list[str] = []
+        configs: list[Mapping[str, Any] | None] = []
+        ok = True
+        for cid, settings in raw.items():
+            if not v.ref(cid, (*path, cid), v.consumer_ids, "consumer"):
+                ok = False
+                continue
+            spec = v.consumer_specs.get(cid)
+            changes = v.consumer_settings(settings, (*path, cid), allow_group_id=False)
+            if spec is None:
+                ok = False
+                continue
+            before = len(v.issues)
+            merged = {**spec.config, **changes}
+            v.consumer_limits(
+                merged, (*path, cid), changes, v.consumer_defaults, own_path=(*path, cid)
+            )
+            if len(v.issues) > before:
+                ok = False
+                continue
+            ids.append(cid)
+            configs.append(merged)
+            # a restart may switch protocols (migration): the group is then not consumer-only
+            v.group_protocols.setdefault(spec.group, set()).add(
+                str(merged.get("group_protocol") or "classic").lower()
+            )
+        if not ok:
+            return None
+        return cls(tuple(ids), tuple(configs))
+
+    def apply(self, player: Player, action: Action) -> None:
+        for cid, config in zip(self.consumers, self.configs, strict=True):
+            if config is None:
+                player.sim.restart(cid)
+            else:
+                player.sim.restart(cid, player.consumer_config(config))
 
 
 @frozen
@@ -341,13 +394,61 @@ class CrashBroker(_OneBroker):
 
 
 @frozen
-class RestartBroker(_OneBroker):
-    """``restart_broker: broker-1`` / ``{coordinator_of: g1}``."""
+class RestartBroker(ActionArgs):
+    """``restart_broker: broker-1`` / ``{coordinator_of: g1}``: a failed broker comes back.
+
+    ``restart_broker: {broker: broker-1, strategy: roundrobin}`` (design 2 only) is one step of a
+    rolling restart: the broker stops if it runs (its coordinators fail over to the other
+    replicas, which keep *their* strategy), and comes back with ``group.server.assignor`` set to
+    ``strategy``; a coordinator elected on it from then on assigns with it."""
 
     kind: ClassVar[str] = "restart_broker"
+    broker: BrokerRef
+    strategy: str | None = None
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> RestartBroker | None:
+        if not (isinstance(raw, dict) and ("broker" in raw or "strategy" in raw)):
+            b = v.broker_ref(raw, path)
+            return None if b is None else cls(b)
+        v.check_keys(raw, path, ("broker", "strategy"), "restart_broker")
+        if "broker" not in raw:
+            v.err(path, "name the broker: `restart_broker: {broker: broker-0, strategy: ...}`")
+            return None
+        b = v.broker_ref(raw["broker"], (*path, "broker"))
+        strategy = raw.get("strategy")
+        if "strategy" not in raw:
+            return None if b is None else cls(b)
+        if v.design != "coordinator-assigns":
+            v.err(
+                (*path, "strategy"),
+                "a broker's strategy (group.server.assignor) belongs to design 2",
+                hint="add `design: coordinator-assigns` at the top of the file; under "
+                "`design: client-side` the strategy is the consumers' partition.assignment.strategy",
+                key=True,
+            )
+            return None
+        if strategy not in SERVER_ASSIGNORS:
+            v.err(
+                (*path, "strategy"),
+                f"unknown server-side strategy {strategy!r}",
+                hint=did_you_mean(str(strategy), SERVER_ASSIGNORS)
+                or f"strategies: {', '.join(SERVER_ASSIGNORS)}",
+            )
+            return None
+        return None if b is None else cls(b, str(strategy))
 
     def apply(self, player: Player, action: Action) -> None:
-        player.sim.restart_broker(player.broker(self.broker, action))
+        node = player.broker(self.broker, action)
+        if self.strategy is None:
+            player.sim.restart_broker(node)
+            return
+        if player.sim.cluster.is_alive(node):  # stop it first: its coordinators move away
+            player.sim.fail_broker(node)
+        config = attrs.evolve(
+            player.sim.cluster.config, server_assignor=player.server_assignor_named(self.strategy)
+        )
+        player.sim.restart_broker(node, config, {"group.server.assignor": self.strategy})
 
 
 @frozen
@@ -369,7 +470,10 @@ class Network(ActionArgs):
             v.err(path, "a network fault needs `for` (how long it lasts, e.g. `for: 10s`)")
             return None
         duration = v.duration(m["for"], (*path, "for"))
-        nodes = [*v.consumer_ids, *(f"broker-{i}" for i in range(v.brokers))]
+        if v.design == "zookeeper":  # the 0.8 consumers talk to ZooKeeper, not to a coordinator
+            nodes = [*v.consumer_ids, *v.zk_servers]
+        else:
+            nodes = [*v.consumer_ids, *(f"broker-{i}" for i in range(v.brokers))]
         sides: list[tuple[str, ...]] = []
         if ("partition" in m) == ("isolate" in m):
             v.err(
@@ -408,6 +512,8 @@ class Network(ActionArgs):
                 sides.append(tuple(names))
         if duration is None:
             return None
+        if v.design == "zookeeper" and not _one_ensemble(v, sides, "isolate" in m, path):
+            return None
         return cls(tuple(sides), "isolate" in m, duration)
 
     def apply(self, player: Player, action: Action) -> None:
@@ -417,6 +523,82 @@ class Network(ActionArgs):
             player.sim.partition_network([sides[0]], self.for_ms)
         else:
             player.sim.partition_network(sides, self.for_ms)
+
+
+def _one_ensemble(v: Validator, sides: list[tuple[str, ...]], isolate: bool, path: PathT) -> bool:
+    """Under ``design: zookeeper`` a cut separates consumers from the ensemble, never ZooKeeper
+    servers from each other (a follower cut from its leader, quorum loss: not simulated)."""
+    islands = {
+        server: next((i for i, side in enumerate(sides) if server in side), -1)
+        for server in v.zk_servers
+    }
+    if isolate:
+        islands = {server: -1 if i == -1 else 0 for server, i in islands.items()}
+    if len(set(islands.values())) > 1:
+        split = ", ".join(f"{s}" for s, i in islands.items() if i == islands["zk-0"])
+        v.err(
+            path,
+            "a network fault may cut consumers from ZooKeeper servers, not the ensemble's "
+            f"servers from each other (zk-0's side holds {split})",
+            hint="put every zk-N on one side, or name none of them (the unnamed nodes share "
+            "one more island)",
+        )
+        return False
+    return True
+
+
+#: The requests a consumer sends that ``delay_request`` may hold (``api`` names, as in logs).
+DELAYABLE_APIS: tuple[str, ...] = (
+    "JoinGroup",
+    "SyncGroup",
+    "Heartbeat",
+    "LeaveGroup",
+    "OffsetCommit",
+    "OffsetFetch",
+    "FindCoordinator",
+    "ConsumerGroupHeartbeat",
+)
+
+
+@frozen
+class DelayRequest(ActionArgs):
+    """``delay_request: {from: S1, api: JoinGroup, for: 15s}``: the next such request ``S1``
+    sends reaches the coordinator ``for`` late (a stalled broker thread holds it), while later
+    requests, a resend on a new connection included, are handled at once."""
+
+    kind: ClassVar[str] = "delay_request"
+    node: str
+    api: str
+    for_ms: int
+
+    @classmethod
+    def parse(cls, v: Validator, raw: Any, path: PathT) -> DelayRequest | None:
+        m = v.mapping(raw, path, "delay_request")
+        if m is None:
+            return None
+        v.check_keys(m, path, ("from", "api", "for"), "delay_request")
+        missing = [k for k in ("from", "api", "for") if k not in m]
+        if missing:
+            v.err(
+                path,
+                f"delay_request needs {', '.join(f'`{k}`' for k in missing)} "
+                "(e.g. `{from: C1, api: JoinGroup, for: 15s}`)",
+            )
+            return None
+        node = v.string(m["from"], (*path, "from"))
+        ok = node is not None and v.ref(node, (*path, "from"), v.consumer_ids, "consumer")
+        api = v.string(m["api"], (*path, "api"))
+        ok = api is not None and v.ref(api, (*path, "api"), DELAYABLE_APIS, "api") and ok
+        ms = v.duration(m["for"], (*path, "for"))
+        if ms is not None and ms <= 0:
+            v.err((*path, "for"), f"a delay must be positive, got {m['for']!r}")
+            ms = None
+        if not ok or ms is None or node is None or api is None:
+            return None
+        return cls(node, api, ms)
+
+    def apply(self, player: Player, action: Action) -> None:
+        player.sim.delay_request(self.node, self.api, self.for_ms)
 
 
 # -- raw requests -----------------------------------------------------------------------------
@@ -687,6 +869,7 @@ ACTION_KINDS: dict[str, type[ActionArgs]] = {
         CrashBroker,
         RestartBroker,
         Network,
+        DelayRequest,
         Send,
     )
 }

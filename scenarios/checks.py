@@ -112,6 +112,8 @@ class Check:
 
     name: ClassVar[str] = ""
     needs_group: ClassVar[bool] = False
+    # why the check means nothing for a KIP-848 consumer group (None: it means something)
+    not_for_consumer_groups: ClassVar[str | None] = None
     expected: Any
 
     @classmethod
@@ -168,10 +170,20 @@ class Generation(Check):
 
 @frozen
 class Leader(Check):
-    """The leader's consumer id (its member id when no scenario consumer is behind it)."""
+    """The leader's consumer id (its member id when no scenario consumer is behind it).
+
+    Classic groups only: the consumer protocol (KIP-848) has no leader. The coordinator runs
+    the assignor itself (group.remote.assignor / group.consumer.assignors), so no member is
+    elected to compute the assignment and ConsumerGroupHeartbeatResponse carries none; the
+    validator refuses the check on a group whose consumers all use ``group.protocol: consumer``.
+    """
 
     name: ClassVar[str] = "leader"
     needs_group: ClassVar[bool] = True
+    not_for_consumer_groups: ClassVar[str | None] = (
+        "a consumer group (group.protocol: consumer, KIP-848) has no leader: the coordinator "
+        "computes the assignment with its own assignor and no member is elected to do it"
+    )
     expected: str | None
 
     @classmethod
@@ -214,7 +226,14 @@ class Protocol(Check):
 
 @frozen
 class Members(Check):
-    """The member count, or the members' consumer ids (sorted)."""
+    """The member count, or the members' consumer ids (sorted).
+
+    A classic group's members (JoinGroup'd into the current generation), or a KIP-848 consumer
+    group's: the members the coordinator holds, from their first heartbeat (epoch 0) until they
+    leave with epoch -1 or are fenced; a member still reconciling counts, and so does a static
+    member that left with epoch -2 (the coordinator keeps it, at epoch -2, for its instance id
+    to come back within the session timeout).
+    """
 
     name: ClassVar[str] = "members"
     needs_group: ClassVar[bool] = True

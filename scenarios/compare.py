@@ -73,6 +73,54 @@ def _consumer_protocol(assignor: str) -> Callable[[dict[str, Any]], None]:
     return rewrite
 
 
+def switch_protocol(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """A sweep row's data after overrides that set ``group.protocol``, made valid for it.
+
+    Kafka's client refuses the classic-only settings under ``group.protocol=consumer`` and
+    ``group.remote.assignor`` under ``classic`` (ConsumerConfig.checkUnsupportedConfigs), so a
+    sweep that flips the protocol of a classic base drops them, as ``groupsim compare``'s
+    ``consumer`` variant does: ``defaults.group.protocol`` from the defaults and every consumer,
+    ``consumers[i].config.group.protocol`` from that consumer's own config. A setting the row's
+    overrides set themselves is kept (and refused by validation: an error row). ``data`` is
+    changed in place and returned.
+    """
+    set_paths = {str(p) for p in overrides}
+    for path, value in overrides.items():
+        path = str(path)
+        if not path.endswith("group.protocol") or not isinstance(value, str):
+            continue
+        prefix = path.removesuffix("group.protocol")
+        drop = _CLASSIC_ONLY if value.lower() == "consumer" else ("group.remote.assignor",)
+        if prefix == "defaults.":
+            configs = list(_consumer_configs(data))
+            prefixes = ["defaults."] + [
+                f"consumers[{i}].config." for i in range(len(data.get("consumers") or ()))
+            ]
+        else:
+            configs = _config_at(data, prefix)
+            prefixes = [prefix]
+        for config in configs:
+            for key in drop:
+                if not any(f"{pre}{key}" in set_paths for pre in prefixes):
+                    config.pop(key, None)
+    return data
+
+
+def _config_at(data: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The config mapping a ``consumers[i].config.`` (or ``consumers.config.``) prefix names."""
+    import re
+
+    m = re.fullmatch(r"consumers(?:\[(\d+)\]|\.(\d+))?\.config\.", prefix)
+    consumers = data.get("consumers") or []
+    if m is None or not isinstance(consumers, list):
+        return []
+    index = m.group(1) or m.group(2)
+    items = consumers if index is None and len(consumers) == 1 else []
+    if index is not None and int(index) < len(consumers):
+        items = [consumers[int(index)]]
+    return [c["config"] for c in items if isinstance(c, dict) and isinstance(c.get("config"), dict)]
+
+
 #: The built-in variants, in the order ``compare`` runs them by default.
 VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "eager": ("classic, range (EAGER)", _classic("range")),

@@ -42,16 +42,22 @@ CONSUMER_KEYS: dict[str, tuple[str, Kind]] = {
     "max.poll.records": ("max_poll_records", Kind.POSITIVE_INT),
     "group.protocol": ("group_protocol", Kind.STRING),
     "group.remote.assignor": ("group_remote_assignor", Kind.OPTIONAL_STRING),
+    # the application's producer (the exactly-once loop, members.transactions)
+    "transactional.id": ("transactional_id", Kind.OPTIONAL_STRING),
     # groupsim: the simulated application's poll loop
     "poll.interval.ms": ("poll_interval_ms", Kind.DURATION),
     "processing.time.ms": ("processing_time_ms", Kind.DURATION),
     "processing.time.per.record.ms": ("processing_time_per_record_ms", Kind.FLOAT),
     "revocation.time.ms": ("revocation_time_ms", Kind.DURATION),
+    "transaction.interval.ms": ("transaction_interval_ms", Kind.DURATION),
     # groupsim: other clients' behaviour, opt-in (docs/members.md)
     "heartbeat.thread": ("heartbeat_thread", Kind.BOOL),
     "poll.timer": ("poll_timer", Kind.BOOL),
     "static.leave.group.on.close": ("static_leave_group_on_close", Kind.BOOL),
     "commit.during.rebalance": ("commit_during_rebalance", Kind.BOOL),
+    "commit.error.handling": ("commit_error_handling", Kind.STRING),
+    "sticky.assignor.ignores.owned": ("sticky_assignor_ignores_owned", Kind.BOOL),
+    "keep.member.id.when.leave.suppressed": ("keep_member_id_when_leave_suppressed", Kind.BOOL),
     "join.group.timeout.ms": ("join_group_timeout_ms", Kind.DURATION),
     "pause.pending.revocation": ("pause_pending_revocation", Kind.BOOL),
 }

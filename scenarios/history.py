@@ -56,6 +56,9 @@ CRASH_EVENT = ev.SIM_CONSUMER_CRASHED
 PROTOCOL_EVENT = ev.PROTOCOL_SELECTED
 REPLACED_EVENT = ev.MEMBER_REPLACED
 LEAVE_EVENT = ev.LEAVE_GROUP
+# a ZooKeeper consumer stops fetching everything it owns (the coordinator's consumers say so in
+# their revoked/lost callbacks instead)
+_ZK_STOPS = frozenset({ev.ZK_REBALANCE_ATTEMPT_FAILED, ev.CONSUMER_CLOSED})
 
 
 @frozen
@@ -608,11 +611,17 @@ def unowned_partition_ms(
     assigned again. A partition counts from when its owner revoked it, lost it or stopped (crash)
     until a running member is assigned it, or until ``end_ms`` (default: the last event's time).
     Partitions never owned yet (a new group, new partitions) do not count.
+
+    Seed 004's ZooKeeper consumers own partitions the same way, from their own events: from
+    ``zk_rebalance_done`` (the fetchers start) until ``zk_partitions_released``, a failed try
+    (``zk_rebalance_attempt_failed``), close or crash; so the sweep's ``unowned_partition_ms``
+    column has one definition for every design.
     """
     node_group: dict[str, str] = {}
     owner: dict[str, dict[str, str]] = {}  # group -> partition -> node
     since: dict[str, dict[str, int]] = {}  # group -> partition -> t it lost its owner
     total: dict[str, int] = {}
+    zk_nodes: set[str] = set()  # ZooKeeper consumers (their close is a release, as a crash)
     last = 0
 
     def release(gid: str, partition: str, t: int) -> None:
@@ -644,7 +653,23 @@ def unowned_partition_ms(
                     if lost_at is not None:
                         total[gid] += t - lost_at
                     owner.setdefault(gid, {})[partition] = node
-        elif name == CRASH_EVENT:
+        elif name == ev.ZK_REBALANCE_DONE and group_id:
+            zk_nodes.add(node)
+            total.setdefault(group_id, 0)
+            done = set(_partitions(event.get("partitions")))
+            for partition, holder in list(owner.get(group_id, {}).items()):
+                if holder == node and partition not in done:
+                    release(group_id, partition, t)
+            for partition in sorted(done):
+                lost_at = since.get(group_id, {}).pop(partition, None)
+                if lost_at is not None:
+                    total[group_id] += t - lost_at
+                owner.setdefault(group_id, {})[partition] = node
+        elif name == ev.ZK_PARTITIONS_RELEASED and group_id:
+            for partition in _partitions(event.get("partitions")):
+                if owner.get(group_id, {}).get(partition) == node:
+                    release(group_id, partition, t)
+        elif name == CRASH_EVENT or (name in _ZK_STOPS and node in zk_nodes):
             gid = node_group.get(node)
             if gid is None:
                 continue

@@ -23,7 +23,21 @@ change the state; their changes show at the next step. The data, all indexed by 
   status is one of STATUS (see ``_status``);
 * ``generations``: the assignment each generation's leader computed, ``[step, generation,
   [owner per partition]]``;
-* ``callouts``: narration, expectations (pass/fail at their step) and invariant violations.
+* ``callouts``: narration, expectations (pass/fail at their step) and invariant violations;
+* ``mode``: ``classic``, ``consumer`` (a KIP-848 group), ``zookeeper`` or ``coordinator-assigns``
+  (seed 004's designs), with ``machine`` (the state machine to draw), ``info_keys`` and
+  ``measures`` (seed 004's measures of the run, label/value lines);
+* KIP-848: ``member_rows`` gain the client's epoch and the coordinator's epoch, member state,
+  assigned and pending-revocation counts; ``coord_cells``, ``[step, partition, assigned_to,
+  pending_from, target]`` (member indexes, -1: none); ``generations`` are the target assignment
+  of each assignment epoch; statuses ``revoking`` and ``unreleased`` (see ``_consumer_status``);
+* ZooKeeper: ``zk_servers`` (names), ``zk_rows``, ``[step, server, applied_zxid, behind_leader,
+  [registered], owner_znodes]``, and ``zk_cells``, ``[step, partition, server, owner]``;
+  ``generations`` are the assignments each consumer computed, per try.
+
+KIP-848's coordinator state and the ZooKeeper servers' trees are not all in the log: they come
+from snapshots taken while the run played (``scenarios.page_snapshots``), which leave the log as
+it is.
 """
 
 from __future__ import annotations
@@ -146,7 +160,11 @@ def _kind(e: Mapping[str, Any], style: str) -> str:
         return "watch"
     if name == "zk_rebalance_done":
         return "callback"
-    if name.startswith("sim_") and name not in ("sim_message_lost", "sim_disconnected"):
+    if name.startswith("sim_") and name not in (
+        "sim_message_lost",
+        "sim_disconnected",
+        "sim_request_delayed",
+    ):
         return "action"
     if name == "scenario_note":
         return "note"
@@ -335,10 +353,15 @@ class _Builder:
         self.coord_member: dict[str, tuple[Any, ...]] = {}
         self.coord: dict[str, tuple[str | None, str | None, str | None]] = {}
         self.coord_known = False
+        self.prev_members: Mapping[str, Any] = {}
+        self.slots: dict[str, list[str | None]] = {}
         self.coord_shown: dict[str, tuple[int, int, int]] = {}
         self.coord_cells: list[list[Any]] = []
         self.last_epoch_column: Any = None
         self.req_epoch: dict[tuple[str, Any, Any], Any] = {}
+        # the ConsumerGroupHeartbeat being handled, and whether it changed the group
+        self.hb_request: tuple[tuple[str, Any, Any], tuple[Any, ...]] | None = None
+        self.hb_changed = False
         # design 2: the assignment the coordinator computed, per generation, as members got it
         self.gen_column: tuple[Any, list[int]] | None = None
         # ZooKeeper: watches in flight, each server's view (zk_nodes, session_node: above)
@@ -463,6 +486,9 @@ class _Builder:
         for arrow in self.arrows:
             arrow[1] = min(arrow[1], last)
             arrow[3] = min(arrow[3], last)
+        # the viewer finds a window's arrows by their end (a heartbeat's request is drawn once
+        # its response is known, after arrows that end later)
+        self.arrows.sort(key=lambda a: a[3])
         self._callouts()
         r = self.result
         return {
@@ -542,20 +568,41 @@ class _Builder:
                 self._zookeeper_snapshot(idx, snap.data)
 
     def _consumer_group_snapshot(self, idx: int, data: Mapping[str, Any]) -> None:
-        coord: dict[str, tuple[str | None, str | None, str | None]] = {}
-        slots: dict[str, list[str | None]] = {}
-        for mid, m in data["members"].items():
+        """Fold one snapshot of the coordinator's members in: only the members whose values
+        changed since the previous one touch their partitions (a 200-member group changes a
+        few members per heartbeat)."""
+        members = data["members"]
+        prev = self.prev_members
+        changed: set[str] = set() if self.coord_known else set(self.owner)
+        for mid in prev.keys() | members.keys():
+            old, new = prev.get(mid), members.get(mid)
+            if old == new:
+                continue
             node = self._node_of(mid) or str(mid)
             for i, key in enumerate(("assigned", "pending", "target")):
-                for tp in m[key]:
-                    slots.setdefault(tp, [None, None, None])[i] = node
-        for tp, slot in slots.items():
-            coord[tp] = (slot[0], slot[1], slot[2])
-        changed = set(self.coord) | set(coord)
-        self.coord = coord
+                if old and new and old[key] == new[key]:
+                    continue  # its epoch or state changed, not these partitions
+                was: set[str] = set(old[key]) if old else set()
+                has: set[str] = set(new[key]) if new else set()
+                for tp in was - has:
+                    slot = self.slots.get(tp)
+                    if slot is not None and slot[i] == node:
+                        slot[i] = None
+                        changed.add(tp)
+                for tp in has - was:
+                    self.slots.setdefault(tp, [None, None, None])[i] = node
+                    changed.add(tp)
+        self.prev_members = members
         self.coord_known = True
-        self.target = {tp: c[2] for tp, c in coord.items() if c[2] is not None}
         self.target_known = True
+        for tp in changed:
+            slot = self.slots.get(tp) or [None, None, None]
+            self.coord[tp] = (slot[0], slot[1], slot[2])
+            if slot[2] is None:
+                self.target.pop(tp, None)
+            else:
+                self.target[tp] = slot[2]
+        coord = self.coord
         for tp in sorted(changed, key=_tp_key):
             p = self.partition_index.get(tp)
             if p is None:
@@ -565,7 +612,8 @@ class _Builder:
             if self.coord_shown.get(tp, (-1, -1, -1)) != now:
                 self.coord_shown[tp] = now
                 self.coord_cells.append([idx, p, *now])
-        self._refresh(idx, sorted(changed | set(self.owner), key=_tp_key))
+        # a status depends on its partition's owner and coordinator view: only these changed
+        self._refresh(idx, sorted(changed, key=_tp_key))
         epoch = data["assignment_epoch"]
         if epoch != self.last_epoch_column:
             self.last_epoch_column = epoch
@@ -625,9 +673,14 @@ class _Builder:
 
     def _messages(self, e: Mapping[str, Any], idx: int, is_step: bool) -> None:
         name = e.get("event")
+        if self.hb_request is not None and str(name).startswith("consumer_group_"):
+            self.hb_changed = True
         pos = self._pos(idx, is_step)
-        # KIP-848's heartbeats carry the protocol (epochs, assignments): always drawn
-        shown = is_step or e.get("api") == "ConsumerGroupHeartbeat"
+        # KIP-848's heartbeats carry the protocol (epochs, assignments): drawn, but for those
+        # that changed nothing at the coordinator and got no error (a 200-member group sends
+        # thousands); whether one did is known at its response (see _heartbeat_changes)
+        heartbeat = e.get("api") == "ConsumerGroupHeartbeat"
+        shown = is_step
         if name == "request_sent":
             key = (str(e.get("node")), e.get("correlation_id"), e.get("api"))
             self.pending_req[key] = pos
@@ -644,6 +697,9 @@ class _Builder:
                 label += f" epoch {self.req_epoch.pop(key)}"
             if shown:
                 self._arrow(src, sent, str(e.get("node")), pos, label, "request")
+            elif heartbeat:
+                self.hb_request = (key, (src, sent, str(e.get("node")), pos, label, "request"))
+                self.hb_changed = False
         elif name == "response_sent":
             key = (str(e.get("dst")), e.get("correlation_id"), e.get("api"))
             error = e.get("error")
@@ -651,6 +707,12 @@ class _Builder:
             label = f"{e.get('api')} {error}" if kind == "error" else f"{e.get('api')}"
             if self.mode == COORDINATOR_ASSIGNS and e.get("api") == "JoinGroup" and kind != "error":
                 label = "JoinGroup + assignment"
+            if heartbeat and not shown and self.hb_request is not None:
+                request_key, request = self.hb_request
+                self.hb_request = None
+                if request_key == key and (self.hb_changed or kind == "error"):
+                    self._arrow(*request)
+                    shown = True
             if shown:
                 self.pending_resp[key] = (pos, label, kind)
         elif name == "response_received":

@@ -19,8 +19,9 @@ a JSON-lines log gives them back) and answers, the same way for every design:
   ``unowned_partition_ms``, its integral over the run.
 
 Ownership is who *fetches* a partition: ZooKeeper consumers from ``zk_rebalance_done`` until they
-release (``zk_partitions_released``, a failed try, close, crash); classic consumers from the
-``assigned`` callback until ``revoked``/``lost``, close or crash.
+release (``zk_partitions_released``, a failed try, a renewed session's ``resetState``, close,
+crash); classic consumers from the ``assigned`` callback until ``revoked``/``lost``, close or
+crash.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from coordinator import events as ev
 _CLEARS = {
     ev.ZK_PARTITIONS_RELEASED,
     ev.ZK_REBALANCE_ATTEMPT_FAILED,
+    ev.ZK_NEW_SESSION,
     ev.CONSUMER_CRASHED,
     ev.CONSUMER_CLOSED,
     ev.SIM_CONSUMER_CRASHED,

@@ -88,25 +88,34 @@ class Player:
         """Design 2 (``design: coordinator-assigns``): the brokers' strategy, run by the
         coordinator on the cluster's topics as they are then; None for today's protocol."""
         name = self.scenario.cluster.server_assignor
-        if name is None:
-            return None
+        return None if name is None else self.server_assignor_named(name)
+
+    def server_assignor_named(self, name: str) -> Any:
+        """The broker strategy ``name`` (``range``, ``roundrobin``, ``sticky``) as the coordinator
+        runs it; a broker restarted with a new strategy gets its own (``restart_broker``)."""
         from scenarios.server_assignor import server_assignor
 
         return server_assignor(name, lambda: self.sim.cluster.topics())
 
-    def _add_consumers(self) -> None:
+    @staticmethod
+    def consumer_config(fields: Mapping[str, Any]) -> Any:
+        """A ``members.config.ConsumerConfig`` from a spec's merged settings (the 0.8 legacy
+        strategies adapted to member-keyed assignment); a ``restart:`` with settings uses it too."""
         from members.config import ConsumerConfig
 
-        fields = {f.name for f in attrs.fields(ConsumerConfig)}
+        names = {f.name for f in attrs.fields(ConsumerConfig)}
+        kwargs = {k: v for k, v in fields.items() if k in names}
+        if "partition_assignment_strategy" in kwargs:
+            kwargs["partition_assignment_strategy"] = tuple(
+                _member_keyed(name) for name in kwargs["partition_assignment_strategy"]
+            )
+        return ConsumerConfig(**kwargs)
+
+    def _add_consumers(self) -> None:
         for spec in self.scenario.consumers:
-            kwargs = {k: v for k, v in spec.config.items() if k in fields}
-            if "partition_assignment_strategy" in kwargs:
-                kwargs["partition_assignment_strategy"] = tuple(
-                    _member_keyed(name) for name in kwargs["partition_assignment_strategy"]
-                )
             self.sim.add_consumer(
                 spec.id,
-                ConsumerConfig(**kwargs),
+                self.consumer_config(spec.config),
                 topics=list(spec.topics) if spec.pattern is None else None,
                 pattern=spec.pattern,
             )
@@ -218,9 +227,17 @@ class Player:
         return cid
 
     def member_names(self, group: str | None) -> list[str]:
+        """The group's members as consumer ids: a classic group's, or a KIP-848 consumer
+        group's (the members the coordinator holds, ConsumerGroup.members(): joined with
+        epoch 0 and not yet left with -1 nor fenced; a static member at -2 is kept)."""
         view = self.sim.group(group) if group else None
         if view is None:
-            return []
+            modern = self.sim.cluster.consumer_group(group) if group else None
+            if modern is None:
+                return []
+            return [
+                self.consumer_of(m.member_id, m.instance_id) or m.member_id for m in modern.members
+            ]
         return [
             self.consumer_of(m.member_id, m.group_instance_id) or m.member_id for m in view.members
         ]

@@ -50,6 +50,9 @@ ACTION_EVENTS = {
 #: events worth a line in the default timeline (the rest needs --verbose)
 TEACHING_EVENTS = frozenset(
     {
+        ev.SIM_REQUEST_DELAYED,
+        ev.COMMIT_RETRIED,
+        ev.STICKY_OWNED_IGNORED,
         # design 1 (ZooKeeper): only its runs log these
         ev.ZK_CONSUMER_REGISTERED,
         ev.ZK_SESSION_EXPIRED,

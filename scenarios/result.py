@@ -10,7 +10,9 @@ from typing import Any
 
 from attrs import field, frozen
 
-RESULT_SCHEMA_VERSION = 1
+# 2: groups[].unowned_partition_ms and unowned_in_rebalances_partition_ms, and measures, which
+# version 1 documents lacked (docs/runner.md, "The --json result's versions")
+RESULT_SCHEMA_VERSION = 2
 
 
 @frozen

@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assignors.api import TopicPartition
 from coordinator.config import CoordinatorConfig
@@ -40,6 +40,9 @@ from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
 from scenarios.invariants import InvariantChecker
 from scenarios.network import Network, NetworkConfig
 from scenarios.sim_values import Partitions, RawCall, Settled, _ConsumerSlot, _RawClient
+
+if TYPE_CHECKING:
+    from members.config import ConsumerConfig
 
 CLUSTER = "@cluster"
 """The timer owner used for every timer the cluster sets (its keys are namespaced by broker)."""
@@ -144,6 +147,9 @@ class Simulation:
         self._raw: dict[str, _RawClient] = {}
         # (client, correlation_id) -> (broker, incarnation): requests awaiting an answer
         self._outstanding: dict[tuple[str, int], tuple[str, int]] = {}
+        # (client, api) -> delays still to apply, in order: the next such requests are held
+        # at the broker that long before the coordinator handles them (sim.delay_request)
+        self._held: dict[tuple[str, str], list[int]] = {}
         # every member id a consumer ever had -> its consumer id (for past members too)
         self._member_names: dict[str, str] = {}
         self.check_invariants = check_invariants
@@ -349,11 +355,13 @@ class Simulation:
         self._after_action()
 
     @_gc_paused_call
-    def restart(self, consumer_id: str) -> None:
+    def restart(self, consumer_id: str, config: ConsumerConfig | None = None) -> None:
         """A new incarnation of the process (a running one is killed first, as by kill -9).
 
         A dynamic member comes back with a new member id; a static member keeps its
-        group.instance.id and takes the coordinator's replacement path (KIP-345).
+        group.instance.id and takes the coordinator's replacement path (KIP-345). With
+        ``config`` (a ``members.config.ConsumerConfig`` of the same group), the new process runs
+        it: e.g. ``group.protocol`` changed, one step of a rolling upgrade to KIP-848.
         """
         slot = self._slot(consumer_id)
         slot.incarnation += 1
@@ -361,8 +369,17 @@ class Simulation:
         slot.running = True
         slot.closed = False
         slot.ever_started = True
-        self._emit("sim_consumer_restarted", node=consumer_id)
-        self._apply(consumer_id, slot.consumer.restart(self.engine.now))
+        if config is None:
+            self._emit("sim_consumer_restarted", node=consumer_id)
+        else:
+            self._emit(
+                "sim_consumer_restarted", node=consumer_id, group_protocol=config.group_protocol
+            )
+        now = self.engine.now
+        effects = (
+            slot.consumer.restart(now) if config is None else slot.consumer.restart(now, config)
+        )
+        self._apply(consumer_id, effects)
         self._after_action()
 
     @_gc_paused_call
@@ -396,6 +413,17 @@ class Simulation:
         self._emit("sim_consumer_stall", node=consumer_id, duration_ms=duration_ms)
         self._apply(consumer_id, slot.consumer.stall(duration_ms, self.engine.now))
         self._after_action()
+
+    @_gc_paused_call
+    def delay_request(self, node: str, api: str, delay_ms: int) -> None:
+        """The next ``api`` request ``node`` sends to a broker reaches the coordinator
+        ``delay_ms`` late: the broker's thread that reads it stalls on it (a network or request
+        handler thread blocked), while requests on other connections, a resend of it included,
+        are handled at once. The client neither knows nor waits: its own request timeout runs."""
+        self._slot(node)
+        if delay_ms <= 0:
+            raise SimulationError(f"a request delay must be > 0, got {delay_ms}")
+        self._held.setdefault((node, api), []).append(delay_ms)
 
     # --- cluster ------------------------------------------------------------------------------
 
@@ -439,10 +467,24 @@ class Simulation:
         self._after_action()
 
     @_gc_paused_call
-    def restart_broker(self, node: str) -> None:
+    def restart_broker(
+        self,
+        node: str,
+        config: CoordinatorConfig | None = None,
+        changes: Mapping[str, str] | None = None,
+    ) -> None:
+        """Bring a failed broker back; with ``config`` it comes back with that configuration
+        (``changes``, the settings that differ, are logged first as ``sim_broker_reconfigured``)."""
         self._broker(node)
+        if config is not None:
+            self._emit("sim_broker_reconfigured", node=node, config=dict(changes or {}))
         self._emit("sim_broker_restarted", node=node)
-        self._apply_cluster(self.cluster.restart_broker(node, self.engine.now))
+        now = self.engine.now
+        self._apply_cluster(
+            self.cluster.restart_broker(node, now)
+            if config is None
+            else self.cluster.restart_broker(node, now, config)
+        )
         self._after_action()
 
     def partition_network(
@@ -772,9 +814,32 @@ class Simulation:
                     )
             return
         if to_broker:
+            if self._held:
+                at = self._maybe_hold(send, at)
             self.engine.schedule(at, self._deliver_request, (send, self._broker_epoch[dst]))
         else:
             self.engine.schedule(at, self._deliver, send)
+
+    def _maybe_hold(self, send: Send, at: int) -> int:
+        """When the request is handled: ``at``, or later if ``delay_request`` holds it."""
+        api = type(send.message).__name__.removesuffix("Request")
+        delays = self._held.get((send.src, api))
+        if not delays:
+            return at
+        delay = delays.pop(0)
+        if not delays:
+            del self._held[(send.src, api)]
+        self._emit(
+            "sim_request_delayed",
+            node=send.src,
+            src=send.src,
+            dst=send.dst,
+            correlation_id=send.correlation_id,
+            api=api,
+            delay_ms=delay,
+            handled_at_ms=at + delay,
+        )
+        return at + delay
 
     def _deliver_request(self, arg: tuple[Send, int]) -> None:
         send, epoch = arg

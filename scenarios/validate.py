@@ -21,7 +21,7 @@ from coordinator.config import JAVA_LIMITS as BROKER_JAVA_LIMITS
 from coordinator.errors import Errors
 from members.config import JAVA_LIMITS
 from scenarios import configkeys as ck
-from scenarios.actions import ACTION_KINDS, ActionArgs, NoteOnly
+from scenarios.actions import ACTION_KINDS, SERVER_ASSIGNORS, ActionArgs, NoteOnly
 from scenarios.checks import CHECK_KINDS, Check
 from scenarios.configkeys import canonical_assignor, known_assignor
 from scenarios.errors import Issue
@@ -73,8 +73,7 @@ ZOOKEEPER_KEYS = ("servers", "lag")
 DESIGNS = ("client-side", "zookeeper", "coordinator-assigns")
 """seed 004's designs: today's protocol (the default), Kafka 0.8's ZooKeeper consumer, and the
 0.9 proposal where the coordinator assigns with the broker's strategy"""
-SERVER_ASSIGNORS = ("range", "roundrobin", "sticky")
-ZK_ACTIONS = ("start", "close", "crash", "add_partitions")
+ZK_ACTIONS = ("start", "close", "crash", "restart", "commit", "add_partitions", "network")
 ZK_CHECKS = ("members", "assignment", "owns", "sizes", "events", "measures")
 ZK_STRATEGIES = {
     "range": "range",
@@ -131,6 +130,11 @@ class Validator:
         self.topics: dict[str, int] = {}
         self.all_topics: set[str] = set()
         self.consumer_ids: list[str] = []
+        # each consumer's spec and the `defaults:` settings (a `restart:` with settings merges
+        # its changes into them)
+        self.consumer_specs: dict[str, ConsumerSpec] = {}
+        self.consumer_defaults: dict[str, Any] = {}
+        self.group_protocols: dict[str, set[str]] = {}  # group -> its consumers' group.protocol
         self.groups: list[str] = []
         self.brokers = 3
         self.raw_names: set[str] = set()
@@ -561,6 +565,7 @@ class Validator:
         defaults = self.consumer_settings(
             defaults_raw if defaults_raw is not None else {}, ("defaults",), allow_group_id=False
         )
+        self.consumer_defaults = defaults
         if raw is None:
             return []
         items: list[tuple[PathT, Any]]
@@ -643,7 +648,7 @@ class Validator:
         for i in range(first, first + count):
             cid = id_template.replace("{i}", str(i))
             config = {**ck.CONSUMER_DEFAULTS, **defaults, **own}
-            for key in ("group_instance_id", "client_id"):
+            for key in ("group_instance_id", "client_id", "transactional_id"):
                 if isinstance(config.get(key), str):
                     config[key] = config[key].replace("{i}", str(i)).replace("{id}", cid)
             if static and config.get("group_instance_id") is None:
@@ -656,19 +661,22 @@ class Validator:
                 self.err((*path, "id"), f"duplicate consumer id `{cid}`")
                 continue
             self.consumer_ids.append(cid)
+            self.group_protocols.setdefault(group, set()).add(
+                str(config.get("group_protocol") or "classic").lower()
+            )
             if group not in self.groups:
                 self.groups.append(group)
             self.consumer_limits(config, path, own, defaults)
-            out.append(
-                ConsumerSpec(
-                    id=cid,
-                    group=group,
-                    topics=topics,
-                    pattern=pattern,
-                    config=config,
-                    where=self.where(path),
-                )
+            spec = ConsumerSpec(
+                id=cid,
+                group=group,
+                topics=topics,
+                pattern=pattern,
+                config=config,
+                where=self.where(path),
             )
+            self.consumer_specs[cid] = spec
+            out.append(spec)
             if templated is False:
                 break
         return out
@@ -749,11 +757,16 @@ class Validator:
         path: PathT,
         own: Mapping[str, Any],
         defaults: Mapping[str, Any],
+        own_path: PathT | None = None,
     ) -> None:
+        """The checks of a consumer's merged ``config``; a problem points at the setting in
+        ``own`` (under ``own_path``, by default the consumer's ``config:``) or ``defaults``."""
+        settings_path = (*path, "config") if own_path is None else own_path
+
         def where_of(field_name: str) -> PathT:
             dotted = next(k for k, (f, _) in ck.CONSUMER_KEYS.items() if f == field_name)
             if field_name in own:
-                return (*path, "config", dotted)
+                return (*settings_path, dotted)
             if field_name in defaults:
                 return ("defaults", dotted)
             return path
@@ -1027,6 +1040,11 @@ class Validator:
                 out.append(e)
         return out
 
+    def _consumer_group(self, group: Any) -> bool:
+        """Every consumer of ``group`` speaks the consumer protocol (KIP-848)."""
+        protocols = self.group_protocols.get(group) if isinstance(group, str) else None
+        return protocols == {"consumer"}
+
     def expectation(self, item: Any, path: PathT) -> Expectation | None:
         m = self.mapping(item, path, "an expectation")
         if m is None:
@@ -1054,6 +1072,15 @@ class Validator:
                     (*path, key),
                     f"the `{key}` check is not available under `design: zookeeper`",
                     hint=f"checks there: {', '.join(ZK_CHECKS)}",
+                    key=True,
+                )
+                continue
+            if key in m and kind.not_for_consumer_groups and self._consumer_group(group):
+                self.err(
+                    (*path, key),
+                    f"the `{key}` check does not apply to group {group!r}: "
+                    f"{kind.not_for_consumer_groups}",
+                    hint="check `members`, `member_epochs` or `client_states` instead",
                     key=True,
                 )
                 continue

@@ -8,7 +8,9 @@ settings (``num.streams``, ``rebalance.max.retries``, ``rebalance.backoff.ms``,
 ``auto.commit.interval.ms``, ``partition.assignment.strategy``: ``range`` or ``roundrobin``).
 Without ``zookeeper.server`` consumer number *i* (file order) connects to server ``zk-(i mod n)``
 (ZkClient picks from the connect string; groupsim spreads them deterministically). The timeline's
-``start``, ``close``, ``crash`` and ``add_partitions`` work as in the other designs; so do the
+``start``, ``close``, ``crash`` and ``add_partitions`` work as in the other designs, ``restart``,
+``commit`` and ``network`` with 0.8's meaning (``ZkSimulation.restart``, ``.commit``,
+``.partition_network``: a new connector, ``commitOffsets()``, a cut from ZooKeeper); so do the
 checks ``members`` (the consumers registered under ``/consumers/<group>/ids`` on the leader),
 ``assignment``/``owns``/``sizes`` (the partitions each consumer fetches), ``events`` and
 ``measures``.
@@ -74,9 +76,7 @@ class ZkPlayer(Player):
             return []
         registered = set(self.zk_sim.registry(group))
         return [
-            cid
-            for cid, c in self.zk_sim.consumers.items()
-            if c.config.consumer_id_string in registered
+            cid for cid, c in self.zk_sim.consumers.items() if c.consumer_id_string in registered
         ]
 
     def group_results(self) -> tuple[GroupResult, ...]:
@@ -86,7 +86,7 @@ class ZkPlayer(Player):
             members = [
                 MemberResult(
                     consumer=cid,
-                    member_id=sim.consumers[cid].config.consumer_id_string,
+                    member_id=sim.consumers[cid].consumer_id_string,
                     group_instance_id=None,
                     client_state=None,
                     assignment=tuple(str(tp) for tp in sim.assignment(cid)),

@@ -59,6 +59,8 @@ class ZkSimulation:
         self.consumers: dict[str, ZkConsumer] = {}
         self.topic_sizes: dict[str, int] = {}
         self._logged_txns = 0
+        self.cut: set[str] = set()  # consumers cut from their ZooKeeper server
+        self._partition_until: int | None = None
         self._admin = self.zk.open_session("zk-0", ADMIN_TIMEOUT_MS)
         for path in ("/brokers", "/brokers/topics", "/consumers"):
             self._fired(self.zk.create(self._admin, path, "", 0)[1])
@@ -164,13 +166,72 @@ class ZkSimulation:
         """``shutdown()`` (the 0.8 consumer has no close timeout: ``timeout_ms`` is ignored)."""
         self._log(ev.SIM_CONSUMER_CLOSED, cid)
         self.consumers[cid].close(self.now)
+        self.cut.discard(cid)
         self.engine.cancel_owner_timers(cid)
         self._sync()
 
     def crash(self, cid: str) -> None:
         self._log(ev.SIM_CONSUMER_CRASHED, cid)
         self.consumers[cid].crash(self.now)
+        self.cut.discard(cid)
         self.engine.cancel_owner_timers(cid)
+        self._sync()
+
+    def restart(self, cid: str) -> None:
+        """A new process: the running one dies (``crash``), a new connector starts."""
+        c = self.consumers[cid]
+        self._log(ev.SIM_CONSUMER_RESTARTED, cid)
+        self.engine.cancel_owner_timers(cid)
+        self.cut.discard(cid)
+        self._wake(cid, c.restart(self.now))
+        if c.config.auto_commit_enable:
+            self.engine.set_timer(cid, "autocommit", self.now + c.config.auto_commit_interval_ms)
+        self._sync()
+
+    def commit(self, cid: str) -> None:
+        """The application calls ``commitOffsets()``."""
+        self._log(ev.SIM_CONSUMER_COMMIT, cid)
+        self.consumers[cid].commit(self.now)
+        self._sync()
+
+    def partition_network(
+        self, groups_of_nodes: list[list[str]], duration_ms: int | None = None
+    ) -> None:
+        """Split the network into islands (nodes not named share one more): a consumer whose
+        ZooKeeper server is on another island is cut from it until the network heals. The
+        connect string holds one server (``zookeeper.server``), so a cut client does not move
+        to another one; ZooKeeper servers are never cut from each other (validation)."""
+        groups = [sorted(g) for g in groups_of_nodes]
+        until = None if duration_ms is None else self.now + duration_ms
+        self._log(ev.SIM_NETWORK_PARTITIONED, "@cluster", groups=groups, until_ms=until)
+
+        def island(node: str) -> int:
+            return next((i for i, g in enumerate(groups) if node in g), -1)
+
+        for cid, c in self.consumers.items():  # a new layout replaces the previous one
+            if island(cid) != island(c.config.zookeeper_server):
+                if cid not in self.cut:
+                    self.cut.add(cid)
+                    c.disconnect(self.now)
+            elif cid in self.cut:
+                self.cut.discard(cid)
+                self._wake(cid, c.reconnect(self.now))
+        self._partition_until = until
+        if until is not None:
+            self.engine.schedule(until, self._heal_if_due, until)
+        self._sync()
+
+    def _heal_if_due(self, until: int) -> None:
+        if self._partition_until == until:
+            self.heal_network()
+
+    def heal_network(self) -> None:
+        """The network is whole again: every cut consumer reconnects to its server."""
+        self._partition_until = None
+        self._log(ev.SIM_NETWORK_HEALED, "@cluster")
+        for cid in sorted(self.cut):
+            self._wake(cid, self.consumers[cid].reconnect(self.now))
+        self.cut.clear()
         self._sync()
 
     def create_topic(self, topic: str, partitions: int) -> None:

@@ -1,6 +1,7 @@
 """Measure the ``groupsim html`` page in headless Chromium: page load and time per step.
 
     python scripts/html_measure.py [SCENARIO]     # default bench/html-200x2000.yaml
+    python scripts/html_measure.py bench/html-200x2000-consumer.yaml   # the KIP-848 views
 
 Prints the simulation and page-building times (Python), the file size, the page load (navigation
 to the ready page, wall clock, and the viewer's own start-up from performance.now()), and the time
@@ -15,9 +16,8 @@ import time
 from pathlib import Path
 
 from scenarios.browser import start_browser
-from scenarios.html import build_view, render_html
+from scenarios.html import build_view, render_html, run_for_page
 from scenarios.loader import load_scenario
-from scenarios.runner import run_scenario
 
 STEP_JS = """
 const [kind, count, done] = arguments;
@@ -41,16 +41,16 @@ const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0
 def main(source: str) -> None:
     scenario = load_scenario(source)
     t = time.perf_counter()
-    result = run_scenario(scenario)
+    result, snapshots = run_for_page(scenario)  # with the snapshots a KIP-848 page reads
     run_s = time.perf_counter() - t
     t = time.perf_counter()
-    view = build_view(scenario, result)
+    view = build_view(scenario, result, snapshots=snapshots)
     page = render_html(view)
     build_s = time.perf_counter() - t
     members, partitions = len(view["members"]), len(view["partitions"])
     print(
         f"{scenario.name}: {members} members, {partitions} partitions, "
-        f"{len(result.events)} events, {len(view['steps'])} steps"
+        f"{len(result.events)} events, {len(view['steps'])} steps, {len(snapshots)} snapshots"
     )
     print(
         f"simulation {run_s:.1f} s; page data + HTML {build_s:.2f} s; "

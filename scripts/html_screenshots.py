@@ -3,7 +3,9 @@
     python scripts/html_screenshots.py [OUT_DIR]      # default docs/img
 
 One whole page and one picture per view, at moments that show what each view is for (the
-cooperative lesson's first round, when two partitions are moving or revoked).
+cooperative lesson's first round, when two partitions are moving or revoked); then the KIP-848
+views (the consumer-protocol rolling restart, while partitions are pending revocation) and seed
+004's designs (the ZooKeeper split brain at its first conflict, design 2's JoinGroup).
 """
 
 from __future__ import annotations
@@ -13,16 +15,15 @@ import tempfile
 from pathlib import Path
 
 from scenarios.browser import start_browser
-from scenarios.html import build_view, write_html
+from scenarios.html import STATUS, build_view, run_for_page, write_html
 from scenarios.loader import load_scenario
-from scenarios.runner import run_scenario
 
 
 def _page(lesson: str, folder: Path) -> tuple[str, dict]:
     scenario = load_scenario(lesson)
-    result = run_scenario(scenario)
-    path = write_html(scenario, result, folder / f"{lesson}.html")
-    return path.as_uri(), build_view(scenario, result)
+    result, snapshots = run_for_page(scenario)
+    path = write_html(scenario, result, folder / f"{lesson}.html", snapshots=snapshots)
+    return path.as_uri(), build_view(scenario, result, snapshots=snapshots)
 
 
 def main(out: Path) -> None:
@@ -36,9 +37,32 @@ def main(out: Path) -> None:
             for i, s in enumerate(view["steps"])
             if "onPartitionsRevoked(T1-" in s[4] and i > view["group"][3][0]
         )
+        kip, kip_view = _page("rolling-restart-consumer-protocol", Path(tmp))
+        zk, zk_view = _page("seed004-design1-split-brain-retry", Path(tmp))
+        d2, d2_view = _page("seed004-design2-herd", Path(tmp))
+        # the first moment a partition is pending revocation (its owner still consumes it)
+        pending = next(c[0] for c in kip_view["cells"] if STATUS[c[3]] == "revoking")
+        conflict = next(
+            i for i, s in enumerate(zk_view["steps"]) if "zk_ownership_conflict" in s[4]
+        )
+        join = next(  # the first JoinGroup response carrying an assignment
+            i
+            for i, s in enumerate(d2_view["steps"])
+            if "JoinGroup response" in s[4] and "NONE" in s[4]
+        )
         browser = start_browser(1400, 1150)
         try:
             shots = [
+                (kip, pending + 1, None, "html-kip848-page.png"),
+                (kip, pending + 1, "group-view", "html-kip848-state.png"),
+                (kip, pending + 1, "grid-view", "html-kip848-grid.png"),
+                (kip, pending + 1, "members-view", "html-kip848-members.png"),
+                (zk, conflict + 2, None, "html-zookeeper-page.png"),
+                (zk, conflict + 2, "group-view", "html-zookeeper-servers.png"),
+                (zk, conflict + 2, "lanes-view", "html-zookeeper-lanes.png"),
+                (zk, conflict + 2, "grid-view", "html-zookeeper-grid.png"),
+                (zk, conflict + 2, "measures-view", "html-measures.png"),
+                (d2, join + 1, "lanes-view", "html-design2-lanes.png"),
                 (coop, revoke + 1, None, "html-page.png"),
                 (coop, revoke + 1, "lanes-view", "html-lanes.png"),
                 (coop, view["group"][3][0] + 1, "group-view", "html-state-machine.png"),

@@ -29,6 +29,7 @@ SUITES = {
     "classic": (generate.record, 3000, 0),
     "offsets": (generate.record_offsets, 1000, 100_000),
     "txn": (generate.record_txn, 1000, 200_000),
+    "failover": (generate.record_failover, 600, 300_000),
 }
 
 

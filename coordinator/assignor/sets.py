@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import ItemsView, Iterable, Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from collections.abc import Set as AbstractSet
 
 from coordinator.java import spread
@@ -86,7 +86,7 @@ class IntHashSet(AbstractSet[int]):
     assignors mutate it while building and treat it as read-only once returned.
     """
 
-    __slots__ = ("_order", "_removed", "_runs", "_set", "_size", "capacity")
+    __slots__ = ("_items", "_order", "_removed", "_runs", "_set", "_size", "capacity")
 
     def __init__(self, capacity: int = 16) -> None:
         self.capacity = capacity
@@ -94,6 +94,7 @@ class IntHashSet(AbstractSet[int]):
         self._removed: set[int] | None = None
         self._size = 0
         self._order: list[range] | None = None
+        self._items: list[int] | None = None
         self._set: frozenset[int] | None = None
 
     @classmethod
@@ -121,7 +122,7 @@ class IntHashSet(AbstractSet[int]):
         self._size += len(run)
         if self._size > 0.75 * self.capacity:
             self._grow()
-        self._order = self._set = None
+        self._order = self._items = self._set = None
 
     def add_runs(self, runs: Iterable[range]) -> None:
         for run in runs:
@@ -140,7 +141,7 @@ class IntHashSet(AbstractSet[int]):
             self._removed = set()
         self._removed.add(partition)
         self._size -= 1
-        self._order = self._set = None
+        self._order = self._items = self._set = None
 
     def _compact(self) -> None:
         """Drop removed elements from the runs (the others keep their relative ranks)."""
@@ -157,39 +158,32 @@ class IntHashSet(AbstractSet[int]):
     def runs(self) -> list[range]:
         """Java's iteration order, as ascending runs."""
         if self._order is None:
-            self._compact()
-            runs = self._runs
-            cap = self.capacity
-            limit = min(cap, 1 << 16)  # below both, spread(p) & mask == p: one per bucket
-            if all(r.start >= 0 and r[-1] < limit for r in runs):
-                if len(runs) == 1:
-                    self._order = list(runs)
-                elif all(r.step == 1 for r in runs):
-                    ordered = sorted(runs, key=lambda r: r.start)
-                    merged: list[range] = []
-                    for r in ordered:
-                        if merged and merged[-1].stop == r.start:
-                            merged[-1] = range(merged[-1].start, r.stop)
-                        else:
-                            merged.append(r)
-                    self._order = merged
-                else:
-                    self._order = _to_runs(sorted(p for r in runs for p in r))
-            else:
-                # A stable sort by bucket keeps insertion order inside each bucket. Below
-                # 2**16, spread(p) == p, so the bucket is p & mask (a C-level key).
-                mask = cap - 1
-                items = list(itertools.chain.from_iterable(runs))
-                if all(r.start >= 0 and r[-1] < 1 << 16 for r in runs):
-                    items.sort(key=mask.__and__)
-                else:
-                    items.sort(key=lambda p: spread(p) & mask)
-                self._order = _to_runs(items)
+            self._order = _to_runs(self.ordered())
         return self._order
 
+    def ordered(self) -> list[int]:
+        """Java's iteration order: bucket ``spread(p) & (capacity - 1)`` ascending, insertion
+        order within a bucket (a stable sort by bucket; plain ascending order when every
+        element is below the capacity, one per bucket)."""
+        items = self._items
+        if items is None:
+            self._compact()
+            runs = self._runs
+            items = list(runs[0]) if len(runs) == 1 else list(itertools.chain.from_iterable(runs))
+            if items:
+                low, high = min(items), max(items)
+                mask = self.capacity - 1
+                if low >= 0 and high <= mask and high < 1 << 16:
+                    items.sort()
+                elif low >= 0 and high < 1 << 16:
+                    items.sort(key=mask.__and__)  # below 2**16, spread(p) == p
+                else:
+                    items.sort(key=lambda p: spread(p) & mask)
+            self._items = items
+        return items
+
     def __iter__(self) -> Iterator[int]:
-        runs = self.runs()
-        return iter(runs[0]) if len(runs) == 1 else itertools.chain.from_iterable(runs)
+        return iter(self.ordered())
 
     def __contains__(self, value: object) -> bool:
         if self._set is None:
@@ -327,6 +321,9 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
     def items(self) -> ItemsView[Uuid, AbstractSet[int]]:
         return self._ordered().items()
 
+    def values(self) -> ValuesView[AbstractSet[int]]:
+        return self._ordered().values()
+
     def __repr__(self) -> str:
         return f"TopicMap({ {str(t): list(s) for t, s in self.items()} })"
 
@@ -392,6 +389,9 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
 
     def items(self) -> ItemsView[Uuid, AbstractSet[int]]:
         return self._built().items()
+
+    def values(self) -> ValuesView[AbstractSet[int]]:
+        return self._built().values()
 
     def __len__(self) -> int:
         return len(self._built())

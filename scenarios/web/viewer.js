@@ -172,8 +172,8 @@
   var hidden = {};
   var laneActive = D.lanes.map(function () { return false; });
   $('active-only').checked = D.lanes.length > 24;
-  function laneHiddenByFilter(id) {
-    var f = $('lane-filter').value.split(',').map(function (s) { return s.trim(); }).filter(Boolean);
+  function laneFilter() { return $('lane-filter').value.split(',').map(function (s) { return s.trim(); }).filter(Boolean); }
+  function laneHiddenByFilter(id, f) {  // f: laneFilter(), read once per drawing
     return f.some(function (x) { return id === x || (x.length > 1 && id.indexOf(x) === 0 && x.slice(-1) === '*') || id === x; });
   }
   function renderHidden() {
@@ -200,10 +200,17 @@
     var s, a, i;
     for (s = ws; s <= we; s++) if (D.steps[s][2] >= 0) laneActive[D.steps[s][2]] = true;
     var a0 = arrowStart(ws);
-    for (i = a0; i < D.arrows.length && D.arrows[i][1] <= we + 0.5; i++) { a = D.arrows[i]; laneActive[a[0]] = laneActive[a[2]] = true; }
-    var rows = [], y = {};
+    // an arrow makes its lanes active when it ends in the window; one ending later only its
+    // sender's (a 200-member group's answers, spread over hundreds of steps, would keep every
+    // member's lane)
+    for (i = a0; i < D.arrows.length && D.arrows[i][1] <= we + 0.5; i++) {
+      a = D.arrows[i];
+      if (a[3] <= we + 0.5) laneActive[a[0]] = laneActive[a[2]] = true;
+      else if (a[1] >= ws - 0.5) laneActive[a[0]] = true;
+    }
+    var rows = [], y = {}, filter = laneFilter();
     D.lanes.forEach(function (lane, li) {
-      if (hidden[lane.id] || laneHiddenByFilter(lane.id)) return;
+      if (hidden[lane.id] || (filter.length && laneHiddenByFilter(lane.id, filter))) return;
       if (onlyActive && !laneActive[li] && lane.kind !== 'broker') return;
       y[li] = TOP + 12 + rows.length * LANE_H + LANE_H;
       rows.push(li);

@@ -170,3 +170,26 @@ def test_describe_and_list_groups():
     assert all(
         m.member_metadata == b"" and m.member_assignment.startswith(b"asg-") for m in members
     )
+
+
+def test_a_broker_restarted_with_a_config_runs_the_coordinators_elected_on_it_with_it():
+    """Design 2's rolling restart (docs/designs.md): each broker has its own configuration from
+    the restart on; a shard takes the config of the broker it is elected on, and the other
+    brokers keep the cluster's."""
+    d = Driver(LOADING)
+    d.stable_group(("A", "B"))
+    p = d.cluster.partition_for("g")
+    first, second, _third = d.cluster.replicas_of("__consumer_offsets", p)
+    new = CoordinatorConfig(group_min_session_timeout_ms=10, load_time_ms=7)
+    d.apply(d.cluster.fail_broker(first, 100))
+    d.apply(d.cluster.restart_broker(first, 200, new))
+    assert d.cluster.service.config_of(first) is new
+    assert d.cluster.service.config_of(second) is LOADING
+    assert d.cluster.service.shards[p].node == second
+    assert d.cluster.service.shards[p].config is LOADING  # elected before the roll reached it
+    d.apply(d.cluster.fail_broker(second, 300))
+    assert d.cluster.service.shards[p].node == first
+    assert d.cluster.service.shards[p].config is new
+    # an alive broker is not restarted, so its config does not change either
+    d.apply(d.cluster.restart_broker(first, 400, LOADING))
+    assert d.cluster.service.config_of(first) is new

@@ -332,3 +332,277 @@ def test_what_a_revocation_leaves_uncommitted_is_logged_when_asked(pause: bool |
         # every partition C1 owned ran on past the commit's offsets, by whole batches
         assert sorted(records) == sorted(prepare["offsets"])
         assert all(n > 0 and n % 250 == 0 for n in records.values())
+
+
+# --- keep_member_id_when_leave_suppressed / delay_request --------------------------------------
+
+
+def _poll_timeout_rejoin(keep: bool, delay_ms: int | None) -> Simulation:
+    """C2 (static) misses its poll deadline; its next JoinGroup may be held at the broker."""
+    sim = _sim()
+    _stable_pair(
+        sim,
+        static=True,
+        session_timeout_ms=30_000,  # the old member outlives the whole exchange
+        max_poll_interval_ms=3_000,
+        request_timeout_ms=6_000,
+        keep_member_id_when_leave_suppressed=keep,
+    )
+    if delay_ms is not None:
+        sim.delay_request("C2", "JoinGroup", delay_ms)
+    sim.stall("C2", 5_000)
+    sim.run_for(30_000)
+    return sim
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_static_poll_timeout_keeps_the_member_id_only_when_told(keep: bool) -> None:
+    sim = _poll_timeout_rejoin(keep, None)
+    [leave] = sim.events_named("leave_group", node="C2")
+    assert leave["sent"] is False  # static: maybeLeaveGroup sends nothing either way
+    [reset] = sim.events_named("generation_reset", node="C2")
+    assert reset["reset_member_id"] is (not keep)
+    [join] = [
+        e for e in sim.events_named("request_received", api="JoinGroup", src="C2") if e["t_ms"] > 0
+    ][-1:]
+    replaced = sim.events_named("member_replaced", group_id="g")
+    if keep:
+        assert join["member_id"] != ""  # it rejoins as the member it is
+        assert replaced == []
+    else:
+        assert join["member_id"] == ""  # UNKNOWN_MEMBER_ID: the coordinator replaces it
+        assert len(replaced) == 1
+    # alone, either way ends well: one process, one slot, no rebalance
+    assert sim.client_state("C2") == MemberState.STABLE
+    assert sim.generation("g") == 1
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_an_abandoned_blind_join_handled_last_fences_the_live_member(keep: bool) -> None:
+    sim = _poll_timeout_rejoin(keep, 12_000)
+    [held] = sim.events_named("sim_request_delayed", node="C2")
+    assert held["api"] == "JoinGroup" and held["delay_ms"] == 12_000
+    # the client gave it up after max(request.timeout.ms, max.poll.interval.ms + 5 s) = 8 s
+    [timeout] = sim.events_named("request_timeout", node="C2", api="JoinGroup")
+    assert timeout["t_ms"] - held["t_ms"] == 8_000
+    assert timeout["correlation_id"] == held["correlation_id"]
+    handled = [
+        e
+        for e in sim.events_named("request_received", api="JoinGroup", src="C2")
+        if e["correlation_id"] == held["correlation_id"]
+    ]
+    assert [e["t_ms"] for e in handled] == [held["handled_at_ms"]]
+    if keep:
+        assert sim.events_named("member_replaced", group_id="g") == []
+        assert sim.client_state("C2") == MemberState.STABLE
+        assert sim.events_named("consumer_fatal", node="C2") == []
+    else:
+        # the resend replaced C2's member first, the held join replaced it again
+        assert len(sim.events_named("member_replaced", group_id="g")) == 2
+        [fatal] = sim.events_named("consumer_fatal", node="C2")
+        assert fatal["error"] == "FENCED_INSTANCE_ID"
+        assert fatal["t_ms"] > held["handled_at_ms"]
+
+
+def test_a_delay_applies_to_the_next_matching_request_only() -> None:
+    sim = _sim()
+    _stable_pair(sim)
+    sim.delay_request("C1", "OffsetCommit", 700)
+    sim.run_for(1_000)  # positions to commit
+    sim.commit("C1")
+    sim.run_for(2_000)
+    sim.commit("C1")
+    sim.run_for(2_000)
+    [held] = sim.events_named("sim_request_delayed")
+    commits = sim.events_named("request_received", api="OffsetCommit", src="C1")
+    assert [e["correlation_id"] for e in commits][:1] == [held["correlation_id"]]
+    assert commits[0]["t_ms"] == held["handled_at_ms"]
+    # the next commit is not held: handled one network hop after it was sent
+    [sent] = [e for e in sim.events_named("request_sent", node="C1", api="OffsetCommit")][1:2]
+    [later] = [e for e in commits if e["correlation_id"] == sent["correlation_id"]]
+    assert later["t_ms"] - sent["t_ms"] <= 1
+    with pytest.raises(Exception, match="must be > 0"):
+        sim.delay_request("C1", "JoinGroup", 0)
+
+
+# --- commit_error_handling (franz-go#137) -------------------------------------------------------
+
+
+def _commit_race(handling: str) -> Simulation:
+    """The race of incident-commit-races-cooperative-round: C1 commits with generation 2 just
+    after round 2's join phase ended, before its JoinGroup answer arrives."""
+    from scenarios.network import NetworkConfig
+
+    sim = Simulation(
+        brokers=1,
+        topics={"T": 4},
+        seed=2,
+        coordinator_config=FAST,
+        network=NetworkConfig(latency_ms=50),
+    )
+    config: dict[str, Any] = {
+        "group_id": "g",
+        "session_timeout_ms": 10_000,
+        "heartbeat_interval_ms": 1_000,
+        "partition_assignment_strategy": ["cooperative-sticky"],
+        "enable_auto_commit": False,
+        "commit_during_rebalance": True,
+        "commit_error_handling": handling,
+    }
+    for cid in ("C1", "C2", "C3"):
+        sim.add_consumer(cid, topics=["T"], **config)
+    sim.start(["C1", "C2"])
+    assert sim.run_until_stable("g")
+    sim.run_for(2_000)
+    sim.start("C3")
+    # commit as soon as the coordinator has ended round 2's join phase (generation 3)
+    assert sim.run_until(lambda: sim.generation("g") == 3, timeout_ms=30_000)
+    sim.run_for(10)
+    sim.commit("C1")
+    sim.run_for(20_000)
+    return sim
+
+
+@pytest.mark.parametrize("handling", ["java", "franz-go-1.3", "franz-go-1.4"])
+def test_a_commit_spanning_the_second_round_is_handled_per_client(handling: str) -> None:
+    sim = _commit_race(handling)
+    [answer] = [
+        e
+        for e in sim.events_named("response_received", node="C1", api="OffsetCommit")
+        if e["error"] == "ILLEGAL_GENERATION"
+    ]
+    retried = sim.events_named("commit_retried", node="C1")
+    resets = [
+        e for e in sim.events_named("generation_reset", node="C1") if e["t_ms"] >= answer["t_ms"]
+    ]
+    if handling == "java":
+        # OffsetCommitResponseHandler: reset the generation and rejoin, a third round
+        assert resets and retried == []
+        assert sim.generation("g") == 4
+    elif handling == "franz-go-1.3":
+        # the error goes to the caller; nothing else happens
+        assert resets == [] and retried == []
+        [failed] = sim.events_named("commit_failed", node="C1", error="ILLEGAL_GENERATION")
+        assert failed["t_ms"] == answer["t_ms"]
+        assert sim.generation("g") == 3
+    else:
+        # commitAcrossRebalance: sent again with generation 3, accepted, no third round
+        assert resets == []
+        [retry] = retried
+        assert (retry["generation_id"], retry["retry_generation_id"], retry["tries"]) == (2, 3, 2)
+        assert sim.events_named("commit_completed", node="C1", generation_id=3)
+        assert sim.events_named("commit_failed", node="C1") == []
+        assert sim.generation("g") == 3
+    assert sim.client_state("C1") == MemberState.STABLE
+
+
+def test_franz_go_1_4_retries_at_most_twice_and_only_what_it_still_owns() -> None:
+    from assignors.api import TopicPartition
+    from coordinator.errors import Errors
+    from coordinator.protocol import (
+        OffsetCommitResponse,
+        OffsetCommitResponsePartition,
+        OffsetCommitResponseTopic,
+    )
+    from members.offsets import CommitResult
+
+    sim = _sim()
+    _stable_pair(
+        sim,
+        partition_assignment_strategy=["cooperative-sticky"],
+        commit_error_handling="franz-go-1.4",
+        commit_during_rebalance=True,
+    )
+    c1 = sim.consumer("C1")
+    owned = c1.assignment[0]
+    not_owned = next(
+        tp for tp in (TopicPartition("T", p) for p in range(4)) if tp not in c1.assignment
+    )
+
+    def answer(op: CommitResult, error: Errors) -> None:
+        resp = OffsetCommitResponse(
+            topics=(
+                OffsetCommitResponseTopic(
+                    "T",
+                    tuple(OffsetCommitResponsePartition(tp.partition, error) for tp in op.offsets),
+                ),
+            )
+        )
+        # one consumer input (its events go to the log); the handler is private: no public path
+        # answers a hand-made CommitResult
+        sim._apply("C1", c1._call(sim.now, c1._franz_go_commit_error, op, resp, error, sim.now))
+
+    op = CommitResult(sim.now, "manual", {owned: 5}, 1)
+    answer(op, Errors.ILLEGAL_GENERATION)
+    answer(op, Errors.REBALANCE_IN_PROGRESS)
+    assert op.tries == 3 and not op.done
+    answer(op, Errors.ILLEGAL_GENERATION)  # the third failure goes to the caller
+    assert op.done and op.error == "ILLEGAL_GENERATION"
+    assert len(sim.events_named("commit_retried", node="C1")) == 2
+    gone = CommitResult(sim.now, "manual", {owned: 5, not_owned: 5}, 1)
+    answer(gone, Errors.ILLEGAL_GENERATION)  # no longer owns everything it commits
+    assert gone.done and gone.tries == 1
+    other = CommitResult(sim.now, "manual", {owned: 5}, 1)
+    answer(other, Errors.UNKNOWN_MEMBER_ID)  # not a generation error: reported, kept in group
+    assert other.done and other.error == "UNKNOWN_MEMBER_ID"
+    assert sim.client_state("C1") == MemberState.STABLE
+
+
+def test_commit_error_handling_is_validated() -> None:
+    with pytest.raises(ConfigError, match=r"commit\.error\.handling must be one of"):
+        ConsumerConfig(group_id="g", commit_error_handling="franz")
+
+
+# --- sticky_assignor_ignores_owned (confluent-kafka-go#622, librdkafka 168a88ca5) ---------------
+
+
+def test_librdkafkas_cooperative_step_withholds_moves_between_owners() -> None:
+    from assignors.api import Subscription, TopicPartition
+    from members import librdkafka_assignor
+
+    def tps(*ps: int) -> list[TopicPartition]:
+        return [TopicPartition("t", p) for p in ps]
+
+    subs = {
+        "a": Subscription(["t"], owned_partitions=tps(0, 2, 4)),
+        "b": Subscription(["t"], owned_partitions=tps(1, 3, 5)),
+        "c": Subscription(["t"]),
+    }
+    assert all(s.owned_partitions == () for s in librdkafka_assignor.without_owned(subs).values())
+    raw = {"a": tps(0, 3), "b": tps(1, 4), "c": tps(2, 6)}  # 5 assigned to nobody
+    adjusted = librdkafka_assignor.cooperative_adjust(subs, raw)
+    # kept where the owner did not change, new partitions assigned, moves withheld, and an
+    # owned partition nobody was given goes back to its owner
+    assert adjusted == {"a": tps(0), "b": tps(1, 5), "c": tps(6)}
+    assert librdkafka_assignor.withheld(raw, adjusted) == tps(2, 3, 4)
+
+
+@pytest.mark.parametrize("ignores", [False, True])
+def test_a_librdkafka_1_6_leader_moves_more_than_the_minimum(ignores: bool) -> None:
+    sim = Simulation(brokers=1, topics={"T": 6}, seed=1, coordinator_config=FAST)
+    for cid in ("C1", "C2", "C3"):
+        sim.add_consumer(
+            cid,
+            topics=["T"],
+            group_id="g",
+            session_timeout_ms=10_000,
+            heartbeat_interval_ms=1_000,
+            partition_assignment_strategy=["cooperative-sticky"],
+            sticky_assignor_ignores_owned=ignores,
+        )
+    sim.start(["C1", "C2"])
+    assert sim.run_until_stable("g")
+    before = {c: set(sim.assignment(c)) for c in ("C1", "C2")}
+    sim.start("C3")
+    sim.run_for(1_000)
+    assert sim.run_until_stable("g")
+    after = {c: set(sim.assignment(c)) for c in ("C1", "C2", "C3")}
+    moved = sum(len(after[c] - before[c]) for c in ("C1", "C2")) + len(after["C3"])
+    assert sorted(len(a) for a in after.values()) == [2, 2, 2]
+    ignored = sim.events_named("sticky_owned_ignored")
+    if ignores:
+        # a fresh round-robin each time: the old members swap partitions too
+        assert moved > 2 and ignored
+        assert all(e["node"] == sim.leader("g") for e in ignored)
+    else:
+        assert moved == 2 and ignored == []  # the minimum: two partitions, both to C3

@@ -1,7 +1,8 @@
 """The ONE place where the recorded-trace replay touches groupsim's KafkaCluster.
 
-It plays the oracle driver's part on groupsim's side: one broker leading the one
-``__consumer_offsets`` partition (loaded at once), Kafka's counter member ids, a timer heap that
+It plays the oracle driver's part on groupsim's side: one ``__consumer_offsets`` partition led
+by broker-0 (loaded at once), or by one of two brokers (``num_brokers=2``: the coordinator moves
+between them and may take ``load_ms`` to load), Kafka's counter member ids, a timer heap that
 fires each timer at its own deadline in (deadline, set order) as the oracle's DriverTimer does,
 and log-write failures injected per operation. Everything else in tests/oracle/ sees only plain
 values: responses by correlation id, records written, group snapshots and live timers.
@@ -14,6 +15,8 @@ import itertools
 import random
 from collections.abc import Callable, Hashable
 from functools import partial
+
+import attrs
 
 from coordinator.cluster import KafkaCluster
 from coordinator.config import CoordinatorConfig
@@ -36,7 +39,15 @@ CONFIG_FIELDS = {
     "offsets.retention.check.interval.ms": "offsets_retention_check_interval_ms",
     "offsets.retention.minutes": "offsets_retention_minutes",
     "offset.metadata.max.bytes": "offset_metadata_max_bytes",
+    "group.consumer.max.size": "group_consumer_max_size",
+    "group.consumer.migration.policy": "group_consumer_migration_policy",
 }
+
+
+def _config_value(value: object) -> object:
+    """A config as the oracle got it (text): a number, or a name such as a migration policy."""
+    text = str(value)
+    return int(text) if text.lstrip("-").isdigit() else text
 
 
 class KafkaUuidCounter(random.Random):
@@ -53,6 +64,11 @@ class KafkaUuidCounter(random.Random):
         return self.count
 
 
+def broker_node(broker: str) -> str:
+    """The oracle's broker name (``b1``) as groupsim's node (``broker-1``)."""
+    return f"broker-{broker.removeprefix('b')}"
+
+
 def _timer_name(key: Hashable) -> str:
     """groupsim's timer key as Kafka names it (``broker-0/join-g`` -> ``join-g``)."""
     if isinstance(key, ExpireOffsetsKey):
@@ -61,12 +77,19 @@ def _timer_name(key: Hashable) -> str:
 
 
 class ClusterAdapter:
-    def __init__(self, configs: dict[str, object], topics: dict[str, int] | None = None) -> None:
-        fields = {CONFIG_FIELDS[k]: int(v) for k, v in configs.items()}  # type: ignore[call-overload]
+    def __init__(
+        self,
+        configs: dict[str, object],
+        topics: dict[str, int] | None = None,
+        *,
+        num_brokers: int = 1,
+    ) -> None:
+        fields = {CONFIG_FIELDS[k]: _config_value(v) for k, v in configs.items()}
         config = CoordinatorConfig(offsets_topic_num_partitions=1, load_time_ms=0, **fields)
+        self.leader: str | None = BROKER
         self.cluster = KafkaCluster(
-            num_brokers=1,
-            replication_factor=1,
+            num_brokers=num_brokers,
+            replication_factor=num_brokers,
             config=config,
             topics=topics or {},
             rng=KafkaUuidCounter(),
@@ -122,10 +145,19 @@ class ClusterAdapter:
             if error is not None:
                 log._failures.clear()
 
-    def request(self, correlation_id: int, request: object, append_error: str | None) -> None:
+    def request(
+        self,
+        correlation_id: int,
+        request: object,
+        append_error: str | None,
+        broker: str | None = None,
+    ) -> None:
+        """``request`` sent to ``broker`` (the oracle's ``b<n>``; default the current leader,
+        or broker-0 when no broker leads the partition)."""
+        dst = broker_node(broker) if broker is not None else (self.leader or BROKER)
         self._with_failure(
             append_error,
-            lambda: self.cluster.handle_request(BROKER, CLIENT, correlation_id, request, self.now),
+            lambda: self.cluster.handle_request(dst, CLIENT, correlation_id, request, self.now),
         )
 
     def end_transaction(
@@ -144,20 +176,31 @@ class ClusterAdapter:
         self.responses.append((correlation_id, outcome[0], self.now))
 
     def unload(self) -> None:
-        """The partition's leadership leaves this broker (its parked requests are answered
+        """The partition's leadership leaves its broker (its parked requests are answered
         NOT_COORDINATOR) and no broker takes it over until ``load``; requests meanwhile get
         NOT_COORDINATOR. KafkaCluster has no public call for a leaderless partition on a live
         broker, so this moves it through the service's own calls (onResignation / onElection)."""
         out = Step(self.now)
         self.cluster.service.on_resignation(out, 0)
         self.cluster.topology.offsets_leader[0] = None
+        self.leader = None
         self._apply(out.result())
 
-    def load(self) -> None:
-        """Leadership comes back: the partition is replayed (at once: load_time_ms is 0)."""
+    def load(self, broker: str | None = None, load_ms: int = 0) -> None:
+        """``broker`` (default broker-0) becomes the leader: the partition is replayed, at once
+        or after ``load_ms`` (the shard's load timer, ``load_time_ms``), while requests to it
+        get COORDINATOR_LOAD_IN_PROGRESS."""
+        node = broker_node(broker) if broker is not None else BROKER
         out = Step(self.now)
-        self.cluster.topology.offsets_leader[0] = BROKER
-        self.cluster.service.on_election(out, 0, BROKER)
+        self.cluster.topology.offsets_leader[0] = node
+        self.leader = node
+        service = self.cluster.service
+        config = service.config
+        service.config = attrs.evolve(config, load_time_ms=load_ms)  # the new shard's copy
+        try:
+            service.on_election(out, 0, node)
+        finally:
+            service.config = config
         self._apply(out.result())
 
     # --- what happened ----------------------------------------------------------------------

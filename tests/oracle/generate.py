@@ -514,6 +514,37 @@ def record_txn(seed: int, oracle: OracleProcess) -> dict:
     """The offsets suite's traffic plus transactions: producers commit offsets inside
     transactions (TxnOffsetCommit), their markers commit or abort them (end_txn), and
     OffsetFetch asks for stable offsets (require_stable) or not."""
+    return _record_txn(seed, oracle, failover=False)
+
+
+BROKERS = ("b0", "b1")
+LOAD_MS = (0, 300, 2000, 2000, 10000)
+# the ops a client sends to a broker (a marker goes to the partition's leader)
+BROKER_OPS = ("join", "sync", "heartbeat", "leave", "commit", "fetch", "txn_commit")
+BROKER_OPS += ("describe", "list", "delete")
+
+
+def record_failover(seed: int, oracle: OracleProcess) -> dict:
+    """The txn suite's traffic on two brokers whose coordinator moves: the partition is unloaded
+    from its broker and loaded on one of the two (mostly the other), often taking ``load_ms``
+    to load (requests meanwhile: COORDINATOR_LOAD_IN_PROGRESS); requests go to the leader or,
+    as a client with a stale coordinator would, to the other broker (NOT_COORDINATOR)."""
+    return _record_txn(seed, oracle, failover=True)
+
+
+def _failover_op(rng: random.Random, leader: str | None, last: str) -> dict:
+    """Unload the partition from ``leader``, or load it on a broker (mostly not ``last``)."""
+    if leader is not None:
+        return {"op": "unload"}
+    other = BROKERS[1 - BROKERS.index(last)]
+    return {
+        "op": "load",
+        "broker": other if rng.random() < 0.75 else last,
+        "load_ms": rng.choice(LOAD_MS),
+    }
+
+
+def _record_txn(seed: int, oracle: OracleProcess, *, failover: bool) -> dict:
     rng = random.Random(seed)
     configs = random_config(rng)
     configs["offsets.retention.minutes"] = rng.choice((1, 1, 10080))
@@ -524,8 +555,19 @@ def record_txn(seed: int, oracle: OracleProcess) -> dict:
     script = Script(seed, oracle)
     clients = [Client(rng, i + 1, "g", rng.random() < 0.3) for i in range(rng.randint(2, 3))]
     unloaded = False
+    leader: str | None = "b0"
+    last = "b0"
     length = rng.randint(15, 45)
     while len(script.ops) < length:
+        if failover and rng.random() < (0.06 if leader is not None else 0.35):
+            op = _failover_op(rng, leader, last)
+            if op["op"] == "load":
+                leader = last = op["broker"]
+                op["at"] = _next_time(rng, script)
+            else:
+                leader = None
+            script.send(op)
+            continue
         roll = rng.random()
         client = rng.choice(clients)
         if roll < 0.05:
@@ -535,6 +577,8 @@ def record_txn(seed: int, oracle: OracleProcess) -> dict:
         elif roll < 0.08:
             op = {"op": "advance", "to": script.now + rng.randint(10_000, 90_000)}
         elif roll < 0.11:
+            if failover:
+                continue
             op = {"op": "load" if unloaded else "unload"}
             unloaded = not unloaded
             if not unloaded:
@@ -578,12 +622,18 @@ def record_txn(seed: int, oracle: OracleProcess) -> dict:
                 op = _leave_op(rng, client, clients)
             op["client"] = client
             op["at"] = _next_time(rng, script)
+        if failover and op["op"] in BROKER_OPS:
+            if leader is None:
+                op["broker"] = rng.choice(BROKERS)
+            else:
+                op["broker"] = leader if rng.random() < 0.85 else BROKERS[1 - BROKERS.index(leader)]
         if rng.random() < 0.05 and op["op"] not in ("unload", "load"):
             op["append_error"] = rng.choice(APPEND_ERRORS)
         script.send(op)
     return {
         "seed": seed,
         "configs": configs,
+        **({"brokers": 2} if failover else {}),
         "topics": OFFSET_TOPICS,
         "ops": script.ops,
         "out": script.out,

@@ -2,6 +2,10 @@
 GroupCoordinatorShard (tools/kafka-oracle/Oracle.java's ``cgh`` and ``topic`` ops) and replayed
 through groupsim's KafkaCluster.
 
+Members also fetch their offsets with their member id and epoch (OffsetFetch v9, ``fetch``:
+stale epochs, unknown or empty ids, an admin's fetch without a member) and admins describe the
+group (ConsumerGroupDescribe, ``cg_describe``, with unknown, empty and repeated ids).
+
 A script is a list of ops; its recording is what Kafka answered to each (the response line, the
 records written by the op and by the timers it fired, the consumer group's state). The generator
 plays up to four clients that react to Kafka's answers as the Java consumer does (report the
@@ -11,7 +15,7 @@ invalid requests), static members leaving with -2 and coming back under a new me
 subscription changes, partitions added, silent members whose session or rebalance timeout
 expires.
 
-    python -m tests.oracle.kip848 --oracle /tmp/k848coord-oracle/oracle.sh --seeds 0:200
+    python -m tests.oracle.kip848 --oracle /tmp/k848coord-oracle/oracle.sh --seeds 0:150
 
 writes tests/oracle/data/kip848.jsonl.xz. Some ops also fail their write (``append_error``), and
 the coordinator is unloaded and loaded again (the group replayed from its records). The replay (test_kip848_traces.py) compares, per op, the
@@ -81,7 +85,21 @@ def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any
         LOADED[0] = False
         return {"op": "unload"}
     roll = rng.random()
-    if roll < 0.06:  # an offset commit with the member's epoch (or a stale one, or v8)
+    if roll < 0.04:  # ConsumerGroupDescribe (also of unknown, empty or repeated ids)
+        ids = rng.choice(([GROUP], [GROUP], [GROUP, "x"], ["", GROUP], [GROUP, GROUP], ["x"]))
+        return {"op": "cg_describe", "groups": ids}
+    if roll < 0.08:  # OffsetFetch v9 with the member's id and epoch (or an admin's, or stale)
+        c = rng.choice(clients)
+        op = {"op": "fetch", "group": GROUP, "stable": rng.random() < 0.5}
+        if rng.random() < 0.8:
+            op["member"] = c.member_id if rng.random() < 0.9 else rng.choice(("", "nobody"))
+            op["member_epoch"] = c.epoch if rng.random() < 0.7 else c.epoch + rng.choice((-1, 1))
+        elif rng.random() < 0.3:
+            op["member_epoch"] = rng.choice((-1, 0, 3))
+        if rng.random() < 0.5:
+            op["topics"] = [["foo", sorted(rng.sample(range(6), 2))], ["bar", [0]]]
+        return op
+    if roll < 0.14:  # an offset commit with the member's epoch (or a stale one, or v8)
         c = rng.choice(clients)
         epoch = c.epoch if rng.random() < 0.7 else c.epoch + rng.choice((-1, 1))
         op = {

@@ -540,7 +540,9 @@ def replay(script: dict, *, strict_order: bool = True, strict_records: bool = Tr
     groupsim does not follow (``_unordered``); ``strict_records=False`` only the order of a
     group's offsets in a write batch.
     """
-    adapter = ClusterAdapter(script.get("configs", {}), script.get("topics"))
+    adapter = ClusterAdapter(
+        script.get("configs", {}), script.get("topics"), num_brokers=script.get("brokers", 1)
+    )
     diffs: list[str] = []
     ops = script["ops"]
     stop = kafka_defect(script)
@@ -554,7 +556,7 @@ def replay(script: dict, *, strict_order: bool = True, strict_records: bool = Tr
         if op["op"] == "unload":
             adapter.unload()
         elif op["op"] == "load":
-            adapter.load()
+            adapter.load(op.get("broker"), op.get("load_ms", 0))
         elif op["op"] == "advance":
             target = op["to"] if "to" in op else adapter.now + op.get("by", 0)
             first_timer = next((e["key"] for e in events if e["ev"] == "timer"), None)
@@ -566,7 +568,7 @@ def replay(script: dict, *, strict_order: bool = True, strict_records: bool = Tr
             if any(e["ev"] == "op_error" for e in events):
                 diffs.append(f"{where}: the oracle refused the op: {events}")
                 continue
-            adapter.request(seq, to_request(op), error)
+            adapter.request(seq, to_request(op), error, op.get("broker"))
         # responses (completed by this op or by a timer it fired)
         ours = []
         for corr, message, t in adapter.take_responses():

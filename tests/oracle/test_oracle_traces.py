@@ -4,10 +4,11 @@ tests/oracle/data/*.jsonl.xz hold seeded request scripts (tests/oracle/generate.
 Kafka's real GroupCoordinatorShard answered to each op (tools/kafka-oracle/, recorded by
 scripts/record_oracle_traces.py; docs/oracle.md). Every script is replayed through groupsim's
 KafkaCluster, and every response field the request's version carries, every record written, the
-groups' state and the live timers after each op must equal Kafka's. Three suites: ``classic``
+groups' state and the live timers after each op must equal Kafka's. Four suites: ``classic``
 (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), ``offsets`` (the offset and admin APIs, expiry,
-unload and load) and ``txn`` (the same with TxnOffsetCommit, transaction markers and
-require_stable).
+unload and load), ``txn`` (the same with TxnOffsetCommit, transaction markers and
+require_stable) and ``failover`` (the txn traffic while the coordinator moves between two
+brokers and loads).
 
 ``make test`` replays one script in five; ``make oracle`` (GROUPSIM_ORACLE_TRACES=all) replays
 all of them.
@@ -94,3 +95,13 @@ def test_transactional_offsets_agree_with_kafka(chunk: int) -> None:
     (plain commits, expiry, DeleteGroups, unload and load). Responses in Kafka's order; the
     order of a DeleteGroups batch's tombstones for pending offsets is not compared."""
     assert _check("txn", chunk, strict_records=False) > 0
+
+
+@pytest.mark.parametrize("chunk", _chunks())
+def test_coordinator_failover_agrees_with_kafka(chunk: int) -> None:
+    """The txn suite's traffic on two brokers whose coordinator moves (unloaded from one,
+    loaded on either, often for a while): requests to the broker without the partition get
+    NOT_COORDINATOR, those to a loading one COORDINATOR_LOAD_IN_PROGRESS (a Heartbeat NONE),
+    and the broker that loads the partition replays the log into the same groups, offsets,
+    pending transactions and map orders. Orders as in the txn suite."""
+    assert _check("failover", chunk, strict_records=False) > 0

@@ -104,7 +104,7 @@ def test_json_of_a_library_lesson_with_raw_requests_matches_the_schema(runner):
 
 
 def test_the_schema_checker_catches_a_wrong_document():
-    assert errors({"schema_version": 2}, SCHEMA)
+    assert errors({"schema_version": 1}, SCHEMA)
     doc = {k: None for k in SCHEMA["required"]}
     assert any("expected" in e for e in errors(doc, SCHEMA))
 

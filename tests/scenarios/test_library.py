@@ -27,6 +27,7 @@ INCIDENTS = (
     "duplicate-instance-id-consumer-protocol",
     "slow-reconciliation",
     "scale-out-1-to-10",
+    "stale-member-epoch-commit",
     # lessons from real incidents (issue 19), each citing its report
     "incident-kafkajs-rebalance-loop",
     "incident-sarama-handler-outlives-rebalance",
@@ -36,6 +37,11 @@ INCIDENTS = (
     "incident-auto-commit-duplicates-eager",
     "incident-max-poll-stuck-consumer",
     "incident-rolling-restart-never-stable",
+    "incident-static-fenced-by-own-join",
+    "incident-franz-go-commit-retry",
+    "incident-cooperative-sticky-librdkafka-1-6",
+    # the exactly-once loop (issue 16: sendOffsetsToTransaction at the consumer)
+    "exactly-once-zombie-fenced",
 )
 
 

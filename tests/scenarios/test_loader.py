@@ -189,3 +189,29 @@ def test_every_zookeeper_consumer_setting_reaches_a_real_config_field():
 
     zk_fields = {f.name for f in attrs.fields(ZkConsumerConfig)}
     assert {f for f, _ in ZK_CONSUMER_KEYS.values()} <= zk_fields
+
+
+def test_delay_request_is_built_and_its_errors_name_the_field():
+    from scenarios.actions import DelayRequest
+
+    good = SCENARIO.replace(
+        "  - {at: 5s, crash_broker",
+        "  - {at: 1s, delay_request: {from: C1, api: JoinGroup, for: 15s}}\n  - {at: 5s, crash_broker",
+    )
+    s = load_scenario(good)
+    assert DelayRequest(node="C1", api="JoinGroup", for_ms=15_000) in [a.args for a in s.timeline]
+    bad = SCENARIO.replace(
+        "  - {at: 5s, crash_broker",
+        "  - {at: 1s, delay_request: {from: C7, api: JoinGrop, for: 0s}}\n"
+        "  - {at: 1s, delay_request: {from: C1, api: Heartbeat}}\n"
+        "  - {at: 5s, crash_broker",
+    )
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(bad)
+    text = info.value.format()
+    assert "timeline[4].delay_request.from: unknown consumer `C7`" in text
+    assert (
+        "timeline[4].delay_request.api: unknown api `JoinGrop` (did you mean `JoinGroup`?)" in text
+    )
+    assert "timeline[4].delay_request.for: a delay must be positive" in text
+    assert "timeline[5].delay_request: delay_request needs `for`" in text

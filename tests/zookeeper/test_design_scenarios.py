@@ -51,11 +51,11 @@ def test_zookeeper_settings_need_the_zookeeper_design():
 
 def test_steps_and_checks_the_zookeeper_design_lacks_are_errors():
     text = _errors(
-        BASE.replace("crash: B", "restart: B").replace(
+        BASE.replace("crash: B", "stall: {B: 5s}").replace(
             "measures: {failed_rebalances: 0}", "generation: 2"
         )
     )
-    assert "<text>:11:" in text and "`restart` is not available under `design: zookeeper`" in text
+    assert "<text>:11:" in text and "`stall` is not available under `design: zookeeper`" in text
     assert "the `generation` check is not available under `design: zookeeper`" in text
 
 

@@ -2,7 +2,9 @@
 commit cc4dce94af8, KAFKA-2983: ``core/src/test/scala/unit/kafka/consumer/``).
 
 ``ZookeeperConsumerConnectorTest``: the partition-ownership halves of ``testBasic`` and
-``testConsumerRebalanceListener`` are ported; the message halves (produce, consume, compression,
+``testConsumerRebalanceListener`` are ported, and ``testBasic``'s commit-then-hand-over check
+(what consumer1 committed is where consumer2 starts: nothing read twice or lost), in the
+simulation's endless-log model; the rest of the message halves (produce, consume, compression,
 decoders, consumer timeout) and ``testLeaderSelectionForPartition`` need brokers that store
 messages, which groupsim does not simulate.
 
@@ -143,3 +145,30 @@ def test_range_partition_assignor(seed):
         per = Counter(v for k, v in owners.items() if k.rsplit("-", 1)[0] == topic)
         counts = [per.get(t, 0) for t in threads]
         assert max(counts) - min(counts) <= 1, topic
+
+
+def test_basic_committed_offsets_hand_over_without_gap_or_duplicate():
+    """ZookeeperConsumerConnectorTest.testBasic, the message half made portable by the commit
+    step: consumer1 reads both partitions and commits (``commitOffsets(true)``); when
+    consumer2 joins, consumer1's rebalance commits again before letting go (``closeFetchers``),
+    so consumer2 starts partition 1 exactly where consumer1 stopped: ``sentMessages2`` equals
+    ``receivedMessages2``, nothing read twice, nothing skipped."""
+    sim = ZkSimulation(topics={TOPIC: 2})
+    _connector(sim, "consumer1", auto_commit_enable=True, records_per_second=50)
+    sim.commit("consumer1")
+    first = sim.offsets(GROUP)
+    c1 = sim.consumers["consumer1"]
+    assert first == {str(tp): c1.position(tp, sim.now) for tp in c1.owned}
+    assert min(first.values()) > 400  # about 10 s at 50 records a second
+    sim.run(until=sim.now + 5_000)  # consumer1 reads on past its commit
+    _connector(sim, "consumer2", rebalance_backoff_ms=1000, records_per_second=50)
+    assert _owners(sim) == [("0", "group1_consumer1-0"), ("1", "group1_consumer2-0")]
+    handed_over = [
+        e["offsets"][f"{TOPIC}-1"]
+        for e in sim.events
+        if e["event"] == ev.ZK_OFFSETS_COMMITTED
+        and e["node"] == "consumer1"
+        and f"{TOPIC}-1" in e["offsets"]
+    ][-1]
+    (tp,) = sim.consumers["consumer2"].owned
+    assert sim.consumers["consumer2"].owned[tp] == handed_over > first[f"{TOPIC}-1"]

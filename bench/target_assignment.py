@@ -1,0 +1,247 @@
+"""The target-assignment step beside Kafka's ``TargetAssignmentBuilder``, in the same run.
+
+``python -m bench target_assignment [--quick] [--full-grid] [--only=TEXT] [--no-java]``
+
+Cases are Kafka's JMH ``TargetAssignmentBuilderBenchmark`` (jmh-benchmarks at 1eb7644): a group of
+``memberCount - 1`` members (``member<i>``, everyone on every topic, or 5 buckets of members on 5
+slices of the topics) holding the uniform assignor's first assignment, and ``newMember``
+(subscribed to every topic) added with ``addOrUpdateMember``; the timed call is ``build()``: the
+member specs, the uniform assignor, and the new-vs-old comparison that makes the records. Topics
+``topic-<i>`` of ``memberCount * partitionsToMemberRatio / topicCount`` partitions; topic ids are
+groupsim's deterministic ones on both sides (Kafka's benchmark draws random ones). Default:
+1,000 and 10,000 members x ratio 10 x 100 topics, both subscription types; ``--quick`` 1,000
+members; ``--full-grid`` Kafka's 90 combinations.
+
+Java: ``tools/target-assignment-bench/build.sh`` compiles our ``TargetAssignmentBench.java``
+against a built Kafka oracle (``../shared/kafka-oracle/BUILD.sh``: Kafka's group coordinator with
+its generated records and metadata image); without one the Java column says why. Python:
+``coordinator.target_assignment.build_target_assignment`` on the same inputs. Both: process CPU
+ms per call, averaged over about a second of calls after a warm-up. "ratio" is Python / Java
+(below 1: Python is faster). "exact" compares order-free CRC32 digests of the new target
+assignment and the record counts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from bench.server_assignors import Case, Inputs, _ordered_set
+from coordinator.assignor import (
+    GroupSpecImpl,
+    MemberSubscriptionAndAssignmentImpl,
+    SubscribedTopicDescriberImpl,
+    SubscriptionType,
+)
+from coordinator.assignor import TopicMetadata as SpecTopicMetadata
+from coordinator.assignor.ordering import string_hashmap_order
+from coordinator.assignor.registry import get_assignor
+from coordinator.consumer_group import ConsumerGroupMember, TopicMetadata
+from coordinator.kafka_uuid import Uuid
+from coordinator.target_assignment import TargetAssignmentResult, build_target_assignment
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "tools" / "target-assignment-bench" / "build.sh"
+
+
+def grid(quick: bool, full: bool) -> list[Case]:
+    members: tuple[int, ...]
+    ratios: tuple[int, ...]
+    topics: tuple[int, ...]
+    if full:
+        members, ratios, topics = (100, 500, 1000, 5000, 10000), (5, 10, 50), (10, 100, 1000)
+    elif quick:
+        members, ratios, topics = (1000,), (10,), (100,)
+    else:
+        members, ratios, topics = (1000, 10000), (10,), (100,)
+    return [
+        Case(m, r, t, False, sub, "uniform", "INCREMENTAL")
+        for m, r, t, sub in itertools.product(
+            members, ratios, topics, ("HOMOGENEOUS", "HETEROGENEOUS")
+        )
+    ]
+
+
+def label(case: Case) -> str:
+    sub = "homo" if case.subscription == "HOMOGENEOUS" else "hetero"
+    return f"tab-{sub}-m{case.members}-r{case.ratio}-t{case.topics}"
+
+
+class Setup:
+    """``TargetAssignmentBuilderBenchmark.setup()``: the inputs of the timed ``build()``."""
+
+    def __init__(self, case: Case) -> None:
+        inputs = Inputs(case)  # INCREMENTAL: memberCount - 1 members, Java's orders
+        self.inputs = inputs
+        names = [f"topic-{i}" for i in range(case.topics)]
+        self.names = names
+        ids = inputs.ids
+        kind = SubscriptionType[case.subscription]
+        self.kind = kind
+        order = string_hashmap_order(list(inputs.member_topics))
+        describer = SubscribedTopicDescriberImpl(
+            {t: SpecTopicMetadata(t, f"topic-{i}", inputs.counts[t]) for i, t in enumerate(ids)}
+        )
+        spec = GroupSpecImpl(
+            {
+                m: MemberSubscriptionAndAssignmentImpl(
+                    None, None, _ordered_set(ids, inputs.member_topics[m])
+                )
+                for m in order
+            },
+            subscription_type=kind,
+        )
+        initial = get_assignor("uniform").assign(spec, describer)
+        self.inverted: dict[Uuid, dict[int, str]] = {}
+        for member_id, assignment in initial.members.items():
+            for topic_id, partitions in assignment.partitions.items():
+                target = self.inverted.setdefault(topic_id, {})
+                for p in partitions:
+                    target[p] = member_id
+        # the assignor's own maps, as Kafka's benchmark hands them over (Java-ordered sets)
+        self.target: dict[str, Any] = {m: a.partitions for m, a in initial.members.items()}
+        self.members = {
+            m: ConsumerGroupMember(
+                m, subscribed_topic_names=frozenset(names[i] for i in inputs.member_topics[m])
+            )
+            for m in order
+        }
+        self.metadata = {
+            names[i]: TopicMetadata(t, names[i], inputs.counts[t]) for i, t in enumerate(ids)
+        }
+        self.topic_ids = {names[i]: t for i, t in enumerate(ids)}
+        self.new_member = ConsumerGroupMember("newMember", subscribed_topic_names=frozenset(names))
+
+    def build(self) -> TargetAssignmentResult:
+        return build_target_assignment(
+            assignor=get_assignor("uniform"),
+            members=self.members,
+            static_members={},
+            subscription_metadata=self.metadata,
+            subscription_type=self.kind,
+            target_assignment=self.target,
+            inverted_target_assignment=self.inverted,
+            topic_ids=self.topic_ids,
+            updated_members={"newMember": self.new_member},
+        )
+
+    def java_text(self, case: Case, min_iters: int, seconds: float) -> str:
+        lines = [f"case {label(case)} {case.subscription} {min_iters} {seconds}"]
+        lines.append(f"topics {len(self.names)}")
+        lines += [f"{self.topic_ids[n]} {n} {self.metadata[n].num_partitions}" for n in self.names]
+        lines.append(f"members {len(self.members)}")
+        for member_id, topics in self.inputs.member_topics.items():
+            lines.append(f"{member_id} {len(topics)} {' '.join(map(str, topics))}")
+        lines.append("end")
+        return "\n".join(lines) + "\n"
+
+
+def digest(result: TargetAssignmentResult) -> str:
+    """Order-free CRC32 of the new target assignment, as TargetAssignmentBench.digest writes it."""
+    crc = 0
+    target = result.target_assignment
+    for member_id in sorted(target):
+        parts = [f"m:{member_id}\n"]
+        topics = sorted((str(t), sorted(ps)) for t, ps in target[member_id].items() if ps)
+        for topic, partitions in topics:
+            parts.append(f"t:{topic}:{','.join(map(str, partitions))}\n")
+        crc = zlib.crc32("".join(parts).encode(), crc)
+    return f"{crc:x}"
+
+
+def time_python(setup: Setup, seconds: float) -> tuple[float, str, int]:
+    """(CPU ms per ``build``, digest, record count), after one warm-up call."""
+    result = setup.build()
+    calls = 0
+    deadline = time.perf_counter() + seconds
+    start = time.process_time()
+    while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
+        result = setup.build()
+        calls += 1
+    per_call = (time.process_time() - start) * 1e3 / calls
+    return per_call, digest(result), len(result.changed_members) + 1
+
+
+def java_classpath() -> tuple[str | None, str]:
+    if not BUILD.exists():
+        return None, f"missing {BUILD}"
+    try:
+        proc = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"cannot build the Java driver: {exc}"
+    if proc.returncode != 0:
+        reason = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
+        return None, f"Java column skipped: {reason}"
+    return proc.stdout.strip().splitlines()[-1], "Kafka's TargetAssignmentBuilder (oracle build)"
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    full = "--full-grid" in argv
+    with_java = "--no-java" not in argv
+    only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), "")
+    seconds = 0.5 if quick else 1.0
+    cases = [c for c in grid(quick, full) if only in label(c)]
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    classpath, message = (
+        java_classpath() if with_java else (None, "Java column not run (--no-java)")
+    )
+    print(f"{message}; load average {load} on {os.cpu_count()} CPUs; CPU ms per build()")
+    header = (
+        f"{'case':<32}{'partitions':>11}{'python ms':>11}{'java ms':>10}{'ratio':>8}"
+        f"{'records':>9}{'exact':>7}"
+    )
+    print(header)
+    print("-" * len(header), flush=True)
+    java = (
+        subprocess.Popen(
+            ["java", "-Xss8m", "-cp", classpath, "TargetAssignmentBench"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        if classpath
+        else None
+    )
+    status = 0
+    try:
+        for case in cases:
+            setup = Setup(case)
+            java_row = None
+            if java is not None:  # Java first, then Python: never both at once
+                assert java.stdin is not None and java.stdout is not None
+                java.stdin.write(setup.java_text(case, 3, seconds))
+                java.stdin.flush()
+                line = java.stdout.readline()
+                java_row = json.loads(line) if line else None
+            py_ms, py_digest, py_records = time_python(setup, seconds)
+            partitions = case.members * case.ratio // case.topics * case.topics
+            if java_row is None:
+                java_text, ratio, exact = "-", "-", "-"
+            else:
+                java_text = f"{java_row['cpu_ms']:.2f}"
+                ratio = f"{py_ms / java_row['cpu_ms']:.2f}"
+                same = java_row["digest"] == py_digest and java_row["records"] == py_records
+                exact = "yes" if same else "NO"
+                status |= not same
+            print(
+                f"{label(case):<32}{partitions:>11,}{py_ms:>11.2f}{java_text:>10}{ratio:>8}"
+                f"{py_records:>9}{exact:>7}",
+                flush=True,
+            )
+    finally:
+        if java is not None and java.stdin is not None:
+            java.stdin.close()
+            java.wait(timeout=60)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
