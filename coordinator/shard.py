@@ -228,6 +228,26 @@ class GroupCoordinatorShard:
         self._settle_unwritten(out)
         return out.result()
 
+    # --- entry points Kafka's GroupMetadataManagerTest calls directly -------------------------
+
+    def create_classic_group(self, group_id: str, now_ms: int) -> CoordinatorResult:
+        """GroupMetadataManager.getOrMaybeCreateClassicGroup(groupId, true) for a new group: an
+        Empty group, nothing written (Kafka's tests create groups this way)."""
+        out = Step(now_ms)
+        if group_id not in self.group_manager.groups:
+            self.group_manager.create_group(out, group_id, "test")
+        return out.result()
+
+    def prepare_rebalance(self, group_id: str, reason: str, now_ms: int) -> CoordinatorResult:
+        """GroupMetadataManager.prepareRebalance(group, reason) on an existing classic group:
+        Kafka's tests call it to start a rebalance without a JoinGroup."""
+        out = Step(now_ms)
+        group = self.group_manager.groups.get(group_id)
+        if group is None:
+            raise KeyError(f"no classic group {group_id!r} on partition {self.partition}")
+        self.group_manager.prepare_rebalance(out, group, reason)
+        return out.result()
+
     # --- loading and unloading (onLoaded, onUnloaded) ---------------------------------------------
 
     def begin_load(self, now_ms: int) -> CoordinatorResult:

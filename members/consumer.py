@@ -45,7 +45,6 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import structlog
 from attrs import define
 
 from assignors.api import (
@@ -114,6 +113,7 @@ from members.offsets import (
     offset_fetch_error,
 )
 from members.positions import FetchPositions
+from members.result import ConsumerResult, ConsumerStep
 from members.state import ConsumerStatus, Generation, MemberState
 from members.timers import (
     TIMER_NAMES,
@@ -147,6 +147,16 @@ _CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
 )
 
 
+class _OutsideCall(ConsumerStep):
+    """The step between calls: an event outside an entry point is a bug, not a lost line."""
+
+    def event(self, name: str, **fields: Any) -> None:
+        raise RuntimeError(f"event {name!r} emitted outside a consumer call")
+
+
+_NO_STEP = _OutsideCall("", "")
+
+
 @define
 class _PendingLeader:
     """A leader's assignment waiting for topic metadata (updateGroupSubscription)."""
@@ -173,7 +183,6 @@ class Consumer:
         pattern: str | None = None,
         listener: RebalanceListener | None = None,
         seed: int = 0,
-        logger: Any = None,
     ) -> None:
         if not isinstance(node, str) or not node:
             raise ValueError(f"node must be a non-empty string, got {node!r}")
@@ -185,7 +194,8 @@ class Consumer:
         self.bootstrap: tuple[str, ...] = tuple(bootstrap)
         self.listener = listener
         self.seed = seed
-        self.log = logger if logger is not None else structlog.get_logger("groupsim")
+        # The outputs of the call under way (an entry point sets it; see ``_call``).
+        self._step: ConsumerStep = _NO_STEP
         import random
 
         self._rng = random.Random(seed)
@@ -224,9 +234,6 @@ class Consumer:
         """What the configuration decides for a process: its assignors, its rebalance protocol,
         its backoff; the membership manager (classic or KIP-848) follows at each incarnation."""
         self.config = config
-        # Every event names the node and its group: bound once, so logging an event is one call
-        # (``self._emit(event, t_ms=now, **fields)``) that builds one dict.
-        self._emit = self.log.bind(node=self.node, group_id=config.group_id).info
         self._assignors: list[ResolvedAssignor] = resolve_assignors(
             config.partition_assignment_strategy
         )
@@ -474,20 +481,112 @@ class Consumer:
         self._emit("request_sent", t_ms=now, api=entry.api, dst=dst, correlation_id=corr, **extra)
         return corr
 
-    def _begin(self, now: int) -> list[Effect]:
-        """A fresh effect list for one input (handed back to the caller); advance the clock."""
+    def _emit(self, event: str, **fields: Any) -> None:
+        """One event of the call under way (coordinator.events names it)."""
+        self._step.event(event, **fields)
+
+    @property
+    def _out(self) -> list[Effect]:
+        """The effects of the call under way."""
+        return self._step.effects
+
+    # ------------------------------------------------------------------ entry points (public)
+    #
+    # Each returns what the call produced, as a value (members.result.ConsumerResult): the
+    # effects for the runner to carry out and the events, in order, for it to record.
+
+    def _call(
+        self, now: int, body: Callable[..., None], *args: Any, **kwargs: Any
+    ) -> ConsumerResult:
+        """Run one input with a fresh ``ConsumerStep`` that the body's effects and events go to;
+        advance the consumer's clock; hand back what the step gathered."""
         if now > self._last_now:
             self._last_now = now
-        self._out: list[Effect] = []
-        return self._out
+        step = self._step = ConsumerStep(self.node, self.config.group_id)
+        try:
+            body(*args, **kwargs)
+        finally:
+            self._step = _NO_STEP
+        return step.result()
+
+    def start(self, now_ms: int) -> ConsumerResult:
+        """Construct + subscribe + first poll(): discover the coordinator and join."""
+        return self._call(now_ms, self._start, now_ms)
+
+    def crash(self, now_ms: int) -> ConsumerResult:
+        """The process dies: nothing more is sent or answered until ``restart`` (the result
+        holds the crash's event and no effect)."""
+        # the clock stays where the process died (positions are as of its last event)
+        return self._call(self._last_now, self._crash, now_ms)
+
+    def restart(self, now_ms: int, config: ConsumerConfig | None = None) -> ConsumerResult:
+        """A new incarnation of the process, with ``config`` if given (see ``_restart``)."""
+        return self._call(now_ms, self._restart, now_ms, config)
+
+    def close(self, now_ms: int, *, timeout_ms: int | None = None) -> ConsumerResult:
+        """KafkaConsumer.close(Duration) (see ``_close``)."""
+        if timeout_ms is not None and timeout_ms < 0:
+            # ClassicKafkaConsumer.close(Duration): IllegalArgumentException
+            raise ValueError(f"the close timeout cannot be negative, got {timeout_ms}")
+        return self._call(now_ms, self._close, now_ms, timeout_ms=timeout_ms)
+
+    def subscribe(
+        self, topics: Sequence[str] | None, now_ms: int, pattern: str | None = None
+    ) -> ConsumerResult:
+        """KafkaConsumer.subscribe (see ``_subscribe``)."""
+        return self._call(now_ms, self._subscribe, topics, now_ms, pattern)
+
+    def commit(self, now_ms: int) -> ConsumerResult:
+        """commitSync() of the consumed positions (see ``_commit_now``)."""
+        return self._call(now_ms, self._commit_now, now_ms)
+
+    def stall(self, duration_ms: int, now_ms: int) -> ConsumerResult:
+        """The application blocks (slow processing) for ``duration_ms`` before its next poll()."""
+        if duration_ms < 0:
+            raise ValueError(f"stall duration must be >= 0, got {duration_ms}")
+        return self._call(now_ms, self._stall, duration_ms, now_ms)
+
+    def handle_timer(self, key: str, now_ms: int) -> ConsumerResult:
+        """A timer the consumer set fired (see ``_handle_timer``)."""
+        return self._call(now_ms, self._handle_timer, key, now_ms)
+
+    def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> ConsumerResult:
+        """The connection a request was in flight on broke."""
+        return self._call(now_ms, self._handle_disconnect, dst, correlation_id, now_ms)
+
+    def handle_response(
+        self, src: str, correlation_id: int, message: object, now_ms: int
+    ) -> ConsumerResult:
+        """The answer to a request in flight arrived."""
+        return self._call(now_ms, self._handle_response, src, correlation_id, message, now_ms)
+
+    def mark_coordinator_unknown(self, reason: str, now_ms: int) -> ConsumerResult:
+        """AbstractCoordinator.markCoordinatorUnknown, as a failed request or the heartbeat
+        thread calls it (public in Kafka too; its tests call it directly)."""
+        return self._call(now_ms, self._mark_coordinator_unknown, reason, now_ms)
+
+    def maybe_leave_group(self, reason: str, now_ms: int) -> ConsumerResult:
+        """AbstractCoordinator.maybeLeaveGroup(reason): a member in the group sends LeaveGroup;
+        the generation is reset either way (Kafka's tests call it directly)."""
+        return self._call(now_ms, self.membership.leave, reason, now_ms)
+
+    def call_membership(self, now_ms: int, method: str, *args: Any) -> ConsumerResult:
+        """One public method of the membership manager run as a consumer input, with ``now_ms``
+        last (Kafka's MembershipManager tests call transitionToFatal and the like directly)."""
+        if method.startswith("_"):
+            raise ValueError(f"{method!r} is not a public method of the membership manager")
+        return self._call(now_ms, getattr(self.membership, method), *args, now_ms)
+
+    def request_rejoin(self, reason: str, now_ms: int) -> ConsumerResult:
+        """AbstractCoordinator.requestRejoin(reason): the next poll() rejoins."""
+        return self._call(now_ms, self.membership.request_rejoin, reason, now_ms)
 
     # ------------------------------------------------------------------ lifecycle (public)
 
-    def start(self, now_ms: int) -> list[Effect]:
+    def _start(self, now_ms: int) -> None:
         """Construct + subscribe + first poll(): discover the coordinator and join."""
-        out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.NEW, ConsumerStatus.CLOSED):
-            return out
+            return
         if self.status is ConsumerStatus.CLOSED:
             self.incarnation += 1
             self._reset_incarnation_state()
@@ -507,11 +606,10 @@ class Consumer:
         else:
             self._request_metadata(now_ms)
         self._poll(now_ms)
-        return out
+        return
 
-    def crash(self, now_ms: int) -> list[Effect]:
+    def _crash(self, now_ms: int) -> None:
         """The process dies: nothing more is sent or answered until ``restart``."""
-        self._out = []
         if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             self._emit(
                 "consumer_crashed",
@@ -521,9 +619,8 @@ class Consumer:
                 partitions=[str(tp) for tp in self.assignment],
             )
             self.status = ConsumerStatus.CRASHED
-        return []
 
-    def restart(self, now_ms: int, config: ConsumerConfig | None = None) -> list[Effect]:
+    def _restart(self, now_ms: int, config: ConsumerConfig | None = None) -> None:
         """A new incarnation of the process: dynamic members come back with a new member id
         (they join with ``""``); a static member keeps its group.instance.id and so takes the
         coordinator's replacement path (KIP-345). With ``config``, the new process runs that
@@ -535,7 +632,7 @@ class Consumer:
                 f"({self.config.group_id!r} -> {config.group_id!r})"
             )
         if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
-            self.crash(now_ms)
+            self._crash(now_ms)
         if config is not None:
             self._configure(config)
             self.network.request_timeout_ms = config.request_timeout_ms
@@ -545,27 +642,23 @@ class Consumer:
         self.status = ConsumerStatus.NEW
         self.fatal_error = None
         self._emit("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
-        return self.start(now_ms)
+        self._start(now_ms)
 
-    def close(self, now_ms: int, *, timeout_ms: int | None = None) -> list[Effect]:
+    def _close(self, now_ms: int, *, timeout_ms: int | None = None) -> None:
         """KafkaConsumer.close(Duration): auto-commit synchronously, then onLeavePrepare +
         LeaveGroup, then wait for the requests still pending on the coordinator (the LeaveGroup
         included); all within the close timer, min(timeout, request.timeout.ms). The consumer is
         CLOSING until then. ``timeout_ms`` None is close(): the 30 s default
         (ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS); 0 sends the commit and the LeaveGroup but
         waits for no answer."""
-        if timeout_ms is not None and timeout_ms < 0:
-            # ClassicKafkaConsumer.close(Duration): IllegalArgumentException
-            raise ValueError(f"the close timeout cannot be negative, got {timeout_ms}")
-        out = self._begin(now_ms)
         if self.status is ConsumerStatus.FAILED:
             # Kafka's consumer can be closed after poll() threw; the simulated one has been
             # silent since its failure and closes without sending anything.
             self._emit("consumer_closing", t_ms=now_ms)
             self._closed(now_ms)
-            return out
+            return
         if self.status is not ConsumerStatus.RUNNING:
-            return out
+            return
         self.status = ConsumerStatus.CLOSING
         self._emit("consumer_closing", t_ms=now_ms)
         # ClassicKafkaConsumer.close: one timer, min(timeout, request.timeout.ms), bounds it all.
@@ -582,25 +675,24 @@ class Consumer:
                     # a timer that has already run out: commitOffsetsSync sends the commit (or
                     # looks the coordinator up) and returns false at once
                     self._retry_sync_commits(now_ms)
-                return out
+                return
         self._finish_close(now_ms)
-        return out
+        return
 
-    def subscribe(
+    def _subscribe(
         self, topics: Sequence[str] | None, now_ms: int, pattern: str | None = None
-    ) -> list[Effect]:
+    ) -> None:
         """KafkaConsumer.subscribe: a changed subscription makes the next poll rejoin.
 
         An empty subscription is ``unsubscribe()``: partitions are revoked (or lost) and a
         dynamic member leaves the group.
         """
-        out = self._begin(now_ms)
         old = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
         self._set_subscription(topics, pattern)
         new = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
         changed = old != new
         if self.status is not ConsumerStatus.RUNNING or not (changed or self._pattern):
-            return out
+            return
         if self._pattern is not None:
             # ConsumerCoordinator.updatePatternSubscription(metadata.fetch()): match what is known
             self._subscription = self._pattern_matches()
@@ -609,7 +701,7 @@ class Consumer:
             if not self._subscribed:
                 self.membership.release_assignment(now_ms)
                 self.membership.leave("the consumer unsubscribed from all topics", now_ms)
-                return out
+                return
             self.membership.on_subscription_changed(now_ms)
             self._pattern_awaits_version = None
         # ClassicKafkaConsumer.subscribe: requestUpdateForNewTopics when the topics changed, and
@@ -617,12 +709,11 @@ class Consumer:
         self._request_update_for_new_topics(now_ms)
         if changed:
             self._maybe_drive(now_ms)  # the next poll() rejoins with the new subscription
-        return out
+        return
 
-    def commit(self, now_ms: int) -> list[Effect]:
+    def _commit_now(self, now_ms: int) -> None:
         """commitSync() of the consumed positions, retried until default.api.timeout.ms (the
         outcome lands in ``commits``; the application is not blocked meanwhile)."""
-        out = self._begin(now_ms)
         if self.status is ConsumerStatus.RUNNING:
             self._commit(
                 self._all_consumed(),
@@ -630,15 +721,12 @@ class Consumer:
                 now_ms,
                 sync_deadline=now_ms + DEFAULT_API_TIMEOUT_MS,
             )
-        return out
+        return
 
-    def stall(self, duration_ms: int, now_ms: int) -> list[Effect]:
+    def _stall(self, duration_ms: int, now_ms: int) -> None:
         """The application blocks (slow processing) for ``duration_ms`` before its next poll()."""
-        out = self._begin(now_ms)
-        if duration_ms < 0:
-            raise ValueError(f"stall duration must be >= 0, got {duration_ms}")
         if self.status is not ConsumerStatus.RUNNING:
-            return out
+            return
         self.fetch.materialize(now_ms)
         if self.app.in_poll(now_ms):
             # heartbeat.poll(): the application was in poll() until now
@@ -648,37 +736,36 @@ class Consumer:
         self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=until)
         self._set_poll_timer(until)
         self.membership.schedule_heartbeat(now_ms)  # the poll timer now counts
-        return out
+        return
 
     # ------------------------------------------------------------------ inputs (public)
 
-    def handle_timer(self, key: str, now_ms: int) -> list[Effect]:
+    def _handle_timer(self, key: str, now_ms: int) -> None:
         """A timer the consumer set fired: its rendered key is parsed back into the typed key
         (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
-        out = self._begin(now_ms)
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
-            return out
+            return
         timer = self._timers.parse(key)
         if timer is None:
-            return out  # a timer of an earlier incarnation
+            return  # a timer of an earlier incarnation
         if isinstance(timer, RequestTimeout):
             self._on_request_timeout(timer, now_ms)
-            return out
+            return
         kind = type(timer)
         if self.status is ConsumerStatus.CLOSING:
             if self._close_node is not None:
                 # close() waits for the coordinator's answers and does nothing else
                 if kind is CloseTimer:
                     self._close_timed_out(now_ms)
-                return out
+                return
             if kind not in _CLOSING_TIMERS and not (
                 kind is MetadataTimer and self.lookup.awaits_metadata
             ):
                 # close() only waits for its commit (and the coordinator it needs, whose lookup
                 # may wait for a metadata refresh the backoff held back)
-                return out
+                return
         _TIMER_HANDLERS[kind](self, now_ms)
-        return out
+        return
 
     def _on_request_timeout(self, timer: RequestTimeout, now: int) -> None:
         """NetworkClient.handleTimedOutRequests: the request fails as a disconnect would."""
@@ -729,14 +816,13 @@ class Consumer:
         """A close timer that fires while close() still waits for its commit: nothing to do
         (the commitSync's own deadline ends that wait)."""
 
-    def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> list[Effect]:
-        out = self._begin(now_ms)
+    def _handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> None:
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
-            return out
+            return
         entry = self.network.complete(correlation_id)
         if entry is None:
-            return out
-        out.append(CancelTimer(entry.timer_key))
+            return
+        self._out.append(CancelTimer(entry.timer_key))
         self._emit(
             "request_failed",
             t_ms=now_ms,
@@ -749,18 +835,15 @@ class Consumer:
         self._request_update_after_disconnect(now_ms)
         if self._close_node is not None:
             self._maybe_finish_closing(now_ms)
-        return out
+        return
 
-    def handle_response(
-        self, src: str, correlation_id: int, message: object, now_ms: int
-    ) -> list[Effect]:
-        out = self._begin(now_ms)
+    def _handle_response(self, src: str, correlation_id: int, message: object, now_ms: int) -> None:
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
-            return out
+            return
         entry = self.network.complete(correlation_id)
         if entry is None:
-            return out  # a late answer to a request that timed out or an earlier incarnation
-        out.append(CancelTimer(entry.timer_key))
+            return  # a late answer to a request that timed out or an earlier incarnation
+        self._out.append(CancelTimer(entry.timer_key))
         self._emit(
             "response_received",
             t_ms=now_ms,
@@ -779,7 +862,7 @@ class Consumer:
             self._fail(fatal, now_ms)
         if self._close_node is not None:
             self._maybe_finish_closing(now_ms)
-        return out
+        return
 
     # ------------------------------------------------------------------ failures
 

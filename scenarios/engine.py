@@ -69,6 +69,14 @@ class Engine:
         """The live timer keys of ``owner``, in the order they were armed."""
         return [key for (o, key), _ in sorted(self._timers.items(), key=_by_seq) if o == owner]
 
+    def timer_deadline(self, owner: str, key: Hashable) -> int | None:
+        """When the live timer ``key`` of ``owner`` falls due (None: not armed). For tests and
+        reports: it looks the entry up in the heap, so it is not for the hot path."""
+        token = self._timers.get((owner, key))
+        if token is None:
+            return None
+        return next(at for at, seq, fn, _ in self._heap if seq == token and fn is None)
+
     def _fire(self, slot: tuple[str, Hashable], seq: int) -> None:
         if self._timers.get(slot) == seq:
             # forget the token before running the handler, which may re-arm the same key

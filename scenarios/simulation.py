@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from assignors.api import TopicPartition
 from coordinator.config import CoordinatorConfig
-from coordinator.effects import CancelTimer, Effect, Send, SetTimer
+from coordinator.effects import CancelTimer, Send, SetTimer
 from coordinator.protocol import error_name
 from coordinator.result import CoordinatorResult, record_events
 from coordinator.views import GroupView
+from members.result import ConsumerResult
 from scenarios.engine import Engine
 from scenarios.eventlog import LEVELS, EventLog, make_logger, write_jsonl
 from scenarios.invariants import InvariantChecker
@@ -223,7 +224,6 @@ class Simulation:
             pattern=pattern,
             listener=listener,
             seed=derive_seed(self.seed, f"consumer/{consumer_id}"),
-            logger=self.logger,
         )
         slot = _ConsumerSlot(consumer)
         self._consumers[consumer_id] = slot
@@ -330,16 +330,16 @@ class Simulation:
         slot = self._slot(consumer_id)
         if timeout_ms is None:
             self._emit("sim_consumer_closed", node=consumer_id)
-            effects = slot.consumer.close(self.engine.now)
+            result = slot.consumer.close(self.engine.now)
         else:
             if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 0:
                 raise SimulationError(
                     f"close timeout must be a non-negative integer of ms, got {timeout_ms!r}"
                 )
             self._emit("sim_consumer_closed", node=consumer_id, timeout_ms=timeout_ms)
-            effects = slot.consumer.close(self.engine.now, timeout_ms=timeout_ms)
+            result = slot.consumer.close(self.engine.now, timeout_ms=timeout_ms)
         slot.closed = True
-        self._apply(consumer_id, effects)
+        self._apply(consumer_id, result)
         self._after_action()
 
     @_gc_paused_call
@@ -347,7 +347,8 @@ class Simulation:
         """The process dies: silence, only the session timeout will notice."""
         slot = self._slot(consumer_id)
         self._emit("sim_consumer_crashed", node=consumer_id)
-        slot.consumer.crash(self.engine.now)  # a dead process sends nothing and sets no timer
+        # a dead process sends nothing and sets no timer: only its event is recorded
+        self._apply(consumer_id, slot.consumer.crash(self.engine.now))
         slot.running = False
         slot.incarnation += 1
         self.engine.cancel_owner_timers(consumer_id)
@@ -746,8 +747,12 @@ class Simulation:
             self._invariants.check()
 
     def _apply_cluster(self, result: CoordinatorResult) -> None:
-        """Record the cluster's events in the log (in the order they happened), then carry out
-        its effects: the coordinator returns both as a value and never logs by itself."""
+        self._apply(CLUSTER, result)
+
+    def _apply(self, owner: str, result: CoordinatorResult | ConsumerResult) -> None:
+        """What one call of the cluster or of a consumer returned: record its events in the log
+        (in the order they happened), then carry out its effects. This is the one place events
+        reach the log: neither the coordinator nor the consumers log by themselves."""
         events = result.events
         if events:
             if self._direct_events is not None:
@@ -759,9 +764,7 @@ class Simulation:
                     log.append(fields)
             elif self._logs_group_events:
                 record_events(events, self.logger)
-        self._apply(CLUSTER, result.effects)
-
-    def _apply(self, owner: str, effects: Iterable[Effect] | None) -> None:
+        effects = result.effects
         if not effects:
             return
         engine = self.engine

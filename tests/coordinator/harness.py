@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 
 from coordinator.cluster import KafkaCluster
 from coordinator.config import CoordinatorConfig
@@ -29,7 +29,7 @@ from coordinator.protocol import (
     SyncGroupRequestAssignment,
 )
 from coordinator.records import Record
-from coordinator.result import CoordinatorResult, Step
+from coordinator.result import CoordinatorResult
 from coordinator.shard import GroupCoordinatorShard
 from scenarios.engine import Engine
 
@@ -256,23 +256,13 @@ class Driver:
         """The shard that coordinates ``group_id`` (on its partition's current leader)."""
         return self.cluster.service.shards[self.cluster.partition_for(group_id)]
 
-    def internal(
-        self, fn: Callable[[GroupCoordinatorShard, Step], object], group_id: str = "g"
-    ) -> list[Send]:
-        """Run ``fn(shard, out)`` as one coordinator step at ``now`` and apply what it produced.
-
-        Kafka's tests call GroupMetadataManager methods (prepareRebalance, ...) directly; this is
-        the same thing for the shard's methods, with the call's ``Step`` they emit into.
-        """
-        out = Step(self.now)
-        fn(self.shard(group_id), out)
-        return self.apply(out.result())
-
     def create_group(self, group_id: str = "g") -> None:
         """GroupMetadataManager.getOrMaybeCreateClassicGroup(id, true): Empty, nothing written."""
-        self.internal(
-            lambda shard, out: shard.group_manager.create_group(out, group_id, "test"), group_id
-        )
+        self.apply(self.shard(group_id).create_classic_group(group_id, self.now))
+
+    def prepare_rebalance(self, reason: str, group_id: str = "g") -> list[Send]:
+        """GroupMetadataManager.prepareRebalance(group, reason), as Kafka's tests call it."""
+        return self.apply(self.shard(group_id).prepare_rebalance(group_id, reason, self.now))
 
     def force(self, *states: str, group_id: str = "g") -> None:
         """ClassicGroup.transitionTo as Kafka's tests call it: the state changes, nothing else."""

@@ -95,7 +95,7 @@ def group(d: Driver) -> ClassicGroup:
 
 def create_group(d: Driver) -> ClassicGroup:
     """GroupMetadataManagerTestContext.createClassicGroup: an Empty group, no record written."""
-    d.internal(lambda shard, out: shard.group_manager.create_group(out, GROUP, "test"))
+    d.create_group(GROUP)
     return group(d)
 
 
@@ -545,24 +545,22 @@ def test_last_joining_members_are_kicked_out_when_rejoining_group_with_max_size(
     create_group(d)
     ids = [f"client-id-{i}" for i in range(12)]
 
-    def add_members(shard, out) -> None:
-        g = shard.group_manager.groups[GROUP]
-        for member_id in ids:
-            g.add(
-                Member(
-                    member_id=member_id,
-                    group_instance_id=None,
-                    client_id="client-id",
-                    client_host="client-host",
-                    rebalance_timeout_ms=10000,
-                    session_timeout_ms=5000,
-                    protocol_type="consumer",
-                    protocols=(("range", b"range"),),
-                )
+    # ClassicGroup.add, as Kafka's test adds members straight to the group, then prepareRebalance
+    g = group(d)
+    for member_id in ids:
+        g.add(
+            Member(
+                member_id=member_id,
+                group_instance_id=None,
+                client_id="client-id",
+                client_host="client-host",
+                rebalance_timeout_ms=10000,
+                session_timeout_ms=5000,
+                protocol_type="consumer",
+                protocols=(("range", b"range"),),
             )
-        shard.group_manager.prepare_rebalance(out, g, "test")
-
-    d.internal(add_members)
+        )
+    d.prepare_rebalance("test", GROUP)
     corrs = [
         (f"C{i}", kjoin(d, f"C{i}", member_id, rebalance=10000)) for i, member_id in enumerate(ids)
     ]
@@ -1043,9 +1041,7 @@ def test_complete_join_phase_no_members_rejoined_extends_join_phase():
     assert ra.error_code == rb.error_code == Errors.NONE
     view = d.cluster.group(GROUP)
     assert len(view.members) == 2 and view.generation_id == 2
-    d.internal(
-        lambda shard, out: shard.group_manager.prepare_rebalance(out, group(d), "trigger rebalance")
-    )
+    d.prepare_rebalance("trigger rebalance", GROUP)
     view = d.cluster.group(GROUP)
     assert len(view.members) == 2 and view.state == "PreparingRebalance"
     assert not any(m.awaiting_join for m in view.members)
@@ -2304,9 +2300,7 @@ def test_describe_group_rebalancing():
     (ClassicGroupMember.describeNoMetadata)."""
     d = Driver()
     one_member_record(d)
-    d.internal(
-        lambda shard, out: shard.group_manager.prepare_rebalance(out, group(d), "trigger rebalance")
-    )
+    d.prepare_rebalance("trigger rebalance", GROUP)
     assert describe(d) == DescribedGroup(
         Errors.NONE,
         GROUP,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import structlog
-
 from assignors.api import (
     ClusterLike,
     PartitionAssignor,
@@ -42,9 +40,12 @@ from coordinator.protocol import (
 from members.config import ConsumerConfig
 from members.consumer import Consumer
 from members.consumer_protocol import encode_assignment, encode_subscription
+from members.result import ConsumerResult
 from members.state import Generation
+from scenarios.engine import Engine
 
 TP = TopicPartition
+_OWNER = "consumer"  # the engine's timers are per node; the harness has one
 
 
 def tps(*names: str) -> list[TopicPartition]:
@@ -52,12 +53,14 @@ def tps(*names: str) -> list[TopicPartition]:
 
 
 class EventLog:
+    """The events the consumer's (and the cluster's) calls returned, in order."""
+
     def __init__(self) -> None:
         self.events: list[dict] = []
 
-    def __call__(self, logger, method, event_dict):
-        self.events.append(dict(event_dict))
-        raise structlog.DropEvent
+    def record(self, events) -> None:
+        for name, fields in events:
+            self.events.append({**fields, "event": name})
 
     def named(self, name: str) -> list[dict]:
         return [e for e in self.events if e["event"] == name]
@@ -184,23 +187,57 @@ class Harness:
             pattern=pattern,
             listener=self.listener,
             seed=seed,
-            logger=structlog.wrap_logger(None, processors=[self.log]),
         )
-        self.now = 0
+        # the runner's engine: it holds the consumer's timers and fires them in order
+        self.engine = Engine(timer_handler=self._fire)
+        self._floor = 0
         self.sent: list[Send] = []  # every Send so far
-        self.timers: dict[str, int] = {}
         self._answered: set[int] = set()
+
+    # --- the clock and the timers (on scenarios.engine.Engine) ---------------------------------
+
+    @property
+    def now(self) -> int:
+        return self.engine.now
+
+    @now.setter
+    def now(self, t_ms: int) -> None:
+        """A test moves the clock without firing anything: timers due before then fire late."""
+        self._floor = t_ms
+        self.engine.now = t_ms
+
+    @property
+    def timers(self) -> dict[str, int]:
+        """The consumer's live timers: key -> deadline (read from the engine)."""
+        engine = self.engine
+        return {
+            key: engine.timer_deadline(_OWNER, key)  # type: ignore[misc]
+            for key in engine.timer_keys(_OWNER)
+        }
+
+    def _fire(self, _owner: str, key) -> None:
+        if self.engine.now < self._floor:  # overtaken by a jump of the clock: it fires late
+            self.engine.now = self._floor
+        self._take(self.consumer.handle_timer(key, self.now))
+
+    def fire(self, key: str) -> list:
+        """Fire timer ``key`` now, ahead of its deadline (it is disarmed first)."""
+        self.engine.cancel_timer(_OWNER, key)
+        return self._take(self.consumer.handle_timer(key, self.now))
 
     # --- effects ---------------------------------------------------------------------------------
 
-    def _take(self, effects) -> list:
+    def _take(self, result: ConsumerResult) -> list:
+        """Record what one consumer call returned: its events, then its effects (returned)."""
+        self.log.record(result.events)
+        effects = list(result.effects)
         for e in effects:
             if isinstance(e, Send):
                 self.sent.append(e)
             elif isinstance(e, SetTimer):
-                self.timers[e.key] = e.deadline_ms
+                self.engine.set_timer(_OWNER, e.key, e.deadline_ms)
             elif isinstance(e, CancelTimer):
-                self.timers.pop(e.key, None)
+                self.engine.cancel_timer(_OWNER, e.key)
         return effects
 
     def start(self):
@@ -242,34 +279,23 @@ class Harness:
 
     def rejoin(self, reason: str = "test") -> None:
         """Something asks for a rejoin (as the heartbeat thread would); the app is in poll()."""
-        self.consumer.membership.request_rejoin(reason, self.now)
+        self._take(self.consumer.request_rejoin(reason, self.now))
         self._take(self.consumer.handle_timer(f"drive:{self.consumer.incarnation}", self.now))
 
     def mark_coordinator_unknown(self, reason: str = "test cause") -> None:
         """AbstractCoordinator.markCoordinatorUnknown, as a failed request or the heartbeat thread
         would call it: requests in flight to the coordinator fail, a lookup goes out."""
-        out = self.consumer._begin(self.now)
-        self.consumer._mark_coordinator_unknown(reason, self.now)
-        self._take(out)
+        self._take(self.consumer.mark_coordinator_unknown(reason, self.now))
 
     def maybe_leave_group(self, reason: str = "test") -> None:
         """AbstractCoordinator.maybeLeaveGroup: a dynamic member in the group sends LeaveGroup;
         the generation is reset either way."""
-        out = self.consumer._begin(self.now)
-        self.consumer.membership.leave(reason, self.now)
-        self._take(out)
+        self._take(self.consumer.maybe_leave_group(reason, self.now))
 
     def advance(self, to_ms: int) -> None:
-        """Fire every timer due up to ``to_ms`` in deadline order (ties: key order)."""
-        while True:
-            due = sorted((at, key) for key, at in self.timers.items() if at <= to_ms)
-            if not due:
-                break
-            at, key = due[0]
-            del self.timers[key]
-            self.now = max(self.now, at)
-            self._take(self.consumer.handle_timer(key, self.now))
-        self.now = max(self.now, to_ms)
+        """Fire every timer due up to ``to_ms`` in deadline order (ties: the order they were
+        set), as the runner's engine does; the clock then reads ``to_ms``."""
+        self.engine.run(until=max(to_ms, self.now))
 
     # --- scripted answers ---------------------------------------------------------------------
 
@@ -305,9 +331,7 @@ class Harness:
     def refresh_metadata(self, response: MetadataResponse | None = None) -> Send:
         """The periodic metadata refresh falls due now; answer it with ``response`` (default: the
         current ``partitions``). Returns the request."""
-        key = f"metadata:{self.consumer.incarnation}"
-        self.timers.pop(key, None)
-        self._take(self.consumer.handle_timer(key, self.now))
+        self.fire(f"metadata:{self.consumer.incarnation}")
         (req,) = self.pending(MetadataRequest)
         self.respond(req, response or self.metadata_response(req.message.topics))
         return req
@@ -445,6 +469,4 @@ class Harness:
     def leave_group(self, reason: str):
         """``AbstractCoordinator.maybeLeaveGroup(reason)`` called directly, as Kafka's tests do
         (the consumer's own callers are close, unsubscribe and the poll timeout)."""
-        out = self.consumer._begin(self.now)
-        self.consumer.membership.leave(reason, self.now)
-        return self._take(out)
+        return self._take(self.consumer.maybe_leave_group(reason, self.now))

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from coordinator.effects import CancelTimer, Send, SetTimer
 from coordinator.result import CoordinatorResult
+from members.result import ConsumerResult
 
 
 class MiniLoop:
@@ -31,7 +32,7 @@ class MiniLoop:
         heapq.heappush(self._heap, (at, next(self._seq), item))
 
     def apply(self, owner: str, effects) -> None:
-        if isinstance(effects, CoordinatorResult):  # the cluster returns its events too
+        if isinstance(effects, (CoordinatorResult, ConsumerResult)):  # effects and events
             log = getattr(self, "log", None)  # a tests.members.harness.EventLog, when set
             for name, fields in effects.events if log is not None else ():
                 log.events.append({**fields, "event": name})

@@ -508,8 +508,7 @@ def test_subscription_change_while_a_metadata_request_is_out_asks_again() -> Non
     h.join_and_sync(tps("t-0", "t-1", "t-2", "t-3"))
     h.answer_offset_fetch()
     key = f"metadata:{h.consumer.incarnation}"  # the periodic refresh goes out
-    h.timers.pop(key, None)
-    h._take(h.consumer.handle_timer(key, h.now))
+    h.fire(key)
     (old,) = h.pending(MetadataRequest)
     assert old.message.topics == ("t",)
     h.call("subscribe", ["t", "u"])
@@ -618,8 +617,7 @@ def test_pattern_member_rejoining_after_a_failed_refresh_waits_for_the_retry() -
     h.advance(h.now + h.config.heartbeat_interval_ms)
     (hb,) = h.pending(HeartbeatRequest)
     key = f"metadata:{h.consumer.incarnation}"
-    h.timers.pop(key, None)
-    h._take(h.consumer.handle_timer(key, h.now))  # the periodic refresh goes out ...
+    h.fire(key)  # the periodic refresh goes out ...
     (refresh,) = h.pending(MetadataRequest)
     h.disconnect(refresh)  # ... and fails
     retry_at = h.timers[key]
@@ -680,8 +678,7 @@ def test_a_closing_consumer_s_lookup_still_gets_the_refresh_the_backoff_held_bac
     h.mark_coordinator_unknown()
     (find,) = h.pending(FindCoordinatorRequest)
     key = f"metadata:{h.consumer.incarnation}"
-    h.timers.pop(key)
-    h._take(h.consumer.handle_timer(key, h.now))  # a refresh goes out and fails twice
+    h.fire(key)  # a refresh goes out and fails twice
     h.disconnect(h.pending(MetadataRequest)[0])
     h.advance(h.timers[key])
     h.disconnect(h.pending(MetadataRequest)[0])
@@ -711,8 +708,7 @@ def test_any_subscription_change_while_a_request_is_out_asks_again_after_its_ans
     h.join_and_sync(tps("t-0", "u-0"))
     h.answer_offset_fetch()
     key = f"metadata:{h.consumer.incarnation}"  # the periodic refresh goes out
-    h.timers.pop(key, None)
-    h._take(h.consumer.handle_timer(key, h.now))
+    h.fire(key)
     (out,) = h.pending(MetadataRequest)
     assert out.message.topics == ("t", "u")
     h.call("subscribe", ["t"])  # fewer topics: the request out asks for all of them

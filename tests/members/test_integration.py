@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import structlog
-
 from assignors.api import TopicPartition
 from coordinator.cluster import KafkaCluster
 from members.config import ConsumerConfig
@@ -23,7 +21,6 @@ def build(
     **cfg,
 ):
     log = EventLog()
-    logger = structlog.wrap_logger(None, processors=[log])
     cluster = KafkaCluster(num_brokers=3, topics=partitions or {"t": 6})
     consumers = []
     for i in range(n):
@@ -41,7 +38,6 @@ def build(
                 bootstrap=["broker-0", "broker-1"],
                 topics=topics or ["t"],
                 seed=seed + i,
-                logger=logger,
             )
         )
     loop = MiniLoop(cluster, consumers)
@@ -166,11 +162,9 @@ def test_leader_notices_added_partitions_on_metadata_refresh() -> None:
 
 
 def test_pattern_subscription_picks_up_a_new_matching_topic() -> None:
-    log = EventLog()
-    logger = structlog.wrap_logger(None, processors=[log])
     cluster = KafkaCluster(num_brokers=1, topics={"orders-eu": 2, "other": 2})
     config = ConsumerConfig(group_id="g", metadata_max_age_ms=10_000)
-    c = Consumer("C0", config, bootstrap=["broker-0"], pattern=r"orders-.*", logger=logger)
+    c = Consumer("C0", config, bootstrap=["broker-0"], pattern=r"orders-.*")
     loop = MiniLoop(cluster, [c])
     loop.start("C0")
     loop.run_until(10_000)

@@ -329,7 +329,9 @@ def test_ignore_heartbeat_response_when_not_in_group() -> None:
     h = stable({"t": [0]})
     h.advance(h.now + 1000)
     hb = h.pending_heartbeat()
-    h.manager.transition_to_fatal(Errors.GROUP_AUTHORIZATION_FAILED, "test", h.now)
+    h.consumer.call_membership(
+        h.now, "transition_to_fatal", Errors.GROUP_AUTHORIZATION_FAILED, "test"
+    )
     epoch = h.manager.member_epoch
     from coordinator.protocol import ConsumerGroupHeartbeatResponse
 

@@ -13,6 +13,8 @@ from attrs import frozen
 
 from coordinator.effects import Send, SetTimer
 from coordinator.result import NO_RESULT, CoordinatorResult
+from members.result import NO_RESULT as NO_CONSUMER_RESULT
+from members.result import ConsumerResult
 from scenarios.network import NetworkConfig
 from scenarios.simulation import Simulation
 
@@ -64,10 +66,9 @@ class FakeCluster:
 class FakeConsumer:
     """Sends what it is told to, records what comes back; a timer re-sends every 100 ms."""
 
-    def __init__(self, node: str, config: Any, *, logger: Any, **_: Any) -> None:
+    def __init__(self, node: str, config: Any, **_: Any) -> None:
         self.node = node
         self.config = config
-        self.log = logger
         self.received: list[tuple[int, str, int, Any]] = []
         self.disconnects: list[tuple[int, str, int]] = []
         self.next_cid = 1
@@ -75,29 +76,32 @@ class FakeConsumer:
         self.state = "UNJOINED"
         self.owned: list[Any] = []
 
-    def send(self, dst: str, message: Any) -> list[Any]:
+    def send(self, dst: str, message: Any) -> ConsumerResult:
         cid = self.next_cid
         self.next_cid += 1
-        return [Send(self.node, dst, cid, message)]
+        return ConsumerResult((Send(self.node, dst, cid, message),))
 
-    def start(self, now: int) -> list[Any]:
-        return [] if self.config == "quiet" else [SetTimer("tick", now + 100)]
+    def start(self, now: int) -> ConsumerResult:
+        return NO_CONSUMER_RESULT if self.config == "quiet" else self._tick(now)
 
-    def handle_timer(self, key: str, now: int) -> list[Any]:
-        return [*self.send("broker-0", Ping(f"tick@{now}")), SetTimer("tick", now + 100)]
+    def _tick(self, now: int, *effects: Any) -> ConsumerResult:
+        return ConsumerResult((*effects, SetTimer("tick", now + 100)))
 
-    def handle_response(self, src: str, cid: int, message: Any, now: int) -> list[Any]:
+    def handle_timer(self, key: str, now: int) -> ConsumerResult:
+        return self._tick(now, *self.send("broker-0", Ping(f"tick@{now}")).effects)
+
+    def handle_response(self, src: str, cid: int, message: Any, now: int) -> ConsumerResult:
         self.received.append((now, src, cid, message))
-        return []
+        return NO_CONSUMER_RESULT
 
-    def handle_disconnect(self, dst: str, cid: int, now: int) -> list[Any]:
+    def handle_disconnect(self, dst: str, cid: int, now: int) -> ConsumerResult:
         self.disconnects.append((now, dst, cid))
-        return []
+        return NO_CONSUMER_RESULT
 
-    def crash(self, now: int) -> list[Any]:
-        return []
+    def crash(self, now: int) -> ConsumerResult:
+        return NO_CONSUMER_RESULT
 
-    def restart(self, now: int) -> list[Any]:
+    def restart(self, now: int) -> ConsumerResult:
         return self.start(now)
 
 

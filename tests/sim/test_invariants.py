@@ -8,6 +8,7 @@ import pytest
 
 from assignors.api import TopicPartition
 from coordinator.views import GroupView, MemberView
+from members.result import NO_RESULT, ConsumerResult
 from scenarios.invariants import InvariantViolation
 from scenarios.simulation import Simulation
 from tests.sim.helpers import FAST, FAST_BROKER, consumer_settings
@@ -73,8 +74,8 @@ class Idle:
         self.member_id = ""
         self.owned: list[TopicPartition] = []
 
-    def start(self, now: int) -> list[Any]:
-        return []
+    def start(self, now: int) -> ConsumerResult:
+        return NO_RESULT
 
 
 class GroupConfig:

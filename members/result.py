@@ -1,0 +1,60 @@
+"""What one consumer call produced: its effects and its events, returned as a value.
+
+The consumer's counterpart of ``coordinator.result.CoordinatorResult``. Every sans-I/O entry
+point of ``members.consumer.Consumer`` (``start``, ``handle_response``, ``handle_timer``,
+``close``, ...) returns a ``ConsumerResult``: the effects (``Send``, ``SetTimer``,
+``CancelTimer``) for the runner to carry out, and the events that happened during the call, in
+the order they happened, for the runner to record in its one event log. The consumer has no
+logger.
+
+An event is a ``(name, fields)`` pair as on the coordinator side (``coordinator.result``): the
+fields carry ``t_ms`` and the consumer's ``node`` and ``group_id``; the recorder adds ``event``
+and ``seq`` and may take ownership of the fields dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+
+from coordinator.effects import Effect
+from coordinator.result import LoggedEvent
+
+
+@frozen
+class ConsumerResult:
+    """The effects to carry out and the events to record, in the order they happened."""
+
+    effects: tuple[Effect, ...] = ()
+    events: tuple[LoggedEvent, ...] = ()
+
+
+NO_RESULT = ConsumerResult()
+
+
+class ConsumerStep:
+    """The outputs of one consumer call while it runs: its effects and its events, in order.
+
+    Created by the entry point; every event names the consumer's node and group (as a logger
+    bound to them would).
+    """
+
+    __slots__ = ("effects", "events", "group_id", "node")
+
+    def __init__(self, node: str, group_id: str) -> None:
+        self.node = node
+        self.group_id = group_id
+        self.effects: list[Effect] = []
+        self.events: list[LoggedEvent] = []
+
+    def event(self, name: str, **fields: Any) -> None:
+        # the bound context comes first; a field of the same name wins, as with a bound logger
+        fields.setdefault("node", self.node)
+        fields.setdefault("group_id", self.group_id)
+        self.events.append((name, fields))
+
+    def result(self) -> ConsumerResult:
+        if not self.effects and not self.events:
+            return NO_RESULT
+        return ConsumerResult(tuple(self.effects), tuple(self.events))
