@@ -48,9 +48,12 @@ def needs_snapshots(scenario: Scenario) -> bool:
     ZooKeeper design."""
     if scenario.design == "zookeeper":
         return True
+    configs = [c.config for c in scenario.consumers]
+    for action in scenario.timeline:  # a restart may switch a consumer's protocol (migration)
+        configs.extend(getattr(action.args, "configs", None) or ())
     return any(
-        str(c.config.get("group_protocol", "classic")).lower() == "consumer"
-        for c in scenario.consumers
+        str((config or {}).get("group_protocol", "classic")).lower() == "consumer"
+        for config in configs
     )
 
 

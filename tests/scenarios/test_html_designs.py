@@ -38,7 +38,9 @@ def _replay(rows: list[list[Any]], step: int, width: int) -> dict[int, list[Any]
     return out
 
 
-@pytest.mark.parametrize("lesson", [KIP848, "slow-reconciliation", SPLIT_BRAIN, DESIGN2])
+@pytest.mark.parametrize(
+    "lesson", [KIP848, "slow-reconciliation", "online-upgrade-and-downgrade", SPLIT_BRAIN, DESIGN2]
+)
 def test_taking_snapshots_leaves_the_log_byte_identical(lesson: str) -> None:
     scenario = load_scenario(lesson)
     plain = run_scenario(scenario)
