@@ -37,6 +37,16 @@ Rules (deterministic, documented in docs/runner.md):
   belongs to no rebalance.
 * **Imbalance after**: max - min of partitions per member among the members that received the
   final assignment.
+* **Protocol switch** (KIP-848 online migration, ``group_upgraded`` / ``group_downgraded``): one
+  group id, one history. An upgrade ends the classic generation: the last classic record (or the
+  rebalance it interrupts, then ``outcome`` "upgraded") gets ``ended_by="upgraded"``, and from
+  then on the classic tracker follows ownership only (classic members inside a consumer group
+  are the consumer group's rebalances; their revocations start no classic one). The consumer
+  group's epochs go on from the classic generation (``ConsumerGroup.fromClassicGroup``). A
+  downgrade closes the consumer group's history (its last record ``ended_by="downgraded"``) and
+  the rebalance the downgrade starts is a classic one (trigger ``group_downgraded``), measured
+  against the ownership the consumer group left: moved from the last settled owners, paused from
+  the last consumer-protocol member's revocation.
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from attrs import asdict, field, frozen
+from attrs import asdict, evolve, field, frozen
 
 from coordinator import events as ev
 from coordinator.tuples import to_tuple
@@ -81,6 +91,8 @@ class RebalanceRecord:
     protocol: str | None = None
     generations: tuple[int, ...] = field(default=(), converter=to_tuple)
     coordinator_failovers: int = 0
+    # "upgraded" / "downgraded": the group changed type after this record (KIP-848 migration)
+    ended_by: str | None = None
 
     @property
     def duration_ms(self) -> int:
@@ -126,6 +138,8 @@ _TRIGGER_TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "static_member_replaced",
         ),
         (r"Updating metadata for member .+ during .+", "member_metadata_changed"),
+        # GroupMetadataManager.convertToClassicGroup's rebalance reason
+        (r"Downgrade group .+ from consumer to classic\.?", "group_downgraded"),
     )
 )
 
@@ -182,7 +196,9 @@ class _Open:
 class _Group:
     __slots__ = (
         "current",
+        "last_assigned_ms",
         "member_node",
+        "modern",
         "owner",
         "pending_revokes",
         "records",
@@ -204,6 +220,9 @@ class _Group:
         self.settled: dict[str, str] = {}  # ownership at the end of the last rebalance
         self.current: _Open | None = None
         self.records: list[RebalanceRecord] = []
+        # a consumer group now (after group_upgraded, until group_downgraded): ownership only
+        self.modern = False
+        self.last_assigned_ms = -1  # the group's last assigned callback
 
 
 def _partitions(value: Any) -> list[str]:
@@ -295,8 +314,36 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
         node = event.get("node")
         if group_id and node and node not in node_group and not str(node).startswith("broker-"):
             node_group[node] = group_id
+        if name == ev.GROUP_UPGRADED and group_id:
+            state = group_of(group_id)
+            current = state.current
+            if current is not None and current.outcome != "Stable":
+                # the conversion interrupted a rebalance (not possible in Kafka 4.0, which only
+                # converts a group whose members all have an assignment; said if it happens)
+                current.outcome = "upgraded"
+                current.end_ms = max(current.end_ms, t)
+            finish(state, group_id)
+            if state.records and state.records[-1].ended_by is None:
+                state.records[-1] = evolve(state.records[-1], ended_by="upgraded")
+            state.modern = True
+            state.pending_revokes.clear()
+            continue
+        if name == ev.GROUP_DOWNGRADED and group_id:
+            state = group_of(group_id)
+            state.modern = False
+            # the revocations since the consumer group's last assignment (the leaving member's)
+            # belong to the classic rebalance the downgrade starts (``settled`` is the
+            # ownership after the consumer group's last assignment: moved counts from it)
+            keep = [p for p in state.pending_revokes if p[1] >= state.last_assigned_ms]
+            state.pending_revokes[:] = keep
+            continue
         state_to = event.get("state_to")
-        if group_id and state_to in GROUP_STATES and "state_from" in event:
+        if (
+            group_id
+            and state_to in GROUP_STATES
+            and "state_from" in event
+            and name != ev.CONSUMER_GROUP_STATE_CHANGED
+        ):
             state = group_of(group_id)
             current = state.current
             state_from = event.get("state_from")
@@ -375,6 +422,20 @@ def rebalances_from_events(events: Iterable[Mapping[str, Any]]) -> list[Rebalanc
             current = state.current
             callback = event.get("callback")
             parts = _partitions(event.get("partitions"))
+            if state.modern:
+                # a consumer group's (consumer_group_rebalances measures it): follow ownership
+                if callback in ("revoked", "lost") and parts:
+                    for partition in parts:
+                        if state.owner.get(partition) == node:
+                            release(state, partition, t)
+                    state.pending_revokes.append((node, t, parts))
+                elif callback == "assigned":
+                    for partition in parts:
+                        state.unowned_since.pop(partition, None)
+                        state.owner[partition] = node
+                    state.last_assigned_ms = t
+                    state.settled = dict(state.owner)
+                continue
             if callback in ("revoked", "lost"):
                 if not parts:
                     continue
@@ -495,8 +556,11 @@ def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[Rebal
     Empty) again, plus the assignments that complete it afterwards (a new owner gets a released
     partition at its next heartbeat, after the coordinator's group is Stable). ``rounds`` counts
     the group epochs bumped meanwhile; moved, revoked and paused (unowned) partition-time come
-    from the members' callbacks, as for classic groups; a revocation just before the window
-    opens (a leaving member releases first) belongs to it."""
+    from the members' callbacks, as for classic groups (moved: a partition whose owner differs
+    from its owner when the window opened; a classic member of a migrating group revokes and
+    gets back the same partitions, which is no move); a revocation just before the window
+    opens (a leaving member releases first) belongs to it. A group_upgraded starts the history
+    (classic revocations before it are the classic tracker's), a group_downgraded ends it."""
     done: list[dict[str, Any]] = []
     owner: dict[str, dict[str, str]] = {}
     unowned_since: dict[str, dict[str, int]] = {}
@@ -504,6 +568,7 @@ def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[Rebal
     current: dict[str, dict[str, Any]] = {}  # the open window, or the last one (settling)
     pending_revoked: dict[str, int] = {}
     last_change: dict[str, tuple[str | None, bool]] = {}
+    held: dict[str, dict[str, str]] = {}  # partition -> its last owner (kept across a revoke)
     for e in events:
         name = e.get("event")
         gid = e.get("group_id")
@@ -511,7 +576,15 @@ def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[Rebal
         node = str(e.get("node", ""))
         if not isinstance(gid, str):
             continue
-        if name == ev.CONSUMER_GROUP_MEMBER_JOINED:
+        if name == ev.GROUP_UPGRADED:
+            pending_revoked.pop(gid, None)
+            current.pop(gid, None)
+        elif name == ev.GROUP_DOWNGRADED:
+            cur = current.pop(gid, None)
+            if cur is not None:
+                cur["ended_by"] = "downgraded"
+            pending_revoked.pop(gid, None)
+        elif name == ev.CONSUMER_GROUP_MEMBER_JOINED:
             members.setdefault(gid, set()).add(str(e.get("member_id")))
             last_change[gid] = (None, True)
         elif name == ev.CONSUMER_GROUP_MEMBER_REMOVED:
@@ -532,13 +605,15 @@ def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[Rebal
                     "start": t,
                     "end": t,
                     "epochs": [int(e.get("group_epoch", 0))],
-                    "moved": 0,
                     "revoked": pending_revoked.pop(gid, 0),
                     "paused": 0,
                     "reason": reason,
                     "trigger": _modern_trigger(reason, joined),
                     "outcome": "unfinished",
                     "members_after": 0,
+                    "before": dict(held.get(gid, {})),
+                    "moved_set": set(),
+                    "ended_by": None,
                 }
                 done.append(cur)
             elif to in ("Stable", "Empty", "Dead") and cur is not None and cur["open"]:
@@ -565,11 +640,16 @@ def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[Rebal
                     lost_at = since.pop(p, None)
                     before = own.get(p)
                     if cur is not None and (lost_at is not None or before not in (None, node)):
-                        cur["moved"] += 1
+                        was = cur["before"].get(p)
+                        if was is not None and was != node:
+                            cur["moved_set"].add(p)
+                        else:
+                            cur["moved_set"].discard(p)
                         if lost_at is not None:
                             cur["paused"] += t - max(lost_at, cur["start"])
                         cur["end"] = max(cur["end"], t)
                     own[p] = node
+                    held.setdefault(gid, {})[p] = node
     records = []
     for cur in done:
         gid = cur["group_id"]
@@ -585,7 +665,7 @@ def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[Rebal
                 start_ms=cur["start"],
                 end_ms=cur["end"],
                 rounds=len(epochs),
-                partitions_moved=cur["moved"],
+                partitions_moved=len(cur["moved_set"]),
                 partitions_revoked=cur["revoked"],
                 paused_partition_ms=cur["paused"],
                 imbalance_after=(max(counts) - min(counts)) if counts else 0,
@@ -595,6 +675,7 @@ def consumer_group_rebalances(events: Sequence[Mapping[str, Any]]) -> list[Rebal
                 outcome=cur["outcome"],
                 protocol="consumer",
                 generations=epochs,
+                ended_by=cur["ended_by"],
             )
         )
     return records

@@ -590,16 +590,34 @@ def rebalance_table(records: Sequence[Mapping[str, Any]]) -> Table:
         start, end = int(r.get("start_ms", 0)), int(r.get("end_ms", 0))
         table.add_row(
             str(r.get("group_id")),
-            "->".join(str(g) for g in gens),
+            ("epoch " if r.get("protocol") == "consumer" else "") + "->".join(str(g) for g in gens),
             format_ms(start),
             format_ms(end - start),
             str(r.get("rounds")),
             str(r.get("trigger")),
             str(r.get("partitions_moved")),
             f"{int(r.get('paused_partition_ms') or 0) / 1000:.1f}",
-            str(r.get("outcome")),
+            rebalance_outcome(r),
         )
     return table
+
+
+#: what a KIP-848 online migration did to the group after a record (RebalanceRecord.ended_by)
+_ENDED_BY = {
+    "upgraded": "upgraded",
+    "downgraded": "downgraded",
+}
+
+
+def rebalance_outcome(record: Mapping[str, Any]) -> str:
+    """The outcome column: the state the rebalance ended in, and a protocol switch after it (the
+    classic generation ends at ``group_upgraded``, the consumer group's epochs at
+    ``group_downgraded``), so one group's history reads across the switch."""
+    outcome = str(record.get("outcome"))
+    ended_by = record.get("ended_by")
+    if ended_by:
+        return f"{outcome}, {_ENDED_BY.get(str(ended_by), str(ended_by))}"
+    return outcome
 
 
 def render_expectations(console: Console, scenario: Scenario, result: RunResult) -> None:
