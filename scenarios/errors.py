@@ -64,8 +64,10 @@ class ScenarioError(Exception):
     """A scenario could not be loaded; ``issues`` lists every problem found, in file order."""
 
     def __init__(self, issues: Sequence[Issue]):
+        # One line per distinct problem: a setting in ``defaults:`` is checked once per consumer
+        # that inherits it, and would otherwise be reported once per consumer.
         self.issues: list[Issue] = sorted(
-            issues, key=lambda i: (i.source, i.line or 0, i.column or 0, i.path)
+            dict.fromkeys(issues), key=lambda i: (i.source, i.line or 0, i.column or 0, i.path)
         )
         super().__init__(self.format())
 
