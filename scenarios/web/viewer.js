@@ -174,7 +174,7 @@
   $('active-only').checked = D.lanes.length > 24;
   function laneFilter() { return $('lane-filter').value.split(',').map(function (s) { return s.trim(); }).filter(Boolean); }
   function laneHiddenByFilter(id, f) {  // f: laneFilter(), read once per drawing
-    return f.some(function (x) { return id === x || (x.length > 1 && id.indexOf(x) === 0 && x.slice(-1) === '*') || id === x; });
+    return f.some(function (x) { return id === x || (x.length > 1 && x.slice(-1) === '*' && id.indexOf(x.slice(0, -1)) === 0); });
   }
   function renderHidden() {
     var ids = Object.keys(hidden).filter(function (k) { return hidden[k]; });

@@ -219,6 +219,18 @@ def test_lanes_can_be_hidden_and_filtered(browser, pages):
     assert "C1" not in labels() and "broker-1" not in labels() and "C3" in labels()
 
 
+def test_the_prefix_filter_hides_the_lanes_it_names(browser, pages):
+    url, view = _lesson("demo-what-is-a-rebalance", pages)
+    _open(browser, url, step=40)
+    ids = [lane["id"] for lane in view["lanes"]]
+    members = [i for i in ids if i.startswith("C")]
+    assert "C1" in members and len(members) > 1
+    browser.find_element("id", "lane-filter").send_keys("C1*")
+    labels = [t.text for t in browser.find_elements("css selector", "#lanes .lane-label")]
+    assert labels == [i for i in ids if not i.startswith("C1")]
+    assert all(m in labels for m in members if not m.startswith("C1"))
+
+
 def test_play_advances_and_pauses(browser, pages):
     url = _lesson("cooperative-two-rounds", pages)[0]
     _open(browser, url)
