@@ -84,6 +84,7 @@
     $('grid-title').textContent = 'Partitions: owner now, the coordinator\u2019s view, and the target assignment of each epoch';
   } else if (MODE === 'zookeeper') {
     $('group-what').textContent = 'no coordinator; the ZooKeeper servers\u2019 views';
+    $('lanes-title').textContent = 'Messages and callbacks, one lane per ZooKeeper server and consumer';
     $('grid-title').textContent = 'Partitions: who fetches now, the owner znode on each ZooKeeper server, and the assignment each consumer computed (per try)';
   } else if (MODE === 'coordinator-assigns') {
     $('group-what').textContent = 'state machine (the coordinator assigns)';

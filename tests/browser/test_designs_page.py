@@ -160,6 +160,8 @@ def test_zookeeper_servers_views_and_measures(browser, pages):
     assert not browser.find_element("id", "state-machine").is_displayed()
     lanes = [t.text for t in browser.find_elements("css selector", "#lanes .lane-label")]
     assert lanes[:3] == ["zk-0", "zk-1", "zk-2"] and not any("broker" in n for n in lanes)
+    title = _text(browser, "lanes-title")
+    assert "ZooKeeper server and consumer" in title and "broker" not in title
     for target in (conflict, conflict + 3, 2, len(view["steps"]) - 1):
         browser.execute_script(f"groupsim.seek({target})")
         rows = _fold(view["zk_rows"], target)

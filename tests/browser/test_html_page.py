@@ -209,6 +209,7 @@ def test_lanes_can_be_hidden_and_filtered(browser, pages):
         return [t.text for t in browser.find_elements("css selector", "#lanes .lane-label")]
 
     assert labels() == [lane["id"] for lane in view["lanes"]]
+    assert _text(browser, "lanes-title").endswith("one lane per broker and member")
     assert browser.find_elements("css selector", "#lanes line.arrow")  # messages are drawn
     browser.find_element("css selector", "#lanes .lane-label[data-lane='C2']").click()
     assert "C2" not in labels()
