@@ -27,6 +27,8 @@ change the state; their changes show at the next step. The data, all indexed by 
 * ``mode``: ``classic``, ``consumer`` (a KIP-848 group), ``zookeeper`` or ``coordinator-assigns``
   (seed 004's designs), with ``machine`` (the state machine to draw), ``info_keys`` and
   ``measures`` (seed 004's measures of the run, label/value lines);
+* ``machine_at``, ``[step, machine]``, and ``machines`` (name -> machine): only when the group
+  changed type mid-run (online upgrade/downgrade, KIP-848); the page draws each step's machine;
 * KIP-848: ``member_rows`` gain the client's epoch and the coordinator's epoch, member state,
   assigned and pending-revocation counts; ``coord_cells``, ``[step, partition, assigned_to,
   pending_from, target]`` (member indexes, -1: none); ``generations`` are the target assignment
@@ -327,6 +329,8 @@ class _Builder:
         self.steps: list[list[Any]] = []
         self.arrows: list[list[Any]] = []
         self.group_changes: list[list[Any]] = []
+        # the group's type changes (KIP-848 online migration): [step, machine to draw]
+        self.machine_changes: list[list[Any]] = []
         self.info: list[list[Any]] = []
         self.member_rows: list[list[Any]] = []
         self.cells: list[list[Any]] = []
@@ -472,6 +476,7 @@ class _Builder:
         self._snapshots_before(None)
         for stream in (
             self.group_changes,
+            self.machine_changes,
             self.info,
             self.member_rows,
             self.cells,
@@ -519,6 +524,10 @@ class _Builder:
             "steps": self.steps,
             "arrows": self.arrows,
             "group": self.group_changes,
+            "machine_at": self._machine_at(),
+            "machines": {m: MACHINES[m] for m in (CLASSIC, CONSUMER)}
+            if self.machine_changes
+            else {},
             "info": self.info,
             "member_rows": self.member_rows,
             "cells": self.cells,
@@ -767,8 +776,24 @@ class _Builder:
                 self.stopped.discard(node)
                 self._refresh(idx, self._owned_by(node))
 
+    def _machine_at(self) -> list[list[Any]]:
+        """The state machine to draw from each step on, when the group changed type mid-run.
+
+        An online upgrade (``group_upgraded``) turns a classic group into a consumer group and a
+        downgrade (``group_downgraded``) back (Kafka's ``GroupMetadataManager``
+        ``convertToConsumerGroup`` / ``convertToClassicGroup``, KIP-848): the states lit before
+        and after belong to different machines. Empty when the type never changed.
+        """
+        if not self.machine_changes:
+            return []
+        first = CLASSIC if self.machine_changes[0][1] == CONSUMER else CONSUMER
+        return [[0, first], *self.machine_changes]
+
     def _coordinator(self, e: Mapping[str, Any], idx: int) -> None:
         name = e.get("event")
+        if name in ("group_upgraded", "group_downgraded"):
+            self.machine_changes.append([idx, CONSUMER if name == "group_upgraded" else CLASSIC])
+            return
         if name == "group_state_changed" or ("state_to" in e and "state_from" in e):
             reason = shorten_text(str(e.get("reason") or ""), self.names)
             gen = e.get("generation_id", e.get("group_epoch"))

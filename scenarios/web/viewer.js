@@ -90,8 +90,19 @@
     $('group-what').textContent = 'state machine (the coordinator assigns)';
     $('grid-title').textContent = 'Partitions: owner now and the assignment the coordinator computed each generation';
   }
-  (function buildStateMachine() {
+  // a group that changes type mid-run (online upgrade / downgrade) draws, at each step, the
+  // machine the data names for it (machine_at); otherwise the one machine of the mode
+  var drawnMachine = null;
+  function machineAt(s) {
+    var rows = D.machine_at || [], i = lastAt(rows, s);
+    return i >= 0 ? rows[i][1] : null;
+  }
+  function buildStateMachine(name) {
+    var m = name ? D.machines[name] : D.machine;
+    SM = m ? m.states : {}; EDGES = m ? m.edges : [];
+    drawnMachine = name;
     var svg = $('state-machine');
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
     var defs = el('defs', {});
     ['sm-arrow', 'sm-arrow-last'].forEach(function (id) {
       var m = el('marker', { id: id, viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '9', markerHeight: '9', markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse' });
@@ -115,9 +126,11 @@
       }
       svg.appendChild(g);
     });
-  })();
+  }
+  buildStateMachine(machineAt(0));
 
   function renderGroup() {
+    if (machineAt(cur) !== drawnMachine) buildStateMachine(machineAt(cur));
     var i = lastAt(D.group, cur);
     var state = i >= 0 ? D.group[i][2] : null;
     document.querySelectorAll('#state-machine .state').forEach(function (g) {

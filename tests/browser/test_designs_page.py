@@ -202,3 +202,37 @@ def test_zookeeper_servers_views_and_measures(browser, pages):
     )
     assert measures == dict(view["measures"])
     assert measures["design"] == "zookeeper" and measures["conflicts"] == "3"
+
+
+def test_migration_draws_the_machine_of_the_group_type_at_each_step(browser, pages):
+    url, view = _page("online-upgrade-and-downgrade", pages)
+    at = view["machine_at"]
+    assert [m for _, m in at] == ["classic", "consumer", "classic"]
+    upgrade, downgrade = at[1][0], at[2][0]
+    classic = {"Empty", "PreparingRebalance", "CompletingRebalance", "Stable"}
+    consumer = {"Empty", "Assigning", "Reconciling", "Stable"}
+    _open(browser, url)
+    for step, states, machine in (
+        (next(r[0] for r in view["group"] if r[2] == "CompletingRebalance"), classic, "classic"),
+        (upgrade + 1, consumer, "consumer"),
+        (len(view["steps"]) - 1, classic, "classic"),
+    ):
+        browser.execute_script(f"groupsim.seek({step})")
+        drawn = {
+            g.get_attribute("data-state")
+            for g in browser.find_elements("css selector", "#state-machine .state")
+        }
+        assert drawn == set(view["machines"][machine]["states"])
+        lit = _lit(browser)
+        expect = next(r[2] for r in reversed(view["group"]) if r[0] <= step)
+        assert lit == [expect] and expect in states, (step, lit, expect)
+    assert 0 < upgrade < downgrade
+    # before the upgrade a classic-only state is lit, after it a consumer-group-only one
+    first = next(r for r in view["group"] if r[2] == "CompletingRebalance")
+    assert first[0] < upgrade
+    browser.execute_script(f"groupsim.seek({first[0]})")
+    assert _lit(browser) == ["CompletingRebalance"]
+    reconciling = next(r for r in view["group"] if r[2] == "Reconciling")
+    assert upgrade <= reconciling[0] < downgrade
+    browser.execute_script(f"groupsim.seek({reconciling[0]})")
+    assert _lit(browser) == ["Reconciling"]
