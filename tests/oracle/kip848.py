@@ -26,14 +26,12 @@ epochs/states, and the live session/rebalance timers.
 
 from __future__ import annotations
 
-import argparse
-import json
-import lzma
 import random
 from pathlib import Path
 from typing import Any
 
 from coordinator.kafka_uuid import topic_id_for
+from tests.oracle.script_files import read_scripts, record_command
 
 DATA = Path(__file__).parent / "data" / "kip848.jsonl.xz"
 GROUP = "g"
@@ -222,22 +220,11 @@ def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
-    with lzma.open(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_scripts(path)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--oracle", required=True, help="the command that runs Oracle.java")
-    parser.add_argument("--seeds", default="0:100")
-    args = parser.parse_args()
-    first, last = (int(x) for x in args.seeds.split(":"))
-    scripts = record(args.oracle, range(first, last))
-    DATA.parent.mkdir(parents=True, exist_ok=True)
-    with lzma.open(DATA, "wt", encoding="utf-8") as f:
-        for script in scripts:
-            f.write(json.dumps(script, separators=(",", ":")) + "\n")
-    print(f"{len(scripts)} scripts -> {DATA}")
+    record_command(__doc__, record, DATA, "0:100")
 
 
 if __name__ == "__main__":

@@ -20,10 +20,7 @@ writes tests/oracle/data/mixed.jsonl.xz (the same format as kip848.jsonl.xz, plu
 
 from __future__ import annotations
 
-import argparse
 import base64
-import json
-import lzma
 import random
 from pathlib import Path
 from typing import Any
@@ -31,6 +28,7 @@ from typing import Any
 from assignors.api import Subscription, TopicPartition
 from members.consumer_protocol import decode_assignment, encode_assignment, encode_subscription
 from tests.oracle.kip848 import topic_ops
+from tests.oracle.script_files import read_scripts, record_command
 
 DATA = Path(__file__).parent / "data" / "mixed.jsonl.xz"
 GROUP = "g"
@@ -287,22 +285,11 @@ def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
-    with lzma.open(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_scripts(path)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--oracle", required=True, help="the command that runs Oracle.java")
-    parser.add_argument("--seeds", default="0:150")
-    args = parser.parse_args()
-    first, last = (int(x) for x in args.seeds.split(":"))
-    scripts = record(args.oracle, range(first, last))
-    DATA.parent.mkdir(parents=True, exist_ok=True)
-    with lzma.open(DATA, "wt", encoding="utf-8") as f:
-        for script in scripts:
-            f.write(json.dumps(script, separators=(",", ":")) + "\n")
-    print(f"{len(scripts)} scripts -> {DATA}")
+    record_command(__doc__, record, DATA, "0:150")
 
 
 if __name__ == "__main__":
