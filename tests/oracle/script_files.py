@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import lzma
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -40,3 +40,20 @@ def record_command(
     scripts = record(args.oracle, range(first, last))
     write_scripts(data, scripts)
     print(f"{len(scripts)} scripts -> {data}")
+
+
+def disagreements(
+    scripts: Iterable[Script], replay: Callable[[Script], list[str]], known: dict[int, str]
+) -> list[str]:
+    """What a trace suite reports: each script that differs from Kafka (its first two
+    differences), and each listed known divergence that agrees with Kafka now."""
+    failures = []
+    for script in scripts:
+        diffs = replay(script)
+        seed = script["seed"]
+        if seed in known:
+            if not diffs:
+                failures.append(f"seed {seed} agrees with Kafka now: take it out of the list")
+        elif diffs:
+            failures.append("\n".join(diffs[:2]))
+    return failures

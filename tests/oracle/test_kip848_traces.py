@@ -47,6 +47,7 @@ from coordinator.records import (
 )
 from coordinator.result import Step
 from tests.oracle.kip848 import DATA, load
+from tests.oracle.script_files import disagreements
 
 NODE = "broker-0"
 
@@ -502,13 +503,5 @@ KNOWN_DIVERGENCES: dict[int, str] = {}
 
 @pytest.mark.skipif(not DATA.exists(), reason="no recorded KIP-848 traces")
 def test_kip848_heartbeats_agree_with_kafka() -> None:
-    failures = []
-    for script in scripts():
-        diffs = replay(script)
-        seed = script["seed"]
-        if seed in KNOWN_DIVERGENCES:
-            if not diffs:
-                failures.append(f"seed {seed} agrees with Kafka now: take it out of the list")
-        elif diffs:
-            failures.append("\n".join(diffs[:2]))
+    failures = disagreements(scripts(), replay, KNOWN_DIVERGENCES)
     assert not failures, f"{len(failures)} of {len(scripts())} scripts:\n" + "\n".join(failures[:3])

@@ -41,6 +41,7 @@ from tests.oracle.replay import (
     response_fields,
     to_request,
 )
+from tests.oracle.script_files import disagreements
 from tests.oracle.test_kip848_traces import _kafka_record, _ours
 
 GROUP = "g"
@@ -259,13 +260,5 @@ KNOWN_DIVERGENCES: dict[int, str] = {}
 
 @pytest.mark.skipif(not DATA.exists(), reason="no recorded mixed-protocol traces")
 def test_mixed_protocol_groups_agree_with_kafka() -> None:
-    failures = []
-    for script in scripts():
-        diffs = replay(script)
-        seed = script["seed"]
-        if seed in KNOWN_DIVERGENCES:
-            if not diffs:
-                failures.append(f"seed {seed} agrees with Kafka now: take it out of the list")
-        elif diffs:
-            failures.append("\n".join(diffs[:2]))
+    failures = disagreements(scripts(), replay, KNOWN_DIVERGENCES)
     assert not failures, f"{len(failures)} of {len(scripts())} scripts:\n" + "\n".join(failures[:3])
