@@ -35,6 +35,8 @@ from coordinator.protocol import (
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
     MemberIdentity,
+    OffsetFetchRequest,
+    OffsetFetchRequestTopic,
 )
 from coordinator.records import (
     TopicPartitionsRecord,
@@ -1031,3 +1033,23 @@ def test_reconciliation_in_joining_consumer_group_with_cooperative_protocol(mock
     )
     assert set(current.assigned_partitions) == partitions_record(h, foo=(0, 1), zar=(0,))
     assert synced(epoch + 1) == {("foo", 0), ("foo", 1), ("zar", 0)}
+
+
+def test_consumer_group_offset_commit_and_fetch_with_illegal_generation_id():
+    """OffsetMetadataManagerTest.testConsumerGroupOffsetCommitWithIllegalGenerationId and
+    testConsumerGroupOffsetFetchWithIllegalGenerationId: a classic member of a consumer group
+    commits or fetches (named partitions and all) at an epoch below or above its own:
+    ILLEGAL_GENERATION (a consumer-protocol member would get STALE_MEMBER_EPOCH)."""
+    h = Mixed()
+    ids, _c, _ = h.mixed()
+    epoch = h.consumer().members[ids["A"]].member_epoch
+    since = len(h.records(G))
+    for wrong in (epoch - 1, epoch + 1):
+        assert h.commit("A", ids["A"], wrong, {("bar", 0): 100}, G) == {
+            ("bar", 0): Errors.ILLEGAL_GENERATION
+        }
+        for topics in ((OffsetFetchRequestTopic("foo", (0,)),), None):
+            request = OffsetFetchRequest(G, topics, member_id=ids["A"], member_epoch=wrong)
+            _corr, (response,) = h.send("A", request)
+            assert response.error_code == Errors.ILLEGAL_GENERATION
+    assert h.records(G)[since:] == ()
