@@ -536,7 +536,7 @@ def test_cluster_view_of_a_consumer_group():
 
 
 def test_preferred_server_assignor_ties_follow_java_hashmap_compute():
-    """ConsumerGroupTest.testComputePreferredServerAssignor's rule on ties: Kafka copies the
+    """ConsumerGroupTest.testPreferredServerAssignor's rule on ties: Kafka copies the
     counts into a HashMap and adds the member's assignor with ``compute``, which puts a new key
     at the head of its bin ("uniform" and "range" share one); ``stream().max`` keeps the first
     of tied maxima. Checked against the JDK: {range: 1} + uniform gives uniform, {uniform: 1} +
@@ -583,3 +583,25 @@ def test_describe_names_the_preferred_assignor_else_the_default():
     h.heartbeat("n", subscribed_topic_names=("foo",), server_assignor="range")
     (group,) = h.send(ConsumerGroupDescribeRequest((GROUP,))).groups
     assert group.assignor_name == "range"
+
+
+def test_is_in_states_case_insensitive():
+    """ConsumerGroupTest.testIsInStatesCaseInsensitive, through ListGroups (Kafka's
+    GroupMetadataManager.listGroups lower-cases the filter before ConsumerGroup.isInStates
+    compares it with the lower-case state): an Empty group matches "empty" and "Empty"; once a
+    member joins it is Stable and no longer matches "empty"."""
+    h = Kip848(topics={"foo": 1})
+
+    def listed(*states: str) -> list[str]:
+        return [g.group_id for g in h.send(ListGroupsRequest(states)).groups]
+
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+    h.heartbeat("m", -1)
+    assert h.group().state == ConsumerGroupState.EMPTY
+    assert listed("empty") == [GROUP] and listed("Empty") == [GROUP]
+    assert listed("stable") == []
+    h.heartbeat("n", subscribed_topic_names=("foo",))
+    h.heartbeat("n", 2, topic_partitions=h.owned(foo=(0,)))
+    assert h.group().state == ConsumerGroupState.STABLE
+    assert listed("stable") == [GROUP] and listed("STABLE") == [GROUP]
+    assert listed("empty") == []
