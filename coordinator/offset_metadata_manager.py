@@ -333,6 +333,25 @@ class OffsetMetadataManager:
                 expired.append((topic, partition))
         return expired
 
+    def expired_consumer_group_offsets(
+        self, group: ConsumerGroup, now_ms: int
+    ) -> list[tuple[str, int]]:
+        """cleanupExpiredOffsets for a KIP-848 group (ConsumerGroup.offsetExpirationCondition:
+        from the commit time; isSubscribedToTopic: a topic a member subscribes to keeps its
+        offsets)."""
+        retention = self.config.offsets_retention_ms
+        stored = self.offsets.get(group.group_id, {})
+        expired = []
+        for topic, partition in self.kafka_order(group.group_id) if stored else ():
+            if topic in group.subscribed_topic_names:
+                continue
+            if now_ms - stored[(topic, partition)].commit_timestamp >= retention and not (
+                self.pending.open_by_group
+                and self.pending.has_pending(group.group_id, (topic, partition))
+            ):
+                expired.append((topic, partition))
+        return expired
+
     def all_offsets_expired(self, group_id: str, expired: list[tuple[str, int]]) -> bool:
         """cleanupExpiredOffsets' answer: whether the group may be deleted. True for a group
         without committed offsets; else when all expired and no transaction of the group is

@@ -4,9 +4,8 @@
 
 Each test names its original. Left out (and why): testStateTransitionMetrics (no Kafka
 metrics); testGroupTypeFromString (Group.GroupType.parse: groupsim's group types are classes, not
-a parsed enum); testOffsetExpirationCondition (groupsim has no expiry of a KIP-848 group's offsets
-yet: its cleanup visits classic groups only, a known divergence from Kafka's
-cleanupGroupMetadata); testAsDescribedGroup / testAsListedGroup (covered through
+a parsed enum); testOffsetExpirationCondition (ported through the expiry job in
+test_kafka_offsets.py); testAsDescribedGroup / testAsListedGroup (covered through
 KafkaCluster in test_kafka_consumer_group_heartbeat.py); testUpdateSubscriptionMetadata and
 testMetadataRefreshDeadline (covered through KafkaCluster: metadata refresh after partitions are
 added). testValidateTransactionalOffsetCommit is ported through TxnOffsetCommit requests in

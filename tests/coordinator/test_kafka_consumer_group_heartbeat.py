@@ -25,6 +25,7 @@ from coordinator.errors import Errors
 from coordinator.protocol import (
     ConsumerGroupDescribeRequest,
     ConsumerGroupHeartbeatRequest,
+    DeleteGroupsRequest,
     ListGroupsRequest,
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
@@ -605,3 +606,35 @@ def test_is_in_states_case_insensitive():
     assert h.group().state == ConsumerGroupState.STABLE
     assert listed("stable") == [GROUP] and listed("STABLE") == [GROUP]
     assert listed("empty") == []
+
+
+def test_consumer_group_delete():
+    """GroupMetadataManagerTest.testConsumerGroupDelete and the non-empty half of
+    testConsumerGroupMaybeDelete, through DeleteGroups (GroupCoordinatorShard.deleteGroups): a
+    consumer group with a member is NON_EMPTY_GROUP (ConsumerGroup.validateDeleteGroup) and
+    nothing is written; once Empty, its offsets' tombstones then its own
+    (createGroupTombstoneRecords: target assignment epoch, subscription metadata, group epoch)
+    go out and the group is gone."""
+    h = Kip848(topics={"foo": 1})
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+    topic = OffsetCommitRequestTopic("foo", (OffsetCommitRequestPartition(0, 7),))
+    assert h.send(OffsetCommitRequest(GROUP, 1, "m", (topic,))).topics[0].partitions[
+        0
+    ].error_code == (Errors.NONE)
+    h.events.clear()
+    (result,) = h.send(DeleteGroupsRequest((GROUP,))).results
+    assert result.error_code == Errors.NON_EMPTY_GROUP
+    assert records(h) == [] and h.group() is not None
+    h.heartbeat("m", -1)
+    h.events.clear()
+    (result,) = h.send(DeleteGroupsRequest((GROUP,))).results
+    assert result.error_code == Errors.NONE
+    assert records(h) == [
+        ("OffsetCommit", True),
+        ("ConsumerGroupTargetAssignmentMetadata", True),
+        ("ConsumerGroupPartitionMetadata", True),
+        ("ConsumerGroupMetadata", True),
+    ]
+    assert h.group() is None and h.cluster.committed_offsets(GROUP) == {}
+    (again,) = h.send(DeleteGroupsRequest((GROUP,))).results
+    assert again.error_code == Errors.GROUP_ID_NOT_FOUND

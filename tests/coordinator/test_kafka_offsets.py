@@ -888,3 +888,53 @@ def test_consumer_group_offset_fetch_with_stale_member_epoch():
     for topics in ({"bar": (0,)}, None):
         response = fetch_as(d, member_id, epoch + 9, topics)
         assert response.error_code == Errors.STALE_MEMBER_EPOCH
+
+
+def test_consumer_group_offset_expiration_condition():
+    """ConsumerGroupTest.testOffsetExpirationCondition, through the expiry job
+    (GroupCoordinatorShard.cleanupGroupMetadata over a KIP-848 group): an offset expires
+    retention after its commit time (offsets of a topic the group subscribes to never do), each
+    on its own; the group stays while it has a member."""
+    d = expiry_driver(check_interval_ms=500)
+    member_id, epoch = consumer_member(d)  # subscribed to bar
+    commit(d, [("foo", 0, 15000), ("bar", 0, 1)], member_id=member_id, generation=epoch)
+    committed_at = d.now
+    since = len(d.records(GROUP))
+
+    def offset_records() -> list:
+        return [(k, v) for k, v in records_since(d, since) if isinstance(k, OffsetCommitKey)]
+
+    def advance_alive(to_ms: int) -> None:  # the member heartbeats every 10 s meanwhile
+        while d.now < to_ms:
+            d.advance(min(to_ms, d.now + 10_000))
+            _corr, (beat,) = d.send("M", ConsumerGroupHeartbeatRequest(GROUP, member_id, epoch))
+            assert beat.error_code == Errors.NONE
+
+    advance_alive(committed_at + RETENTION_MS - 1)
+    assert offset_records() == []
+    advance_alive(committed_at + RETENTION_MS + 500)
+    assert offset_records() == [(OffsetCommitKey(GROUP, "foo", 0), None)]
+    assert d.cluster.committed_offsets(GROUP) == {("bar", 0): 1}
+    assert d.shard(GROUP).consumer_group_manager.groups.get(GROUP) is not None
+
+
+def test_consumer_group_maybe_delete_by_the_expiry_job():
+    """GroupMetadataManagerTest.testConsumerGroupMaybeDelete (through the expiry job:
+    cleanupGroupMetadata calls maybeDeleteGroup once all of a group's offsets expired): an Empty
+    consumer group whose offsets all expired is deleted in the same batch (its offsets'
+    tombstones, then target assignment epoch, subscription metadata and group epoch ones)."""
+    d = expiry_driver(check_interval_ms=500)
+    member_id, epoch = consumer_member(d)
+    commit(d, [("bar", 0, 1)], member_id=member_id, generation=epoch)
+    _corr, (left,) = d.send("M", ConsumerGroupHeartbeatRequest(GROUP, member_id, -1))
+    assert left.error_code == Errors.NONE
+    since = len(d.records(GROUP))
+    d.advance(d.now + RETENTION_MS + 500)
+    assert [(type(k).__name__, v) for k, v in records_since(d, since)] == [
+        ("OffsetCommitKey", None),
+        ("ConsumerGroupTargetAssignmentMetadataKey", None),
+        ("ConsumerGroupPartitionMetadataKey", None),
+        ("ConsumerGroupMetadataKey", None),
+    ]
+    assert d.shard(GROUP).consumer_group_manager.groups.get(GROUP) is None
+    assert d.cluster.committed_offsets(GROUP) == {}
