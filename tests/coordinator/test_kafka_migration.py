@@ -34,6 +34,7 @@ from coordinator.errors import Errors
 from coordinator.protocol import (
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
+    ConsumerGroupHeartbeatTopicPartitions,
     MemberIdentity,
     OffsetFetchRequest,
     OffsetFetchRequestTopic,
@@ -1053,3 +1054,222 @@ def test_consumer_group_offset_commit_and_fetch_with_illegal_generation_id():
             _corr, (response,) = h.send("A", request)
             assert response.error_code == Errors.ILLEGAL_GENERATION
     assert h.records(G)[since:] == ()
+
+
+def noop(spec: GroupSpec) -> dict:
+    """NoOpPartitionAssignor: every member keeps its current target."""
+    return {m: dict(spec.member_assignment(m).partitions) for m in spec.member_ids()}
+
+
+def consumer_member_owning_foo(h: Mixed, **fields) -> tuple[str, int]:
+    """A consumer-protocol member Stable with foo-0 and foo-1 (Kafka's ConsumerGroupBuilder
+    member); returns its id and epoch."""
+    c = h.cgh("C", topics=("foo",), **fields)
+    assert c.error_code == Errors.NONE
+    c = h.cgh("C", c.member_id, c.member_epoch, topics=None, topic_partitions=())
+    group = h.consumer()
+    member = group.members[c.member_id]
+    assert member.assigned_partitions == h.parts(foo=(0, 1)) and member.state == MemberState.STABLE
+    return c.member_id, group.group_epoch
+
+
+def test_joining_consumer_group_with_new_static_member(mock_assignor):
+    """GroupMetadataManagerTest.testJoiningConsumerGroupWithNewStaticMember: a classic static
+    member joins (no MEMBER_ID_REQUIRED round for a static member): its subscription (with
+    classic metadata), the new subscription metadata (foo and bar), an epoch bump, its (empty,
+    NoOp assignor) target and target epoch, its assignment at the new epoch; the answer carries
+    a generated id and the epoch; session and sync timers from the request."""
+    h = Mixed(topics={"foo": 2, "bar": 1}, group_consumer_assignors=("mock-range",))
+    _c, epoch = consumer_member_owning_foo(h)
+    mock_assignor.prepared = noop
+    since = len(h.records(G))
+    corr = h.join(
+        "S", G, metadata=sub("foo", "bar"), instance_id="instance-id", session=500, rebalance=500
+    )
+    answer = h.response("S", corr)
+    assert answer.error_code == Errors.NONE and answer.member_id != ""
+    new = answer.member_id
+    assert (answer.generation_id, answer.protocol_type, answer.protocol_name) == (
+        epoch + 1,
+        "consumer",
+        "range",
+    )
+    written = h.written(since)
+    assert [(kind, member) for kind, member, _ in written] == [
+        ("ConsumerGroupMemberMetadataKey", new),
+        ("ConsumerGroupPartitionMetadataKey", None),
+        ("ConsumerGroupMetadataKey", None),
+        ("ConsumerGroupTargetAssignmentMemberKey", new),
+        ("ConsumerGroupTargetAssignmentMetadataKey", None),
+        ("ConsumerGroupCurrentMemberAssignmentKey", new),
+    ]
+    subscription = written[0][2]
+    assert (subscription.instance_id, subscription.rebalance_timeout_ms) == ("instance-id", 500)
+    assert subscription.classic_member_metadata.session_timeout_ms == 500
+    assert [(t.topic_name, t.num_partitions) for t in written[1][2].topics] == [
+        ("bar", 1),
+        ("foo", 2),
+    ]
+    assert written[2][2].epoch == epoch + 1 and written[4][2].assignment_epoch == epoch + 1
+    assert written[3][2].topic_partitions == ()
+    current = written[5][2]
+    assert (current.member_epoch, current.previous_member_epoch, current.state) == (
+        epoch + 1,
+        0,
+        MemberState.STABLE.value,
+    )
+    assert current.assigned_partitions == ()
+    assert h.deadline(f"session-timeout-{G}-{new}") == h.now + 500
+    assert h.deadline(f"sync-{G}-{new}") == h.now + 500
+
+
+def test_joining_consumer_group_replacing_existing_static_member(mock_assignor):
+    """GroupMetadataManagerTest.testJoiningConsumerGroupReplacingExistingStaticMember: a classic
+    JoinGroup with a consumer-protocol static member's instance id (and no member id) replaces
+    it: its tombstones, the copy under the new id (epoch 0, its partitions and target), then the
+    joining member's subscription (classic metadata) and its assignment at the group epoch (no
+    bump: same topics). Kafka's test context disables migration (the last consumer-protocol
+    member is replaced, which would otherwise downgrade the group)."""
+    h = Mixed(
+        topics={"foo": 2},
+        group_consumer_assignors=("mock-range",),
+        group_consumer_migration_policy="disabled",
+    )
+    old, epoch = consumer_member_owning_foo(h, instance_id="instance-id")
+    mock_assignor.prepared = noop
+    since = len(h.records(G))
+    corr = h.join(
+        "S", G, metadata=sub("foo"), instance_id="instance-id", session=500, rebalance=500
+    )
+    answer = h.response("S", corr)
+    assert answer.error_code == Errors.NONE
+    new = answer.member_id
+    assert new not in ("", old)
+    assert (answer.generation_id, answer.protocol_type, answer.protocol_name) == (
+        epoch,
+        "consumer",
+        "range",
+    )
+    written = h.written(since)
+    assert [(kind, member) for kind, member, _ in written] == [
+        ("ConsumerGroupCurrentMemberAssignmentKey", old),
+        ("ConsumerGroupTargetAssignmentMemberKey", old),
+        ("ConsumerGroupMemberMetadataKey", old),
+        ("ConsumerGroupMemberMetadataKey", new),
+        ("ConsumerGroupTargetAssignmentMemberKey", new),
+        ("ConsumerGroupCurrentMemberAssignmentKey", new),
+        ("ConsumerGroupMemberMetadataKey", new),
+        ("ConsumerGroupCurrentMemberAssignmentKey", new),
+    ]
+    values = [value for _, _, value in written]
+    assert values[:3] == [None, None, None]
+    copied, joined = values[3], values[6]
+    assert copied.instance_id == "instance-id" and copied.classic_member_metadata is None
+    assert joined.classic_member_metadata.session_timeout_ms == 500
+    foo01 = partitions_record(h, foo=(0, 1))
+    assert set(values[4].topic_partitions) == foo01
+    assert (values[5].member_epoch, values[5].previous_member_epoch) == (0, 0)
+    assert (values[7].member_epoch, values[7].previous_member_epoch, values[7].state) == (
+        epoch,
+        0,
+        MemberState.STABLE.value,
+    )
+    assert set(values[7].assigned_partitions) == foo01
+    assert h.consumer() is not None and h.consumer().group_epoch == epoch
+    assert h.deadline(f"session-timeout-{G}-{new}") == h.now + 500
+    assert h.deadline(f"sync-{G}-{new}") == h.now + 500
+
+
+def test_joining_consumer_group_throws_exception_if_group_over_max_size():
+    """GroupMetadataManagerTest.testJoiningConsumerGroupThrowsExceptionIfGroupOverMaxSize: a
+    classic JoinGroup to a full consumer group (group.consumer.max.size 1) is
+    GROUP_MAX_SIZE_REACHED, before the MEMBER_ID_REQUIRED round."""
+    h = Mixed(group_consumer_max_size=1)
+    assert h.cgh("C").error_code == Errors.NONE
+    since = len(h.records(G))
+    answer = h.response("D", h.join("D", G, metadata=sub("foo")))
+    assert answer.error_code == Errors.GROUP_MAX_SIZE_REACHED
+    assert h.written(since) == []
+
+
+def test_last_consumer_protocol_member_rebalance_timeout_in_consumer_group(mock_assignor):
+    """GroupMetadataManagerTest.testLastConsumerProtocolMemberRebalanceTimeoutInConsumerGroup:
+        the last consumer-protocol member fails to revoke within its rebalance timeout and is fenced,
+        which downgrades the group (Kafka's policy is DOWNGRADE; bidirectional here, as the group is
+    built by an upgrade): per record type the members' tombstones (any
+        order), then the target epoch, subscription metadata and epoch tombstones, then the classic
+        group's record at the group epoch with the classic member (its last assignment, as the
+        leader); the classic member gets a heartbeat timer, the new rebalance a join timer."""
+    h = Mixed(
+        topics={"foo": 6, "bar": 3, "zar": 1},
+        group_consumer_assignors=("mock-range",),
+        group_consumer_migration_policy="bidirectional",  # the upgrade builds the group
+    )
+    owned = (("foo", 0), ("foo", 1), ("foo", 2), ("bar", 0), ("bar", 1))
+    ids, _gen = h.stable_classic({"A": owned}, session=60_000, rebalance=30_000)
+    a = ids["A"]
+    mock_assignor.prepared = lambda spec: {
+        m: h.parts(foo=(0, 1, 2), bar=(0, 1)) if m == a else h.parts(foo=(3, 4, 5), bar=(2,))
+        for m in spec.member_ids()
+    }
+    c = h.cgh("C", topics=("foo", "bar", "zar"), rebalance_timeout_ms=30_000)
+    c = h.cgh("C", c.member_id, c.member_epoch, topics=None, topic_partitions=())
+    c_id, epoch = c.member_id, c.member_epoch
+    # C drops zar; the new target moves bar-2 away from it: it must revoke
+    mock_assignor.prepared = lambda spec: {
+        a: h.parts(foo=(0, 1, 2), bar=(0, 1)),
+        c_id: h.parts(foo=(3, 4, 5)),
+    }
+    h.cgh(
+        "C",
+        c_id,
+        epoch,
+        topics=("foo", "bar"),
+        topic_partitions=(
+            ConsumerGroupHeartbeatTopicPartitions(h.tid("foo"), (3, 4, 5)),
+            ConsumerGroupHeartbeatTopicPartitions(h.tid("bar"), (2,)),
+        ),
+    )
+    group = h.consumer()
+    group_epoch = group.group_epoch
+    assert group.members[c_id].state == MemberState.UNREVOKED_PARTITIONS
+    assert h.deadline(f"rebalance-timeout-{G}-{c_id}") == h.now + 30_000
+    since = len(h.records(G))
+    h.advance(h.now + 30_000 + 1)
+    written = h.written(since)
+    kinds = [(kind, member) for kind, member, _ in written]
+    members = {a, c_id}
+    assert {k for k, _ in kinds[0:2]} == {"ConsumerGroupCurrentMemberAssignmentKey"}
+    assert {m for _, m in kinds[0:2]} == members
+    assert {k for k, _ in kinds[2:4]} == {"ConsumerGroupTargetAssignmentMemberKey"}
+    assert {m for _, m in kinds[2:4]} == members
+    assert kinds[4] == ("ConsumerGroupTargetAssignmentMetadataKey", None)
+    assert {k for k, _ in kinds[5:7]} == {"ConsumerGroupMemberMetadataKey"}
+    assert {m for _, m in kinds[5:7]} == members
+    assert kinds[7:] == [
+        ("ConsumerGroupPartitionMetadataKey", None),
+        ("ConsumerGroupMetadataKey", None),
+        ("GroupMetadataKey", None),
+    ]
+    assert all(value is None for _, _, value in written[:9])
+    record = written[9][2]
+    assert (record.generation, record.protocol_type, record.protocol, record.leader) == (
+        group_epoch,
+        "consumer",
+        "range",
+        a,
+    )
+    (member,) = record.members
+    assert (member.member_id, member.session_timeout, member.rebalance_timeout) == (
+        a,
+        60_000,
+        30_000,
+    )
+    assert {(tp.topic, tp.partition) for tp in decode_assignment(member.assignment)[0]} == set(
+        owned
+    )
+    assert h.consumer() is None
+    classic = h.classic()
+    assert classic is not None and classic.state == "PreparingRebalance"
+    assert h.deadline(f"heartbeat-{G}-{a}") is not None
+    assert h.deadline(f"/join-{G}") is not None
