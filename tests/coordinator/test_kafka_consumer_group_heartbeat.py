@@ -558,7 +558,8 @@ def test_preferred_server_assignor_ties_follow_java_hashmap_compute():
 
 
 def test_member_joining_replaces_an_empty_classic_group():
-    """GroupMetadataManager.getOrMaybeCreateConsumerGroup / maybeDeleteEmptyClassicGroup: the
+    """GroupMetadataManagerTest.testConsumerGroupHeartbeatWithEmptyClassicGroup
+    (GroupMetadataManager.getOrMaybeCreateConsumerGroup / maybeDeleteEmptyClassicGroup): the
     simple classic group an admin's commit created gives way to a joining member (its
     GroupMetadata tombstone comes first in the batch); the offsets stay (the recorded traces
     caught it)."""
@@ -638,3 +639,114 @@ def test_consumer_group_delete():
     assert h.group() is None and h.cluster.committed_offsets(GROUP) == {}
     (again,) = h.send(DeleteGroupsRequest((GROUP,))).results
     assert again.error_code == Errors.GROUP_ID_NOT_FOUND
+
+
+def group_log(h: Kip848) -> tuple:
+    """Every record of the group's ``__consumer_offsets`` partition, oldest first."""
+    return h.cluster.offsets_log.partition(h.cluster.partition_for(GROUP))
+
+
+def record_list(h: Kip848, since: int) -> list[tuple[str, str | None, bool]]:
+    """(record type without "Key", member id, tombstone) of the group's records from ``since``."""
+    return [
+        (
+            type(r.key).__name__.removesuffix("Key"),
+            getattr(r.key, "member_id", None),
+            r.value is None,
+        )
+        for r in group_log(h)[since:]
+    ]
+
+
+def test_consumer_group_member_epoch_validation_for_static_member():
+    """GroupMetadataManagerTest.testConsumerGroupMemberEpochValidationForStaticMember: the same
+    fencing as for a dynamic member when the heartbeats carry an instance id: a greater epoch, a
+    smaller one, the previous one without partitions are FENCED_MEMBER_EPOCH; the previous epoch
+    with a subset of the assigned partitions gets the current epoch back."""
+    h = Kip848(topics={"foo": 6})
+    assert h.heartbeat("m", subscribed_topic_names=("foo",), instance_id="i").member_epoch == 1
+    h.heartbeat("n", subscribed_topic_names=("foo",), instance_id="j")
+    h.heartbeat("m", 1, instance_id="i", topic_partitions=h.owned(foo=(0, 1, 2, 3, 4, 5)))
+    kept = tuple(sorted(h.group().members["m"].assigned_partitions[h.topic_id("foo")]))
+    h.heartbeat("m", 1, instance_id="i", topic_partitions=h.owned(foo=kept))
+    assert h.group().members["m"].member_epoch == 2
+    # greater; the previous epoch without partitions (at epoch 2 the only smaller epoch that is
+    # not a join is the previous one, so Kafka's separate "smaller" case is this one)
+    for wrong in (5, 1):
+        assert h.heartbeat("m", wrong, instance_id="i").error_code == Errors.FENCED_MEMBER_EPOCH
+    accepted = h.heartbeat("m", 1, instance_id="i", topic_partitions=h.owned(foo=kept[:1]))
+    assert (accepted.error_code, accepted.member_epoch) == (Errors.NONE, 2)
+
+
+def test_session_timeout_expiration_static_member():
+    """GroupMetadataManagerTest.testSessionTimeoutExpirationStaticMember: a static member's
+    temporary leave (epoch -2) keeps its session timer; if no member with its instance id comes
+    back, the session expires and it is removed (tombstones, epoch bump); no timer is left."""
+    h = Kip848(topics={"foo": 1})
+    joined = h.heartbeat(
+        "m", instance_id="m", subscribed_topic_names=("foo",), rebalance_timeout_ms=90_000
+    )
+    assert joined.member_epoch == 1
+    key = next(k for k in h.timers if "session-timeout" in str(k))
+    assert h.timers[key] == h.now + 45_000
+    left = h.heartbeat("m", -2, instance_id="m")
+    assert left.member_epoch == -2
+    assert h.timers[key] == h.now + 45_000
+    since = len(group_log(h))
+    h.advance(45_001)
+    assert "m" not in h.group().members and h.group().group_epoch == 2
+    assert record_list(h, since)[:3] == [
+        ("ConsumerGroupCurrentMemberAssignment", "m", True),
+        ("ConsumerGroupTargetAssignmentMember", "m", True),
+        ("ConsumerGroupMemberMetadata", "m", True),
+    ]
+    assert not [k for k in h.timers if "-m" in str(k) and "timeout" in str(k)]
+
+
+def test_static_member_rejoins_with_new_subscribed_topics():
+    """GroupMetadataManagerTest.testStaticMemberRejoinsWithNewSubscribedTopics: a static member
+    leaves temporarily (one record: its assignment at epoch -2), then rejoins with the same
+    instance id and a new topic: the old member's tombstones, its copy under the new id (epoch
+    0, its partitions), then the new subscription, the subscription metadata, an epoch bump and
+    the new target; the answer carries the new epoch."""
+    h = Kip848(topics={"foo": 2, "bar": 1}, group_consumer_assignors=("range",))
+    h.heartbeat("m1", instance_id="instance-id-1", subscribed_topic_names=("foo",))
+    h.heartbeat("m2", instance_id="instance-id-2", subscribed_topic_names=("foo",))
+    h.heartbeat("m1", 1, instance_id="instance-id-1", topic_partitions=h.owned(foo=(0, 1)))
+    for m, i in (("m1", "instance-id-1"), ("m2", "instance-id-2")):
+        member = h.group().members[m]
+        h.heartbeat(
+            m,
+            member.member_epoch,
+            instance_id=i,
+            topic_partitions=h.owned(
+                foo=tuple(sorted(member.assigned_partitions.get(h.topic_id("foo"), ())))
+            ),
+        )
+    group = h.group()
+    epoch = group.group_epoch
+    assert {m.member_epoch for m in group.members.values()} == {epoch}
+    since = len(group_log(h))
+    left = h.heartbeat("m2", -2, instance_id="instance-id-2")
+    assert left.member_epoch == -2
+    assert record_list(h, since) == [("ConsumerGroupCurrentMemberAssignment", "m2", False)]
+    assert h.group().members["m2"].member_epoch == -2
+    since = len(group_log(h))
+    back = h.heartbeat("m3", instance_id="instance-id-2", subscribed_topic_names=("foo", "bar"))
+    assert (back.error_code, back.member_epoch) == (Errors.NONE, epoch + 1)
+    got = record_list(h, since)
+    assert got[:6] == [
+        ("ConsumerGroupCurrentMemberAssignment", "m2", True),
+        ("ConsumerGroupTargetAssignmentMember", "m2", True),
+        ("ConsumerGroupMemberMetadata", "m2", True),
+        ("ConsumerGroupMemberMetadata", "m3", False),
+        ("ConsumerGroupTargetAssignmentMember", "m3", False),
+        ("ConsumerGroupCurrentMemberAssignment", "m3", False),
+    ]
+    assert got[6:9] == [
+        ("ConsumerGroupMemberMetadata", "m3", False),
+        ("ConsumerGroupPartitionMetadata", None, False),
+        ("ConsumerGroupMetadata", None, False),
+    ]
+    assert "m2" not in h.group().members
+    assert h.group().members["m3"].subscribed_topic_names == frozenset({"foo", "bar"})

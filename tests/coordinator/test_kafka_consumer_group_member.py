@@ -7,8 +7,11 @@ answer. Every test of the Java class is ported (the classic-member metadata chec
 
 from __future__ import annotations
 
+import pytest
+
 from coordinator.cluster import KafkaCluster
 from coordinator.consumer_group import ConsumerGroupMember, MemberState
+from coordinator.errors import ApiError, Errors
 from coordinator.group_conversion import classic_metadata
 from coordinator.kafka_uuid import topic_id_for
 from coordinator.records import (
@@ -18,8 +21,12 @@ from coordinator.records import (
     ConsumerGroupCurrentMemberAssignmentValue,
     ConsumerGroupMemberMetadataKey,
     ConsumerGroupMemberMetadataValue,
+    ConsumerGroupMetadataKey,
+    ConsumerGroupMetadataValue,
+    ConsumerGroupPartitionMetadataKey,
     ConsumerGroupTargetAssignmentMemberKey,
     ConsumerGroupTargetAssignmentMemberValue,
+    ConsumerGroupTargetAssignmentMetadataKey,
     TopicPartitionsRecord,
 )
 
@@ -194,3 +201,36 @@ def test_classic_protocol_list_from_join_request_protocol_collection():
         ClassicProtocol("roundrobin", b"a"),
         ClassicProtocol("range", b"b"),
     )
+
+
+def test_replay_tombstones_of_missing_groups_and_members():
+    """GroupMetadataManagerTest.testReplayConsumerGroupMemberMetadataTombstone,
+    testReplayConsumerGroupCurrentMemberAssignmentTombstone,
+    testReplayConsumerGroupTargetAssignmentMemberTombstone,
+    testReplayConsumerGroupTargetAssignmentMetadataTombstone,
+    testReplayConsumerGroupPartitionMetadataTombstone and
+    testReplayConsumerGroupMetadataTombstone: a tombstone for a member already gone, or for a
+    group that does not exist, replays as a no-op (no group is created)."""
+    member_keys = (
+        ConsumerGroupMemberMetadataKey,
+        ConsumerGroupCurrentMemberAssignmentKey,
+        ConsumerGroupTargetAssignmentMemberKey,
+    )
+    for key_type in member_keys:
+        _, cgm = manager()
+        cgm.replay(ConsumerGroupMetadataKey("foo"), ConsumerGroupMetadataValue(10))
+        cgm.replay(key_type("foo", "m1"), None)
+        assert cgm.groups["foo"].members == {} and cgm.groups["foo"].group_epoch == 10
+        with pytest.raises(ApiError) as unknown:
+            cgm.groups["foo"].get_or_maybe_create_member("m1", False)
+        assert unknown.value.error == Errors.UNKNOWN_MEMBER_ID
+        cgm.replay(key_type("bar", "m1"), None)
+        assert "bar" not in cgm.groups
+    for group_key in (
+        ConsumerGroupTargetAssignmentMetadataKey,
+        ConsumerGroupPartitionMetadataKey,
+        ConsumerGroupMetadataKey,
+    ):
+        _, cgm = manager()
+        cgm.replay(group_key("foo"), None)
+        assert "foo" not in cgm.groups

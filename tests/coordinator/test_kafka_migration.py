@@ -30,6 +30,7 @@ from coordinator.assignor.range import RangeAssignor
 from coordinator.assignor.spec import MemberAssignmentImpl
 from coordinator.config import CoordinatorConfig
 from coordinator.consumer_group import ConsumerGroupState, MemberState
+from coordinator.consumer_protocol import decode_version
 from coordinator.errors import Errors
 from coordinator.protocol import (
     ConsumerGroupHeartbeatRequest,
@@ -1273,3 +1274,24 @@ def test_last_consumer_protocol_member_rebalance_timeout_in_consumer_group(mock_
     assert classic is not None and classic.state == "PreparingRebalance"
     assert h.deadline(f"heartbeat-{G}-{a}") is not None
     assert h.deadline(f"/join-{G}") is not None
+
+
+def test_classic_group_sync_to_consumer_group_with_all_consumer_protocol_versions():
+    """GroupMetadataManagerTest.testClassicGroupSyncToConsumerGroupWithAllConsumerProtocolVersions:
+    for every ConsumerProtocol subscription version a classic member joins with, its SyncGroup
+    answer is its assigned partitions serialized as a ConsumerProtocolAssignment of that
+    version."""
+    for version in range(4):
+        h = Mixed(topics={"foo": 6, "bar": 6})
+        ids, _c, _ = h.mixed()
+        corr = h.join("A", G, ids["A"], metadata=sub("foo", "bar", version=version))
+        joined = h.response("A", corr)
+        assert joined.error_code == Errors.NONE
+        synced = h.response("A", h.sync("A", ids["A"], joined.generation_id, G))
+        assert synced.error_code == Errors.NONE
+        assert decode_version(synced.assignment) == version
+        member = h.consumer().members[ids["A"]]
+        names = {h.tid("foo"): "foo", h.tid("bar"): "bar"}
+        expected = {(names[t], p) for t, ps in member.assigned_partitions.items() for p in ps}
+        got = {(tp.topic, tp.partition) for tp in decode_assignment(synced.assignment)[0]}
+        assert got == expected and got
