@@ -750,3 +750,82 @@ def test_static_member_rejoins_with_new_subscribed_topics():
     ]
     assert "m2" not in h.group().members
     assert h.group().members["m3"].subscribed_topic_names == frozenset({"foo", "bar"})
+
+
+def test_consumer_group_heartbeat_full_response():
+    """GroupMetadataManagerTest.testConsumerGroupHeartbeatFullResponse: the joining heartbeat
+    gets the assignment; a heartbeat with nothing new gets none; a full request again (topics,
+    owned partitions) gets the assignment again."""
+    h = Kip848(topics={"foo": 2}, group_consumer_assignors=("range",))
+    foo = h.topic_id("foo")
+    full = {
+        "rebalance_timeout_ms": 5000,
+        "subscribed_topic_names": ("foo", "bar"),
+        "server_assignor": "range",
+        "topic_partitions": (),
+    }
+    joined = h.heartbeat("m", **full)
+    assert (joined.member_id, joined.member_epoch, joined.heartbeat_interval_ms) == ("m", 1, 5000)
+    assert [(t.topic_id, t.partitions) for t in joined.assignment.topic_partitions] == [
+        (foo, (0, 1))
+    ]
+    partial = h.heartbeat("m", 1)
+    assert (partial.member_epoch, partial.heartbeat_interval_ms, partial.assignment) == (
+        1,
+        5000,
+        None,
+    )
+    again = h.heartbeat("m", 1, **full)
+    assert again.member_epoch == 1
+    assert [(t.topic_id, t.partitions) for t in again.assignment.topic_partitions] == [
+        (foo, (0, 1))
+    ]
+
+
+def test_consumer_group_describe_no_errors_and_with_errors():
+    """GroupMetadataManagerTest.testConsumerGroupDescribeNoErrors and
+    testConsumerGroupDescribeWithErrors: an Empty consumer group is described with its epoch
+    and the default assignor; one with a member with the member (its subscription, assignment
+    and target) and the member's assignor; an unknown group id is GROUP_ID_NOT_FOUND alone.
+    (Kafka's second group is Assigning; a group built by requests reaches a new target in the
+    same heartbeat, so here it is Stable.)"""
+    h = Kip848(topics={"topicName": 1}, group_consumer_assignors=("range", "uniform"))
+    h.heartbeat("gone", group_id="group-id-1", subscribed_topic_names=("topicName",))
+    h.heartbeat("gone", -1, group_id="group-id-1")
+    h.heartbeat(
+        "member-id",
+        group_id="group-id-2",
+        subscribed_topic_names=("topicName",),
+        server_assignor="uniform",
+    )
+    empty, busy = h.send(ConsumerGroupDescribeRequest(("group-id-1", "group-id-2"))).groups
+    assert (empty.error_code, empty.group_id, empty.group_state, empty.group_epoch) == (
+        Errors.NONE,
+        "group-id-1",
+        "Empty",
+        2,
+    )
+    assert (empty.assignor_name, empty.members) == ("range", ())
+    assert (busy.group_id, busy.group_state, busy.group_epoch, busy.assignor_name) == (
+        "group-id-2",
+        "Stable",
+        1,
+        "uniform",
+    )
+    (member,) = busy.members
+    assert (member.member_id, member.member_epoch, member.subscribed_topic_names) == (
+        "member-id",
+        1,
+        ("topicName",),
+    )
+    topic = h.topic_id("topicName")
+    assert [
+        (t.topic_id, t.topic_name, t.partitions) for t in member.assignment.topic_partitions
+    ] == [(topic, "topicName", (0,))]
+    assert member.target_assignment == member.assignment
+    (unknown,) = h.send(ConsumerGroupDescribeRequest(("groupId",))).groups
+    assert (unknown.error_code, unknown.group_id, unknown.members) == (
+        Errors.GROUP_ID_NOT_FOUND,
+        "groupId",
+        (),
+    )

@@ -1295,3 +1295,27 @@ def test_classic_group_sync_to_consumer_group_with_all_consumer_protocol_version
         expected = {(names[t], p) for t, ps in member.assigned_partitions.items() for p in ps}
         got = {(tp.topic, tp.partition) for tp in decode_assignment(synced.assignment)[0]}
         assert got == expected and got
+
+
+def test_consumer_group_member_using_classic_protocol_batch_leave_group_updating_metadata():
+    """GroupMetadataManagerTest.testConsumerGroupMemberUsingClassicProtocolBatchLeaveGroup-
+    UpdatingSubscriptionMetadata: the classic member that alone subscribed to bar leaves with
+    LeaveGroup: its tombstones, the subscription metadata without bar, one epoch bump."""
+    h = Mixed()
+    ids, _gen = h.stable_classic({"A": (("foo", 0), ("bar", 0), ("bar", 1))}, topics=("foo", "bar"))
+    c = h.cgh("C", topics=("foo",))
+    assert c.error_code == Errors.NONE
+    epoch = h.consumer().group_epoch
+    since = len(h.records(G))
+    answer = h.leave("A", MemberIdentity(ids["A"]), group_id=G)
+    assert [m.error_code for m in answer.members] == [Errors.NONE]
+    written = h.written(since)
+    assert [(kind, member) for kind, member, _ in written] == [
+        ("ConsumerGroupCurrentMemberAssignmentKey", ids["A"]),
+        ("ConsumerGroupTargetAssignmentMemberKey", ids["A"]),
+        ("ConsumerGroupMemberMetadataKey", ids["A"]),
+        ("ConsumerGroupPartitionMetadataKey", None),
+        ("ConsumerGroupMetadataKey", None),
+    ]
+    assert [(t.topic_name, t.num_partitions) for t in written[3][2].topics] == [("foo", 2)]
+    assert written[4][2].epoch == epoch + 1
