@@ -2,24 +2,35 @@
 GroupMetadataManagerTest (and ConsumerGroupTest's state and ownership checks) at 1eb7644.
 
 Each test names its Kafka original. Kafka's tests drive the GroupMetadataManager with a mock
-assignor that returns a prepared assignment; these run the real server-side assignors
+assignor that returns a prepared assignment; most of these run the real server-side assignors
 (``range``/``uniform``) through the whole cluster, so they assert what the original asserts about
 the protocol (epochs, states, errors and their messages, records, timers) on the assignment the
-real assignor gives.
+real assignor gives. Where the exact record list depends on the prepared assignment, the port
+registers Kafka's MockPartitionAssignor (tests/coordinator/mock_assignor.py) with the original's
+assignment.
 
-Left out (and why): the MockPartitionAssignor-only checks of exact record lists in
-testMemberJoinsEmptyConsumerGroup / testUpdatingSubscriptionTriggersNewTargetAssignment /
-testNewJoiningMemberTriggersNewTargetAssignment (the records are checked by type and order
-here); testPartitionAssignorExceptionOnRegularHeartbeat (needs a failing assignor: covered by
-registering one); the regex tests beyond the 4.0 refusal; the classic/consumer migration tests (ported
-in test_kafka_migration.py); testGroupIdsByTopics and the metrics tests (no Kafka
-metrics here).
+Left out (and why):
+
+* the regex tests beyond the 4.0 refusal (regular-expression subscriptions are refused at
+  1eb7644, as groupsim does);
+* testConsumerGroupDynamicConfigs (per-group configs, GroupConfigManager: not simulated);
+* testConsumerGroupDescribeBeforeAndAfterCommittingOffset (a read at an older committed offset of
+  Kafka's timeline structures; groupsim's writes are committed at once, so only the committed
+  answer exists, checked by testConsumerGroupDescribeNoErrors' port);
+* testOnNewMetadataImageWithEmptyDelta (Kafka's MetadataImage/MetadataDelta plumbing; groupsim's
+  topic changes are KafkaCluster calls, tested by the testOnNewMetadataImage port) and
+  testGroupIdsByTopics (Kafka's topic -> groups index for those deltas; groupsim scans its groups);
+* the metrics tests: testConsumerGroupRebalanceSensor, testOnConsumerGroupStateTransition,
+  testOnConsumerGroupStateTransitionOnLoading (no Kafka metrics here).
+
+The classic/consumer migration tests are in test_kafka_migration.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from coordinator.assignor.api import PartitionAssignorException
 from coordinator.consumer_group import ConsumerGroupState, MemberState, OwnershipError
 from coordinator.errors import Errors
 from coordinator.protocol import (
@@ -828,4 +839,230 @@ def test_consumer_group_describe_no_errors_and_with_errors():
         Errors.GROUP_ID_NOT_FOUND,
         "groupId",
         (),
+    )
+
+
+def test_subscription_metadata_refreshed_after_group_is_loaded():
+    """GroupMetadataManagerTest.testSubscriptionMetadataRefreshedAfterGroupIsLoaded: a group
+    loaded by a new coordinator starts with its metadata refresh due; the member's next
+    heartbeat refreshes it (here foo grew from 3 to 6 partitions: new subscription metadata, an
+    epoch bump, the member gets partitions 3 to 5) and sets the next deadline at that epoch."""
+    h = Kip848(
+        topics={"foo": 3}, num_brokers=2, group_consumer_assignors=("range",), load_time_ms=0
+    )
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+    h.cluster.add_partitions("foo", 6)  # the topic grows, then the coordinator fails over
+    h._take(h.cluster.fail_broker(h.node, h.now))
+    h.node = h.cluster.coordinator_for(GROUP)
+    group = h.group()
+    assert group.subscription_metadata["foo"].num_partitions == 3
+    assert group.has_metadata_expired(h.now)
+    response = h.heartbeat("m", 1)
+    assert response.member_epoch == 2
+    assert [(t.topic_id, t.partitions) for t in response.assignment.topic_partitions] == [
+        (h.topic_id("foo"), (0, 1, 2, 3, 4, 5))
+    ]
+    group = h.group()
+    assert group.subscription_metadata["foo"].num_partitions == 6
+    assert not group.has_metadata_expired(h.now)
+    assert group.metadata_refresh_deadline[1] == 2
+
+
+def test_subscription_metadata_refreshed_again_after_write_failure():
+    """GroupMetadataManagerTest.testSubscriptionMetadataRefreshedAgainAfterWriteFailure: the
+    refresh deadline is soft state, set even when the heartbeat's write fails; the next
+    heartbeat sees the group epoch behind the deadline's epoch and refreshes again (new
+    metadata, the epoch bump, the new partitions)."""
+    h = Kip848(topics={"foo": 3}, group_consumer_assignors=("range",))
+    h.heartbeat("m", subscribed_topic_names=("foo",))
+    h.cluster.add_partitions("foo", 6)
+    group = h.group()
+    assert group.has_metadata_expired(h.now)
+    h.cluster.fail_next_append(Errors.NOT_LEADER_OR_FOLLOWER)
+    failed = h.heartbeat("m", 1)
+    assert failed.error_code == Errors.NOT_COORDINATOR
+    group = h.group()
+    assert group.group_epoch == 1 and group.metadata_refresh_deadline[1] == 2
+    assert group.has_metadata_expired(h.now)  # the group epoch is behind the deadline's
+    response = h.heartbeat("m", 1)
+    assert response.member_epoch == 2
+    assert [(t.topic_id, t.partitions) for t in response.assignment.topic_partitions] == [
+        (h.topic_id("foo"), (0, 1, 2, 3, 4, 5))
+    ]
+    assert not h.group().has_metadata_expired(h.now)
+
+
+def test_rebalance_timeout_lifecycle():
+    """GroupMetadataManagerTest.testRebalanceTimeoutLifecycle: the revoking member's rebalance
+    timeout (its own, 12 s) is armed when it must revoke and cancelled when it acknowledges; the
+    stale timeout, run anyway, does nothing (no record, the member stays)."""
+    h = Kip848(topics={"foo": 3}, group_consumer_assignors=("range",))
+    assert (
+        h.heartbeat("m1", subscribed_topic_names=("foo",), rebalance_timeout_ms=12_000).member_epoch
+        == 1
+    )
+    assert (
+        h.heartbeat("m2", subscribed_topic_names=("foo",), rebalance_timeout_ms=90_000).member_epoch
+        == 2
+    )
+    revoking = h.heartbeat("m1", 1, topic_partitions=h.owned(foo=(0, 1, 2)))
+    assert revoking.member_epoch == 1
+    assert h.group().members["m1"].state == MemberState.UNREVOKED_PARTITIONS
+    key = next(k for k in h.timers if "rebalance-timeout" in str(k) and str(k).endswith("-m1"))
+    assert h.timers[key] == h.now + 12_000
+    kept = tuple(sorted(h.group().members["m1"].assigned_partitions[h.topic_id("foo")]))
+    acked = h.heartbeat("m1", 1, topic_partitions=h.owned(foo=kept))
+    assert acked.member_epoch == 2 and key not in h.timers
+    since = len(group_log(h))
+    h._take(h.cluster.handle_timer(key, h.now + 12_000))
+    assert group_log(h)[since:] == () and "m1" in h.group().members
+
+
+def test_partition_assignor_exception_on_regular_heartbeat(mock_assignor):
+    """GroupMetadataManagerTest.testPartitionAssignorExceptionOnRegularHeartbeat: the assignor
+    throws PartitionAssignorException: the joining heartbeat fails with UNKNOWN_SERVER_ERROR and
+    nothing is written."""
+    mock_assignor.failure = PartitionAssignorException("Assignment failed.")
+    h = Kip848(topics={"foo": 6, "bar": 3}, group_consumer_assignors=("mock-range",))
+    response = h.heartbeat("m", server_assignor="range")
+    assert response.error_code == Errors.UNKNOWN_SERVER_ERROR
+    assert group_log(h) == () and h.group() is None
+
+
+def test_mock_assignor_record_lists(mock_assignor):
+    """GroupMetadataManagerTest.testMemberJoinsEmptyConsumerGroup,
+    testUpdatingSubscriptionTriggersNewTargetAssignment and
+    testNewJoiningMemberTriggersNewTargetAssignment, with the originals' prepared assignments:
+    the exact record lists (member ids, targets, epochs, states)."""
+    h = Kip848(topics={"foo": 6, "bar": 3}, group_consumer_assignors=("mock-range",))
+    foo, bar = h.topic_id("foo"), h.topic_id("bar")
+
+    def targets(since: int) -> dict:
+        return {
+            r.key.member_id: {t.topic_id: t.partitions for t in r.value.topic_partitions}
+            for r in group_log(h)[since:]
+            if type(r.key).__name__ == "ConsumerGroupTargetAssignmentMemberKey"
+        }
+
+    # testMemberJoinsEmptyConsumerGroup: an unknown member id with epoch > 0 finds no group
+    assert h.heartbeat("m1", 100).error_code == Errors.GROUP_ID_NOT_FOUND
+    mock_assignor.prepared = lambda spec: {"m1": {foo: {0, 1, 2, 3, 4, 5}}}
+    since = len(group_log(h))
+    joined = h.heartbeat("m1", subscribed_topic_names=("foo",), server_assignor="range")
+    assert (joined.member_epoch, joined.heartbeat_interval_ms) == (1, 5000)
+    assert record_list(h, since) == [
+        ("ConsumerGroupMemberMetadata", "m1", False),
+        ("ConsumerGroupPartitionMetadata", None, False),
+        ("ConsumerGroupMetadata", None, False),
+        ("ConsumerGroupTargetAssignmentMember", "m1", False),
+        ("ConsumerGroupTargetAssignmentMetadata", None, False),
+        ("ConsumerGroupCurrentMemberAssignment", "m1", False),
+    ]
+    assert targets(since) == {"m1": {foo: (0, 1, 2, 3, 4, 5)}}
+
+    # testUpdatingSubscriptionTriggersNewTargetAssignment: foo, then foo and bar
+    mock_assignor.prepared = lambda spec: {"m1": {foo: {0, 1, 2, 3, 4, 5}, bar: {0, 1, 2}}}
+    since = len(group_log(h))
+    updated = h.heartbeat(
+        "m1",
+        1,
+        subscribed_topic_names=("foo", "bar"),
+        topic_partitions=h.owned(foo=(0, 1, 2, 3, 4, 5)),
+    )
+    assert updated.member_epoch == 2
+    assert record_list(h, since) == [
+        ("ConsumerGroupMemberMetadata", "m1", False),
+        ("ConsumerGroupPartitionMetadata", None, False),
+        ("ConsumerGroupMetadata", None, False),
+        ("ConsumerGroupTargetAssignmentMember", "m1", False),
+        ("ConsumerGroupTargetAssignmentMetadata", None, False),
+        ("ConsumerGroupCurrentMemberAssignment", "m1", False),
+    ]
+    assert targets(since) == {"m1": {foo: (0, 1, 2, 3, 4, 5), bar: (0, 1, 2)}}
+    assert h.group().members["m1"].state == MemberState.STABLE
+    mock_assignor.prepared = lambda spec: {
+        "m1": {foo: {0, 1, 2}, bar: {0, 1}},
+        "m2": {foo: {3, 4, 5}, bar: {2}},
+    }
+    h.heartbeat("m2", subscribed_topic_names=("foo", "bar"))
+    h.heartbeat("m1", 2, topic_partitions=h.owned(foo=(0, 1, 2), bar=(0, 1)))
+    h.heartbeat("m2", 3, topic_partitions=())
+    group = h.group()
+    assert {m.member_epoch for m in group.members.values()} == {3}
+
+    # testNewJoiningMemberTriggersNewTargetAssignment: a third member joins: its subscription,
+    # the epoch bump (no metadata change), the three members' targets (any order)
+    mock_assignor.prepared = lambda spec: {
+        "m1": {foo: {0, 1}, bar: {0}},
+        "m2": {foo: {2, 3}, bar: {1}},
+        "m3": {foo: {4, 5}, bar: {2}},
+    }
+    since = len(group_log(h))
+    third = h.heartbeat("m3", subscribed_topic_names=("foo", "bar"))
+    assert third.member_epoch == 4
+    got = record_list(h, since)
+    assert got[:2] == [
+        ("ConsumerGroupMemberMetadata", "m3", False),
+        ("ConsumerGroupMetadata", None, False),
+    ]
+    assert sorted(got[2:5]) == [
+        ("ConsumerGroupTargetAssignmentMember", m, False) for m in ("m1", "m2", "m3")
+    ]
+    assert got[5:] == [
+        ("ConsumerGroupTargetAssignmentMetadata", None, False),
+        ("ConsumerGroupCurrentMemberAssignment", "m3", False),
+    ]
+    assert targets(since) == {
+        "m1": {foo: (0, 1), bar: (0,)},
+        "m2": {foo: (2, 3), bar: (1,)},
+        "m3": {foo: (4, 5), bar: (2,)},
+    }
+    assert h.group().members["m3"].state == MemberState.UNRELEASED_PARTITIONS
+
+
+def test_group_epoch_bump_when_new_static_member_joins(mock_assignor):
+    """GroupMetadataManagerTest.testGroupEpochBumpWhenNewStaticMemberJoins: a new static member
+    joins a group of two Stable static members: its subscription, the epoch bump, the three
+    targets (any order), the target epoch, its assignment (UNRELEASED_PARTITIONS: its partitions
+    are still owned, previous epoch 0)."""
+    h = Kip848(topics={"foo": 6, "bar": 3}, group_consumer_assignors=("mock-range",))
+    foo, bar = h.topic_id("foo"), h.topic_id("bar")
+    mock_assignor.prepared = lambda spec: {
+        m: {foo: {0, 1, 2}, bar: {0, 1}} if m == "m1" else {foo: {3, 4, 5}, bar: {2}}
+        for m in spec.member_ids()
+    }
+    h.heartbeat("m1", instance_id="m1")
+    h.heartbeat("m2", instance_id="m2")
+    h.heartbeat("m1", 1, instance_id="m1", topic_partitions=h.owned(foo=(0, 1, 2), bar=(0, 1)))
+    h.heartbeat("m2", 2, instance_id="m2", topic_partitions=())
+    epoch = h.group().group_epoch
+    assert {(m.member_epoch, m.state) for m in h.group().members.values()} == {
+        (epoch, MemberState.STABLE)
+    }
+    mock_assignor.prepared = lambda spec: {
+        "m1": {foo: {0, 1}, bar: {0}},
+        "m2": {foo: {2, 3}, bar: {1}},
+        "m3": {foo: {4, 5}, bar: {2}},
+    }
+    since = len(group_log(h))
+    joined = h.heartbeat("m3", instance_id="m3")
+    assert (joined.member_epoch, joined.assignment.topic_partitions) == (epoch + 1, ())
+    got = record_list(h, since)
+    assert got[:2] == [
+        ("ConsumerGroupMemberMetadata", "m3", False),
+        ("ConsumerGroupMetadata", None, False),
+    ]
+    assert sorted(got[2:5]) == [
+        ("ConsumerGroupTargetAssignmentMember", m, False) for m in ("m1", "m2", "m3")
+    ]
+    assert got[5:] == [
+        ("ConsumerGroupTargetAssignmentMetadata", None, False),
+        ("ConsumerGroupCurrentMemberAssignment", "m3", False),
+    ]
+    m3 = h.group().members["m3"]
+    assert (m3.member_epoch, m3.previous_member_epoch, m3.state, m3.instance_id) == (
+        epoch + 1,
+        0,
+        MemberState.UNRELEASED_PARTITIONS,
+        "m3",
     )
