@@ -333,6 +333,25 @@ class OffsetMetadataManager:
                 expired.append((topic, partition))
         return expired
 
+    def expired_consumer_group_offsets(
+        self, group: ConsumerGroup, now_ms: int
+    ) -> list[tuple[str, int]]:
+        """cleanupExpiredOffsets for a KIP-848 group (ConsumerGroup.offsetExpirationCondition:
+        from the commit time; isSubscribedToTopic: a topic a member subscribes to keeps its
+        offsets)."""
+        retention = self.config.offsets_retention_ms
+        stored = self.offsets.get(group.group_id, {})
+        expired = []
+        for topic, partition in self.kafka_order(group.group_id) if stored else ():
+            if topic in group.subscribed_topic_names:
+                continue
+            if now_ms - stored[(topic, partition)].commit_timestamp >= retention and not (
+                self.pending.open_by_group
+                and self.pending.has_pending(group.group_id, (topic, partition))
+            ):
+                expired.append((topic, partition))
+        return expired
+
     def all_offsets_expired(self, group_id: str, expired: list[tuple[str, int]]) -> bool:
         """cleanupExpiredOffsets' answer: whether the group may be deleted. True for a group
         without committed offsets; else when all expired and no transaction of the group is
@@ -442,7 +461,12 @@ class OffsetMetadataManager:
         """OffsetMetadataManager.validateTransactionalOffsetCommit + ClassicGroup.validateOffsetCommit
         with ``isTransactional``: no REBALANCE_IN_PROGRESS while CompletingRebalance and no
         UNKNOWN_MEMBER_ID for a request without member and generation (the older versions carry
-        neither); an unknown group is ILLEGAL_GENERATION at every version."""
+        neither); an unknown group is ILLEGAL_GENERATION at every version. A KIP-848 group
+        validates as ConsumerGroup.validateOffsetCommit with ``isTransactional`` (no OffsetCommit
+        version floor), its STALE_MEMBER_EPOCH answered as ILLEGAL_GENERATION."""
+        consumer_group = self.consumer_groups.get(req.group_id)
+        if consumer_group is not None:
+            return _validate_consumer_group_txn_commit(consumer_group, req)
         group = self.group_manager.groups.get(req.group_id)
         if group is None:
             return None if req.generation_id < 0 else Errors.ILLEGAL_GENERATION
@@ -471,10 +495,13 @@ class OffsetMetadataManager:
                 for part in topic.partitions:
                     per_partition[(topic.name, part.partition_index)] = error
         else:
-            group = self.group_manager.groups.get(req.group_id)
-            created = group is None
-            if group is None:
-                group = self.group_manager.create_group(
+            # a simple classic group for an unknown group id (never beside a consumer group)
+            created = None
+            if (
+                req.group_id not in self.consumer_groups
+                and req.group_id not in self.group_manager.groups
+            ):
+                created = self.group_manager.create_group(
                     out, req.group_id, "TxnOffsetCommit to an unknown group"
                 )
             # an ignorable field: the leader epoch is not on the wire below v2
@@ -490,9 +517,9 @@ class OffsetMetadataManager:
                 mapped = operation_error_to_response_error(append_error)
                 for key in per_partition:
                     per_partition[key] = mapped
-                if created:
+                if created is not None:
                     self.group_manager.delete_group(
-                        out, group, "offset commit could not be written"
+                        out, created, "offset commit could not be written"
                     )
             else:
                 for record in records:
@@ -574,6 +601,21 @@ def _validate_consumer_group_commit(
     if not member.use_classic_protocol and req.api_version < 9:
         return Errors.UNSUPPORTED_VERSION
     return _validate_member_epoch(member, req.generation_id)
+
+
+def _validate_consumer_group_txn_commit(
+    group: ConsumerGroup, req: TxnOffsetCommitRequest
+) -> Errors | None:
+    """ConsumerGroup.validateOffsetCommit with ``isTransactional`` (the manager's
+    validateTransactionalOffsetCommit turns StaleMemberEpochException into ILLEGAL_GENERATION:
+    a transactional producer knows only generations)."""
+    if req.generation_id < 0 and not group.members:
+        return None
+    member = group.members.get(req.member_id)
+    if member is None:
+        return Errors.UNKNOWN_MEMBER_ID
+    error = _validate_member_epoch(member, req.generation_id)
+    return Errors.ILLEGAL_GENERATION if error is Errors.STALE_MEMBER_EPOCH else error
 
 
 def _validate_member_epoch(member: ConsumerGroupMember, received: int) -> Errors | None:

@@ -169,6 +169,8 @@ class GroupCoordinatorShard:
                 raise TypeError(type(request).__name__)
         handler(out, waiter, request)
         self._settle_unwritten(out)
+        if self.consumer_group_manager.groups:  # a KIP-848 group may have been created
+            self._ensure_cleanup_timer(out)
         return out.result()
 
     def _classic_request_to_consumer_group(
@@ -316,7 +318,8 @@ class GroupCoordinatorShard:
         over no groups writes nothing), for the next of those times after now.
         """
         key = ExpireOffsetsKey(self.node, self.partition)
-        if not self.timer.is_scheduled(key) and self.group_manager.groups and not self.loading:
+        holds_groups = self.group_manager.groups or self.consumer_group_manager.groups
+        if not self.timer.is_scheduled(key) and holds_groups and not self.loading:
             interval = self.config.offsets_retention_check_interval_ms
             since_load = out.now - self.loaded_ms
             self.timer.schedule(out, key, interval - since_load % interval, ExpireOffsets())
@@ -340,6 +343,22 @@ class GroupCoordinatorShard:
             if group.is_in(EMPTY) and offsets.all_offsets_expired(group_id, expired):
                 entries.append((GroupMetadataKey(group_id), None))
                 doomed.append(group)
+        # KIP-848 groups (Kafka's groupIds() holds both types in one TimelineHashMap; here the
+        # consumer groups come after the classic ones, in their own map's order):
+        # ConsumerGroup.offsetExpirationCondition counts from each offset's commit time, the
+        # offsets of subscribed topics never expire, and an Empty group left without offsets
+        # is deleted (maybeDeleteGroup: createGroupTombstoneRecords).
+        consumer_groups = self.consumer_group_manager.groups
+        doomed_consumer: list[str] = []
+        for group_id in list(consumer_groups):
+            consumer_group = consumer_groups[group_id]
+            expired = offsets.expired_consumer_group_offsets(consumer_group, out.now)
+            if expired:
+                entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
+                expired_by_group.append((group_id, expired))
+            if consumer_group.is_empty() and offsets.all_offsets_expired(group_id, expired):
+                entries.extend(consumer_group_tombstones(consumer_group))
+                doomed_consumer.append(group_id)
         if entries and self.writer.append(out, entries, entries[0][0].group) == Errors.NONE:
             for group_id, expired in expired_by_group:
                 offsets.delete_offsets(group_id, expired)
@@ -353,6 +372,9 @@ class GroupCoordinatorShard:
             for group in doomed:
                 offsets.delete_all_offsets(group.group_id, pending=False)
                 self.group_manager.delete_group(out, group, "empty group with no offsets left")
+            for group_id in doomed_consumer:
+                offsets.delete_all_offsets(group_id, pending=False)
+                self.consumer_group_manager.remove_empty_group(out, group_id)
         self._ensure_cleanup_timer(out)
 
     def delete_groups(
@@ -360,19 +382,32 @@ class GroupCoordinatorShard:
     ) -> tuple[list[Errors], CoordinatorResult]:
         """GroupCoordinatorShard.deleteGroups: the result of each group, in order, and the output.
 
-        Each group is validated (ClassicGroup.validateDeleteGroup); the tombstones of the valid
-        ones (each group's offsets, then the group) go out as ONE write, the shard's one
-        CoordinatorResult. If that write fails, GroupCoordinatorService answers every group of
-        the shard with the mapped error, the ones that failed validation included.
+        Each group is validated (ClassicGroup.validateDeleteGroup, or
+        ConsumerGroup.validateDeleteGroup: a KIP-848 group must be Empty); the tombstones of the
+        valid ones (each group's offsets, then the group's: createGroupTombstoneRecords) go out
+        as ONE write, the shard's one CoordinatorResult. If that write fails,
+        GroupCoordinatorService answers every group of the shard with the mapped error, the ones
+        that failed validation included.
         """
         out = Step(now_ms)
         groups = self.group_manager.groups
+        consumer_groups = self.consumer_group_manager.groups
         results: list[Errors] = []
         doomed: list[ClassicGroup] = []
+        doomed_consumer: list[str] = []
         entries: list[tuple[RecordKey, RecordValue]] = []
         for group_id in group_ids:
             group = groups.get(group_id)
-            if group is None or group.is_in(DEAD):
+            consumer_group = consumer_groups.get(group_id)
+            if consumer_group is not None:
+                if not consumer_group.is_empty():
+                    results.append(Errors.NON_EMPTY_GROUP)
+                else:
+                    results.append(Errors.NONE)
+                    doomed_consumer.append(group_id)
+                    entries.extend(self.offset_manager.all_offsets_tombstones(group_id))
+                    entries.extend(consumer_group_tombstones(consumer_group))
+            elif group is None or group.is_in(DEAD):
                 results.append(Errors.GROUP_ID_NOT_FOUND)
             elif not group.is_in(EMPTY):
                 results.append(Errors.NON_EMPTY_GROUP)
@@ -382,12 +417,15 @@ class GroupCoordinatorShard:
                 entries.extend(self.offset_manager.all_offsets_tombstones(group_id))
                 entries.append((GroupMetadataKey(group_id), None))
         if entries:
-            error = self.writer.append(out, entries, doomed[0].group_id)
+            error = self.writer.append(out, entries, entries[0][0].group)
             if error != Errors.NONE:
                 return [operation_error_to_response_error(error)] * len(group_ids), out.result()
         for group in doomed:
             self.offset_manager.delete_all_offsets(group.group_id)
             self.group_manager.delete_group(out, group, "DeleteGroups")
+        for group_id in doomed_consumer:
+            self.offset_manager.delete_all_offsets(group_id)
+            self.consumer_group_manager.remove_empty_group(out, group_id)
         return results, out.result()
 
     def delete_offsets_of_topic(self, topic: str, now_ms: int) -> CoordinatorResult:

@@ -2,24 +2,36 @@
 
 The Builder's ``updateWith(record)`` is groupsim's replay of the member records
 (``ConsumerGroupManager.replay``), and ``asConsumerGroupDescribeMember`` its ConsumerGroupDescribe
-answer. Left out: the classic-member metadata checks (mixed groups are not simulated) and
-testClassicProtocolListFromJoinRequestProtocolCollection.
+answer. Every test of the Java class is ported (the classic-member metadata checks with them).
 """
 
 from __future__ import annotations
 
+import pytest
+
 from coordinator.cluster import KafkaCluster
 from coordinator.consumer_group import ConsumerGroupMember, MemberState
+from coordinator.errors import ApiError, Errors
+from coordinator.group_conversion import classic_metadata
 from coordinator.kafka_uuid import topic_id_for
 from coordinator.records import (
+    ClassicMemberMetadata,
+    ClassicProtocol,
     ConsumerGroupCurrentMemberAssignmentKey,
     ConsumerGroupCurrentMemberAssignmentValue,
     ConsumerGroupMemberMetadataKey,
     ConsumerGroupMemberMetadataValue,
+    ConsumerGroupMetadataKey,
+    ConsumerGroupMetadataValue,
+    ConsumerGroupPartitionMetadataKey,
     ConsumerGroupTargetAssignmentMemberKey,
     ConsumerGroupTargetAssignmentMemberValue,
+    ConsumerGroupTargetAssignmentMetadataKey,
     TopicPartitionsRecord,
 )
+
+# toClassicProtocolCollection("range"): one protocol, metadata {1, 2, 3}
+RANGE_CLASSIC = ClassicMemberMetadata(0, (ClassicProtocol("range", bytes([1, 2, 3])),))
 
 
 def manager(topics: dict[str, int] | None = None):
@@ -81,6 +93,7 @@ def test_update_with_member_metadata_value():
             subscribed_topic_regex="regex",
             rebalance_timeout_ms=1000,
             server_assignor="range",
+            classic_member_metadata=RANGE_CLASSIC,
         ),
     )
     member = cgm.groups["g"].members["member-id"]
@@ -93,6 +106,8 @@ def test_update_with_member_metadata_value():
     assert member.subscribed_topic_names == frozenset({"bar", "foo"})
     assert (member.subscribed_topic_regex, member.server_assignor_name) == ("regex", "range")
     assert member.rebalance_timeout_ms == 1000
+    assert member.classic_member_metadata == RANGE_CLASSIC
+    assert member.use_classic_protocol
 
 
 def test_update_with_current_member_assignment_value():
@@ -162,3 +177,60 @@ def test_as_consumer_group_describe_member():
     assert [(t.topic_id, t.partitions) for t in member.target_assignment.topic_partitions] == [
         (foo, (2,))
     ]
+
+
+def test_classic_member_metadata():
+    """ConsumerGroupMemberTest.testNewMember (its classic-member half): a member with classic
+    metadata uses the classic protocol and supports its protocols; one without does neither."""
+    member = ConsumerGroupMember("member-id", classic_member_metadata=RANGE_CLASSIC)
+    assert member.use_classic_protocol
+    assert member.classic_member_metadata == RANGE_CLASSIC
+    assert member.supported_classic_protocols == RANGE_CLASSIC.supported_protocols
+    plain = ConsumerGroupMember("member-id")
+    assert not plain.use_classic_protocol and plain.supported_classic_protocols is None
+
+
+def test_classic_protocol_list_from_join_request_protocol_collection():
+    """ConsumerGroupMemberTest.testClassicProtocolListFromJoinRequestProtocolCollection: a
+    JoinGroup's protocols become the member's classic protocols, names and metadata kept (the
+    session timeout rides along in ClassicMemberMetadata)."""
+    assert classic_metadata(0, (("range", bytes([1, 2, 3])),)) == RANGE_CLASSIC
+    two = classic_metadata(5000, (("roundrobin", b"a"), ("range", b"b")))
+    assert two.session_timeout_ms == 5000
+    assert two.supported_protocols == (
+        ClassicProtocol("roundrobin", b"a"),
+        ClassicProtocol("range", b"b"),
+    )
+
+
+def test_replay_tombstones_of_missing_groups_and_members():
+    """GroupMetadataManagerTest.testReplayConsumerGroupMemberMetadataTombstone,
+    testReplayConsumerGroupCurrentMemberAssignmentTombstone,
+    testReplayConsumerGroupTargetAssignmentMemberTombstone,
+    testReplayConsumerGroupTargetAssignmentMetadataTombstone,
+    testReplayConsumerGroupPartitionMetadataTombstone and
+    testReplayConsumerGroupMetadataTombstone: a tombstone for a member already gone, or for a
+    group that does not exist, replays as a no-op (no group is created)."""
+    member_keys = (
+        ConsumerGroupMemberMetadataKey,
+        ConsumerGroupCurrentMemberAssignmentKey,
+        ConsumerGroupTargetAssignmentMemberKey,
+    )
+    for key_type in member_keys:
+        _, cgm = manager()
+        cgm.replay(ConsumerGroupMetadataKey("foo"), ConsumerGroupMetadataValue(10))
+        cgm.replay(key_type("foo", "m1"), None)
+        assert cgm.groups["foo"].members == {} and cgm.groups["foo"].group_epoch == 10
+        with pytest.raises(ApiError) as unknown:
+            cgm.groups["foo"].get_or_maybe_create_member("m1", False)
+        assert unknown.value.error == Errors.UNKNOWN_MEMBER_ID
+        cgm.replay(key_type("bar", "m1"), None)
+        assert "bar" not in cgm.groups
+    for group_key in (
+        ConsumerGroupTargetAssignmentMetadataKey,
+        ConsumerGroupPartitionMetadataKey,
+        ConsumerGroupMetadataKey,
+    ):
+        _, cgm = manager()
+        cgm.replay(group_key("foo"), None)
+        assert "foo" not in cgm.groups

@@ -1,4 +1,5 @@
-"""Ports of Kafka's OffsetMetadataManagerTest (its classic-group parts), in the harness's terms.
+"""Ports of Kafka's OffsetMetadataManagerTest (its classic- and consumer-group parts), in the
+harness's terms.
 
 Kafka's tests call OffsetMetadataManager directly and look at the records it returns; here the
 requests go through the harness and the records are read from the ``__consumer_offsets``
@@ -12,22 +13,18 @@ Kafka orders the tombstones of a deletion or an expiry by its offsets map's hash
 TimelineHashMap), as groupsim does (coordinator/timeline_order.py, held to Kafka by the oracle
 traces); the ports compare those records as sets, as Kafka's tests list them by hand.
 
+The KIP-848 consumer-group cases are at the end of this file (the consumer group built by real
+ConsumerGroupHeartbeats), except the two whose member speaks the classic protocol
+(testConsumerGroupOffsetCommitWithIllegalGenerationId, ...FetchWithIllegalGenerationId), which
+are in test_kafka_migration.py where mixed groups are built. The transactional cases, with their
+KIP-848 variants, are in test_kafka_txn_offsets.py.
+
 Not ported (the reason for each):
 
-* KIP-848 consumer groups (not modelled): testConsumerGroupOffsetCommitWithUnknownMemberId,
-  testConsumerGroupOffsetCommitWithStaleMemberEpoch,
-  testConsumerGroupOffsetCommitWithIllegalGenerationId,
-  testConsumerGroupOffsetCommitFromAdminClient, testConsumerGroupOffsetCommit,
-  testConsumerGroupOffsetFetchWithMemberIdAndEpoch, testConsumerGroupOffsetFetchFromAdminClient,
-  testConsumerGroupOffsetFetchWithUnknownMemberId, testConsumerGroupOffsetFetchWithStaleMemberEpoch,
-  testConsumerGroupOffsetFetchWithIllegalGenerationId, testConsumerGroupOffsetDelete,
-  testConsumerGroupOffsetDeleteWithErrors, testConsumerGroupOffsetDeleteWithPendingTransactionalOffsets.
-  (testConsumerGroupOffsetCommitWithOffsetMetadataTooLarge checks a rule that does not depend
-  on the group type; it is ported for a classic group.)
-* Transactional offsets: ported in test_kafka_txn_offsets.py (their KIP-848 variants,
-  testConsumerGroupTransactionalOffsetCommit*, are not: no consumer groups yet).
 * The OffsetDelete API (not modelled): testGenericGroupOffsetDelete,
-  testGenericGroupOffsetDeleteWithErrors, testGenericGroupOffsetDeleteWithPendingTransactionalOffsets.
+  testGenericGroupOffsetDeleteWithErrors, testGenericGroupOffsetDeleteWithPendingTransactionalOffsets,
+  testConsumerGroupOffsetDelete, testConsumerGroupOffsetDeleteWithErrors,
+  testConsumerGroupOffsetDeleteWithPendingTransactionalOffsets.
 * The offset commit's retention time / expire timestamp (not modelled):
   testGenericGroupOffsetCommitWithRetentionTime.
 * Metrics and sensors: testOffsetCommitsNumberMetricWithTransactionalOffsets,
@@ -48,6 +45,7 @@ from assignors.api import Subscription
 from coordinator.config import CoordinatorConfig
 from coordinator.errors import Errors
 from coordinator.protocol import (
+    ConsumerGroupHeartbeatRequest,
     DeleteGroupsRequest,
     MemberIdentity,
     OffsetCommitRequest,
@@ -692,3 +690,251 @@ def test_topic_deletion_writes_one_batch_per_coordinator_and_skips_a_loading_one
     d.apply(d.cluster.delete_topic("foo", d.now))
     d.advance(d.now + 500)
     assert d.cluster.committed_offsets(GROUP) == {("foo", 0): 7}
+
+
+# =================================================================================================
+# KIP-848 consumer groups (ConsumerGroup.validateOffsetCommit / validateOffsetFetch)
+# =================================================================================================
+
+
+def consumer_member(d: Driver, group_id: str = GROUP, client: str = "M") -> tuple[str, int]:
+    """A consumer-protocol member joins ``group_id`` (a ConsumerGroupHeartbeat subscribed to
+    bar): Kafka's ``group.updateMember(... "member" ...)``. Returns (member id, member epoch)."""
+    request = ConsumerGroupHeartbeatRequest(
+        group_id,
+        "",
+        0,
+        rebalance_timeout_ms=5000,
+        subscribed_topic_names=("bar",),
+        topic_partitions=(),
+    )
+    _corr, (response,) = d.send(client, request)
+    assert response.error_code == Errors.NONE and response.member_epoch > 0
+    return response.member_id, response.member_epoch
+
+
+def empty_consumer_group(d: Driver, group_id: str = GROUP) -> None:
+    """getOrMaybeCreatePersistedConsumerGroup(id, true): an Empty consumer group (a member
+    joins and leaves; the group stays)."""
+    member_id, _epoch = consumer_member(d, group_id)
+    _corr, (left,) = d.send("M", ConsumerGroupHeartbeatRequest(group_id, member_id, -1))
+    assert left.error_code == Errors.NONE
+    group = d.shard(group_id).consumer_group_manager.groups[group_id]
+    assert group.is_empty()
+
+
+def fetch_as(d: Driver, member_id: str | None, epoch: int, topics=None) -> OffsetFetchResponse:
+    """OffsetFetch v9 with a member id and epoch ({topic: partitions}, None: every offset)."""
+    request_topics = (
+        None
+        if topics is None
+        else tuple(OffsetFetchRequestTopic(t, tuple(ps)) for t, ps in topics.items())
+    )
+    request = OffsetFetchRequest(GROUP, request_topics, member_id=member_id, member_epoch=epoch)
+    _corr, (response,) = d.send("X", request)
+    return response
+
+
+def test_consumer_group_offset_commit_with_unknown_member_id():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetCommitWithUnknownMemberId: an
+    Empty consumer group does not know the member: UNKNOWN_MEMBER_ID, nothing written."""
+    d = Driver()
+    empty_consumer_group(d)
+    since = len(d.records(GROUP))
+    assert commit(d, member_id="member", generation=10) == bar0(Errors.UNKNOWN_MEMBER_ID)
+    assert records_since(d, since) == []
+
+
+def test_consumer_group_offset_commit_with_stale_member_epoch():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetCommitWithStaleMemberEpoch: a
+    consumer-protocol member's epoch below or above its own is STALE_MEMBER_EPOCH."""
+    d = Driver()
+    member_id, epoch = consumer_member(d)
+    since = len(d.records(GROUP))
+    for wrong in (epoch - 1, epoch + 1):
+        response = commit(d, member_id=member_id, generation=wrong)
+        assert response == bar0(Errors.STALE_MEMBER_EPOCH)
+    assert records_since(d, since) == []
+
+
+def test_consumer_group_offset_commit_from_admin_client():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetCommitFromAdminClient: no member
+    id, generation -1, to an Empty consumer group: accepted; the record has no leader epoch, no
+    metadata, the commit time. A generation-less commit to a consumer group *with* members is
+    refused (ConsumerGroup.validateOffsetCommit looks the member "" up): UNKNOWN_MEMBER_ID."""
+    d = Driver()
+    empty_consumer_group(d)
+    d.now = 1234
+    since = len(d.records(GROUP))
+    assert commit(d) == bar0(Errors.NONE)
+    assert records_since(d, since) == [
+        (OffsetCommitKey(GROUP, "bar", 0), OffsetCommitValue(100, -1, "", 1234))
+    ]
+    consumer_member(d)
+    since = len(d.records(GROUP))
+    assert commit(d) == bar0(Errors.UNKNOWN_MEMBER_ID)
+    assert records_since(d, since) == []
+
+
+def test_consumer_group_offset_commit():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetCommit: the member commits at
+    its epoch: NONE, one record with the leader epoch, the metadata and the commit time."""
+    d = Driver()
+    member_id, epoch = consumer_member(d)
+    d.now = 777
+    since = len(d.records(GROUP))
+    response = commit(
+        d,
+        [OffsetCommitRequestPartition(0, 100, 10, "metadata")],
+        member_id=member_id,
+        generation=epoch,
+    )
+    assert response == bar0(Errors.NONE)
+    assert records_since(d, since) == [
+        (OffsetCommitKey(GROUP, "bar", 0), OffsetCommitValue(100, 10, "metadata", 777))
+    ]
+
+
+def test_consumer_group_offset_commit_with_offset_metadata_too_large():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetCommitWithOffsetMetadataTooLarge
+    (the consumer-group original; test_offset_commit_with_offset_metadata_too_large runs it for a
+    classic member): the too-large partition fails alone."""
+    d = Driver(
+        CoordinatorConfig(
+            group_min_session_timeout_ms=10, offset_metadata_max_bytes=5, load_time_ms=0
+        )
+    )
+    member_id, epoch = consumer_member(d)
+    since = len(d.records(GROUP))
+    response = commit(
+        d,
+        [
+            OffsetCommitRequestPartition(0, 100, 10, "toolarge"),
+            OffsetCommitRequestPartition(1, 100, 10, "small"),
+        ],
+        member_id=member_id,
+        generation=epoch,
+    )
+    assert response == OffsetCommitResponse(
+        (
+            OffsetCommitResponseTopic(
+                "bar",
+                (
+                    OffsetCommitResponsePartition(0, Errors.OFFSET_METADATA_TOO_LARGE),
+                    OffsetCommitResponsePartition(1, Errors.NONE),
+                ),
+            ),
+        )
+    )
+    assert records_since(d, since) == [
+        (OffsetCommitKey(GROUP, "bar", 1), OffsetCommitValue(100, 10, "small", d.now))
+    ]
+
+
+def test_consumer_group_offset_fetch_with_member_id_and_epoch():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetFetchWithMemberIdAndEpoch: the
+    member fetches at its epoch, the named partitions and all of them."""
+    d = Driver()
+    member_id, epoch = consumer_member(d)
+    commit(
+        d,
+        [OffsetCommitRequestPartition(0, 100, 1, "metadata")],
+        member_id=member_id,
+        generation=epoch,
+    )
+    expected = (
+        OffsetFetchResponseTopic("bar", (OffsetFetchResponsePartition(0, 100, 1, "metadata"),)),
+    )
+    for topics in ({"bar": (0,)}, None):
+        response = fetch_as(d, member_id, epoch, topics)
+        assert (response.error_code, response.topics) == (Errors.NONE, expected)
+
+
+def test_consumer_group_offset_fetch_from_admin_client():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetFetchFromAdminClient: no member
+    id, epoch -1: accepted although the group has a member."""
+    d = Driver()
+    member_id, epoch = consumer_member(d)
+    commit(
+        d,
+        [OffsetCommitRequestPartition(0, 100, 1, "metadata")],
+        member_id=member_id,
+        generation=epoch,
+    )
+    expected = (
+        OffsetFetchResponseTopic("bar", (OffsetFetchResponsePartition(0, 100, 1, "metadata"),)),
+    )
+    for topics in ({"bar": (0,)}, None):
+        response = fetch_as(d, None, -1, topics)
+        assert (response.error_code, response.topics) == (Errors.NONE, expected)
+
+
+def test_consumer_group_offset_fetch_with_unknown_member_id():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetFetchWithUnknownMemberId: a
+    member id (even "") with epoch 0 in an Empty consumer group: UNKNOWN_MEMBER_ID, for named
+    partitions and for all."""
+    d = Driver()
+    empty_consumer_group(d)
+    for member_id in ("", "member"):
+        for topics in ({"bar": (0,)}, None):
+            assert fetch_as(d, member_id, 0, topics).error_code == Errors.UNKNOWN_MEMBER_ID
+
+
+def test_consumer_group_offset_fetch_with_stale_member_epoch():
+    """Port of OffsetMetadataManagerTest.testConsumerGroupOffsetFetchWithStaleMemberEpoch: an
+    epoch the member does not have: STALE_MEMBER_EPOCH, for named partitions and for all."""
+    d = Driver()
+    member_id, epoch = consumer_member(d)
+    for topics in ({"bar": (0,)}, None):
+        response = fetch_as(d, member_id, epoch + 9, topics)
+        assert response.error_code == Errors.STALE_MEMBER_EPOCH
+
+
+def test_consumer_group_offset_expiration_condition():
+    """ConsumerGroupTest.testOffsetExpirationCondition, through the expiry job
+    (GroupCoordinatorShard.cleanupGroupMetadata over a KIP-848 group): an offset expires
+    retention after its commit time (offsets of a topic the group subscribes to never do), each
+    on its own; the group stays while it has a member."""
+    d = expiry_driver(check_interval_ms=500)
+    member_id, epoch = consumer_member(d)  # subscribed to bar
+    commit(d, [("foo", 0, 15000), ("bar", 0, 1)], member_id=member_id, generation=epoch)
+    committed_at = d.now
+    since = len(d.records(GROUP))
+
+    def offset_records() -> list:
+        return [(k, v) for k, v in records_since(d, since) if isinstance(k, OffsetCommitKey)]
+
+    def advance_alive(to_ms: int) -> None:  # the member heartbeats every 10 s meanwhile
+        while d.now < to_ms:
+            d.advance(min(to_ms, d.now + 10_000))
+            _corr, (beat,) = d.send("M", ConsumerGroupHeartbeatRequest(GROUP, member_id, epoch))
+            assert beat.error_code == Errors.NONE
+
+    advance_alive(committed_at + RETENTION_MS - 1)
+    assert offset_records() == []
+    advance_alive(committed_at + RETENTION_MS + 500)
+    assert offset_records() == [(OffsetCommitKey(GROUP, "foo", 0), None)]
+    assert d.cluster.committed_offsets(GROUP) == {("bar", 0): 1}
+    assert d.shard(GROUP).consumer_group_manager.groups.get(GROUP) is not None
+
+
+def test_consumer_group_maybe_delete_by_the_expiry_job():
+    """GroupMetadataManagerTest.testConsumerGroupMaybeDelete (through the expiry job:
+    cleanupGroupMetadata calls maybeDeleteGroup once all of a group's offsets expired): an Empty
+    consumer group whose offsets all expired is deleted in the same batch (its offsets'
+    tombstones, then target assignment epoch, subscription metadata and group epoch ones)."""
+    d = expiry_driver(check_interval_ms=500)
+    member_id, epoch = consumer_member(d)
+    commit(d, [("bar", 0, 1)], member_id=member_id, generation=epoch)
+    _corr, (left,) = d.send("M", ConsumerGroupHeartbeatRequest(GROUP, member_id, -1))
+    assert left.error_code == Errors.NONE
+    since = len(d.records(GROUP))
+    d.advance(d.now + RETENTION_MS + 500)
+    assert [(type(k).__name__, v) for k, v in records_since(d, since)] == [
+        ("OffsetCommitKey", None),
+        ("ConsumerGroupTargetAssignmentMetadataKey", None),
+        ("ConsumerGroupPartitionMetadataKey", None),
+        ("ConsumerGroupMetadataKey", None),
+    ]
+    assert d.shard(GROUP).consumer_group_manager.groups.get(GROUP) is None
+    assert d.cluster.committed_offsets(GROUP) == {}

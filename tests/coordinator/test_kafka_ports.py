@@ -2,6 +2,11 @@
 
 Kafka's MockCoordinatorTimer runs every timer due during a ``sleep`` at the *end* of the sleep;
 the harness fires each timer at its own deadline, so the times below are the real deadlines.
+
+Left out: the classic-group metrics tests testClassicGroupCompletedRebalanceSensor and
+testUpdateClassicGroupSizeCounter (no Kafka metrics here). The consumer-group tests of
+GroupMetadataManagerTest are in test_kafka_consumer_group_heartbeat.py and
+test_kafka_migration.py.
 """
 
 from coordinator.config import CoordinatorConfig

@@ -4,8 +4,10 @@ transaction markers, require_stable), through KafkaCluster; each test names its 
 Kafka's tests replay records into the manager by hand (``verifyTransactionalReplay``,
 ``replayEndTransactionMarker``); here the records are written by real TxnOffsetCommit and
 OffsetCommit requests and the markers by ``KafkaCluster.complete_transaction``, and the replay
-ports read the state after a failover (the next replica replays the partition). The
-KIP-848 consumer-group variants are not ported (no consumer groups in this coordinator yet).
+ports read the state after a failover (the next replica replays the partition). The KIP-848
+consumer-group variants (testConsumerGroupTransactionalOffsetCommit*, and ConsumerGroupTest's
+testValidateTransactionalOffsetCommit) build their consumer group with real
+ConsumerGroupHeartbeats.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 
 from coordinator.errors import Errors
 from coordinator.protocol import (
+    ConsumerGroupHeartbeatRequest,
     DeleteGroupsRequest,
     OffsetFetchRequest,
     OffsetFetchRequestTopic,
@@ -102,8 +105,10 @@ def test_generic_group_transactional_offset_commit():
 
 
 def test_generic_group_transactional_offset_commit_with_unknown_group_id():
-    """testGenericGroupTransactionalOffsetCommitWithUnknownGroupId: ILLEGAL_GENERATION at every
-    version (OffsetCommit v9 would say GROUP_ID_NOT_FOUND)."""
+    """testGenericGroupTransactionalOffsetCommitWithUnknownGroupId and
+    testConsumerGroupTransactionalOffsetCommitWithUnknownGroupId (the same request: no group
+    exists, so it has no type): ILLEGAL_GENERATION at every version (OffsetCommit v9 would say
+    GROUP_ID_NOT_FOUND)."""
     d = Driver()
     errors = txn_commit(d, {("bar", 0): 100}, member_id="member", generation=10)
     assert errors == {("bar", 0): Errors.ILLEGAL_GENERATION}
@@ -360,3 +365,96 @@ def test_member_fields_below_v3_are_invalid():
     assert txn_commit(d, {("bar", 0): 1}, member_id="m", version=2) == {
         ("bar", 0): Errors.INVALID_REQUEST
     }
+
+
+# --- KIP-848 consumer groups ---------------------------------------------------------------------
+
+
+def consumer_member(d: Driver, group_id: str = "foo") -> tuple[str, int]:
+    """A consumer-protocol member joins ``group_id`` (Kafka's ``group.updateMember``): its id
+    and epoch."""
+    request = ConsumerGroupHeartbeatRequest(
+        group_id,
+        "",
+        0,
+        rebalance_timeout_ms=5000,
+        subscribed_topic_names=("bar",),
+        topic_partitions=(),
+    )
+    _corr, (response,) = d.send("M", request)
+    assert response.error_code == Errors.NONE
+    return response.member_id, response.member_epoch
+
+
+def test_consumer_group_transactional_offset_commit():
+    """testConsumerGroupTransactionalOffsetCommit: the member commits inside a transaction at
+    its epoch: NONE, one record with the producer id, the leader epoch, the metadata; nothing
+    visible before the marker, the offset after it."""
+    d = Driver()
+    member_id, epoch = consumer_member(d)
+    d.now = 5
+    errors = txn_commit(d, {("bar", 0): 100}, member_id=member_id, generation=epoch, epoch=10)
+    assert errors == {("bar", 0): Errors.NONE}
+    record = d.records("foo")[-1]
+    assert record.producer_id == 10
+    assert record.key == OffsetCommitKey("foo", "bar", 0)
+    assert record.value == OffsetCommitValue(100, 10, "metadata", 5)
+    assert d.cluster.committed_offsets("foo") == {}
+    assert end_txn(d, 10, commit=True) == Errors.NONE
+    assert d.cluster.committed_offsets("foo") == {("bar", 0): 100}
+
+
+def test_consumer_group_transactional_offset_commit_with_unknown_member_id():
+    """testConsumerGroupTransactionalOffsetCommitWithUnknownMemberId: an Empty consumer group
+    does not know the member: UNKNOWN_MEMBER_ID."""
+    d = Driver()
+    member_id, _epoch = consumer_member(d)
+    _corr, (left,) = d.send("M", ConsumerGroupHeartbeatRequest("foo", member_id, -1))
+    assert left.error_code == Errors.NONE
+    since = len(d.records("foo"))
+    errors = txn_commit(d, {("bar", 0): 100}, member_id="member", generation=10)
+    assert errors == {("bar", 0): Errors.UNKNOWN_MEMBER_ID}
+    assert d.records("foo")[since:] == ()
+
+
+def test_consumer_group_transactional_offset_commit_with_stale_member_epoch():
+    """testConsumerGroupTransactionalOffsetCommitWithStaleMemberEpoch: a wrong epoch from a
+    consumer-protocol member is ILLEGAL_GENERATION in a TxnOffsetCommit
+    (OffsetMetadataManager.validateTransactionalOffsetCommit maps STALE_MEMBER_EPOCH, which the
+    OffsetCommit answers, since transactional producers only know ILLEGAL_GENERATION)."""
+    d = Driver()
+    member_id, epoch = consumer_member(d)
+    errors = txn_commit(d, {("bar", 0): 100}, member_id=member_id, generation=epoch + 99)
+    assert errors == {("bar", 0): Errors.ILLEGAL_GENERATION}
+
+
+def test_validate_transactional_offset_commit():
+    """ConsumerGroupTest.testValidateTransactionalOffsetCommit (through TxnOffsetCommit at every
+    version that carries a member: 3 and 4): a commit without member id and generation is
+    accepted only while the consumer group is empty; an unknown member is UNKNOWN_MEMBER_ID; a
+    wrong epoch is refused (ILLEGAL_GENERATION: the manager's mapping of the group's
+    STALE_MEMBER_EPOCH); the member's own epoch is accepted. TxnOffsetCommit has no minimum
+    version for consumer-protocol members (OffsetCommit has 9)."""
+    for version in (3, 4):
+        d = Driver()
+        member_id, epoch = consumer_member(d)
+        _corr, (left,) = d.send("M", ConsumerGroupHeartbeatRequest("foo", member_id, -1))
+        assert left.error_code == Errors.NONE
+        ok = {("bar", 0): Errors.NONE}
+        assert txn_commit(d, {("bar", 0): 1}, version=version) == ok
+        # the commit goes to the consumer group: no simple classic group beside it
+        assert "foo" not in d.shard("foo").group_manager.groups
+        assert txn_commit(
+            d, {("bar", 0): 1}, member_id="member-id", generation=0, version=version
+        ) == {("bar", 0): Errors.UNKNOWN_MEMBER_ID}
+        member_id, epoch = consumer_member(d)
+        assert txn_commit(d, {("bar", 0): 1}, version=version) == {
+            ("bar", 0): Errors.UNKNOWN_MEMBER_ID
+        }
+        assert txn_commit(
+            d, {("bar", 0): 1}, member_id=member_id, generation=epoch + 10, version=version
+        ) == {("bar", 0): Errors.ILLEGAL_GENERATION}
+        assert (
+            txn_commit(d, {("bar", 0): 1}, member_id=member_id, generation=epoch, version=version)
+            == ok
+        )

@@ -1,0 +1,3 @@
+"""Fixtures shared by the coordinator's parity suites."""
+
+from tests.coordinator.mock_assignor import mock_assignor  # noqa: F401
