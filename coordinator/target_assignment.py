@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 
@@ -53,8 +53,6 @@ from coordinator.kafka_uuid import Uuid
 #: the assignor's map, so such a member always gets a record.
 _NO_TARGET: TopicPartitions = MappingProxyType({})
 _partitions_of = operator.attrgetter("partitions")
-#: A placeholder in a list of specs about to be filled.
-_EMPTY_SPEC = MemberSubscriptionAndAssignmentImpl(None, None, frozenset())
 
 
 @frozen
@@ -101,22 +99,19 @@ class NewTargetAssignment(Mapping[str, Partitions]):
 
 class MemberSpecs:
     """What one group's builds can share, each kept only while its inputs are the very same
-    objects (so a reuse never changes a result):
+    objects, so a reuse never changes a result:
 
-    * the previous build's members (ids, member objects, target objects) and their specs: a
-      member whose object and target object are unchanged keeps its spec, found with identity
-      scans over whole lists;
-    * per member id, the subscribed-names object its spec was made from: a member that changed
-      (a new epoch) but kept its names object, rack, instance id and target keeps its spec;
+    * per member id, the member object, target object and spec of the previous build: a member
+      whose object and target object are the same ones keeps its spec (found with identity scans
+      over whole lists), and so does a member that changed (a new epoch) but kept its
+      subscribed-names object, rack, instance id and target object;
     * the topic ids resolved per subscription, the member order, the topic describer.
 
     Everything is dropped when the topic ids change. The caller keeps one per group."""
 
     __slots__ = (
         "describer",
-        "entries",
         "inserted",
-        "member_ids",
         "metadata",
         "objects",
         "order",
@@ -129,23 +124,32 @@ class MemberSpecs:
     def __init__(self) -> None:
         self.topic_ids: dict[str, Uuid] = {}
         self.resolved: dict[tuple[str, ...], AbstractSet[Uuid]] = {}
-        self.entries: dict[str, tuple[AbstractSet[str], MemberSubscriptionAndAssignmentImpl]] = {}
-        self.member_ids: list[str] = []
-        self.objects: list[ConsumerGroupMember] = []
-        self.targets: list[TopicPartitions] = []
-        self.specs: list[MemberSubscriptionAndAssignmentImpl] = []
+        self.objects: dict[str, ConsumerGroupMember] = {}
+        self.targets: dict[str, TopicPartitions] = {}
+        self.specs: dict[str, MemberSubscriptionAndAssignmentImpl] = {}
         self.inserted: list[str] = []
         self.order: list[str] = []
         self.metadata: list[tuple[str, TopicMetadata]] | None = None
         self.describer: SubscribedTopicDescriberImpl | None = None
 
-    def start(self, topic_ids: Mapping[str, Uuid]) -> None:
-        """Drop everything that depends on the topic ids if they changed."""
+    def start(self, topic_ids: Mapping[str, Uuid], member_count: int) -> None:
+        """Check the kept resolutions against the topic ids if they changed (a topic created,
+        deleted or recreated): the specs of a subscription whose ids differ now are dropped.
+        The memo of resolved subscriptions is dropped when it outgrows the group."""
         if self.topic_ids != topic_ids:
+            kept: set[int] = set()
+            for key, ids in list(self.resolved.items()):
+                if list(_resolve(key, topic_ids)) == list(ids):
+                    kept.add(id(ids))
+                else:
+                    del self.resolved[key]
+            for member_id in [
+                m for m, spec in self.specs.items() if id(spec.subscribed_topic_ids) not in kept
+            ]:
+                del self.objects[member_id], self.targets[member_id], self.specs[member_id]
             self.topic_ids = dict(topic_ids)
+        if len(self.resolved) > 2 * member_count + 16:
             self.resolved.clear()
-            self.entries.clear()
-            self.member_ids = []
 
     def member_specs(
         self,
@@ -153,57 +157,61 @@ class MemberSpecs:
         target_assignment: Mapping[str, TopicPartitions],
         topic_ids: Mapping[str, Uuid],
     ) -> dict[str, MemberSubscriptionAndAssignmentImpl]:
-        """The group's members' specs, in ``members``' order."""
+        """The group's members' specs, in ``members``' order (members that left are forgotten)."""
         member_ids = list(members)
         objects = list(members.values())
         targets = list(map(target_assignment.get, member_ids, itertools.repeat(EMPTY_PARTITIONS)))
-        stale: Iterable[int]
-        if member_ids == self.member_ids:
-            specs = self.specs.copy()
-            moved = map(
-                operator.or_,
-                map(operator.is_not, objects, self.objects),
-                map(operator.is_not, targets, self.targets),
-            )
-            stale = itertools.compress(range(len(member_ids)), moved)
-        else:
-            specs = [_EMPTY_SPEC] * len(member_ids)
-            stale = range(len(member_ids))
-            if len(self.entries) > len(member_ids) + 16:  # forget the members that left
-                self.entries = {m: e for m, e in self.entries.items() if m in members}
-            if len(self.resolved) > 2 * len(member_ids) + 16:
-                self.resolved.clear()
-        for i in stale:
-            specs[i] = self.spec(member_ids[i], objects[i], targets[i], topic_ids)
-        self.member_ids, self.objects, self.targets, self.specs = (
-            member_ids,
-            objects,
-            targets,
-            specs,
+        before = list(map(self.objects.get, member_ids))
+        specs = list(map(self.specs.get, member_ids))
+        moved = map(
+            operator.or_,
+            map(operator.is_not, objects, before),
+            map(operator.is_not, targets, map(self.targets.get, member_ids)),
         )
-        return dict(zip(member_ids, specs, strict=True))
+        for i in itertools.compress(range(len(member_ids)), moved):
+            specs[i] = self._make(objects[i], targets[i], before[i], specs[i], topic_ids)
+        self.objects = dict(zip(member_ids, objects, strict=True))
+        self.targets = dict(zip(member_ids, targets, strict=True))
+        # every None (a member seen for the first time) has been filled in by _make
+        self.specs = dict(zip(member_ids, specs, strict=True))  # type: ignore[arg-type]
+        return self.specs.copy()
 
     def spec(
         self,
         member_id: str,
         member: ConsumerGroupMember,
-        assignment: TopicPartitions,
+        target: TopicPartitions,
         topic_ids: Mapping[str, Uuid],
     ) -> MemberSubscriptionAndAssignmentImpl:
-        """createMemberSubscriptionAndAssignment, or the member's spec of an earlier build."""
-        names = member.subscribed_topic_names
-        entry = self.entries.get(member_id)
-        if entry is not None and entry[0] is names:
-            spec = entry[1]
-            if (
-                spec.partitions is assignment
-                and spec.rack_id == member.rack_id
-                and spec.instance_id == member.instance_id
-            ):
-                return spec
-        spec = _spec(member, assignment, topic_ids, self.resolved)
-        self.entries[member_id] = (names, spec)
+        """An updated member's spec (kept for the next build)."""
+        before = self.objects.get(member_id)
+        spec = self.specs.get(member_id)
+        if before is not member or self.targets.get(member_id) is not target or spec is None:
+            spec = self._make(member, target, before, spec, topic_ids)
+            self.objects[member_id] = member
+            self.targets[member_id] = target
+            self.specs[member_id] = spec
         return spec
+
+    def _make(
+        self,
+        member: ConsumerGroupMember,
+        target: TopicPartitions,
+        before: ConsumerGroupMember | None,
+        spec: MemberSubscriptionAndAssignmentImpl | None,
+        topic_ids: Mapping[str, Uuid],
+    ) -> MemberSubscriptionAndAssignmentImpl:
+        """createMemberSubscriptionAndAssignment, unless the previous spec still fits."""
+        if (
+            spec is not None
+            and before is not None
+            and before.subscribed_topic_names is member.subscribed_topic_names
+            and spec.partitions is target
+            and spec.rack_id == member.rack_id
+            and spec.instance_id == member.instance_id
+        ):
+            return spec
+        return _spec(member, target, topic_ids, self.resolved)
 
     def member_order(self, inserted: list[str]) -> list[str]:
         """``string_hashmap_order(inserted)``, kept while the insertion sequence is the same."""
@@ -246,7 +254,7 @@ def build_target_assignment(
     """TargetAssignmentBuilder.build (``updated_members``: addOrUpdateMember / removeMember).
     ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted)."""
     cache = MemberSpecs() if specs is None else specs
-    cache.start(topic_ids)
+    cache.start(topic_ids, len(members))
     old_of = target_assignment.get
     member_specs = cache.member_specs(members, target_assignment, topic_ids)
     inserted = list(member_specs)
@@ -313,11 +321,16 @@ def _spec(
     key = tuple(member.subscribed_topic_names)
     ids = resolved.get(key)
     if ids is None:
-        names = string_hashmap_order(key, copy_capacity(len(key)))
-        ids = resolved[key] = dict.fromkeys(topic_ids[n] for n in names if n in topic_ids).keys()
+        ids = resolved[key] = _resolve(key, topic_ids)
     return MemberSubscriptionAndAssignmentImpl(
         rack_id=member.rack_id,
         instance_id=member.instance_id,
         subscribed_topic_ids=ids,
         partitions=assignment,
     )
+
+
+def _resolve(names: tuple[str, ...], topic_ids: Mapping[str, Uuid]) -> AbstractSet[Uuid]:
+    """The ids of the known names, in the order of the names' ``HashSet<String>``."""
+    ordered = string_hashmap_order(names, copy_capacity(len(names)))
+    return dict.fromkeys(topic_ids[n] for n in ordered if n in topic_ids).keys()

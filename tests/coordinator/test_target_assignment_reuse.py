@@ -232,3 +232,20 @@ def test_a_member_left_out_with_a_target_loses_it():
     targets["b"] = {foo: frozenset({2})}
     result = build(Prepared({"a": targets["a"]}), members, targets)
     assert result.changed_members == ("b",)
+
+
+def test_a_topic_change_drops_only_the_specs_it_touches():
+    g = Group({"t0": 6, "t1": 6, "t2": 3})
+    g.build({"a": member("a", "t0", "t1")})
+    g.build({"b": member("b", "t0", "t2", "t3")})  # t3 does not exist yet
+    first, _ = g.build({})
+    g.topic_ids["t9"] = topic_id_for("t9")  # a topic nobody subscribes to
+    second, _ = g.build({})
+    assert second.members["a"] is first.members["a"]
+    assert second.members["b"] is first.members["b"]
+    g.topic_ids["t3"] = topic_id_for("t3")  # b's missing topic appears
+    g.sizes["t3"] = 2
+    third, _ = g.build({})
+    assert third.members["a"] is first.members["a"]
+    assert third.members["b"] is not first.members["b"]
+    assert topic_id_for("t3") in third.members["b"].subscribed_topic_ids
