@@ -1,6 +1,7 @@
 """The target-assignment step beside Kafka's ``TargetAssignmentBuilder``, in the same run.
 
-``python -m bench target_assignment [--quick] [--full-grid] [--only=TEXT] [--no-java]``
+``python -m bench target_assignment [--quick] [--full-grid] [--only=TEXT] [--no-java]
+[--seconds=S]``
 
 Cases are Kafka's JMH ``TargetAssignmentBuilderBenchmark`` (jmh-benchmarks at 1eb7644): a group of
 ``memberCount - 1`` members (``member<i>``, everyone on every topic, or 5 buckets of members on 5
@@ -19,8 +20,10 @@ its generated records and metadata image); without one the Java column says why.
 ``MemberSpecs`` kept between builds as ``ConsumerGroupManager`` keeps them (the timed builds
 repeat one build, so every member's spec is reused); "py cold" is the same build with a fresh
 ``MemberSpecs`` each time (every spec made again). Both: process CPU ms per call, averaged over
-about a second of calls after a warm-up. "ratio" is Python / Java (below 1: Python is faster). "exact" compares order-free CRC32 digests of the new target
-assignment and the record counts.
+about a second of calls (``--seconds``) after a warm-up (Java: as long again, so that JIT
+compilation mostly falls before the timed calls; on a loaded machine a longer run helps).
+"ratio" is Python / Java (below 1: Python is faster). "exact" compares order-free CRC32 digests
+of the new target assignment and the record counts.
 """
 
 from __future__ import annotations
@@ -198,6 +201,15 @@ def main(argv: list[str]) -> int:
     with_java = "--no-java" not in argv
     only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), "")
     seconds = 0.5 if quick else 1.0
+    given = next((a.split("=", 1)[1] for a in argv if a.startswith("--seconds=")), None)
+    if given is not None:
+        try:
+            seconds = float(given)
+        except ValueError:
+            seconds = -1.0
+        if not seconds > 0:
+            print(f"bench target_assignment: --seconds={given}: expected a positive number")
+            return 2
     cases = [c for c in grid(quick, full) if only in label(c)]
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     classpath, message = (
