@@ -1,6 +1,7 @@
 """The target-assignment step beside Kafka's ``TargetAssignmentBuilder``, in the same run.
 
-``python -m bench target_assignment [--quick] [--full-grid] [--only=TEXT] [--no-java]``
+``python -m bench target_assignment [--quick] [--full-grid] [--only=TEXT] [--no-java]
+[--seconds=S]``
 
 Cases are Kafka's JMH ``TargetAssignmentBuilderBenchmark`` (jmh-benchmarks at 1eb7644): a group of
 ``memberCount - 1`` members (``member<i>``, everyone on every topic, or 5 buckets of members on 5
@@ -15,10 +16,14 @@ members; ``--full-grid`` Kafka's 90 combinations.
 Java: ``tools/target-assignment-bench/build.sh`` compiles our ``TargetAssignmentBench.java``
 against a built Kafka oracle (``../shared/kafka-oracle/BUILD.sh``: Kafka's group coordinator with
 its generated records and metadata image); without one the Java column says why. Python:
-``coordinator.target_assignment.build_target_assignment`` on the same inputs. Both: process CPU
-ms per call, averaged over about a second of calls after a warm-up. "ratio" is Python / Java
-(below 1: Python is faster). "exact" compares order-free CRC32 digests of the new target
-assignment and the record counts.
+``coordinator.target_assignment.build_target_assignment`` on the same inputs, with the group's
+``MemberSpecs`` kept between builds as ``ConsumerGroupManager`` keeps them (the timed builds
+repeat one build, so every member's spec is reused); "py cold" is the same build with a fresh
+``MemberSpecs`` each time (every spec made again). Both: process CPU ms per call, averaged over
+about a second of calls (``--seconds``) after a warm-up (Java: as long again, so that JIT
+compilation mostly falls before the timed calls; on a loaded machine a longer run helps).
+"ratio" is Python / Java (below 1: Python is faster). "exact" compares order-free CRC32 digests
+of the new target assignment and the record counts.
 """
 
 from __future__ import annotations
@@ -45,7 +50,11 @@ from coordinator.assignor.ordering import string_hashmap_order
 from coordinator.assignor.registry import get_assignor
 from coordinator.consumer_group import ConsumerGroupMember, TopicMetadata
 from coordinator.kafka_uuid import Uuid
-from coordinator.target_assignment import TargetAssignmentResult, build_target_assignment
+from coordinator.target_assignment import (
+    MemberSpecs,
+    TargetAssignmentResult,
+    build_target_assignment,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "tools" / "target-assignment-bench" / "build.sh"
@@ -118,8 +127,11 @@ class Setup:
         }
         self.topic_ids = {names[i]: t for i, t in enumerate(ids)}
         self.new_member = ConsumerGroupMember("newMember", subscribed_topic_names=frozenset(names))
+        # the group's member specs, kept between builds as ConsumerGroupManager keeps them
+        self.specs = MemberSpecs()
 
-    def build(self) -> TargetAssignmentResult:
+    def build(self, cold: bool = False) -> TargetAssignmentResult:
+        """One ``build()``; ``cold``: without the specs of earlier builds."""
         return build_target_assignment(
             assignor=get_assignor("uniform"),
             members=self.members,
@@ -130,6 +142,7 @@ class Setup:
             inverted_target_assignment=self.inverted,
             topic_ids=self.topic_ids,
             updated_members={"newMember": self.new_member},
+            specs=MemberSpecs() if cold else self.specs,
         )
 
     def java_text(self, case: Case, min_iters: int, seconds: float) -> str:
@@ -156,14 +169,14 @@ def digest(result: TargetAssignmentResult) -> str:
     return f"{crc:x}"
 
 
-def time_python(setup: Setup, seconds: float) -> tuple[float, str, int]:
+def time_python(setup: Setup, seconds: float, cold: bool = False) -> tuple[float, str, int]:
     """(CPU ms per ``build``, digest, record count), after one warm-up call."""
-    result = setup.build()
+    result = setup.build(cold)
     calls = 0
     deadline = time.perf_counter() + seconds
     start = time.process_time()
     while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
-        result = setup.build()
+        result = setup.build(cold)
         calls += 1
     per_call = (time.process_time() - start) * 1e3 / calls
     return per_call, digest(result), len(result.changed_members) + 1
@@ -188,6 +201,15 @@ def main(argv: list[str]) -> int:
     with_java = "--no-java" not in argv
     only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), "")
     seconds = 0.5 if quick else 1.0
+    given = next((a.split("=", 1)[1] for a in argv if a.startswith("--seconds=")), None)
+    if given is not None:
+        try:
+            seconds = float(given)
+        except ValueError:
+            seconds = -1.0
+        if not seconds > 0:
+            print(f"bench target_assignment: --seconds={given}: expected a positive number")
+            return 2
     cases = [c for c in grid(quick, full) if only in label(c)]
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     classpath, message = (
@@ -196,6 +218,7 @@ def main(argv: list[str]) -> int:
     print(f"{message}; load average {load} on {os.cpu_count()} CPUs; CPU ms per build()")
     header = (
         f"{'case':<32}{'partitions':>11}{'python ms':>11}{'java ms':>10}{'ratio':>8}"
+        f"{'py cold ms':>12}{'ratio':>8}"
         f"{'records':>9}{'exact':>7}"
     )
     print(header)
@@ -222,17 +245,23 @@ def main(argv: list[str]) -> int:
                 line = java.stdout.readline()
                 java_row = json.loads(line) if line else None
             py_ms, py_digest, py_records = time_python(setup, seconds)
+            cold_ms, cold_digest, cold_records = time_python(setup, seconds, cold=True)
+            if (cold_digest, cold_records) != (py_digest, py_records):
+                status = 1
+                print(f"{label(case)}: a cold build differs from a build with kept specs")
             partitions = case.members * case.ratio // case.topics * case.topics
             if java_row is None:
-                java_text, ratio, exact = "-", "-", "-"
+                java_text, ratio, cold_ratio, exact = "-", "-", "-", "-"
             else:
                 java_text = f"{java_row['cpu_ms']:.2f}"
                 ratio = f"{py_ms / java_row['cpu_ms']:.2f}"
+                cold_ratio = f"{cold_ms / java_row['cpu_ms']:.2f}"
                 same = java_row["digest"] == py_digest and java_row["records"] == py_records
                 exact = "yes" if same else "NO"
                 status |= not same
             print(
                 f"{label(case):<32}{partitions:>11,}{py_ms:>11.2f}{java_text:>10}{ratio:>8}"
+                f"{cold_ms:>12.2f}{cold_ratio:>8}"
                 f"{py_records:>9}{exact:>7}",
                 flush=True,
             )

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 import uuid
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -104,7 +105,7 @@ from coordinator.records import (
 )
 from coordinator.result import Step
 from coordinator.runtime import PartitionWriter, respond
-from coordinator.target_assignment import build_target_assignment
+from coordinator.target_assignment import MemberSpecs, build_target_assignment
 from coordinator.timeline_order import capacity_for, iteration_order
 from coordinator.timers import (
     ConsumerGroupJoinKey,
@@ -202,6 +203,11 @@ class ConsumerGroupManager:
         self.classic = classic
         self.assignors = ConsumerGroupAssignors(config.group_consumer_assignors)
         self.groups: dict[str, ConsumerGroup] = {}
+        # each group's member specs, reused between its target-assignment builds (a cache that
+        # never changes a result; it goes with the group object)
+        self.member_specs: weakref.WeakKeyDictionary[ConsumerGroup, MemberSpecs] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # --- ConsumerGroupHeartbeat ------------------------------------------------------------------
 
@@ -662,6 +668,7 @@ class ConsumerGroupManager:
                 inverted_target_assignment=group.inverted_target_assignment,
                 topic_ids=self.topology.topic_ids,
                 updated_members=changed,
+                specs=self.member_specs.setdefault(group, MemberSpecs()),
             )
         except PartitionAssignorException as exc:
             raise ApiError(

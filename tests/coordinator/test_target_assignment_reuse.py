@@ -1,0 +1,251 @@
+"""The target-assignment step's reuse between builds (``MemberSpecs``) and its delta.
+
+A group goes through the changes the coordinator sees (joins, a new epoch, a new subscription, a
+rack, a static replacement, a recreated topic, more partitions, a leave), its targets updated
+from each build's changed members the way ConsumerGroupManager replays the records. Every build
+runs twice, with the group's kept ``MemberSpecs`` and with a fresh one: the assignor must be
+handed the same members in the same order (subscribed ids in order, targets), and the records
+and new targets must be the same. Kafka's TargetAssignmentBuilder has no such cache (its specs
+are O(1) views); these tests are groupsim's.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from coordinator.assignor.api import GroupAssignment, SubscriptionType
+from coordinator.assignor.ordering import assignment_from_record, uuid_order
+from coordinator.assignor.registry import get_assignor
+from coordinator.assignor.spec import MemberAssignmentImpl
+from coordinator.consumer_group import ConsumerGroupMember, TopicMetadata
+from coordinator.kafka_uuid import topic_id_for
+from coordinator.target_assignment import MemberSpecs, build_target_assignment
+
+
+class Recording:
+    """The uniform assignor, recording what each call was handed, in order."""
+
+    name = "uniform"
+
+    def __init__(self) -> None:
+        self.specs = []
+        self.seen = []
+
+    def assign(self, group_spec, describer):
+        self.specs.append(group_spec)
+        self.seen.append(
+            (
+                [
+                    (
+                        m,
+                        s.rack_id,
+                        s.instance_id,
+                        list(s.subscribed_topic_ids),
+                        [(t, list(ps)) for t, ps in s.partitions.items()],
+                    )
+                    for m, s in group_spec.members.items()
+                ],
+                [(t, m.num_partitions) for t, m in describer.topic_metadata.items()],
+            )
+        )
+        return get_assignor("uniform").assign(group_spec, describer)
+
+
+class Group:
+    """A consumer group's state as the builder reads it."""
+
+    def __init__(self, topics: dict[str, int]) -> None:
+        self.sizes = dict(topics)
+        self.topic_ids = {name: topic_id_for(name) for name in topics}
+        self.members: dict[str, ConsumerGroupMember] = {}
+        self.targets: dict[str, dict] = {}
+        self.static: dict[str, str] = {}
+        self.specs = MemberSpecs()
+
+    def build(self, updated: dict[str, ConsumerGroupMember | None]):
+        everyone = {**self.members, **{m: u for m, u in updated.items() if u is not None}}
+        subscriptions = {m.subscribed_topic_names for m in everyone.values()}
+        kind = (
+            SubscriptionType.HOMOGENEOUS
+            if len(subscriptions) <= 1
+            else SubscriptionType.HETEROGENEOUS
+        )
+        names = set().union(*subscriptions) if subscriptions else set()
+        metadata = {
+            n: TopicMetadata(self.topic_ids[n], n, self.sizes[n])
+            for n in sorted(names)
+            if n in self.topic_ids
+        }
+        inverted: dict = {}
+        for member_id, target in self.targets.items():
+            for t, ps in target.items():
+                for p in ps:
+                    inverted.setdefault(t, {})[p] = member_id
+        runs = []
+        for specs in (self.specs, None):
+            assignor = Recording()
+            result = build_target_assignment(
+                assignor=assignor,
+                members=self.members,
+                static_members=self.static,
+                subscription_metadata=metadata,
+                subscription_type=kind,
+                target_assignment=self.targets,
+                inverted_target_assignment=inverted,
+                topic_ids=self.topic_ids,
+                updated_members=updated,
+                specs=specs,
+            )
+            runs.append((assignor, result))
+        (kept, kept_result), (fresh, fresh_result) = runs
+        assert kept.seen == fresh.seen
+        assert kept_result.changed_members == fresh_result.changed_members
+        assert list(kept_result.target_assignment) == list(fresh_result.target_assignment)
+        assert dict(kept_result.target_assignment) == dict(fresh_result.target_assignment)
+        self.apply(updated, kept_result)
+        return kept.specs[0], kept_result
+
+    def apply(self, updated, result) -> None:
+        """What the records do: members updated or gone, changed targets replayed."""
+        for member_id, member in updated.items():
+            if member is None:
+                self.members.pop(member_id, None)
+                self.targets.pop(member_id, None)
+                continue
+            self.members[member_id] = member
+            if member.instance_id is not None:
+                self.static[member.instance_id] = member_id
+        for member_id in result.changed_members:
+            new = result.target_assignment.get(member_id, {})
+            record = [(t, sorted(new[t])) for t in uuid_order(new)]
+            self.targets[member_id] = {
+                t: frozenset(ps) for t, ps in assignment_from_record(record).items()
+            }
+
+
+def member(member_id: str, *topics: str, **fields) -> ConsumerGroupMember:
+    return ConsumerGroupMember(member_id, subscribed_topic_names=frozenset(topics), **fields)
+
+
+def test_kept_specs_build_what_fresh_ones_build():
+    g = Group({"t0": 7, "t1": 5, "t2": 4})
+    everything = ("t0", "t1", "t2")
+    for i in range(5):
+        extra = {"instance_id": "i4"} if i == 4 else {}
+        _, result = g.build({f"m{i}": member(f"m{i}", *everything, **extra)})
+        assert f"m{i}" in result.changed_members
+    # a new epoch keeps the names object: the spec is reused, nothing changes
+    _, result = g.build({"m2": g.members["m2"].with_(member_epoch=5)})
+    assert result.changed_members == ()
+    # a new subscription (heterogeneous from here on), a rack
+    g.build({"m3": g.members["m3"].with_(subscribed_topic_names=frozenset({"t0", "t2"}))})
+    g.build({"m1": g.members["m1"].with_(rack_id="rack-1")})
+    # a static member replaced: the new member id starts from the old one's target
+    spec, result = g.build({"m4": None, "m4b": member("m4b", *everything, instance_id="i4")})
+    assert "m4" not in spec.members and "m4b" in result.changed_members
+    # t1 deleted and recreated (a new id): subscriptions resolve to the new id
+    g.topic_ids["t1"] = topic_id_for("t1", 1)
+    g.targets = {
+        m: {t: ps for t, ps in target.items() if t != topic_id_for("t1")}
+        for m, target in g.targets.items()
+    }
+    spec, _ = g.build({"m0": g.members["m0"].with_(member_epoch=9)})
+    assert topic_id_for("t1", 1) in spec.members["m1"].subscribed_topic_ids
+    assert topic_id_for("t1") not in spec.members["m1"].subscribed_topic_ids
+    # more partitions, a topic nobody knows, a leave
+    g.sizes["t0"] = 12
+    g.build({"m5": member("m5", "t0", "ghost")})
+    _, result = g.build({"m0": None})
+    assert sorted(result.target_assignment) == ["m1", "m2", "m3", "m4b", "m5"]
+    # the new target covers every partition of the subscribed topics once
+    owned = [(t, p) for target in g.targets.values() for t, ps in target.items() for p in ps]
+    assert len(owned) == len(set(owned)) == 12 + 5 + 4
+
+
+def test_an_unchanged_member_keeps_its_spec_object():
+    g = Group({"t0": 6, "t1": 6})
+    for i in range(3):
+        g.build({f"m{i}": member(f"m{i}", "t0", "t1")})
+    first, _ = g.build({})
+    second, _ = g.build({})
+    assert all(second.members[m] is first.members[m] for m in first.members)
+    g.targets["m1"] = dict(g.targets["m1"])  # the same target, another object
+    third, result = g.build({})
+    assert third.members["m1"] is not second.members["m1"]
+    assert third.members["m1"].partitions is g.targets["m1"]
+    assert third.members["m0"] is second.members["m0"]
+    assert result.changed_members == ()  # equal by content
+
+
+class Prepared:
+    """An assignor returning prepared maps (the same objects on every call)."""
+
+    name = "prepared"
+
+    def __init__(self, prepared) -> None:
+        self.prepared = prepared
+
+    def assign(self, group_spec, describer):
+        return GroupAssignment({m: MemberAssignmentImpl(p) for m, p in self.prepared.items()})
+
+
+def build(assignor, members, targets, updated=None):
+    foo = topic_id_for("foo")
+    return build_target_assignment(
+        assignor=assignor,
+        members=members,
+        static_members={},
+        subscription_metadata={"foo": TopicMetadata(foo, "foo", 4)},
+        subscription_type=SubscriptionType.HOMOGENEOUS,
+        target_assignment=targets,
+        inverted_target_assignment={},
+        topic_ids={"foo": foo},
+        updated_members=updated or {},
+    )
+
+
+def test_the_delta_by_identity_then_by_content():
+    foo = topic_id_for("foo")
+    same = {foo: frozenset({0, 1})}
+    members = {m: member(m, "foo") for m in ("a", "b", "c", "d")}
+    targets = {"a": same, "b": {foo: frozenset({2})}, "c": {foo: frozenset({3})}}
+    prepared = {
+        "a": same,  # the old map itself: unchanged
+        "b": MappingProxyType({foo: frozenset({2}), topic_id_for("bar"): frozenset()}),  # equal
+        "c": {foo: frozenset({2, 3})},  # changed
+        # "d": left out by the assignor, and without a target: a record of nothing
+    }
+    result = build(Prepared(prepared), members, targets)
+    assert set(result.changed_members) == {"c", "d"}
+    assert sorted(result.target_assignment) == ["a", "b", "c"]
+    assert result.target_assignment["b"] == {foo: frozenset({2})}  # empty topics left out
+    assert result.target_assignment["c"] == {foo: frozenset({2, 3})}
+    assert "d" not in result.target_assignment and result.target_assignment.get("d") is None
+
+
+def test_a_member_left_out_with_a_target_loses_it():
+    foo = topic_id_for("foo")
+    members = {m: member(m, "foo") for m in ("a", "b")}
+    targets = {"a": {foo: frozenset({0, 1})}, "b": {}}
+    result = build(Prepared({"a": targets["a"]}), members, targets)
+    assert result.changed_members == ()  # b had nothing and gets nothing: no record
+    targets["b"] = {foo: frozenset({2})}
+    result = build(Prepared({"a": targets["a"]}), members, targets)
+    assert result.changed_members == ("b",)
+
+
+def test_a_topic_change_drops_only_the_specs_it_touches():
+    g = Group({"t0": 6, "t1": 6, "t2": 3})
+    g.build({"a": member("a", "t0", "t1")})
+    g.build({"b": member("b", "t0", "t2", "t3")})  # t3 does not exist yet
+    first, _ = g.build({})
+    g.topic_ids["t9"] = topic_id_for("t9")  # a topic nobody subscribes to
+    second, _ = g.build({})
+    assert second.members["a"] is first.members["a"]
+    assert second.members["b"] is first.members["b"]
+    g.topic_ids["t3"] = topic_id_for("t3")  # b's missing topic appears
+    g.sizes["t3"] = 2
+    third, _ = g.build({})
+    assert third.members["a"] is first.members["a"]
+    assert third.members["b"] is not first.members["b"]
+    assert topic_id_for("t3") in third.members["b"].subscribed_topic_ids
