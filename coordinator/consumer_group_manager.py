@@ -403,6 +403,16 @@ class ConsumerGroupManager:
         self._note_changes(out, group_id, before, [])
         return group
 
+    def delete_written(
+        self, out: Step, group_id: str, tombstones: Sequence[Entry], reason: str
+    ) -> None:
+        """An empty group's tombstones landed (DeleteGroups, the cleanup job): their replay
+        removes the group (its epoch's tombstone), and its end is logged."""
+        before = self._snapshot(group_id)
+        self.replay_all(tombstones)
+        self._note_changes(out, group_id, before, tombstones)
+        out.event("group_deleted", t_ms=out.now, node=self.node, group_id=group_id, reason=reason)
+
     def consumer_group(self, group_id: str) -> ConsumerGroup:
         group = self.groups.get(group_id)
         if group is None:
@@ -1534,7 +1544,8 @@ class ConsumerGroupManager:
                 t_ms=out.now,
                 node=self.node,
                 group_id=group_id,
-                state_from=before if before is not None else "Dead",
+                # a new ConsumerGroup starts Empty (its constructor), then its records replay
+                state_from=before if before is not None else "Empty",
                 state_to=after if after is not None else "Dead",
                 group_epoch=None if group is None else group.group_epoch,
                 assignment_epoch=None if group is None else group.target_assignment_epoch,

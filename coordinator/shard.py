@@ -329,13 +329,33 @@ class GroupCoordinatorShard:
         Empty without offsets, go out as one batch (one CoordinatorResult for the whole shard);
         if it fails, nothing expires in this run."""
         groups, offsets = self.group_manager.groups, self.offset_manager
+        consumer_groups = self.consumer_group_manager.groups
         entries: list[tuple[RecordKey, RecordValue]] = []
         expired_by_group: list[tuple[str, list[tuple[str, int]]]] = []
         doomed: list[ClassicGroup] = []
-        # cleanupGroupMetadata visits groupIds() in the order of Kafka's TimelineHashMap
-        capacity = capacity_for(self.group_manager.groups_high_water)
-        for group_id in iteration_order(groups, capacity):
-            group = groups[group_id]
+        doomed_consumer: list[tuple[str, list[tuple[RecordKey, RecordValue]]]] = []
+        # cleanupGroupMetadata visits groupIds(): Kafka's one TimelineHashMap holds both types;
+        # groupsim's two maps are visited in the emulated order of one map that took the
+        # classic groups, then the consumer groups (exact unless a shard holds both types and
+        # two of their ids share a slot: the interleaving of their insertions is not kept)
+        ids = [*groups, *consumer_groups]
+        capacity = capacity_for(max(self.group_manager.groups_high_water, len(ids)))
+        for group_id in iteration_order(ids, capacity):
+            group = groups.get(group_id)
+            if group is None:
+                # ConsumerGroup.offsetExpirationCondition counts from each offset's commit time,
+                # the offsets of subscribed topics never expire, and an Empty group left without
+                # offsets is deleted (maybeDeleteGroup: createGroupTombstoneRecords)
+                consumer_group = consumer_groups[group_id]
+                expired = offsets.expired_consumer_group_offsets(consumer_group, out.now)
+                if expired:
+                    entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
+                    expired_by_group.append((group_id, expired))
+                if consumer_group.is_empty() and offsets.all_offsets_expired(group_id, expired):
+                    tombstones = consumer_group_tombstones(consumer_group)
+                    entries.extend(tombstones)
+                    doomed_consumer.append((group_id, tombstones))
+                continue
             expired = offsets.expired_offsets(group, out.now)
             if expired:
                 entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
@@ -343,22 +363,6 @@ class GroupCoordinatorShard:
             if group.is_in(EMPTY) and offsets.all_offsets_expired(group_id, expired):
                 entries.append((GroupMetadataKey(group_id), None))
                 doomed.append(group)
-        # KIP-848 groups (Kafka's groupIds() holds both types in one TimelineHashMap; here the
-        # consumer groups come after the classic ones, in their own map's order):
-        # ConsumerGroup.offsetExpirationCondition counts from each offset's commit time, the
-        # offsets of subscribed topics never expire, and an Empty group left without offsets
-        # is deleted (maybeDeleteGroup: createGroupTombstoneRecords).
-        consumer_groups = self.consumer_group_manager.groups
-        doomed_consumer: list[str] = []
-        for group_id in list(consumer_groups):
-            consumer_group = consumer_groups[group_id]
-            expired = offsets.expired_consumer_group_offsets(consumer_group, out.now)
-            if expired:
-                entries.extend((OffsetCommitKey(group_id, t, p), None) for t, p in expired)
-                expired_by_group.append((group_id, expired))
-            if consumer_group.is_empty() and offsets.all_offsets_expired(group_id, expired):
-                entries.extend(consumer_group_tombstones(consumer_group))
-                doomed_consumer.append(group_id)
         if entries and self.writer.append(out, entries, entries[0][0].group) == Errors.NONE:
             for group_id, expired in expired_by_group:
                 offsets.delete_offsets(group_id, expired)
@@ -372,9 +376,11 @@ class GroupCoordinatorShard:
             for group in doomed:
                 offsets.delete_all_offsets(group.group_id, pending=False)
                 self.group_manager.delete_group(out, group, "empty group with no offsets left")
-            for group_id in doomed_consumer:
+            for group_id, tombstones in doomed_consumer:
                 offsets.delete_all_offsets(group_id, pending=False)
-                self.consumer_group_manager.remove_empty_group(out, group_id)
+                self.consumer_group_manager.delete_written(
+                    out, group_id, tombstones, "empty group with no offsets left"
+                )
         self._ensure_cleanup_timer(out)
 
     def delete_groups(
@@ -394,7 +400,7 @@ class GroupCoordinatorShard:
         consumer_groups = self.consumer_group_manager.groups
         results: list[Errors] = []
         doomed: list[ClassicGroup] = []
-        doomed_consumer: list[str] = []
+        doomed_consumer: list[tuple[str, list[tuple[RecordKey, RecordValue]]]] = []
         entries: list[tuple[RecordKey, RecordValue]] = []
         for group_id in group_ids:
             group = groups.get(group_id)
@@ -404,9 +410,10 @@ class GroupCoordinatorShard:
                     results.append(Errors.NON_EMPTY_GROUP)
                 else:
                     results.append(Errors.NONE)
-                    doomed_consumer.append(group_id)
+                    tombstones = consumer_group_tombstones(consumer_group)
+                    doomed_consumer.append((group_id, tombstones))
                     entries.extend(self.offset_manager.all_offsets_tombstones(group_id))
-                    entries.extend(consumer_group_tombstones(consumer_group))
+                    entries.extend(tombstones)
             elif group is None or group.is_in(DEAD):
                 results.append(Errors.GROUP_ID_NOT_FOUND)
             elif not group.is_in(EMPTY):
@@ -423,9 +430,9 @@ class GroupCoordinatorShard:
         for group in doomed:
             self.offset_manager.delete_all_offsets(group.group_id)
             self.group_manager.delete_group(out, group, "DeleteGroups")
-        for group_id in doomed_consumer:
+        for group_id, tombstones in doomed_consumer:
             self.offset_manager.delete_all_offsets(group_id)
-            self.consumer_group_manager.remove_empty_group(out, group_id)
+            self.consumer_group_manager.delete_written(out, group_id, tombstones, "DeleteGroups")
         return results, out.result()
 
     def delete_offsets_of_topic(self, topic: str, now_ms: int) -> CoordinatorResult:

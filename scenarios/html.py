@@ -121,7 +121,6 @@ MACHINES: dict[str, dict[str, Any]] = {
             ["Reconciling", "Assigning", "M 340 84 C 320 115, 240 115, 222 86"],
             ["Assigning", "Empty", "M 200 84 C 180 115, 100 115, 82 86"],
             ["Stable", "Empty", "M 500 84 C 520 160, 60 160, 60 86"],
-            ["Dead", "Stable", "M 330 186 L 480 86"],
             ["Empty", "Dead", "M 70 84 L 222 186"],
         ],
     },

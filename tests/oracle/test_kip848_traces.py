@@ -29,6 +29,8 @@ from coordinator.protocol import (
     ConsumerGroupDescribeResponse,
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatTopicPartitions,
+    DeleteGroupsRequest,
+    DeleteGroupsResponse,
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
     OffsetCommitRequestTopic,
@@ -44,8 +46,10 @@ from coordinator.records import (
     ConsumerGroupPartitionMetadataKey,
     ConsumerGroupTargetAssignmentMemberKey,
     ConsumerGroupTargetAssignmentMetadataKey,
+    OffsetCommitKey,
 )
 from coordinator.result import Step
+from tests.oracle import kip848_lifecycle
 from tests.oracle.kip848 import DATA, load
 from tests.oracle.script_files import disagreements
 
@@ -65,6 +69,9 @@ def _parts(pairs: list | None) -> dict[str, frozenset[int]] | None:
 
 def _kafka_record(r: dict[str, Any]) -> tuple:
     kind = r["type"]
+    if kind == "OffsetCommit":
+        value = "tombstone" if r.get("tombstone") else r["offset"]
+        return (kind, r["group"], (r["topic"], r["partition"]), value)
     if r.get("tombstone"):
         return (kind, r.get("group"), r.get("member"), "tombstone")
     if kind == "ConsumerGroupMetadata" or kind == "ConsumerGroupTargetAssignmentMetadata":
@@ -99,6 +106,13 @@ def _kafka_record(r: dict[str, Any]) -> tuple:
 
 def _ours(key: Any, value: Any) -> tuple:
     kind = type(key).__name__.removesuffix("Key")
+    if isinstance(key, OffsetCommitKey):
+        return (
+            kind,
+            key.group,
+            (key.topic, key.partition),
+            "tombstone" if value is None else value.offset,
+        )
     member = getattr(key, "member_id", None)
     if value is None:
         return (kind, key.group, member, "tombstone")
@@ -317,6 +331,13 @@ class Replayer:
                 self.cluster.handle_request(NODE, "client", self.corr, request, self.now)
             )
             return answer
+        if kind == "delete":
+            self.corr += 1
+            request = DeleteGroupsRequest(tuple(op["groups"]))
+            (answer,) = self.take(
+                self.cluster.handle_request(NODE, "client", self.corr, request, self.now)
+            )
+            return answer
         if kind in ("fetch", "cg_describe"):
             self.corr += 1
             request: Any
@@ -433,6 +454,12 @@ def replay(script: dict[str, Any]) -> list[str]:
                 theirs_a = ("UNKNOWN_MEMBER_ID", [])
             if ours_a != theirs_a:
                 diffs.append(f"{where}: {op['op']}\n  ours  {ours_a}\n  kafka {theirs_a}")
+        elif isinstance(response, DeleteGroupsResponse) and kafka_response is not None:
+            ours_d = [[r.group_id, r.error_code.name] for r in response.results]
+            if ours_d != kafka_response["results"]:
+                diffs.append(
+                    f"{where}: delete\n  ours  {ours_d}\n  kafka {kafka_response['results']}"
+                )
         elif isinstance(response, OffsetCommitResponse) and kafka_response is not None:
             ours_c = [
                 [t.name, [[p.partition_index, p.error_code.name] for p in t.partitions]]
@@ -505,3 +532,30 @@ KNOWN_DIVERGENCES: dict[int, str] = {}
 def test_kip848_heartbeats_agree_with_kafka() -> None:
     failures = disagreements(scripts(), replay, KNOWN_DIVERGENCES)
     assert not failures, f"{len(failures)} of {len(scripts())} scripts:\n" + "\n".join(failures[:3])
+
+
+@functools.cache
+def lifecycle_scripts() -> tuple[dict[str, Any], ...]:
+    path = kip848_lifecycle.DATA
+    return tuple(kip848_lifecycle.load(path)) if path.exists() else ()
+
+
+@pytest.mark.skipif(not kip848_lifecycle.DATA.exists(), reason="no recorded lifecycle traces")
+def test_consumer_group_deletion_and_offset_expiry_agree_with_kafka() -> None:
+    """DeleteGroups and the expiry job on KIP-848 consumer groups (kip848_lifecycle.py)."""
+    scripts = lifecycle_scripts()
+    failures = disagreements(scripts, replay, {})
+    assert not failures, f"{len(failures)} of {len(scripts)} scripts:\n" + "\n".join(failures[:3])
+    ops = [op["op"] for script in scripts for op in script["ops"]]
+    written = [
+        rec["type"]
+        for script in scripts
+        for lines in script["answers"]
+        for x in lines
+        if x.get("ev") == "write"
+        for rec in x["records"]
+        if rec.get("tombstone")
+    ]
+    # the recording exercises what it is for: deletions, and the expiry of offsets and groups
+    assert ops.count("delete") >= 40 and "OffsetCommit" in written
+    assert written.count("ConsumerGroupMetadata") >= 20
