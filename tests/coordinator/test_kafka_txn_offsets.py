@@ -15,6 +15,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
+from coordinator.config import CoordinatorConfig
 from coordinator.errors import Errors
 from coordinator.protocol import (
     ConsumerGroupHeartbeatRequest,
@@ -458,3 +459,201 @@ def test_validate_transactional_offset_commit():
             txn_commit(d, {("bar", 0): 1}, member_id=member_id, generation=epoch, version=version)
             == ok
         )
+
+
+# Recorded from Kafka's coordinator at 1eb7644 (a copy of the built migration oracle, docs/oracle.md,
+# whose driver has cgh, txn_commit and delete) on ORACLE_SCRIPT: each write as
+# (time, [(record type, topic, partition, member, tombstone)]); the answers' errors are asserted
+# in test_consumer_group_offsets_delete_and_expiry_agree_with_kafka.
+ORACLE_SCRIPT = """\
+{"op":"config","configs":{"offsets.retention.minutes":"1","offsets.retention.check.interval.ms":"500"}}
+{"op":"topic","id":"RszA3eSf2vkNIl7eFM4zBw","name":"foo","partitions":2}
+{"op":"topic","id":"kPZN0CjO8ZaNHyCu2Nrvdw","name":"bar","partitions":2}
+{"op":"cgh","group":"g","member":"m","epoch":0,"rebalance":5000,"topics":["bar"],"owned":[]}
+{"op":"commit","group":"g","member":"m","generation":1,"version":9,"topics":[["foo",[[0,5]]],["bar",[[0,7]]]]}
+{"op":"txn_commit","group":"g","producer":10,"member":"m","generation":1,"version":4,"topics":[["foo",[[1,9]]]]}
+{"op":"txn_commit","group":"g","producer":11,"member":"m","generation":99,"version":4,"topics":[["foo",[[1,9]]]]}
+{"op":"txn_commit","group":"g","producer":12,"member":"x","generation":1,"version":3,"topics":[["foo",[[1,9]]]]}
+{"op":"end_txn","producer":10,"commit":true}
+{"op":"delete","groups":["g"]}
+{"op":"advance","by":30000}
+{"op":"cgh","group":"g","member":"m","epoch":1}
+{"op":"advance","by":31000}
+{"op":"cgh","group":"g","member":"m","epoch":-1}
+{"op":"txn_commit","group":"g","producer":13,"version":4,"topics":[["foo",[[0,3]]]]}
+{"op":"end_txn","producer":13,"commit":true}
+{"op":"advance","by":61000}
+{"op":"cgh","group":"h","member":"n","epoch":0,"rebalance":5000,"topics":["bar"],"owned":[]}
+{"op":"cgh","group":"h","member":"n","epoch":-1}
+{"op":"delete","groups":["h"]}
+"""
+ORACLE_WRITES = [
+    (
+        0,
+        [
+            ("ConsumerGroupMemberMetadata", None, None, "m", False),
+            ("ConsumerGroupPartitionMetadata", None, None, None, False),
+            ("ConsumerGroupMetadata", None, None, None, False),
+            ("ConsumerGroupTargetAssignmentMember", None, None, "m", False),
+            ("ConsumerGroupTargetAssignmentMetadata", None, None, None, False),
+            ("ConsumerGroupCurrentMemberAssignment", None, None, "m", False),
+        ],
+    ),
+    (0, [("OffsetCommit", "foo", 0, None, False), ("OffsetCommit", "bar", 0, None, False)]),
+    (0, [("OffsetCommit", "foo", 1, None, False)]),
+    (0, [("EndTransactionMarker", None, None, None, False)]),
+    (60000, [("OffsetCommit", "foo", 0, None, True), ("OffsetCommit", "foo", 1, None, True)]),
+    (
+        61000,
+        [
+            ("ConsumerGroupCurrentMemberAssignment", None, None, "m", True),
+            ("ConsumerGroupTargetAssignmentMember", None, None, "m", True),
+            ("ConsumerGroupMemberMetadata", None, None, "m", True),
+            ("ConsumerGroupPartitionMetadata", None, None, None, False),
+            ("ConsumerGroupMetadata", None, None, None, False),
+        ],
+    ),
+    (61000, [("OffsetCommit", "foo", 0, None, False)]),
+    (61000, [("EndTransactionMarker", None, None, None, False)]),
+    (61500, [("OffsetCommit", "bar", 0, None, True)]),
+    (
+        121000,
+        [
+            ("OffsetCommit", "foo", 0, None, True),
+            ("ConsumerGroupTargetAssignmentMetadata", None, None, None, True),
+            ("ConsumerGroupPartitionMetadata", None, None, None, True),
+            ("ConsumerGroupMetadata", None, None, None, True),
+        ],
+    ),
+    (
+        122000,
+        [
+            ("ConsumerGroupMemberMetadata", None, None, "n", False),
+            ("ConsumerGroupPartitionMetadata", None, None, None, False),
+            ("ConsumerGroupMetadata", None, None, None, False),
+            ("ConsumerGroupTargetAssignmentMember", None, None, "n", False),
+            ("ConsumerGroupTargetAssignmentMetadata", None, None, None, False),
+            ("ConsumerGroupCurrentMemberAssignment", None, None, "n", False),
+        ],
+    ),
+    (
+        122000,
+        [
+            ("ConsumerGroupCurrentMemberAssignment", None, None, "n", True),
+            ("ConsumerGroupTargetAssignmentMember", None, None, "n", True),
+            ("ConsumerGroupMemberMetadata", None, None, "n", True),
+            ("ConsumerGroupPartitionMetadata", None, None, None, False),
+            ("ConsumerGroupMetadata", None, None, None, False),
+        ],
+    ),
+    (
+        122000,
+        [
+            ("ConsumerGroupTargetAssignmentMetadata", None, None, None, True),
+            ("ConsumerGroupPartitionMetadata", None, None, None, True),
+            ("ConsumerGroupMetadata", None, None, None, True),
+        ],
+    ),
+]
+
+
+def test_consumer_group_offsets_delete_and_expiry_agree_with_kafka():
+    """A script run through Kafka's own coordinator (the oracle) and through groupsim, its writes
+    compared batch by batch (ORACLE_WRITES): a consumer-protocol member commits (OffsetCommit and
+    TxnOffsetCommit at its epoch; a wrong epoch is ILLEGAL_GENERATION, an unknown member
+    UNKNOWN_MEMBER_ID), DeleteGroups of the non-empty group is NON_EMPTY_GROUP; the expiry job
+    (retention 1 minute, every 500 ms) expires the unsubscribed topic's offsets from their commit
+    time, then, once the member left, the rest; an admin's transactional commit to the Empty
+    group is accepted; the group is deleted with its last offset. A second group, Empty, is
+    deleted by DeleteGroups. Found the three divergences fixed with it (TxnOffsetCommit, DeleteGroups
+    and the expiry job ignored KIP-848 groups)."""
+    d = Driver(
+        CoordinatorConfig(
+            group_min_session_timeout_ms=10,
+            offsets_retention_minutes=1,
+            offsets_retention_check_interval_ms=500,
+            load_time_ms=0,
+        ),
+        topics={"foo": 2, "bar": 2},
+    )
+    writes: list[tuple[int, list]] = []
+    seen: dict[str, int] = {}
+
+    def collect(group: str) -> None:
+        """The group's new records, one batch per append time (each call follows one op or one
+        advance, whose expiry runs are at distinct times)."""
+        log = d.records(group)
+        for record in log[seen.get(group, 0) :]:
+            kind = type(record.key).__name__.removesuffix("Key")
+            entry = (
+                "EndTransactionMarker" if kind == "ControlRecord" else kind,
+                getattr(record.key, "topic", None),
+                getattr(record.key, "partition", None),
+                getattr(record.key, "member_id", None),
+                record.value is None,
+            )
+            if writes and writes[-1][0] == record.append_time_ms and not fresh[0]:
+                writes[-1][1].append(entry)
+            else:
+                writes.append((record.append_time_ms, [entry]))
+                fresh[0] = False
+        seen[group] = len(log)
+        fresh[0] = True
+
+    fresh = [True]
+
+    def cgh(group: str, member: str, epoch: int):
+        fields = {}
+        if epoch == 0:
+            fields = dict(
+                rebalance_timeout_ms=5000, topic_partitions=(), subscribed_topic_names=("bar",)
+            )
+        request = ConsumerGroupHeartbeatRequest(group, member, epoch, **fields)
+        _corr, (response,) = d.send("C", request)
+        collect(group)
+        return response
+
+    def delete(group: str) -> Errors:
+        _corr, (response,) = d.send("X", DeleteGroupsRequest((group,)), d.coordinator(group))
+        collect(group)
+        return response.results[0].error_code
+
+    ok = Errors.NONE
+    assert cgh("g", "m", 0).member_epoch == 1
+    commits = d.commit("C", "m", 1, {("foo", 0): 5, ("bar", 0): 7}, "g")
+    assert commits == {("foo", 0): ok, ("bar", 0): ok}
+    collect("g")
+    assert txn_commit(d, {("foo", 1): 9}, group_id="g", member_id="m", generation=1) == {
+        ("foo", 1): ok
+    }
+    collect("g")
+    stale = txn_commit(
+        d, {("foo", 1): 9}, group_id="g", producer_id=11, member_id="m", generation=99
+    )
+    assert stale == {("foo", 1): Errors.ILLEGAL_GENERATION}
+    unknown = txn_commit(
+        d, {("foo", 1): 9}, group_id="g", producer_id=12, member_id="x", generation=1, version=3
+    )
+    assert unknown == {("foo", 1): Errors.UNKNOWN_MEMBER_ID}
+    assert end_txn(d, 10, commit=True, group_id="g") == ok
+    collect("g")
+    assert delete("g") == Errors.NON_EMPTY_GROUP
+    d.advance(30000)
+    collect("g")
+    assert cgh("g", "m", 1).error_code == ok
+    d.advance(61000)
+    collect("g")
+    assert cgh("g", "m", -1).member_epoch == -1
+    assert txn_commit(d, {("foo", 0): 3}, group_id="g", producer_id=13) == {("foo", 0): ok}
+    collect("g")
+    assert end_txn(d, 13, commit=True, group_id="g") == ok
+    collect("g")
+    d.advance(122000)
+    collect("g")
+    assert d.shard("g").consumer_group_manager.groups.get("g") is None
+    assert "g" not in d.shard("g").group_manager.groups
+    assert cgh("h", "n", 0).member_epoch == 1
+    assert cgh("h", "n", -1).member_epoch == -1
+    assert delete("h") == ok
+    assert d.shard("h").consumer_group_manager.groups.get("h") is None
+    assert writes == ORACLE_WRITES
