@@ -79,8 +79,9 @@ CLASSIC, CONSUMER, ZOOKEEPER, COORDINATOR_ASSIGNS = (
 #: Classic: ClassicGroupState's validPreviousStates. Consumer: ConsumerGroup.ConsumerGroupState,
 #: a state derived after every change (ConsumerGroup.maybeUpdateGroupState: Empty without
 #: members, Assigning while the target epoch lags the group epoch, Reconciling while a member
-#: is not at the target epoch, else Stable), so more pairs can follow than are drawn: the
-#: drawn ones are those a run takes in practice; an undrawn one still lights its state.
+#: is not at the target epoch, else Stable), so any of the four live states can follow any
+#: other: all twelve are drawn, with the ways into Dead that a run takes (a deletion from Empty,
+#: a conversion to the other protocol from Stable); an undrawn one still lights its state.
 MACHINES: dict[str, dict[str, Any]] = {
     CLASSIC: {
         "states": {
@@ -122,6 +123,12 @@ MACHINES: dict[str, dict[str, Any]] = {
             ["Assigning", "Empty", "M 200 84 C 180 115, 100 115, 82 86"],
             ["Stable", "Empty", "M 500 84 C 520 160, 60 160, 60 86"],
             ["Empty", "Dead", "M 70 84 L 222 186"],
+            # ConsumerGroup.maybeUpdateGroupState derives the state afresh after every change, so
+            # these happen too (a target computed and reconciled at once; an upgrade; a downgrade)
+            ["Assigning", "Stable", "M 228 38 C 250 18, 450 18, 472 38"],
+            ["Empty", "Reconciling", "M 76 86 C 100 136, 330 136, 352 86"],
+            ["Stable", "Dead", "M 470 86 L 322 178"],
+            ["Reconciling", "Empty", "M 362 86 C 340 150, 96 150, 74 86"],
         ],
     },
 }

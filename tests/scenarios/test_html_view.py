@@ -230,3 +230,18 @@ def test_a_simulation_built_in_python_gets_the_same_page_as_its_scenario(lesson:
     # callouts: the notes are there; the expectations are the scenario's own
     assert built["callouts"] == [c for c in view["callouts"] if c["kind"] != "expect"]
     assert built["steps"] and len(built["lanes"]) == len(view["lanes"])
+
+
+def test_the_consumer_group_machine_draws_every_derived_transition() -> None:
+    """ConsumerGroup.maybeUpdateGroupState derives the state afresh, so any live state can follow
+    any other; each such step must have an arrow to light on the page."""
+    from itertools import permutations
+
+    from coordinator.consumer_group import ConsumerGroupState
+    from scenarios.html import CONSUMER, MACHINES
+
+    machine = MACHINES[CONSUMER]
+    live = [str(s) for s in ConsumerGroupState if s is not ConsumerGroupState.DEAD]
+    drawn = {(a, b) for a, b, _ in machine["edges"]}
+    assert set(permutations(live, 2)) <= drawn
+    assert {a for a, _ in drawn} | {b for _, b in drawn} <= set(machine["states"])
