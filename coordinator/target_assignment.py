@@ -9,7 +9,7 @@ member) applied on top, and returns the assignor's result with the records of th
 Order: the member map is Kafka's ``HashMap<String, MemberSubscriptionAndAssignmentImpl>`` (filled
 with the group's members in their insertion order here, then the updated ones), so the assignor
 and the records see the members in that map's iteration order
-(``ordering.string_hashmap_order``); a member's subscribed topic ids follow its
+(``coordinator.java.java_hashmap_order``); a member's subscribed topic ids follow its
 ``HashSet<String>`` of names; topic metadata is keyed by id in a ``HashMap<Uuid, ...>``.
 """
 
@@ -21,7 +21,7 @@ from collections.abc import Set as AbstractSet
 from attrs import frozen
 
 from coordinator.assignor.api import ConsumerGroupPartitionAssignor, SubscriptionType
-from coordinator.assignor.ordering import string_hashmap_order, uuid_order
+from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import copy_capacity
 from coordinator.assignor.spec import (
     GroupSpecImpl,
@@ -30,6 +30,7 @@ from coordinator.assignor.spec import (
 )
 from coordinator.assignor.spec import TopicMetadata as SpecTopicMetadata
 from coordinator.consumer_group import ConsumerGroupMember, Partitions, TopicMetadata
+from coordinator.java import java_hashmap_order
 from coordinator.kafka_uuid import Uuid
 
 
@@ -73,7 +74,7 @@ def build_target_assignment(
         if member_id not in inserted:
             inserted.append(member_id)
     # HashMap<String, ...> iteration order: capacity grown by every key ever put
-    order = [m for m in string_hashmap_order(inserted) if m in specs]
+    order = [m for m in java_hashmap_order(inserted) if m in specs]
     ordered_specs = {m: specs[m] for m in order}
     metadata = {
         t.id: SpecTopicMetadata(t.id, t.name, t.num_partitions)
@@ -119,7 +120,7 @@ def _spec(
     key = tuple(member.subscribed_topic_names)
     ids = resolved.get(key)
     if ids is None:
-        names = string_hashmap_order(key, copy_capacity(len(key)))
+        names = java_hashmap_order(key, copy_capacity(len(key)))
         ids = resolved[key] = dict.fromkeys(topic_ids[n] for n in names if n in topic_ids).keys()
     return MemberSubscriptionAndAssignmentImpl(
         rack_id=member.rack_id,
