@@ -48,9 +48,9 @@ from coordinator.assignor import (
     SubscriptionType,
     TopicMetadata,
 )
-from coordinator.assignor.ordering import string_hashmap_order
 from coordinator.assignor.registry import get_assignor
 from coordinator.assignor.sets import copy_capacity
+from coordinator.java import java_hashmap_order
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,14 +121,14 @@ class Inputs:
         for i, names_i in self._subscriptions(names, count):
             member_id = f"member{i}"
             # TopicIds iterates the member's HashSet<String> of topic names.
-            ordered = string_hashmap_order(names_i, copy_capacity(len(names_i)))
+            ordered = java_hashmap_order(names_i, copy_capacity(len(names_i)))
             self.member_topics[member_id] = [index[n] for n in ordered]
             self.racks[member_id] = self._rack(i)
         if case.subscription == "HETEROGENEOUS":
             self.new_topics = self.member_topics[f"member{case.members - 2}"]
         else:
             self.new_topics = [
-                index[n] for n in string_hashmap_order(names, copy_capacity(len(names)))
+                index[n] for n in java_hashmap_order(names, copy_capacity(len(names)))
             ]
         self.new_rack = self._rack(case.members - 1)
 
@@ -176,7 +176,7 @@ class Inputs:
             {t: TopicMetadata(t, f"topic-{i}", self.counts[t]) for i, t in enumerate(self.ids)}
         )
         subs = {m: _ordered_set(self.ids, ts) for m, ts in self.member_topics.items()}
-        order = string_hashmap_order(list(self.member_topics))
+        order = java_hashmap_order(list(self.member_topics))
         members = {
             m: MemberSubscriptionAndAssignmentImpl(self.racks[m], None, subs[m]) for m in order
         }
@@ -207,7 +207,7 @@ class Inputs:
                 updated[member_id] = MemberSubscriptionAndAssignmentImpl(
                     old.rack_id, None, old.subscribed_topic_ids, given.partitions if given else {}
                 )
-        ordered_members = {m: updated[m] for m in string_hashmap_order([*order, "newMember"])}
+        ordered_members = {m: updated[m] for m in java_hashmap_order([*order, "newMember"])}
         return GroupSpecImpl(ordered_members, kind, inverted), describer
 
 

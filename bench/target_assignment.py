@@ -46,9 +46,9 @@ from coordinator.assignor import (
     SubscriptionType,
 )
 from coordinator.assignor import TopicMetadata as SpecTopicMetadata
-from coordinator.assignor.ordering import string_hashmap_order
 from coordinator.assignor.registry import get_assignor
 from coordinator.consumer_group import ConsumerGroupMember, TopicMetadata
+from coordinator.java import java_hashmap_order
 from coordinator.kafka_uuid import Uuid
 from coordinator.target_assignment import (
     MemberSpecs,
@@ -94,7 +94,7 @@ class Setup:
         ids = inputs.ids
         kind = SubscriptionType[case.subscription]
         self.kind = kind
-        order = string_hashmap_order(list(inputs.member_topics))
+        order = java_hashmap_order(list(inputs.member_topics))
         describer = SubscribedTopicDescriberImpl(
             {t: SpecTopicMetadata(t, f"topic-{i}", inputs.counts[t]) for i, t in enumerate(ids)}
         )

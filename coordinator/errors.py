@@ -83,6 +83,13 @@ _RETRIABLE = frozenset(
 ERROR_NAMES: dict[Errors, str] = {error: error.name for error in Errors}
 
 
+def error_code_name(code: int) -> str:
+    """The name of error ``code`` as the event log writes it (Kafka's ``Errors.forCode(code)``
+    name): looked up, as every logged response needs it; an unknown code raises ValueError."""
+    name = ERROR_NAMES.get(code)  # type: ignore[call-overload]
+    return name if name is not None else Errors(code).name
+
+
 #: The simple class name of the exception Kafka's ``Errors.exception()`` raises for each code
 #: (``NONE`` has none). The client words some of its log lines and its KIP-800 rejoin reasons
 #: with it, e.g. "rebalance failed due to UnknownMemberIdException".

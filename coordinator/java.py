@@ -163,21 +163,23 @@ def java_spread_hash(key: str) -> int:
     return spread(java_string_hashcode(key))
 
 
-def java_hashmap_capacity(n: int) -> int:
-    """Table capacity of a ``new HashMap<>()`` after ``n`` distinct puts (resize when size > 0.75 cap)."""
-    cap = DEFAULT_CAPACITY
+def java_hashmap_capacity(n: int, capacity: int = DEFAULT_CAPACITY) -> int:
+    """Table capacity of a ``HashMap`` of ``capacity`` buckets (a ``new HashMap<>()`` by default)
+    after ``n`` distinct puts (it doubles when the size exceeds 0.75 x capacity)."""
+    cap = capacity
     while n > LOAD_FACTOR * cap:
         cap <<= 1
     return cap
 
 
-def java_hashmap_order(keys: Iterable[str]) -> list[str]:
-    """The iteration order of a ``HashMap``/``HashSet`` filled by ``put`` with ``keys`` in order.
+def java_hashmap_order(keys: Iterable[str], capacity: int = DEFAULT_CAPACITY) -> list[str]:
+    """The iteration order of a ``HashMap``/``HashSet`` of ``capacity`` buckets (a default one
+    unless given) filled by ``put`` with ``keys`` in order.
 
     Duplicates keep their first position (a repeated ``put`` does not move a key).
     """
     unique = list(dict.fromkeys(keys))
-    mask = java_hashmap_capacity(len(unique)) - 1
+    mask = java_hashmap_capacity(len(unique), capacity) - 1
     buckets = [h & mask for h in map(java_spread_hash, unique)]
     # sorted() is stable, so keys sharing a bucket keep their insertion order.
     return [unique[i] for i in sorted(range(len(unique)), key=buckets.__getitem__)]

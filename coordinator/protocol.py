@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
-from coordinator.errors import Errors
+from coordinator.errors import Errors, error_code_name
 from coordinator.java import java_string_length, java_substring
 from coordinator.kafka_uuid import ZERO_UUID, Uuid
 from coordinator.tuples import to_optional_tuple, to_tuple
@@ -620,9 +620,6 @@ def response_error(message: object) -> Errors | None:
     return None
 
 
-_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
-
-
 def error_name(message: object) -> str | None:
     """The name of the error a message reports (:func:`response_error`), as the event log writes
     it; None for a message without error codes. Every sent and received message is logged with
@@ -630,8 +627,7 @@ def error_name(message: object) -> str | None:
     code = response_error(message)
     if code is None:
         return None
-    name = _ERROR_NAMES.get(code)
-    return name if name is not None else Errors(code).name  # Errors() rejects unknown codes
+    return error_code_name(code)
 
 
 def api_name(message: object) -> str:

@@ -9,7 +9,7 @@ member) applied on top, and returns the assignor's result with the records of th
 Order: the member map is Kafka's ``HashMap<String, MemberSubscriptionAndAssignmentImpl>`` (filled
 with the group's members in their insertion order here, then the updated ones), so the assignor
 and the records see the members in that map's iteration order
-(``ordering.string_hashmap_order``); a member's subscribed topic ids follow its
+(``coordinator.java.java_hashmap_order``); a member's subscribed topic ids follow its
 ``HashSet<String>`` of names; topic metadata is keyed by id in a ``HashMap<Uuid, ...>``.
 
 Cost: Kafka's builder makes each member's spec in O(1) (a lazy ``TopicIds`` view) and its delta
@@ -37,7 +37,7 @@ from coordinator.assignor.api import (
     SubscriptionType,
     TopicPartitions,
 )
-from coordinator.assignor.ordering import string_hashmap_order, uuid_order
+from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import copy_capacity
 from coordinator.assignor.spec import (
     EMPTY_PARTITIONS,
@@ -47,6 +47,7 @@ from coordinator.assignor.spec import (
 )
 from coordinator.assignor.spec import TopicMetadata as SpecTopicMetadata
 from coordinator.consumer_group import ConsumerGroupMember, Partitions, TopicMetadata
+from coordinator.java import java_hashmap_order
 from coordinator.kafka_uuid import Uuid
 
 #: A member without a current target (Kafka's ``targetAssignment.get`` answering null): never
@@ -214,9 +215,9 @@ class MemberSpecs:
         return _spec(member, target, topic_ids, self.resolved)
 
     def member_order(self, inserted: list[str]) -> list[str]:
-        """``string_hashmap_order(inserted)``, kept while the insertion sequence is the same."""
+        """``java_hashmap_order(inserted)``, kept while the insertion sequence is the same."""
         if inserted != self.inserted:
-            self.order = string_hashmap_order(inserted)
+            self.order = java_hashmap_order(inserted)
             self.inserted = inserted
         return self.order
 
@@ -332,5 +333,5 @@ def _spec(
 
 def _resolve(names: tuple[str, ...], topic_ids: Mapping[str, Uuid]) -> AbstractSet[Uuid]:
     """The ids of the known names, in the order of the names' ``HashSet<String>``."""
-    ordered = string_hashmap_order(names, copy_capacity(len(names)))
+    ordered = java_hashmap_order(names, copy_capacity(len(names)))
     return dict.fromkeys(topic_ids[n] for n in ordered if n in topic_ids).keys()

@@ -77,6 +77,16 @@ class Engine:
             return None
         return next(at for at, seq, fn, _ in self._heap if seq == token and fn is None)
 
+    def pending(self, owner: str) -> dict[Hashable, int]:
+        """The live timers of ``owner``: key -> deadline, in the order they were armed (a re-armed
+        key takes a new place). For tests and reports: one pass over the heap, not the hot path."""
+        due = {seq: at for at, seq, fn, _ in self._heap if fn is None}
+        return {
+            key: due[seq]
+            for (o, key), seq in sorted(self._timers.items(), key=_by_seq)
+            if o == owner
+        }
+
     def _fire(self, slot: tuple[str, Hashable], seq: int) -> None:
         if self._timers.get(slot) == seq:
             # forget the token before running the handler, which may re-arm the same key

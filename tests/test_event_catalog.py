@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from collections.abc import Iterator, Mapping
@@ -115,3 +116,39 @@ def test_the_timeline_names_only_catalogued_events():
 
     named = {*report.ACTION_EVENTS, *report.TEACHING_EVENTS, *report.RETRIED_EVENTS}
     assert sorted(named - CATALOG.keys()) == []
+
+
+EMITTERS = {"event", "_emit"}  # ConsumerStep/Step.event, the consumer's and simulation's _emit
+
+
+def named_emissions() -> Iterator[tuple[str, str]]:
+    """(where, event name) of every emitter call in the packages whose name is written out: a
+    string literal or a constant of coordinator.events (a forwarded variable is skipped)."""
+    constants = {k: v for k, v in vars(events).items() if k.isupper() and isinstance(v, str)}
+    for package in ("coordinator", "assignors", "members", "scenarios", "pipeline"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            if "event(" not in source and "_emit(" not in source:
+                continue
+            for node in ast.walk(ast.parse(source)):
+                if not (isinstance(node, ast.Call) and node.args):
+                    continue
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if called not in EMITTERS:
+                    continue
+                arg = node.args[0]
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    yield where, arg.value
+                elif isinstance(arg, ast.Name | ast.Attribute):
+                    name = arg.id if isinstance(arg, ast.Name) else arg.attr
+                    if name in constants:
+                        yield where, constants[name]
+
+
+def test_every_event_the_source_names_is_catalogued():
+    """Statically, so an event on a path no lesson or noisy run takes is checked too."""
+    named = list(named_emissions())
+    assert [(where, name) for where, name in named if name not in CATALOG] == []
+    assert len(named) > 100, "the emitter calls were found"

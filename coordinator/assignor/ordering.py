@@ -21,15 +21,8 @@ from types import MappingProxyType
 from typing import Any
 
 from coordinator.assignor.sets import IntHashSet, copy_capacity, uuid_hashcode
-from coordinator.java import java_spread_hash, spread
+from coordinator.java import java_hashmap_capacity, spread
 from coordinator.kafka_uuid import Uuid
-
-
-def grown_capacity(size: int, capacity: int = 16) -> int:
-    """Buckets after ``size`` distinct insertions into a table that started at ``capacity``."""
-    while size > 0.75 * capacity:
-        capacity <<= 1
-    return capacity
 
 
 def int_order(values: Iterable[int], capacity: int) -> list[int]:
@@ -58,18 +51,10 @@ def uuid_order(keys: Iterable[Uuid], capacity: int | None = None) -> list[Uuid]:
     """Iteration order of distinct topic ids put in this order into a ``HashMap``/``HashSet``:
     ``capacity`` buckets, or a default table grown by the puts when ``None``."""
     items = list(dict.fromkeys(keys))
-    cap = grown_capacity(len(items)) if capacity is None else grown_capacity(len(items), capacity)
+    cap = java_hashmap_capacity(len(items), 16 if capacity is None else capacity)
     mask = cap - 1
     index = {k: i for i, k in enumerate(items)}
     return sorted(items, key=lambda k: (spread(uuid_hashcode(k)) & mask, index[k]))
-
-
-def string_hashmap_order(keys: Iterable[str], capacity: int = 16) -> list[str]:
-    """Iteration order of a ``HashMap<String, V>`` filled by ``put`` in this order."""
-    items = list(dict.fromkeys(keys))
-    mask = grown_capacity(len(items), capacity) - 1
-    index = {k: i for i, k in enumerate(items)}
-    return sorted(items, key=lambda k: (java_spread_hash(k) & mask, index[k]))
 
 
 def assignment_from_record(

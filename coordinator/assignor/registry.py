@@ -14,10 +14,10 @@ with :func:`register_assignor`, and ``package.module:Class`` for a user's own cl
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from coordinator.assignor.api import ConsumerGroupPartitionAssignor
-from coordinator.java import java_spread_hash
+from coordinator.java import java_hashmap_order
 
 _PACKAGE = "org.apache.kafka.coordinator.group.assignor."
 UNIFORM_CLASS = _PACKAGE + "UniformAssignor"
@@ -92,24 +92,5 @@ class ConsumerGroupAssignors:
     def unsupported_message(self, name: str) -> str:
         """The UNSUPPORTED_ASSIGNOR error message. Kafka joins the names of its
         ``HashMap<String, ConsumerGroupPartitionAssignor>`` in iteration order."""
-        names = _hashmap_order(list(self.by_name), _copy_or_default(len(self.by_name), False))
+        names = java_hashmap_order(self.by_name)
         return f"ServerAssignor {name} is not supported. Supported assignors: {', '.join(names)}."
-
-
-def _copy_or_default(size: int, copy: bool) -> int:
-    """Buckets of a ``HashMap`` copied from a map of ``size`` entries (putMapEntries:
-    ``tableSizeFor(size / 0.75f + 1)``), or of a default one filled by ``size`` puts."""
-    if copy:
-        return 1 if size == 0 else 1 << max(0, (int(size / 0.75 + 1.0) - 1).bit_length())
-    cap = 16
-    while size > 0.75 * cap:
-        cap <<= 1
-    return cap
-
-
-def _hashmap_order(keys: Iterable[str], capacity: int) -> list[str]:
-    items = list(keys)
-    mask = capacity - 1
-    return [
-        k for _, k in sorted(enumerate(items), key=lambda e: (java_spread_hash(e[1]) & mask, e[0]))
-    ]

@@ -5,7 +5,7 @@ at 1eb7644.
 
 The coordinator builds them the way ``TargetAssignmentBuilder.build`` does: ``members`` in the
 iteration order of Kafka's ``HashMap<String, MemberSubscriptionAndAssignmentImpl>`` (see
-:func:`coordinator.assignor.ordering.string_hashmap_order`), each member's subscribed topic ids in
+:func:`coordinator.java.java_hashmap_order`), each member's subscribed topic ids in
 the order of its ``TopicIds`` view, and its current target assignment as Kafka's ``Assignment``
 holds it (:func:`coordinator.assignor.ordering.assignment_from_record`).
 """

@@ -60,7 +60,6 @@ class Driver:
         cluster_args.setdefault("topics", TEST_TOPICS)
         self.cluster = KafkaCluster(config=config, **cluster_args)
         self.engine = Engine(timer_handler=self._fire)
-        self.timers: dict[Hashable, int] = {}  # live timer key -> deadline (the engine runs them)
         self._fired: list[Send] = []
         self._floor = 0
         self._corr = itertools.count(1)
@@ -76,16 +75,19 @@ class Driver:
         sends = []
         for e in result.effects:
             if isinstance(e, SetTimer):
-                self.timers[e.key] = e.deadline_ms
                 self.engine.set_timer(_OWNER, e.key, e.deadline_ms)
             elif isinstance(e, CancelTimer):
-                self.timers.pop(e.key, None)
                 self.engine.cancel_timer(_OWNER, e.key)
             elif isinstance(e, Send):
                 self.inbox[e.dst][e.correlation_id].append(e.message)
                 self.sent.append(e)
                 sends.append(e)
         return sends
+
+    @property
+    def timers(self) -> dict[Hashable, int]:
+        """The live timers: key -> deadline, in the order they were armed (the engine's own)."""
+        return self.engine.pending(_OWNER)
 
     @property
     def now(self) -> int:
@@ -100,7 +102,6 @@ class Driver:
     def _fire(self, _owner: str, key: Hashable) -> None:
         if self.engine.now < self._floor:  # overtaken by a jump of the clock: it fires late
             self.engine.now = self._floor
-        del self.timers[key]
         self._fired += self.apply(self.cluster.handle_timer(key, self.now))
 
     def advance(self, to_ms: int) -> list[Send]:

@@ -1,8 +1,10 @@
 """A harness for KIP-848 tests: a KafkaCluster, ConsumerGroupHeartbeat in and the answer out,
-the coordinator's timers kept and fired in deadline order, the events of every call."""
+the coordinator's timers run by the simulation's Engine (deadline, then the order they were set),
+the events of every call."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from coordinator.cluster import KafkaCluster
@@ -15,8 +17,10 @@ from coordinator.protocol import (
     ConsumerGroupHeartbeatTopicPartitions,
 )
 from coordinator.result import CoordinatorResult
+from scenarios.engine import Engine
 
 GROUP = "fooup"
+_OWNER = "cluster"  # the engine's timers are per node; here one owner holds them all
 
 
 class Kip848:
@@ -30,9 +34,8 @@ class Kip848:
             topics=topics if topics is not None else {"foo": 6, "bar": 3},
             config=CoordinatorConfig(**config),
         )
-        self.now = 0
+        self.engine = Engine(timer_handler=self._fire)
         self.node = self.cluster.coordinator_for(GROUP) or "broker-0"  # where requests go
-        self.timers: dict[object, int] = {}
         self.events: list[tuple[str, dict[str, Any]]] = []
         self._correlation = 0
 
@@ -52,9 +55,9 @@ class Kip848:
         sent = []
         for effect in result.effects:
             if isinstance(effect, SetTimer):
-                self.timers[effect.key] = effect.deadline_ms
+                self.engine.set_timer(_OWNER, effect.key, effect.deadline_ms)
             elif isinstance(effect, CancelTimer):
-                self.timers.pop(effect.key, None)
+                self.engine.cancel_timer(_OWNER, effect.key)
             elif isinstance(effect, Send):
                 sent.append(effect.message)
         return sent
@@ -85,18 +88,21 @@ class Kip848:
         assert isinstance(response, ConsumerGroupHeartbeatResponse)
         return response
 
+    @property
+    def now(self) -> int:
+        return self.engine.now
+
+    @property
+    def timers(self) -> dict[Hashable, int]:
+        """The live timers: key -> deadline, in the order they were armed (the engine's own)."""
+        return self.engine.pending(_OWNER)
+
+    def _fire(self, _owner: str, key: Hashable) -> None:
+        self._take(self.cluster.handle_timer(key, self.now))
+
     def advance(self, ms: int) -> None:
-        """Move time on by ``ms``, firing the timers due meanwhile in deadline order."""
-        until = self.now + ms
-        while True:
-            due = [(d, str(k), k) for k, d in self.timers.items() if d <= until]
-            if not due:
-                break
-            deadline, _, key = min(due)
-            del self.timers[key]
-            self.now = deadline
-            self._take(self.cluster.handle_timer(key, deadline))
-        self.now = until
+        """Move time on by ``ms``, firing the timers due meanwhile (deadline, then set order)."""
+        self.engine.run(until=self.now + ms)
 
     def group(self, group_id: str = GROUP):
         shard = self.cluster.service.shard_for(group_id)

@@ -2,16 +2,15 @@
 
 It plays the oracle driver's part on groupsim's side: one ``__consumer_offsets`` partition led
 by broker-0 (loaded at once), or by one of two brokers (``num_brokers=2``: the coordinator moves
-between them and may take ``load_ms`` to load), Kafka's counter member ids, a timer heap that
-fires each timer at its own deadline in (deadline, set order) as the oracle's DriverTimer does,
+between them and may take ``load_ms`` to load), Kafka's counter member ids, the simulation's
+Engine firing each timer at its own deadline in (deadline, set order) as the oracle's DriverTimer
+does,
 and log-write failures injected per operation. Everything else in tests/oracle/ sees only plain
 values: responses by correlation id, records written, group snapshots and live timers.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import random
 from collections.abc import Callable, Hashable
 from functools import partial
@@ -26,8 +25,10 @@ from coordinator.records import Record
 from coordinator.result import CoordinatorResult, Step
 from coordinator.timers import ExpireOffsetsKey
 from coordinator.views import GroupView
+from scenarios.engine import Engine
 
 BROKER = "broker-0"
+_OWNER = "cluster"  # the engine's timers are per node; here one owner holds them all
 CLIENT = "client"
 
 # The oracle's broker configs (Kafka names) -> CoordinatorConfig fields.
@@ -94,10 +95,8 @@ class ClusterAdapter:
             topics=topics or {},
             rng=KafkaUuidCounter(),
         )
-        self.now = 0
-        self._timers: dict[Hashable, tuple[int, int]] = {}
-        self._heap: list[tuple[int, int, Hashable]] = []
-        self._seq = itertools.count()
+        self.engine = Engine(timer_handler=self._fire)
+        self._fail_first: tuple[str, str] | None = None  # advance()'s, until a timer fires
         self._written = 0
         self.responses: list[tuple[int, object, int]] = []  # (correlation id, message, t)
 
@@ -107,31 +106,32 @@ class ClusterAdapter:
         """Carry out a call's effects (its events are not compared: the replay compares values)."""
         for e in result.effects:
             if isinstance(e, SetTimer):
-                seq = next(self._seq)
-                self._timers[e.key] = (e.deadline_ms, seq)
-                heapq.heappush(self._heap, (e.deadline_ms, seq, e.key))
+                self.engine.set_timer(_OWNER, e.key, e.deadline_ms)
             elif isinstance(e, CancelTimer):
-                self._timers.pop(e.key, None)
+                self.engine.cancel_timer(_OWNER, e.key)
             elif isinstance(e, Send):
                 self.responses.append((e.correlation_id, e.message, self.now))
 
     def advance(self, to_ms: int, fail_first: tuple[str, str] | None = None) -> None:
         """Fire every timer due up to ``to_ms``, each at its deadline; ``fail_first`` =
         (Kafka timer name, error): the first timer's write fails if it is that timer."""
-        first = True
-        while self._heap and self._heap[0][0] <= to_ms:
-            deadline, seq, key = heapq.heappop(self._heap)
-            if self._timers.get(key) != (deadline, seq):
-                continue  # replaced or cancelled
-            del self._timers[key]
-            self.now = max(self.now, deadline)
-            inject = first and fail_first is not None and _timer_name(key) == fail_first[0]
-            first = False
-            self._with_failure(
-                fail_first[1] if inject and fail_first else None,
-                partial(self.cluster.handle_timer, key, self.now),
-            )
-        self.now = max(self.now, to_ms)
+        self._fail_first = fail_first
+        try:
+            self.engine.run(until=to_ms)
+        finally:
+            self._fail_first = None
+
+    @property
+    def now(self) -> int:
+        return self.engine.now
+
+    def _fire(self, _owner: str, key: Hashable) -> None:
+        fail_first, self._fail_first = self._fail_first, None  # only the first timer can fail
+        inject = fail_first is not None and _timer_name(key) == fail_first[0]
+        self._with_failure(
+            fail_first[1] if inject and fail_first else None,
+            partial(self.cluster.handle_timer, key, self.now),
+        )
 
     def _with_failure(self, error: str | None, call: Callable[[], CoordinatorResult]) -> None:
         """Run ``call`` with its first log write failing with ``error`` (the oracle's
@@ -231,4 +231,4 @@ class ClusterAdapter:
 
     def timers(self) -> list[tuple[str, int]]:
         """Live timers as (Kafka's key, deadline)."""
-        return sorted((_timer_name(k), d) for k, (d, _) in self._timers.items())
+        return sorted((_timer_name(k), d) for k, d in self.engine.pending(_OWNER).items())

@@ -13,6 +13,7 @@ members in Kafka's order.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable
 from typing import Any
 
 import pytest
@@ -49,6 +50,7 @@ from coordinator.records import (
     OffsetCommitKey,
 )
 from coordinator.result import Step
+from scenarios.engine import Engine
 from tests.oracle import kip848_lifecycle
 from tests.oracle.kip848 import DATA, load
 from tests.oracle.script_files import disagreements
@@ -262,11 +264,9 @@ class Replayer:
         self.cluster = KafkaCluster(
             num_brokers=1, config=CoordinatorConfig(offsets_topic_num_partitions=1, load_time_ms=0)
         )
-        self.now = 0
-        # key -> (deadline, seq): due timers fire by deadline, then in the order they were set
-        # (Kafka's timer queue: a rescheduled key takes a new place)
-        self.timers: dict[Any, tuple[int, int]] = {}
-        self.seq = 0
+        # due timers fire by deadline, then in the order they were set (Kafka's timer queue: a
+        # rescheduled key takes a new place), as the simulation's Engine runs them
+        self.engine = Engine(timer_handler=self._fire)
         self.corr = 0
         self.names: dict[str, str] = {}
 
@@ -274,24 +274,23 @@ class Replayer:
         sent = []
         for e in result.effects:
             if isinstance(e, SetTimer):
-                self.seq += 1
-                self.timers[e.key] = (e.deadline_ms, self.seq)
+                self.engine.set_timer("cluster", e.key, e.deadline_ms)
             elif isinstance(e, CancelTimer):
-                self.timers.pop(e.key, None)
+                self.engine.cancel_timer("cluster", e.key)
             elif isinstance(e, Send):
                 sent.append(e.message)
         return sent
 
+    @property
+    def now(self) -> int:
+        return self.engine.now
+
+    def _fire(self, _owner: str, key: Hashable) -> None:
+        self.take(self.cluster.handle_timer(key, self.now))
+
     def advance(self, to: int) -> None:
-        while True:
-            due = [(d, seq, k) for k, (d, seq) in self.timers.items() if d <= to]
-            if not due:
-                break
-            deadline, _, key = min(due)
-            del self.timers[key]
-            self.now = deadline
-            self.take(self.cluster.handle_timer(key, deadline))
-        self.now = to
+        assert to >= self.now, f"a script moves the clock back ({self.now} -> {to})"
+        self.engine.run(until=to)
 
     def op(self, op: dict[str, Any]) -> Any:
         if "at" in op:
@@ -418,7 +417,7 @@ class Replayer:
 
     def live_timers(self) -> set[tuple[str, int]]:
         out = set()
-        for key, (deadline, _) in self.timers.items():
+        for key, deadline in self.engine.pending("cluster").items():
             name = str(key).split("/", 1)[1]
             if name.startswith(("session-timeout-", "rebalance-timeout-")):
                 out.add((name, deadline))

@@ -93,6 +93,23 @@ def test_cancel_owner_timers_forgets_only_that_owner() -> None:
     assert fired == ["C2:a"]
 
 
+def test_pending_lists_live_timers_in_arm_order_with_their_deadlines() -> None:
+    """What a test harness reads instead of keeping its own table: a re-armed key takes a new
+    place and deadline, a cancelled or fired one is gone, other owners are not shown."""
+    engine = Engine(lambda owner, key: None)
+    engine.set_timer("C1", "a", 30)
+    engine.set_timer("C1", "b", 10)
+    engine.set_timer("C2", "c", 5)
+    engine.set_timer("C1", "a", 40)
+    assert engine.pending("C1") == {"b": 10, "a": 40}
+    assert list(engine.pending("C1")) == ["b", "a"]
+    engine.cancel_timer("C1", "b")
+    engine.set_timer("C1", "d", 20)
+    engine.run(until=25)
+    assert engine.pending("C1") == {"a": 40}
+    assert engine.pending("C2") == {}
+
+
 def test_max_events_bounds_a_run() -> None:
     engine = Engine()
     for t in range(10):

@@ -21,7 +21,6 @@ from coordinator.assignor import (
 from coordinator.assignor.ordering import (
     assignment_from_record,
     hashset_of_ints,
-    string_hashmap_order,
     uuid_hashcode,
     uuid_order,
 )
@@ -118,9 +117,14 @@ def test_hashset_of_ints_orders_by_bucket_then_insertion():
     assert hashset_of_ints([1, 2]) == {1, 2}
 
 
-def test_string_hashmap_order_matches_coordinator_java():
+def test_a_presized_hashmap_iterates_as_a_grown_one_of_the_same_capacity():
+    """``new HashMap<>(n)`` (TargetAssignmentBuilder's copy of the members) starts with more
+    buckets: 11 ids in 64 buckets iterate as they do inside a default map grown to 64 by 40
+    puts, not as in the default 16 buckets."""
     ids = [f"member{i}" for i in range(40)]
-    assert string_hashmap_order(ids) == java_hashmap_order(ids)
+    few = ids[:11]
+    assert java_hashmap_order(few, 64) == [m for m in java_hashmap_order(ids) if m in few]
+    assert java_hashmap_order(few, 64) != java_hashmap_order(few)
 
 
 def test_assignment_from_record_orders_topics_by_uuid_bucket():
