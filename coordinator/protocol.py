@@ -648,3 +648,43 @@ def _strip_api_suffix(name: str) -> str:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
+
+
+REQUEST_TYPES: frozenset[type] = frozenset(
+    (
+        FindCoordinatorRequest,
+        MetadataRequest,
+        JoinGroupRequest,
+        SyncGroupRequest,
+        HeartbeatRequest,
+        LeaveGroupRequest,
+        OffsetCommitRequest,
+        OffsetFetchRequest,
+        TxnOffsetCommitRequest,
+        AddOffsetsToTxnRequest,
+        EndTxnRequest,
+        DescribeGroupsRequest,
+        ListGroupsRequest,
+        DeleteGroupsRequest,
+        ConsumerGroupHeartbeatRequest,
+        ConsumerGroupDescribeRequest,
+    )
+)
+"""Every request type the brokers answer."""
+
+
+def request_type(message: object) -> type | None:
+    """The request type ``message`` is handled as: its own type, or for a subclass the request
+    type it extends (the types are slotted, so a class extends at most one); None for anything
+    else. Memoised per class, so the broker, the service and the shard route every request with
+    a dict lookup instead of a chain of isinstance calls."""
+    kind = type(message)
+    try:
+        return _REQUEST_TYPE_OF[kind]
+    except KeyError:
+        found = next((c for c in kind.__mro__ if c in REQUEST_TYPES), None)
+        _REQUEST_TYPE_OF[kind] = found
+        return found
+
+
+_REQUEST_TYPE_OF: dict[type, type | None] = {kind: kind for kind in REQUEST_TYPES}

@@ -44,6 +44,7 @@ from coordinator.protocol import (
     SyncGroupResponse,
     TxnOffsetCommitRequest,
     offset_commit_response,
+    request_type,
     txn_offset_commit_response,
 )
 from coordinator.result import Step
@@ -65,12 +66,14 @@ GroupRequest = (
 )
 
 # OffsetCommit/OffsetFetch accept "" as a group id; these reject it (INVALID_GROUP_ID).
-_ID_CHECKED_APIS = (
-    JoinGroupRequest,
-    SyncGroupRequest,
-    HeartbeatRequest,
-    LeaveGroupRequest,
-    TxnOffsetCommitRequest,
+_ID_CHECKED_APIS = frozenset(
+    (
+        JoinGroupRequest,
+        SyncGroupRequest,
+        HeartbeatRequest,
+        LeaveGroupRequest,
+        TxnOffsetCommitRequest,
+    )
 )
 
 
@@ -203,28 +206,31 @@ class GroupCoordinatorService:
         """The service's checks, then the shard. Returns the response to send now when the
         request fails before reaching a shard, else None (the shard answered or parked it).
         """
-        error = self._check(request)
+        kind = request_type(request)
+        error = self._check(kind, request)
         if error is not None:
             return error_response(request, error)
         shard, error = self.routed_shard(dst, request.group_id)
         if shard is None:
-            if (
-                isinstance(request, HeartbeatRequest)
-                and error == Errors.COORDINATOR_LOAD_IN_PROGRESS
-            ):
+            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
                 error = Errors.NONE  # "respond blindly" while loading
             return error_response(request, error, failed_operation=True)
-        out.add(shard.handle(src, correlation_id, request, out.now))
+        shard.handle_into(out, src, correlation_id, request)
         return None
 
-    def _check(self, request: GroupRequest) -> Errors | None:
-        """isGroupIdNotEmpty (Join/Sync/Heartbeat/Leave), then JoinGroup's session timeout."""
-        if isinstance(request, _ID_CHECKED_APIS) and request.group_id == "":
+    def _check(self, kind: type | None, request: GroupRequest) -> Errors | None:
+        """isGroupIdNotEmpty (Join/Sync/Heartbeat/Leave), then JoinGroup's session timeout
+        (``kind``: the request type the request is handled as)."""
+        if kind in _ID_CHECKED_APIS and request.group_id == "":
             return Errors.INVALID_GROUP_ID
-        if isinstance(request, JoinGroupRequest) and not (
-            self.config.group_min_session_timeout_ms
-            <= request.session_timeout_ms
-            <= self.config.group_max_session_timeout_ms
+        if (
+            kind is JoinGroupRequest
+            and isinstance(request, JoinGroupRequest)  # cannot fail: narrows the type for mypy
+            and not (
+                self.config.group_min_session_timeout_ms
+                <= request.session_timeout_ms
+                <= self.config.group_max_session_timeout_ms
+            )
         ):
             return Errors.INVALID_SESSION_TIMEOUT
         return None

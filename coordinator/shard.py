@@ -40,6 +40,7 @@ from coordinator.protocol import (
     OffsetFetchRequest,
     SyncGroupRequest,
     TxnOffsetCommitRequest,
+    request_type,
 )
 from coordinator.records import GroupMetadataKey, OffsetCommitKey, RecordKey, RecordValue
 from coordinator.result import NO_RESULT, CoordinatorResult, Step
@@ -64,7 +65,9 @@ from coordinator.timers import (
 from coordinator.topology import Topology
 from coordinator.views import ConsumerGroupView, GroupView
 
-_CLASSIC_GROUP_APIS = (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
+_CLASSIC_GROUP_APIS = frozenset(
+    (JoinGroupRequest, SyncGroupRequest, HeartbeatRequest, LeaveGroupRequest)
+)
 
 
 class GroupCoordinatorShard:
@@ -152,26 +155,27 @@ class GroupCoordinatorShard:
     ) -> CoordinatorResult:
         """A group API request the service routed here (this shard is loaded)."""
         out = Step(now_ms)
+        self.handle_into(out, src, correlation_id, request)
+        return out.result()
+
+    def handle_into(self, out: Step, src: str, correlation_id: int, request: object) -> None:
+        """``handle`` into the caller's step (the broker's: one step per request, no nested
+        result to copy). ``out`` has appended nothing yet: its append counters are this call's."""
         version = getattr(request, "api_version", 0)
         waiter = Parked(src, correlation_id, version if isinstance(version, int) else 0)
-        if isinstance(request, _CLASSIC_GROUP_APIS) and (
-            request.group_id in self.consumer_group_manager.groups
+        kind = request_type(request)
+        if kind in _CLASSIC_GROUP_APIS and (
+            request.group_id in self.consumer_group_manager.groups  # type: ignore[attr-defined]
         ):
-            self._classic_request_to_consumer_group(out, waiter, request)
-            self._settle_unwritten(out)
-            return out.result()
-        handler = self._handlers.get(type(request))
-        if handler is None:
-            handler = next(
-                (h for kind, h in self._handlers.items() if isinstance(request, kind)), None
-            )
+            self._classic_request_to_consumer_group(out, waiter, request)  # type: ignore[arg-type]
+        else:
+            handler = self._handlers.get(kind)  # type: ignore[arg-type]
             if handler is None:  # pragma: no cover - the cluster routes only group APIs here
                 raise TypeError(type(request).__name__)
-        handler(out, waiter, request)
+            handler(out, waiter, request)
         self._settle_unwritten(out)
         if self.consumer_group_manager.groups:  # a KIP-848 group may have been created
             self._ensure_cleanup_timer(out)
-        return out.result()
 
     def _classic_request_to_consumer_group(
         self,

@@ -6,6 +6,8 @@ the earlier timer, and GroupMetadataManager builds its keys with ``classicGroupH
 broker and the ``__consumer_offsets`` partition that own it, so the cluster hands a fired timer
 straight to its shard (no parsing, no search), and ``str(key)`` renders the string the event log
 has always shown (``broker-1/heartbeat-<group>-<member>``, ``broker-1/join-<group>``, ...).
+A key is hashed by the shard's timer map and by the engine's, each time it is set, fired and
+cancelled: its hash is computed once (``cache_hash``).
 
 The operation a key runs is a separate frozen value, kept by the shard beside the key: the join
 key runs either the initial-delay step (with its delay state) or the join completion, and a new
@@ -22,7 +24,7 @@ from coordinator.effects import CancelTimer, SetTimer
 from coordinator.result import Step
 
 
-@frozen
+@frozen(cache_hash=True)
 class ShardTimerKey:
     """A timer of the coordinator of ``__consumer_offsets`` partition ``partition`` on ``node``."""
 
@@ -30,7 +32,7 @@ class ShardTimerKey:
     partition: int
 
 
-@frozen
+@frozen(cache_hash=True)
 class HeartbeatKey(ShardTimerKey):
     """classicGroupHeartbeatKey: a member's session (or a pending member's join deadline)."""
 
@@ -41,7 +43,7 @@ class HeartbeatKey(ShardTimerKey):
         return f"{self.node}/heartbeat-{self.group_id}-{self.member_id}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class JoinKey(ShardTimerKey):
     """classicGroupJoinKey: the end of a join phase (initial delay or rebalance timeout)."""
 
@@ -51,7 +53,7 @@ class JoinKey(ShardTimerKey):
         return f"{self.node}/join-{self.group_id}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class SyncKey(ShardTimerKey):
     """classicGroupSyncKey: the pending-sync deadline after a join phase."""
 
@@ -61,7 +63,7 @@ class SyncKey(ShardTimerKey):
         return f"{self.node}/sync-{self.group_id}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class ConsumerGroupSessionKey(ShardTimerKey):
     """groupSessionTimeoutKey: a KIP-848 member's session (``session-timeout-<group>-<member>``)."""
 
@@ -72,7 +74,7 @@ class ConsumerGroupSessionKey(ShardTimerKey):
         return f"{self.node}/session-timeout-{self.group_id}-{self.member_id}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class ConsumerGroupRebalanceKey(ShardTimerKey):
     """consumerGroupRebalanceTimeoutKey: how long a KIP-848 member may take to revoke
     (``rebalance-timeout-<group>-<member>``)."""
@@ -84,7 +86,7 @@ class ConsumerGroupRebalanceKey(ShardTimerKey):
         return f"{self.node}/rebalance-timeout-{self.group_id}-{self.member_id}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class ConsumerGroupJoinKey(ShardTimerKey):
     """consumerGroupJoinKey: how long a classic member of a consumer group may take to rejoin
     after it was told to (``join-<group>-<member>``)."""
@@ -96,7 +98,7 @@ class ConsumerGroupJoinKey(ShardTimerKey):
         return f"{self.node}/join-{self.group_id}-{self.member_id}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class ConsumerGroupSyncKey(ShardTimerKey):
     """consumerGroupSyncKey: how long a classic member of a consumer group may take to send
     SyncGroup after its JoinGroup (``sync-<group>-<member>``)."""
@@ -108,7 +110,7 @@ class ConsumerGroupSyncKey(ShardTimerKey):
         return f"{self.node}/sync-{self.group_id}-{self.member_id}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class LoadKey(ShardTimerKey):
     """The end of replaying the partition after this broker became its leader."""
 
@@ -116,7 +118,7 @@ class LoadKey(ShardTimerKey):
         return f"{self.node}/load-{self.partition}"
 
 
-@frozen
+@frozen(cache_hash=True)
 class ExpireOffsetsKey(ShardTimerKey):
     """GroupCoordinatorShard's periodic group-metadata cleanup (offset expiry)."""
 

@@ -758,10 +758,13 @@ class Simulation:
             if self._direct_events is not None:
                 # the logger's fast path, inlined: each event's fields dict becomes the entry
                 log = self._direct_events
+                append = log.append
+                seq = len(log)
                 for name, fields in events:
                     fields["event"] = name
-                    fields["seq"] = len(log)
-                    log.append(fields)
+                    fields["seq"] = seq
+                    append(fields)
+                    seq += 1
             elif self._logs_group_events:
                 record_events(events, self.logger)
         effects = result.effects
@@ -770,12 +773,13 @@ class Simulation:
         engine = self.engine
         for effect in effects:
             # exact types (as before): mypy narrows ``type(effect) is X`` itself
-            if type(effect) is Send:
-                self._send(effect)
-            elif type(effect) is SetTimer:
-                engine.set_timer(owner, effect.key, effect.deadline_ms)
-            elif type(effect) is CancelTimer:
-                engine.cancel_timer(owner, effect.key)
+            kind = type(effect)
+            if kind is Send:
+                self._send(effect)  # type: ignore[arg-type]
+            elif kind is SetTimer:
+                engine.set_timer(owner, effect.key, effect.deadline_ms)  # type: ignore[union-attr]
+            elif kind is CancelTimer:
+                engine.cancel_timer(owner, effect.key)  # type: ignore[union-attr]
             else:
                 raise TypeError(f"{owner} returned {effect!r}, which is not an effect")
 
