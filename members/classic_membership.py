@@ -46,6 +46,7 @@ from members.timers import HeartbeatTimer, JoinRetryTimer
 
 if TYPE_CHECKING:
     from members.membership import ClassicMembershipHost
+    from members.result import ConsumerStep
 
 PROTOCOL_TYPE = "consumer"
 
@@ -145,11 +146,11 @@ class ClassicMembershipManager:
     def in_group(self) -> bool:
         return not self.generation.is_reset
 
-    def release_assignment(self, now: int) -> None:
+    def release_assignment(self, step: ConsumerStep, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare, on the facade."""
-        self._c._on_leave_prepare(now)
+        self._c._on_leave_prepare(step, now)
 
-    def on_subscription_changed(self, now: int) -> None:
+    def on_subscription_changed(self, step: ConsumerStep, now: int) -> None:
         """Nothing: rejoinNeededOrPending compares the joined subscription."""
 
     @property
@@ -162,7 +163,7 @@ class ClassicMembershipManager:
         """What the heartbeat thread failed with (thrown from the next poll())."""
         return self.heartbeat.failed
 
-    def on_poll(self, now: int) -> None:
+    def on_poll(self, step: ConsumerStep, now: int) -> None:
         """The application called poll(): Heartbeat.poll restarts max.poll.interval.ms."""
         self.heartbeat.poll(now)
 
@@ -175,16 +176,21 @@ class ClassicMembershipManager:
         thread stops (HeartbeatThread.disable / close)."""
         self.heartbeat.enabled = False
 
-    def on_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+    def on_response(
+        self, step: ConsumerStep, entry: InFlightRequest, message: object, now: int
+    ) -> None:
         """An answer to one of the membership's requests (JoinGroup, SyncGroup, Heartbeat,
         LeaveGroup), to its AbstractCoordinator response handler."""
-        _RESPONSE_HANDLERS[type(message)](self, entry, message, now)
+        _RESPONSE_HANDLERS[type(message)](self, step, entry, message, now)
 
-    def on_request_failed(self, entry: InFlightRequest, now: int, reason: str) -> None:
+    def on_request_failed(
+        self, step: ConsumerStep, entry: InFlightRequest, now: int, reason: str
+    ) -> None:
         """One of its requests was disconnected or timed out (a DisconnectException; the
         facade has marked the coordinator unknown first). Nothing waits on a LeaveGroup."""
         if entry.api in (JOIN_GROUP, SYNC_GROUP):
             self.fail_join(
+                step,
                 Errors.NETWORK_EXCEPTION,
                 Retry.BACKOFF,
                 now,
@@ -192,16 +198,16 @@ class ClassicMembershipManager:
                 exception="DisconnectException",
             )
         elif entry.api == "Heartbeat":
-            self._fail_heartbeat(now)
+            self._fail_heartbeat(step, now)
 
     # ------------------------------------------------------------------ AbstractCoordinator
 
-    def _set_state(self, new: MemberState, now: int, reason: str) -> None:
+    def _set_state(self, step: ConsumerStep, new: MemberState, now: int, reason: str) -> None:
         if new is self._member_state:
             return
         old = self._member_state
         self._member_state = new
-        self._c._emit(
+        step.event(
             "client_state",
             t_ms=now,
             state_from=old._value_,  # .value without the enum property lookup
@@ -211,18 +217,18 @@ class ClassicMembershipManager:
             reason=reason,
         )
 
-    def join(self, now: int) -> None:
+    def join(self, step: ConsumerStep, now: int) -> None:
         """AbstractCoordinator.joinGroupIfNeeded, one step at a time."""
         for _ in range(64):  # each pass sends a request or consumes a finished future
-            if not self._c._rejoin_needed_or_pending(now):
+            if not self._c._rejoin_needed_or_pending(step, now):
                 return
             if self._c.lookup.coordinator is None:
-                self._c._lookup_coordinator(now)
+                self._c._lookup_coordinator(step, now)
                 return
             if (
                 self._c._pattern is not None
                 and self._needs_join_prepare
-                and not self._c._pattern_metadata_fresh(now)
+                and not self._c._pattern_metadata_fresh(step, now)
             ):
                 return  # a pattern consumer refreshes its metadata before each rebalance round
             retry_at = self._c._timers.deadline(JoinRetryTimer)
@@ -230,21 +236,22 @@ class ClassicMembershipManager:
                 return
             if self._needs_join_prepare:
                 self._needs_join_prepare = False
-                if not self._c._on_join_prepare(now):
+                if not self._c._on_join_prepare(step, now):
                     self._needs_join_prepare = True
                     return
             if self._join is None:
-                self._initiate_join_group(now)
+                self._initiate_join_group(step, now)
                 return
             if not self._join.done:
                 return
             result, self._join = self._join, None
             if result.error is None:
                 if not self.generation.is_reset and self._member_state is MemberState.STABLE:
-                    self._c._on_join_complete(result.assignment, now)
+                    self._c._on_join_complete(step, result.assignment, now)
                     self._needs_join_prepare = True
                 else:
                     self.reset_state_and_rejoin(
+                        step,
                         "rebalance failed since the generation/state was modified by heartbeat "
                         f"thread to {java_generation(self.generation)}/"
                         f"{self._member_state.name} before the rebalance callback triggered",
@@ -255,30 +262,32 @@ class ClassicMembershipManager:
             assert result.error is not None
             if result.error is not Errors.MEMBER_ID_REQUIRED:
                 # joinGroupIfNeeded: the short reason names the exception's class.
-                self.request_rejoin(f"rebalance failed due to {result.exception}", now)
+                self.request_rejoin(step, f"rebalance failed due to {result.exception}", now)
             if result.retry is Retry.THROW:
                 raise ConsumerFatal(
                     result.error.name, result.reason or "JoinGroup/SyncGroup failed"
                 )
             if result.retry is Retry.IMMEDIATE:
                 continue
-            self._c._out.append(
+            step.effects.append(
                 self._c._timers.set(JoinRetryTimer, now + self._c.config.retry_backoff_ms)
             )
             return
 
-    def request_rejoin(self, reason: str, now: int) -> None:
+    def request_rejoin(self, step: ConsumerStep, reason: str, now: int) -> None:
         if not self._rejoin_needed:
-            self._c._emit("rejoin_requested", t_ms=now, reason=reason)
+            step.event("rejoin_requested", t_ms=now, reason=reason)
         self._rejoin_reason = reason
         self._rejoin_needed = True
 
-    def request_rejoin_if_necessary(self, reason: str, now: int) -> None:
+    def request_rejoin_if_necessary(self, step: ConsumerStep, reason: str, now: int) -> None:
         if not self._rejoin_needed:
-            self.request_rejoin(reason, now)
+            self.request_rejoin(step, reason, now)
 
-    def _reset_state_and_generation(self, reason: str, reset_member_id: bool, now: int) -> None:
-        self._c._emit(
+    def _reset_state_and_generation(
+        self, step: ConsumerStep, reason: str, reset_member_id: bool, now: int
+    ) -> None:
+        step.event(
             "generation_reset",
             t_ms=now,
             reason=reason,
@@ -289,15 +298,17 @@ class ClassicMembershipManager:
         self.generation = (
             NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
         )
-        self._set_state(MemberState.UNJOINED, now, reason)
+        self._set_state(step, MemberState.UNJOINED, now, reason)
         self.heartbeat.enabled = False
 
-    def reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
-        self._reset_state_and_generation(reason, reset_member_id, now)
-        self.request_rejoin(reason, now)
+    def reset_state_and_rejoin(
+        self, step: ConsumerStep, reason: str, reset_member_id: bool, now: int
+    ) -> None:
+        self._reset_state_and_generation(step, reason, reset_member_id, now)
+        self.request_rejoin(step, reason, now)
         self._needs_join_prepare = True
 
-    def leave(self, reason: str, now: int, *, static_too: bool = False) -> None:
+    def leave(self, step: ConsumerStep, reason: str, now: int, *, static_too: bool = False) -> None:
         """AbstractCoordinator.maybeLeaveGroup: only a dynamic member sends LeaveGroup, unless
         ``static_too`` (close() with ``static_leave_group_on_close``: librdkafka 1.6-1.7's
         close, Kafka 4.x's close(CloseOptions LEAVE_GROUP)), when a static member sends one
@@ -310,6 +321,7 @@ class ClassicMembershipManager:
             and self.generation.has_member_id
         ):
             self._c._send(
+                step,
                 self._c.lookup.coordinator,
                 LeaveGroupRequest(
                     group_id=self._c.config.group_id,
@@ -327,7 +339,7 @@ class ClassicMembershipManager:
                 member_id=self.generation.member_id,
             )
             sent = True
-        self._c._emit(
+        step.event(
             "leave_group",
             t_ms=now,
             reason=reason,
@@ -339,11 +351,11 @@ class ClassicMembershipManager:
         # static member), so the rejoin replaces the member's own slot (KAFKA-20985); the
         # proposed fix (apache/kafka#23266) keeps it then
         keep = not sent and self._c.config.keep_member_id_when_leave_suppressed
-        self.reset_state_and_rejoin("consumer pro-actively leaving the group", not keep, now)
+        self.reset_state_and_rejoin(step, "consumer pro-actively leaving the group", not keep, now)
 
-    def _initiate_join_group(self, now: int) -> None:
+    def _initiate_join_group(self, step: ConsumerStep, now: int) -> None:
         assert self._c.lookup.coordinator is not None
-        self._set_state(MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
+        self._set_state(step, MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
         self._join = JoinFuture()
         request = JoinGroupRequest(
             group_id=self._c.config.group_id,
@@ -357,6 +369,7 @@ class ClassicMembershipManager:
             client_id=self._c.config.client_id,
         )
         self._c._send(
+            step,
             self._c.lookup.coordinator,
             request,
             now,
@@ -367,6 +380,7 @@ class ClassicMembershipManager:
 
     def fail_join(
         self,
+        step: ConsumerStep,
         error: Errors,
         retry: Retry,
         now: int,
@@ -384,10 +398,16 @@ class ClassicMembershipManager:
         self._join.reason = reason
         self._join.retry = retry
         self._join.exception = exception or EXCEPTION_NAMES.get(error, "KafkaException")
-        self._c._maybe_drive(now)
+        self._c._maybe_drive(step, now)
 
     def _react_to_join_error(
-        self, api: str, error: Errors, entry: InFlightRequest, now: int, member_id: str = ""
+        self,
+        step: ConsumerStep,
+        api: str,
+        error: Errors,
+        entry: InFlightRequest,
+        now: int,
+        member_id: str = "",
     ) -> None:
         """A JoinGroup or SyncGroup error answer, by the table (members.membership.JOIN_ERRORS):
         the action on the member, then the failed future. ``member_id`` is the one a JoinGroup
@@ -396,16 +416,18 @@ class ClassicMembershipManager:
         action = reaction.action
         if action is Action.ADOPT_MEMBER_ID:
             self.generation = Generation(-1, member_id, None)
-            self.request_rejoin(f"need to re-join with the given member-id: {member_id}", now)
+            self.request_rejoin(step, f"need to re-join with the given member-id: {member_id}", now)
         elif action is Action.MARK_COORDINATOR_UNKNOWN:
-            self._c._mark_coordinator_unknown(f"error response {error.name}", now)
+            self._c._mark_coordinator_unknown(step, f"error response {error.name}", now)
         elif action is not Action.NOTHING and self._generation_unchanged(entry):
             self.reset_state_and_rejoin(
+                step,
                 f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
                 action is Action.RESET_GENERATION_AND_MEMBER_ID,
                 now,
             )
         self.fail_join(
+            step,
             error,
             reaction.retry,
             now,
@@ -416,19 +438,26 @@ class ClassicMembershipManager:
     def _generation_unchanged(self, entry: InFlightRequest) -> bool:
         return entry.sent_generation == self.generation
 
-    def _on_join_group(self, entry: InFlightRequest, resp: JoinGroupResponse, now: int) -> None:
+    def _on_join_group(
+        self, step: ConsumerStep, entry: InFlightRequest, resp: JoinGroupResponse, now: int
+    ) -> None:
         err = resp.error_code
         if self._join is None or self._join.done:
             return  # a stale answer (the join was abandoned)
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self.fail_join(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
+                    step,
+                    Errors.INCONSISTENT_GROUP_PROTOCOL,
+                    Retry.THROW,
+                    now,
+                    "protocol type mismatch",
                 )
                 return
             if self._member_state is not MemberState.PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
                 self.fail_join(
+                    step,
                     Errors.NETWORK_EXCEPTION,
                     Retry.BACKOFF,
                     now,
@@ -437,9 +466,9 @@ class ClassicMembershipManager:
                 )
                 return
             self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
-            self._set_state(MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
-            self._enable_heartbeat(now)
-            self._c._emit(
+            self._set_state(step, MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
+            self._enable_heartbeat(step, now)
+            step.event(
                 "joined",
                 t_ms=now,
                 member_id=resp.member_id,
@@ -452,28 +481,29 @@ class ClassicMembershipManager:
             )
             if resp.assignment is not None:
                 # seed 004's design 2: the coordinator assigned; there is no SyncGroup round
-                self._set_state(MemberState.STABLE, now, "JoinGroup carried the assignment")
+                self._set_state(step, MemberState.STABLE, now, "JoinGroup carried the assignment")
                 self._rejoin_reason = ""
                 self._rejoin_needed = False
                 self._join.done = True
                 self._join.assignment = resp.assignment
-                self._c._maybe_drive(now)
+                self._c._maybe_drive(step, now)
             elif resp.member_id == resp.leader:
-                self._c._on_leader_elected(resp, now)
+                self._c._on_leader_elected(step, resp, now)
             else:
-                self.send_sync_group((), now)
+                self.send_sync_group(step, (), now)
             return
-        self._react_to_join_error(JOIN_GROUP, err, entry, now, resp.member_id)
+        self._react_to_join_error(step, JOIN_GROUP, err, entry, now, resp.member_id)
 
     def send_sync_group(
-        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
+        self, step: ConsumerStep, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
     ) -> None:
         if self._c.lookup.coordinator is None:
             self.fail_join(
-                Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
+                step, Errors.COORDINATOR_NOT_AVAILABLE, Retry.BACKOFF, now, "coordinator unknown"
             )
             return
         self._c._send(
+            step,
             self._c.lookup.coordinator,
             SyncGroupRequest(
                 group_id=self._c.config.group_id,
@@ -490,20 +520,27 @@ class ClassicMembershipManager:
             assignments=len(assignments),
         )
 
-    def _on_sync_group(self, entry: InFlightRequest, resp: SyncGroupResponse, now: int) -> None:
+    def _on_sync_group(
+        self, step: ConsumerStep, entry: InFlightRequest, resp: SyncGroupResponse, now: int
+    ) -> None:
         err = resp.error_code
         if self._join is None or self._join.done:
             return
         if err == Errors.NONE:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self.fail_join(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol type mismatch"
+                    step,
+                    Errors.INCONSISTENT_GROUP_PROTOCOL,
+                    Retry.THROW,
+                    now,
+                    "protocol type mismatch",
                 )
             elif (
                 self.generation.is_reset
                 or self._member_state is not MemberState.COMPLETING_REBALANCE
             ):
                 self.fail_join(
+                    step,
                     Errors.ILLEGAL_GENERATION,
                     Retry.IMMEDIATE,
                     now,
@@ -514,26 +551,30 @@ class ClassicMembershipManager:
                 and resp.protocol_name != self.generation.protocol_name
             ):
                 self.fail_join(
-                    Errors.INCONSISTENT_GROUP_PROTOCOL, Retry.THROW, now, "protocol name mismatch"
+                    step,
+                    Errors.INCONSISTENT_GROUP_PROTOCOL,
+                    Retry.THROW,
+                    now,
+                    "protocol name mismatch",
                 )
             else:
-                self._set_state(MemberState.STABLE, now, "SyncGroup succeeded")
+                self._set_state(step, MemberState.STABLE, now, "SyncGroup succeeded")
                 self._rejoin_reason = ""
                 self._rejoin_needed = False
                 self._join.done = True
                 self._join.assignment = resp.assignment
-                self._c._maybe_drive(now)
+                self._c._maybe_drive(step, now)
             return
-        self._react_to_join_error(SYNC_GROUP, err, entry, now)
+        self._react_to_join_error(step, SYNC_GROUP, err, entry, now)
 
-    def _enable_heartbeat(self, now: int) -> None:
+    def _enable_heartbeat(self, step: ConsumerStep, now: int) -> None:
         """HeartbeatThread.enable -> Heartbeat.resetTimeouts."""
         hb = self.heartbeat
         hb.enabled = True
         hb.reset_timeouts(now)
-        self.schedule_heartbeat(now)
+        self.schedule_heartbeat(step, now)
 
-    def schedule_heartbeat(self, now: int) -> None:
+    def schedule_heartbeat(self, step: ConsumerStep, now: int) -> None:
         hb = self.heartbeat
         if not hb.enabled or self._c.status is not ConsumerStatus.RUNNING:
             return
@@ -549,9 +590,9 @@ class ClassicMembershipManager:
         set_at = self._c._timers.deadline(HeartbeatTimer)
         if set_at is not None and set_at <= at and set_at >= now:
             return  # an earlier wake-up is already set; it will re-plan
-        self._c._out.append(self._c._timers.set(HeartbeatTimer, at))
+        step.effects.append(self._c._timers.set(HeartbeatTimer, at))
 
-    def on_timer(self, now: int) -> None:
+    def on_timer(self, step: ConsumerStep, now: int) -> None:
         """One pass of HeartbeatThread.run's loop."""
         hb = self.heartbeat
         if not hb.enabled:
@@ -569,30 +610,31 @@ class ClassicMembershipManager:
             # heartbeat_thread=False (kafkajs): the heartbeat, the session check and the
             # coordinator lookup run in the application's loop, between two records or in
             # poll(); a stall or a long record sends nothing until it ends
-            self.schedule_heartbeat(now)
+            self.schedule_heartbeat(step, now)
             return
         if self._c.lookup.coordinator is None:
-            self._c._lookup_coordinator(now)
-            self.schedule_heartbeat(now)
+            self._c._lookup_coordinator(step, now)
+            self.schedule_heartbeat(step, now)
             return
         if hb.session_timeout_expired(now):
             self._c._mark_coordinator_unknown(
-                "session timed out without receiving a heartbeat response", now
+                step, "session timed out without receiving a heartbeat response", now
             )
-            self.schedule_heartbeat(now)
+            self.schedule_heartbeat(step, now)
             return
         if self._poll_timeout_possible(now) and hb.poll_timeout_expired(now):
-            self._c._emit(
+            step.event(
                 "poll_timeout",
                 t_ms=now,
                 member_id=self.generation.member_id,
                 max_poll_interval_ms=self._c.config.max_poll_interval_ms,
             )
-            self.leave("consumer poll timeout has expired.", now)
+            self.leave(step, "consumer poll timeout has expired.", now)
             return
         if hb.should_heartbeat(now):
             hb.sent_heartbeat(now)
             self._c._send(
+                step,
                 self._c.lookup.coordinator,
                 HeartbeatRequest(
                     group_id=self._c.config.group_id,
@@ -604,7 +646,7 @@ class ClassicMembershipManager:
                 member_id=self.generation.member_id,
                 generation_id=self.generation.generation_id,
             )
-        self.schedule_heartbeat(now)
+        self.schedule_heartbeat(step, now)
 
     def _poll_timeout_possible(self, now: int) -> bool:
         """Only an application outside poll() (stalled or processing past the deadline) can
@@ -617,22 +659,24 @@ class ClassicMembershipManager:
     def _receive_heartbeat(self, now: int) -> None:
         self.heartbeat.receive_heartbeat(now)
 
-    def _fail_heartbeat(self, now: int) -> None:
+    def _fail_heartbeat(self, step: ConsumerStep, now: int) -> None:
         hb = self.heartbeat
         hb.fail_heartbeat(now)
         set_at = self._c._timers.deadline(HeartbeatTimer)
         if set_at is not None and set_at > hb.next_heartbeat_ms:
             self._c._timers.forget(HeartbeatTimer)
-        self.schedule_heartbeat(now)
+        self.schedule_heartbeat(step, now)
 
-    def _on_heartbeat(self, entry: InFlightRequest, resp: HeartbeatResponse, now: int) -> None:
+    def _on_heartbeat(
+        self, step: ConsumerStep, entry: InFlightRequest, resp: HeartbeatResponse, now: int
+    ) -> None:
         err = resp.error_code
         if err == Errors.NONE:
             self._receive_heartbeat(now)
         elif err == Errors.REBALANCE_IN_PROGRESS:
             if self._member_state is MemberState.STABLE:
-                self.request_rejoin("group is already rebalancing", now)
-                self._c._maybe_drive(now)
+                self.request_rejoin(step, "group is already rebalancing", now)
+                self._c._maybe_drive(step, now)
             self._receive_heartbeat(now)  # still counts as a live heartbeat
         elif err in (
             Errors.ILLEGAL_GENERATION,
@@ -641,6 +685,7 @@ class ClassicMembershipManager:
         ):
             if self._generation_unchanged(entry):
                 self.reset_state_and_rejoin(
+                    step,
                     f"encountered {err.name} from HEARTBEAT response",
                     err is not Errors.ILLEGAL_GENERATION,
                     now,
@@ -651,19 +696,21 @@ class ClassicMembershipManager:
                         err.name, "group.instance.id fenced (Heartbeat)"
                     )
                 else:
-                    self._fail_heartbeat(now)
-                self._c._maybe_drive(now)
+                    self._fail_heartbeat(step, now)
+                self._c._maybe_drive(step, now)
             else:
                 self._receive_heartbeat(now)
         elif err in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self._c._mark_coordinator_unknown(f"error response {err.name}", now)
-            self._fail_heartbeat(now)
+            self._c._mark_coordinator_unknown(step, f"error response {err.name}", now)
+            self._fail_heartbeat(step, now)
         else:
             # GROUP_AUTHORIZATION_FAILED and unexpected errors alike: the heartbeat future fails,
             # and HeartbeatThread's listener only calls failHeartbeat() (the thread keeps going).
-            self._fail_heartbeat(now)
+            self._fail_heartbeat(step, now)
 
-    def _on_leave_group(self, entry: InFlightRequest, resp: LeaveGroupResponse, now: int) -> None:
+    def _on_leave_group(
+        self, step: ConsumerStep, entry: InFlightRequest, resp: LeaveGroupResponse, now: int
+    ) -> None:
         """AbstractCoordinator.LeaveGroupResponseHandler. Nothing acts on the outcome (the member
         reset its generation when it sent the request), but a failure is logged, as Kafka logs
         "LeaveGroup request with <generation> failed": an answer naming more than one member
@@ -681,7 +728,7 @@ class ClassicMembershipManager:
             if code == Errors.NONE:
                 return
             error = _ERROR_NAMES.get(code) or Errors(code).name
-        self._c._emit(
+        step.event(
             "leave_group_failed",
             t_ms=now,
             error=error,

@@ -6,8 +6,11 @@ poll loop. The member's place in the group (``AbstractCoordinator``'s join loop,
 handlers and the heartbeat thread) is its ``membership``, a ``MembershipManager``
 (members.membership), the only way the facade reaches it; ``ClassicMembershipManager``
 (members.classic_membership) is the classic one. Every public method takes the
-simulated time and returns effects (``Send`` / ``SetTimer`` / ``CancelTimer``); nothing reads a
-clock. Randomness (backoff jitter) comes from a ``random.Random(seed)``.
+simulated time and returns a ``ConsumerResult`` (members.result): the effects (``Send`` /
+``SetTimer`` / ``CancelTimer``) and events of the call, as a value; nothing reads a clock. Inside
+a call the entry point's ``ConsumerStep`` is passed down as an argument (``step``) to every method
+that sends, sets a timer or logs, the membership manager's included; nothing holds it between
+calls. Randomness (backoff jitter) comes from a ``random.Random(seed)``.
 
 Threads, modelled:
 
@@ -35,7 +38,8 @@ timer themselves (docs/members.md has the table): ``Heartbeat`` (members.heartbe
 and ``CommittedOffsetsLookup`` (members.offsets), the rebalance rules (members.rebalance), the
 membership manager (members.classic_membership, which reads the JoinGroup / SyncGroup error table
 of members.membership) and the timer table (members.timers).
-The consumer sends what they decide, sets the timers they ask for and logs the events.
+The consumer sends what they decide, sets the timers they ask for and adds the events to the
+call's step.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ from assignors.api import (
     Subscription,
     TopicPartition,
 )
-from coordinator.effects import CancelTimer, Effect
+from coordinator.effects import CancelTimer
 from coordinator.errors import Errors
 from coordinator.protocol import (
     ConsumerGroupHeartbeatResponse,
@@ -147,16 +151,6 @@ _CLOSING_TIMERS: frozenset[type[ConsumerTimer]] = frozenset(
 )
 
 
-class _OutsideCall(ConsumerStep):
-    """The step between calls: an event outside an entry point is a bug, not a lost line."""
-
-    def event(self, name: str, **fields: Any) -> None:
-        raise RuntimeError(f"event {name!r} emitted outside a consumer call")
-
-
-_NO_STEP = _OutsideCall("", "")
-
-
 @define
 class _PendingLeader:
     """A leader's assignment waiting for topic metadata (updateGroupSubscription)."""
@@ -194,8 +188,6 @@ class Consumer:
         self.bootstrap: tuple[str, ...] = tuple(bootstrap)
         self.listener = listener
         self.seed = seed
-        # The outputs of the call under way (an entry point sets it; see ``_call``).
-        self._step: ConsumerStep = _NO_STEP
         import random
 
         self._rng = random.Random(seed)
@@ -465,6 +457,7 @@ class Consumer:
 
     def _send(
         self,
+        step: ConsumerStep,
         dst: str,
         message: object,
         now: int,
@@ -477,18 +470,9 @@ class Consumer:
         corr, entry, effects = self.network.send(
             dst, message, now, self.generation, commit=commit, topics=topics
         )
-        self._out.extend(effects)
-        self._emit("request_sent", t_ms=now, api=entry.api, dst=dst, correlation_id=corr, **extra)
+        step.effects.extend(effects)
+        step.event("request_sent", t_ms=now, api=entry.api, dst=dst, correlation_id=corr, **extra)
         return corr
-
-    def _emit(self, event: str, **fields: Any) -> None:
-        """One event of the call under way (coordinator.events names it)."""
-        self._step.event(event, **fields)
-
-    @property
-    def _out(self) -> list[Effect]:
-        """The effects of the call under way."""
-        return self._step.effects
 
     # ------------------------------------------------------------------ entry points (public)
     #
@@ -502,11 +486,8 @@ class Consumer:
         advance the consumer's clock; hand back what the step gathered."""
         if now > self._last_now:
             self._last_now = now
-        step = self._step = ConsumerStep(self.node, self.config.group_id)
-        try:
-            body(*args, **kwargs)
-        finally:
-            self._step = _NO_STEP
+        step = ConsumerStep(self.node, self.config.group_id)
+        body(step, *args, **kwargs)
         return step.result()
 
     def start(self, now_ms: int) -> ConsumerResult:
@@ -570,20 +551,13 @@ class Consumer:
         the generation is reset either way (Kafka's tests call it directly)."""
         return self._call(now_ms, self.membership.leave, reason, now_ms)
 
-    def call_membership(self, now_ms: int, method: str, *args: Any) -> ConsumerResult:
-        """One public method of the membership manager run as a consumer input, with ``now_ms``
-        last (Kafka's MembershipManager tests call transitionToFatal and the like directly)."""
-        if method.startswith("_"):
-            raise ValueError(f"{method!r} is not a public method of the membership manager")
-        return self._call(now_ms, getattr(self.membership, method), *args, now_ms)
-
     def request_rejoin(self, reason: str, now_ms: int) -> ConsumerResult:
         """AbstractCoordinator.requestRejoin(reason): the next poll() rejoins."""
         return self._call(now_ms, self.membership.request_rejoin, reason, now_ms)
 
     # ------------------------------------------------------------------ lifecycle (public)
 
-    def _start(self, now_ms: int) -> None:
+    def _start(self, step: ConsumerStep, now_ms: int) -> None:
         """Construct + subscribe + first poll(): discover the coordinator and join."""
         if self.status not in (ConsumerStatus.NEW, ConsumerStatus.CLOSED):
             return
@@ -592,7 +566,7 @@ class Consumer:
             self._reset_incarnation_state()
             self.fatal_error = None  # a consumer closed after a failure opens afresh
         self.status = ConsumerStatus.RUNNING
-        self._emit(
+        step.event(
             "consumer_started",
             t_ms=now_ms,
             incarnation=self.incarnation,
@@ -602,16 +576,16 @@ class Consumer:
             rebalance_protocol=self.rebalance_protocol.name,
         )
         if self._subscribed:
-            self._request_update_for_new_topics(now_ms)  # subscribe()
+            self._request_update_for_new_topics(step, now_ms)  # subscribe()
         else:
-            self._request_metadata(now_ms)
-        self._poll(now_ms)
+            self._request_metadata(step, now_ms)
+        self._poll(step, now_ms)
         return
 
-    def _crash(self, now_ms: int) -> None:
+    def _crash(self, step: ConsumerStep, now_ms: int) -> None:
         """The process dies: nothing more is sent or answered until ``restart``."""
         if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
-            self._emit(
+            step.event(
                 "consumer_crashed",
                 t_ms=now_ms,
                 member_id=self.generation.member_id,
@@ -620,7 +594,9 @@ class Consumer:
             )
             self.status = ConsumerStatus.CRASHED
 
-    def _restart(self, now_ms: int, config: ConsumerConfig | None = None) -> None:
+    def _restart(
+        self, step: ConsumerStep, now_ms: int, config: ConsumerConfig | None = None
+    ) -> None:
         """A new incarnation of the process: dynamic members come back with a new member id
         (they join with ``""``); a static member keeps its group.instance.id and so takes the
         coordinator's replacement path (KIP-345). With ``config``, the new process runs that
@@ -632,7 +608,7 @@ class Consumer:
                 f"({self.config.group_id!r} -> {config.group_id!r})"
             )
         if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
-            self._crash(now_ms)
+            self._crash(step, now_ms)
         if config is not None:
             self._configure(config)
             self.network.request_timeout_ms = config.request_timeout_ms
@@ -641,10 +617,10 @@ class Consumer:
         self._reset_incarnation_state()
         self.status = ConsumerStatus.NEW
         self.fatal_error = None
-        self._emit("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
-        self._start(now_ms)
+        step.event("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
+        self._start(step, now_ms)
 
-    def _close(self, now_ms: int, *, timeout_ms: int | None = None) -> None:
+    def _close(self, step: ConsumerStep, now_ms: int, *, timeout_ms: int | None = None) -> None:
         """KafkaConsumer.close(Duration): auto-commit synchronously, then onLeavePrepare +
         LeaveGroup, then wait for the requests still pending on the coordinator (the LeaveGroup
         included); all within the close timer, min(timeout, request.timeout.ms). The consumer is
@@ -654,33 +630,37 @@ class Consumer:
         if self.status is ConsumerStatus.FAILED:
             # Kafka's consumer can be closed after poll() threw; the simulated one has been
             # silent since its failure and closes without sending anything.
-            self._emit("consumer_closing", t_ms=now_ms)
-            self._closed(now_ms)
+            step.event("consumer_closing", t_ms=now_ms)
+            self._closed(step, now_ms)
             return
         if self.status is not ConsumerStatus.RUNNING:
             return
         self.status = ConsumerStatus.CLOSING
-        self._emit("consumer_closing", t_ms=now_ms)
+        step.event("consumer_closing", t_ms=now_ms)
         # ClassicKafkaConsumer.close: one timer, min(timeout, request.timeout.ms), bounds it all.
         timeout = DEFAULT_CLOSE_TIMEOUT_MS if timeout_ms is None else timeout_ms
         self._close_deadline = now_ms + min(timeout, self.config.request_timeout_ms)
         if self.config.enable_auto_commit:
             # maybeAutoCommitOffsetsSync, bounded by the close timer.
             op = self._commit(
-                self._all_consumed(), "close", now_ms, sync_deadline=self._close_deadline
+                step, self._all_consumed(), "close", now_ms, sync_deadline=self._close_deadline
             )
             if not op.done:
                 self._close_commit = op
                 if now_ms >= self._close_deadline:
                     # a timer that has already run out: commitOffsetsSync sends the commit (or
                     # looks the coordinator up) and returns false at once
-                    self._retry_sync_commits(now_ms)
+                    self._retry_sync_commits(step, now_ms)
                 return
-        self._finish_close(now_ms)
+        self._finish_close(step, now_ms)
         return
 
     def _subscribe(
-        self, topics: Sequence[str] | None, now_ms: int, pattern: str | None = None
+        self,
+        step: ConsumerStep,
+        topics: Sequence[str] | None,
+        now_ms: int,
+        pattern: str | None = None,
     ) -> None:
         """KafkaConsumer.subscribe: a changed subscription makes the next poll rejoin.
 
@@ -697,25 +677,26 @@ class Consumer:
             # ConsumerCoordinator.updatePatternSubscription(metadata.fetch()): match what is known
             self._subscription = self._pattern_matches()
         if changed:
-            self._emit("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
+            step.event("subscription_changed", t_ms=now_ms, topics=list(new[0]), pattern=new[1])
             if not self._subscribed:
-                self.membership.release_assignment(now_ms)
-                self.membership.leave("the consumer unsubscribed from all topics", now_ms)
+                self.membership.release_assignment(step, now_ms)
+                self.membership.leave(step, "the consumer unsubscribed from all topics", now_ms)
                 return
-            self.membership.on_subscription_changed(now_ms)
+            self.membership.on_subscription_changed(step, now_ms)
             self._pattern_awaits_version = None
         # ClassicKafkaConsumer.subscribe: requestUpdateForNewTopics when the topics changed, and
         # always for a pattern
-        self._request_update_for_new_topics(now_ms)
+        self._request_update_for_new_topics(step, now_ms)
         if changed:
-            self._maybe_drive(now_ms)  # the next poll() rejoins with the new subscription
+            self._maybe_drive(step, now_ms)  # the next poll() rejoins with the new subscription
         return
 
-    def _commit_now(self, now_ms: int) -> None:
+    def _commit_now(self, step: ConsumerStep, now_ms: int) -> None:
         """commitSync() of the consumed positions, retried until default.api.timeout.ms (the
         outcome lands in ``commits``; the application is not blocked meanwhile)."""
         if self.status is ConsumerStatus.RUNNING:
             self._commit(
+                step,
                 self._all_consumed(),
                 "manual",
                 now_ms,
@@ -723,24 +704,24 @@ class Consumer:
             )
         return
 
-    def _stall(self, duration_ms: int, now_ms: int) -> None:
+    def _stall(self, step: ConsumerStep, duration_ms: int, now_ms: int) -> None:
         """The application blocks (slow processing) for ``duration_ms`` before its next poll()."""
         if self.status is not ConsumerStatus.RUNNING:
             return
         self.fetch.materialize(now_ms)
         if self.app.in_poll(now_ms):
             # heartbeat.poll(): the application was in poll() until now
-            self.membership.on_poll(now_ms)
+            self.membership.on_poll(step, now_ms)
         until = self.app.stall(duration_ms, now_ms)
         self.fetch.accrue_from = until
-        self._emit("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=until)
-        self._set_poll_timer(until)
-        self.membership.schedule_heartbeat(now_ms)  # the poll timer now counts
+        step.event("app_stalled", t_ms=now_ms, duration_ms=duration_ms, until_ms=until)
+        self._set_poll_timer(step, until)
+        self.membership.schedule_heartbeat(step, now_ms)  # the poll timer now counts
         return
 
     # ------------------------------------------------------------------ inputs (public)
 
-    def _handle_timer(self, key: str, now_ms: int) -> None:
+    def _handle_timer(self, step: ConsumerStep, key: str, now_ms: int) -> None:
         """A timer the consumer set fired: its rendered key is parsed back into the typed key
         (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
@@ -749,14 +730,14 @@ class Consumer:
         if timer is None:
             return  # a timer of an earlier incarnation
         if isinstance(timer, RequestTimeout):
-            self._on_request_timeout(timer, now_ms)
+            self._on_request_timeout(step, timer, now_ms)
             return
         kind = type(timer)
         if self.status is ConsumerStatus.CLOSING:
             if self._close_node is not None:
                 # close() waits for the coordinator's answers and does nothing else
                 if kind is CloseTimer:
-                    self._close_timed_out(now_ms)
+                    self._close_timed_out(step, now_ms)
                 return
             if kind not in _CLOSING_TIMERS and not (
                 kind is MetadataTimer and self.lookup.awaits_metadata
@@ -764,66 +745,68 @@ class Consumer:
                 # close() only waits for its commit (and the coordinator it needs, whose lookup
                 # may wait for a metadata refresh the backoff held back)
                 return
-        _TIMER_HANDLERS[kind](self, now_ms)
+        _TIMER_HANDLERS[kind](self, step, now_ms)
         return
 
-    def _on_request_timeout(self, timer: RequestTimeout, now: int) -> None:
+    def _on_request_timeout(self, step: ConsumerStep, timer: RequestTimeout, now: int) -> None:
         """NetworkClient.handleTimedOutRequests: the request fails as a disconnect would."""
         corr = timer.correlation_id
         entry = self.network.complete(corr)
         if entry is None:
             return
-        self._emit("request_timeout", t_ms=now, api=entry.api, dst=entry.dst, correlation_id=corr)
-        self._on_failed_request(entry, corr, now, "request timed out")
-        self._request_update_after_disconnect(now)
+        step.event("request_timeout", t_ms=now, api=entry.api, dst=entry.dst, correlation_id=corr)
+        self._on_failed_request(step, entry, corr, now, "request timed out")
+        self._request_update_after_disconnect(step, now)
         if self._close_node is not None:
-            self._maybe_finish_closing(now)
+            self._maybe_finish_closing(step, now)
 
     # The handlers of the consumer's own timers (``_TIMER_HANDLERS``), each a thread's wake-up.
 
-    def _on_poll_timer(self, now: int) -> None:
-        self._poll(now)
+    def _on_poll_timer(self, step: ConsumerStep, now: int) -> None:
+        self._poll(step, now)
 
-    def _on_drive_timer(self, now: int) -> None:
+    def _on_drive_timer(self, step: ConsumerStep, now: int) -> None:
         self._timers.forget(DriveTimer)
-        self._drive(now)
+        self._drive(step, now)
 
-    def _on_heartbeat_timer(self, now: int) -> None:
+    def _on_heartbeat_timer(self, step: ConsumerStep, now: int) -> None:
         self._timers.forget(HeartbeatTimer)
-        self.membership.on_timer(now)
+        self.membership.on_timer(step, now)
 
-    def _on_join_retry_timer(self, now: int) -> None:
+    def _on_join_retry_timer(self, step: ConsumerStep, now: int) -> None:
         self._timers.forget(JoinRetryTimer)
-        self._maybe_drive(now)
+        self._maybe_drive(step, now)
 
-    def _on_find_coordinator_timer(self, now: int) -> None:
+    def _on_find_coordinator_timer(self, step: ConsumerStep, now: int) -> None:
         self._timers.forget(FindCoordinatorTimer)
-        self._lookup_coordinator(now)
+        self._lookup_coordinator(step, now)
 
-    def _on_metadata_timer(self, now: int) -> None:
+    def _on_metadata_timer(self, step: ConsumerStep, now: int) -> None:
         self._timers.forget(MetadataTimer)
-        self._request_metadata(now)
+        self._request_metadata(step, now)
 
-    def _on_commit_retry_timer(self, now: int) -> None:
+    def _on_commit_retry_timer(self, step: ConsumerStep, now: int) -> None:
         self._timers.forget(CommitRetryTimer)
-        self._retry_sync_commits(now)
+        self._retry_sync_commits(step, now)
 
-    def _on_join_prepare_timer(self, now: int) -> None:
+    def _on_join_prepare_timer(self, step: ConsumerStep, now: int) -> None:
         self._timers.forget(JoinPrepareTimer)
-        self._maybe_drive(now)
+        self._maybe_drive(step, now)
 
-    def _on_close_timer(self, now: int) -> None:
+    def _on_close_timer(self, step: ConsumerStep, now: int) -> None:
         """A close timer that fires while close() still waits for its commit: nothing to do
         (the commitSync's own deadline ends that wait)."""
 
-    def _handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> None:
+    def _handle_disconnect(
+        self, step: ConsumerStep, dst: str, correlation_id: int, now_ms: int
+    ) -> None:
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return
         entry = self.network.complete(correlation_id)
         if entry is None:
             return
-        self._out.append(CancelTimer(entry.timer_key))
-        self._emit(
+        step.effects.append(CancelTimer(entry.timer_key))
+        step.event(
             "request_failed",
             t_ms=now_ms,
             api=entry.api,
@@ -831,20 +814,22 @@ class Consumer:
             correlation_id=correlation_id,
             reason="disconnected",
         )
-        self._on_failed_request(entry, correlation_id, now_ms, "disconnected")
-        self._request_update_after_disconnect(now_ms)
+        self._on_failed_request(step, entry, correlation_id, now_ms, "disconnected")
+        self._request_update_after_disconnect(step, now_ms)
         if self._close_node is not None:
-            self._maybe_finish_closing(now_ms)
+            self._maybe_finish_closing(step, now_ms)
         return
 
-    def _handle_response(self, src: str, correlation_id: int, message: object, now_ms: int) -> None:
+    def _handle_response(
+        self, step: ConsumerStep, src: str, correlation_id: int, message: object, now_ms: int
+    ) -> None:
         if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return
         entry = self.network.complete(correlation_id)
         if entry is None:
             return  # a late answer to a request that timed out or an earlier incarnation
-        self._out.append(CancelTimer(entry.timer_key))
-        self._emit(
+        step.effects.append(CancelTimer(entry.timer_key))
+        step.event(
             "response_received",
             t_ms=now_ms,
             api=entry.api,
@@ -855,24 +840,24 @@ class Consumer:
         handler = _HANDLERS.get(type(message))
         try:
             if handler is None:
-                self._emit("response_ignored", t_ms=now_ms, api=entry.api, reason="unexpected type")
+                step.event("response_ignored", t_ms=now_ms, api=entry.api, reason="unexpected type")
             else:
-                handler(self, entry, message, now_ms)
+                handler(self, step, entry, message, now_ms)
         except ConsumerFatal as fatal:
-            self._fail(fatal, now_ms)
+            self._fail(step, fatal, now_ms)
         if self._close_node is not None:
-            self._maybe_finish_closing(now_ms)
+            self._maybe_finish_closing(step, now_ms)
         return
 
     # ------------------------------------------------------------------ failures
 
-    def _fail(self, fatal: ConsumerFatal, now: int) -> None:
+    def _fail(self, step: ConsumerStep, fatal: ConsumerFatal, now: int) -> None:
         """A fatal error thrown from poll(): the application stops using the consumer."""
         if self.status is ConsumerStatus.FAILED:
             return
         self.fatal_error = fatal.error
         self.membership.stop()
-        self._emit(
+        step.event(
             "consumer_fatal",
             t_ms=now,
             error=fatal.error,
@@ -881,15 +866,17 @@ class Consumer:
             generation_id=self.generation.generation_id,
         )
         self.status = ConsumerStatus.FAILED
-        self._out.extend(self._timers.cancel_all())
+        step.effects.extend(self._timers.cancel_all())
 
-    def _on_failed_request(self, entry: InFlightRequest, corr: int, now: int, reason: str) -> None:
+    def _on_failed_request(
+        self, step: ConsumerStep, entry: InFlightRequest, corr: int, now: int, reason: str
+    ) -> None:
         """Disconnect or request timeout: Kafka's DisconnectException (retriable)."""
         try:
             if entry.api == "FindCoordinator":
                 self.lookup.in_flight = None
                 self.lookup.rotate_node()
-                self._find_failed(now, reason)
+                self._find_failed(step, now, reason)
             elif entry.api == "Metadata":
                 self.lookup.rotate_node()
                 # DefaultMetadataUpdater.handleFailedRequest -> Metadata.failedUpdate, then
@@ -897,28 +884,30 @@ class Consumer:
                 # backoff. A leader waiting for fresh metadata keeps waiting.
                 self._md.failed_update(now)
                 self._md.request_update(False)
-                self._maybe_update_metadata(now)
-                self._metadata_done_for_lookup(now)
+                self._maybe_update_metadata(step, now)
+                self._metadata_done_for_lookup(step, now)
             elif entry.api in TXN_APIS and self.txn is not None:
                 # the producer's own connection (Kafka: a separate client): retried after the
                 # backoff, the consumer's coordinator is not affected
                 self.txn.failed(now)
-                self._schedule_continuous_poll(now)
+                self._schedule_continuous_poll(step, now)
             elif entry.api == "OffsetFetch":
                 self.offset_lookup.in_flight = None
-                self._mark_coordinator_unknown(reason, now, disconnected=True)
-                self._offset_fetch_failed(now)  # a DisconnectException: retriable
+                self._mark_coordinator_unknown(step, reason, now, disconnected=True)
+                self._offset_fetch_failed(step, now)  # a DisconnectException: retriable
             else:
-                self._mark_coordinator_unknown(reason, now, disconnected=True)
+                self._mark_coordinator_unknown(step, reason, now, disconnected=True)
                 if entry.api != "OffsetCommit":
                     # JoinGroup, SyncGroup, Heartbeat, LeaveGroup: the membership's own
-                    self.membership.on_request_failed(entry, now, reason)
+                    self.membership.on_request_failed(step, entry, now, reason)
                 elif entry.commit is not None:
-                    self._finish_commit(entry.commit, Errors.NETWORK_EXCEPTION.name, now, True)
+                    self._finish_commit(
+                        step, entry.commit, Errors.NETWORK_EXCEPTION.name, now, True
+                    )
         except ConsumerFatal as fatal:
-            self._fail(fatal, now)
+            self._fail(step, fatal, now)
 
-    def _request_update_after_disconnect(self, now: int) -> None:
+    def _request_update_after_disconnect(self, step: ConsumerStep, now: int) -> None:
         """NetworkClient.processDisconnection -> DefaultMetadataUpdater.handleServerDisconnect:
         after a connection to a broker is lost, a request timeout included (handleTimedOutRequests
         closes the connection), Kafka calls Metadata.requestUpdate(false), as "the disconnect may
@@ -930,9 +919,9 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING:
             return  # a closing consumer sends nothing new
         self._md.request_update(False)
-        self._maybe_update_metadata(now)
+        self._maybe_update_metadata(step, now)
 
-    def _await_metadata_update(self, now: int) -> bool:
+    def _await_metadata_update(self, step: ConsumerStep, now: int) -> bool:
         """ConsumerNetworkClient.awaitMetadataUpdate: Metadata.requestUpdate(false), sent when the
         refresh backoff allows (_maybe_update_metadata), and wait for the next answer. False if
         there is nothing to ask metadata for, so nothing to wait for."""
@@ -940,12 +929,12 @@ class Consumer:
         if topics is not None and not topics:
             return False
         self._md.request_update(False)
-        self._maybe_update_metadata(now)
+        self._maybe_update_metadata(step, now)
         return True
 
     # ------------------------------------------------------------------ coordinator discovery
 
-    def _lookup_coordinator(self, now: int) -> None:
+    def _lookup_coordinator(self, step: ConsumerStep, now: int) -> None:
         if self.lookup.coordinator is not None or self.lookup.in_flight is not None:
             return
         if self._close_node is not None:
@@ -958,53 +947,57 @@ class Consumer:
             # client.awaitMetadataUpdate before the next lookup (the refresh also drops brokers
             # that are gone from the node list the lookup picks from)
             self.lookup.after_metadata = False
-            self.lookup.awaits_metadata = self._await_metadata_update(now)
+            self.lookup.awaits_metadata = self._await_metadata_update(step, now)
         if self.lookup.awaits_metadata:
             return
         self.lookup.in_flight = self._send(
-            self.lookup.pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
+            step, self.lookup.pick_node(), FindCoordinatorRequest(key=self.config.group_id), now
         )
 
-    def _find_failed(self, now: int, reason: str) -> None:
+    def _find_failed(self, step: ConsumerStep, now: int, reason: str) -> None:
         """AbstractCoordinator.ensureCoordinatorReady after a retriable FindCoordinator failure
         (an error answer or a disconnect): sleep the exponential backoff, then await a metadata
         update, then look up again."""
         delay = self.lookup.failed()
-        self._out.append(self._timers.set(FindCoordinatorTimer, now + delay))
-        self._emit("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
+        step.effects.append(self._timers.set(FindCoordinatorTimer, now + delay))
+        step.event("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
 
-    def _on_membership_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+    def _on_membership_response(
+        self, step: ConsumerStep, entry: InFlightRequest, message: object, now: int
+    ) -> None:
         """JoinGroup, SyncGroup, Heartbeat and LeaveGroup answers belong to the membership."""
-        self.membership.on_response(entry, message, now)
+        self.membership.on_response(step, entry, message, now)
 
     def _generation_unchanged(self, entry: InFlightRequest) -> bool:
         """The request was sent in the member's current generation."""
         return entry.sent_generation == self.membership.generation
 
     def _on_find_coordinator(
-        self, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
+        self, step: ConsumerStep, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
     ) -> None:
         self.lookup.in_flight = None
         if resp.error_code == Errors.NONE:
             self.lookup.found(f"broker-{resp.node_id}")
             self._timers.forget(FindCoordinatorTimer)
             self.membership.on_coordinator_found(now)
-            self._emit("coordinator_discovered", t_ms=now, coordinator=self.lookup.coordinator)
-            self._resume_sync_commits(now)
-            self.membership.schedule_heartbeat(now)
-            self._app_poll_now(now)
+            step.event("coordinator_discovered", t_ms=now, coordinator=self.lookup.coordinator)
+            self._resume_sync_commits(step, now)
+            self.membership.schedule_heartbeat(step, now)
+            self._app_poll_now(step, now)
         elif resp.error_code == Errors.GROUP_AUTHORIZATION_FAILED:
             raise ConsumerFatal(
                 resp.error_code.name, "FindCoordinator: not authorized for the group"
             )
         else:
             self.lookup.rotate_node()
-            self._find_failed(now, resp.error_code.name)
+            self._find_failed(step, now, resp.error_code.name)
 
-    def _mark_coordinator_unknown(self, cause: str, now: int, disconnected: bool = False) -> None:
+    def _mark_coordinator_unknown(
+        self, step: ConsumerStep, cause: str, now: int, disconnected: bool = False
+    ) -> None:
         if self.lookup.coordinator is None:
             return
-        self._emit(
+        step.event(
             "coordinator_unknown",
             t_ms=now,
             coordinator=self.lookup.coordinator,
@@ -1017,8 +1010,8 @@ class Consumer:
         # still in flight on that connection fails with a DisconnectException.
         for corr, entry in list(self.network.coordinator_requests(old)):
             self.network.complete(corr)
-            self._out.append(CancelTimer(entry.timer_key))
-            self._emit(
+            step.effects.append(CancelTimer(entry.timer_key))
+            step.event(
                 "request_failed",
                 t_ms=now,
                 api=entry.api,
@@ -1026,13 +1019,13 @@ class Consumer:
                 correlation_id=corr,
                 reason=cause,
             )
-            self._on_failed_request(entry, corr, now, "coordinator disconnected")
-        self._lookup_coordinator(now)
-        self.membership.schedule_heartbeat(now)
+            self._on_failed_request(step, entry, corr, now, "coordinator disconnected")
+        self._lookup_coordinator(step, now)
+        self.membership.schedule_heartbeat(step, now)
 
     # ------------------------------------------------------------------ metadata
 
-    def _maybe_update_metadata(self, now: int) -> None:
+    def _maybe_update_metadata(self, step: ConsumerStep, now: int) -> None:
         """NetworkClient's DefaultMetadataUpdater.maybeUpdate, after anything that changes when
         the next metadata request is due: with none in flight, it goes out once
         Metadata.timeToNextUpdate is 0 (ConsumerMetadata.next_update_at), now or on the
@@ -1042,11 +1035,11 @@ class Consumer:
             return
         at = md.next_update_at(now)
         if at <= now:
-            self._request_metadata(now)
+            self._request_metadata(step, now)
         elif at != self._timers.deadline(MetadataTimer):
-            self._out.append(self._timers.set(MetadataTimer, at))
+            step.effects.append(self._timers.set(MetadataTimer, at))
 
-    def _request_metadata(self, now: int) -> None:
+    def _request_metadata(self, step: ConsumerStep, now: int) -> None:
         """The next metadata request is due (the "metadata" timer, or _maybe_update_metadata):
         send ConsumerMetadata's request unless one is in flight."""
         md = self._md
@@ -1055,36 +1048,44 @@ class Consumer:
         topics = metadata_topics(self._explicit_topics, self._group_subscription, self._pattern)
         if topics is not None and not topics:
             # nothing to ask for: look again when the metadata would expire
-            self._out.append(self._timers.set(MetadataTimer, now + self.config.metadata_max_age_ms))
+            step.effects.append(
+                self._timers.set(MetadataTimer, now + self.config.metadata_max_age_ms)
+            )
             return
         requested = None if topics is None else tuple(sorted(topics))
         md.request_sent(
             self._send(
-                self.lookup.pick_node(), MetadataRequest(topics=requested), now, topics=requested
+                step,
+                self.lookup.pick_node(),
+                MetadataRequest(topics=requested),
+                now,
+                topics=requested,
             ),
             now,
         )
 
-    def _request_update_for_new_topics(self, now: int) -> None:
+    def _request_update_for_new_topics(self, step: ConsumerStep, now: int) -> None:
         """Metadata.requestUpdateForNewTopics: the update goes out at once (no refresh backoff),
         or after the answer to the request in flight, which is an older version."""
         self._md.request_update_for_new_topics()
-        self._maybe_update_metadata(now)
+        self._maybe_update_metadata(step, now)
 
-    def _metadata_done_for_lookup(self, now: int) -> None:
+    def _metadata_done_for_lookup(self, step: ConsumerStep, now: int) -> None:
         """The metadata refresh a coordinator lookup waits for is over (answered or failed: a
         failed one does not hold the lookup up further, as the next poll() would not)."""
         if self.lookup.awaits_metadata:
             self.lookup.awaits_metadata = False
-            self._lookup_coordinator(now)
+            self._lookup_coordinator(step, now)
 
-    def _on_metadata(self, entry: InFlightRequest, resp: MetadataResponse, now: int) -> None:
+    def _on_metadata(
+        self, step: ConsumerStep, entry: InFlightRequest, resp: MetadataResponse, now: int
+    ) -> None:
         md = self._md
         invalid = md.update(now, resp, entry.topics is None, self._retain_topic)
         nodes = [f"broker-{b.node_id}" for b in sorted(resp.brokers, key=lambda b: b.node_id)]
         self.lookup.update_nodes(nodes)
         counts = md.partition_counts
-        self._emit(
+        step.event(
             "metadata_updated",
             t_ms=now,
             topics={t: counts[t] for t in sorted(counts)},
@@ -1093,7 +1094,7 @@ class Consumer:
         if self._pattern is not None:
             matched = self._pattern_matches()
             if matched != self._subscription:
-                self._emit("pattern_matched", t_ms=now, topics=list(matched))
+                step.event("pattern_matched", t_ms=now, topics=list(matched))
                 self._subscription = matched
         self._refresh_metadata_snapshot()
         if invalid and self.status is ConsumerStatus.RUNNING:
@@ -1111,16 +1112,18 @@ class Consumer:
         # the next refresh: metadata.max.age.ms later, or once the refresh backoff allows if an
         # update is still requested (a needed topic unavailable, handleMetadataResponse's
         # requestUpdate; or an answer to an older requestVersion)
-        self._maybe_update_metadata(now)
-        self._metadata_done_for_lookup(now)
+        self._maybe_update_metadata(step, now)
+        self._metadata_done_for_lookup(step, now)
         if self._pending_leader is not None and self._close_node is None:
             # ConsumerNetworkClient.awaitMetadataUpdate ends with the next update, even one
             # answering an older request without the group's new topics (those are asked for
             # again above, and their arrival changes the snapshot: the leader rejoins).
-            self._continue_leader_assignment(now)
+            self._continue_leader_assignment(step, now)
             if not self._leader_waits_for_metadata():
-                self.membership.schedule_heartbeat(now)  # the coordinator's lock is free again
-        self._maybe_drive(now)
+                self.membership.schedule_heartbeat(
+                    step, now
+                )  # the coordinator's lock is free again
+        self._maybe_drive(step, now)
 
     def _retain_topic(self, topic: str) -> bool:
         """ConsumerMetadata.retainTopic, for this consumer's subscription."""
@@ -1141,11 +1144,11 @@ class Consumer:
 
     # ------------------------------------------------------------------ the application thread
 
-    def _set_poll_timer(self, at: int) -> None:
+    def _set_poll_timer(self, step: ConsumerStep, at: int) -> None:
         if self._timers.deadline(PollTimer) != at:
-            self._out.append(self._timers.set(PollTimer, at))
+            step.effects.append(self._timers.set(PollTimer, at))
 
-    def _poll(self, now: int) -> None:
+    def _poll(self, step: ConsumerStep, now: int) -> None:
         """The application calls KafkaConsumer.poll() at ``now``.
 
         Continuous model (no processing time, the default): this runs when the application
@@ -1156,34 +1159,34 @@ class Consumer:
         if self.status is not ConsumerStatus.RUNNING or not self.app.in_poll(now):
             return
         self._timers.forget(PollTimer)
-        self.membership.on_poll(now)
+        self.membership.on_poll(step, now)
         try:
             if self.membership.fatal is not None:
                 raise self.membership.fatal
             if self._poll_fatal is not None:
                 raise self._poll_fatal
-            self._drive(now)
+            self._drive(step, now)
             if self.status is not ConsumerStatus.RUNNING:
                 return
-            self._maybe_auto_commit(now)
-            self._maybe_transaction(now)
-            self._maybe_fetch_offsets(now)
+            self._maybe_auto_commit(step, now)
+            self._maybe_transaction(step, now)
+            self._maybe_fetch_offsets(step, now)
         except ConsumerFatal as fatal:
-            self._fail(fatal, now)
+            self._fail(step, fatal, now)
             return
         if self.app.continuous:
             self.fetch.materialize(now)
-            self._schedule_continuous_poll(now)
+            self._schedule_continuous_poll(step, now)
             return
-        self._set_poll_timer(self.app.processed(self.fetch.consume_batch(), now))
+        self._set_poll_timer(step, self.app.processed(self.fetch.consume_batch(), now))
 
-    def _schedule_continuous_poll(self, now: int) -> None:
+    def _schedule_continuous_poll(self, step: ConsumerStep, now: int) -> None:
         """The next time the always-polling application has something to do on its own."""
         app = self.app
         if not app.continuous or self.status is not ConsumerStatus.RUNNING:
             return
         if not app.in_poll(now):
-            self._set_poll_timer(app.busy_until)
+            self._set_poll_timer(step, app.busy_until)
             return
         due = []
         if (
@@ -1202,26 +1205,26 @@ class Consumer:
         if at is not None:
             set_at = self._timers.deadline(PollTimer)
             if set_at is None or set_at < now or at < set_at:
-                self._set_poll_timer(at)
+                self._set_poll_timer(step, at)
 
-    def _app_poll_now(self, now: int) -> None:
+    def _app_poll_now(self, step: ConsumerStep, now: int) -> None:
         """Something the application's poll() was waiting for happened (coordinator found)."""
         if self.app.continuous and self.app.in_poll(now):
-            self._poll(now)
+            self._poll(step, now)
         else:
-            self._maybe_drive(now)
+            self._maybe_drive(step, now)
 
-    def _maybe_drive(self, now: int) -> None:
+    def _maybe_drive(self, step: ConsumerStep, now: int) -> None:
         """Run application-thread work now if the application is inside poll(), else when it is."""
         if self.status is not ConsumerStatus.RUNNING:
             return
         until = self.app.busy_until
         if now >= until:
-            self._drive(now)
+            self._drive(step, now)
         elif self._timers.deadline(DriveTimer) != until:
-            self._out.append(self._timers.set(DriveTimer, until))
+            step.effects.append(self._timers.set(DriveTimer, until))
 
-    def _drive(self, now: int) -> None:
+    def _drive(self, step: ConsumerStep, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
         if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
             return
@@ -1230,28 +1233,28 @@ class Consumer:
                 raise self.membership.fatal
             if self._poll_fatal is not None:
                 raise self._poll_fatal
-            self.membership.join(now)
+            self.membership.join(step, now)
         except ConsumerFatal as fatal:
-            self._fail(fatal, now)
+            self._fail(step, fatal, now)
 
-    def _rejoin_needed_or_pending(self, now: int) -> bool:
+    def _rejoin_needed_or_pending(self, step: ConsumerStep, now: int) -> bool:
         if not self._subscribed:
             return False
         if (
             self._assignment_snapshot is not None
             and self._assignment_snapshot != self._snapshot_value  # _metadata_snapshot()
         ):
-            self.membership.request_rejoin_if_necessary("cached metadata has changed", now)
+            self.membership.request_rejoin_if_necessary(step, "cached metadata has changed", now)
             return True
         if (
             self._joined_subscription is not None
             and self._joined_subscription != self._subscription
         ):
-            self.membership.request_rejoin_if_necessary("subscription has changed", now)
+            self.membership.request_rejoin_if_necessary(step, "subscription has changed", now)
             return True
         return self.membership.rejoin_needed or self.membership.join_in_progress
 
-    def _pattern_metadata_fresh(self, now: int) -> bool:
+    def _pattern_metadata_fresh(self, step: ConsumerStep, now: int) -> bool:
         """ConsumerCoordinator.poll, before a pattern subscriber (re)joins: it asks for a metadata
         update when Metadata.timeToAllowUpdate allows one (the refresh backoff after the last
         answer or failed request has passed) and then, as ConsumerNetworkClient.ensureFreshMetadata,
@@ -1272,17 +1275,19 @@ class Consumer:
             md.request_update(True)
         if md.awaits_update(now):
             md.request_update(False)  # awaitMetadataUpdate
-            self._maybe_update_metadata(now)
+            self._maybe_update_metadata(step, now)
             self._pattern_awaits_version = md.update_version
             return False
         return True
 
     # ------------------------------------------------------------------ callbacks
 
-    def _invoke(self, callback: str, partitions: Sequence[TopicPartition], now: int) -> None:
+    def _invoke(
+        self, step: ConsumerStep, callback: str, partitions: Sequence[TopicPartition], now: int
+    ) -> None:
         record = CallbackRecord(now, callback, sorted(partitions), self.generation.generation_id)
         self.callbacks.append(record)
-        self._emit(
+        step.event(
             "rebalance_callback",
             t_ms=now,
             callback=callback,
@@ -1293,7 +1298,7 @@ class Consumer:
         try:
             invoke(self.listener, callback, record.partitions)
         except Exception as exc:  # a user's listener must not break the simulation
-            self._emit("listener_error", t_ms=now, callback=callback, error=repr(exc))
+            step.event("listener_error", t_ms=now, callback=callback, error=repr(exc))
 
     def _set_prepare_commit(self, op: CommitResult | None) -> None:
         """onJoinPrepare's commit is out (or over): an EAGER member's partitions are pending
@@ -1305,7 +1310,7 @@ class Consumer:
             and self.config.pause_pending_revocation is not False
         )
 
-    def _on_join_prepare(self, now: int) -> bool:
+    def _on_join_prepare(self, step: ConsumerStep, now: int) -> bool:
         """ConsumerCoordinator.onJoinPrepare: commit, then revoke or lose partitions (KIP-429)."""
         if self._revoking_until is not None:
             # the listener's callback (revocation_time_ms) is still running: joinGroupIfNeeded
@@ -1321,19 +1326,19 @@ class Consumer:
                 if self._prepare_deadline is None:
                     self._prepare_deadline = now + self.config.rebalance_timeout_ms
                 self.fetch.materialize(now)
-                prepare = self._commit(self._all_consumed(), "join-prepare", now)
+                prepare = self._commit(step, self._all_consumed(), "join-prepare", now)
                 self._set_prepare_commit(prepare)
                 self.fetch.restart_accrual(now)
                 if not prepare.done and self._timers.deadline(JoinPrepareTimer) is None:
                     # onJoinPrepare waits for its commit at most until joinPrepareTimer
                     # expires (client.poll on the earlier of the poll and joinPrepare timers),
                     # then goes on without an answer: the application wakes at the deadline.
-                    self._out.append(self._timers.set(JoinPrepareTimer, self._prepare_deadline))
+                    step.effects.append(self._timers.set(JoinPrepareTimer, self._prepare_deadline))
             op = self._prepare_commit
             deadline = self._prepare_deadline
             assert op is not None and deadline is not None
             if now >= deadline:
-                self._emit("join_prepare_commit_timeout", t_ms=now)
+                step.event("join_prepare_commit_timeout", t_ms=now)
             elif not op.done:
                 return False
             elif op.error is not None and op.retriable:
@@ -1341,7 +1346,7 @@ class Consumer:
                 self._set_prepare_commit(None)
                 self.fetch.restart_accrual(now)
                 # pollTimer.sleep(min(remaining, retry.backoff.ms)): not past joinPrepareTimer
-                self._out.append(
+                step.effects.append(
                     self._timers.set(
                         JoinRetryTimer, min(now + self.config.retry_backoff_ms, deadline)
                     )
@@ -1353,10 +1358,10 @@ class Consumer:
         blocked = False
         if revocation.callback is not None:
             if self.config.pause_pending_revocation is not None:
-                self._log_revoked_uncommitted(revocation.partitions, now)
-            self._invoke(revocation.callback, revocation.partitions, now)
+                self._log_revoked_uncommitted(step, revocation.partitions, now)
+            self._invoke(step, revocation.callback, revocation.partitions, now)
             self.fetch.set_owned(revocation.keep, now)
-            blocked = self._callback_blocks(revocation.partitions, now)
+            blocked = self._callback_blocks(step, revocation.partitions, now)
             self._revoked_in_prepare = blocked
         self.is_leader = False
         self._group_subscription = None
@@ -1365,10 +1370,12 @@ class Consumer:
         self.fetch.restart_accrual(now)
         self._prepare_deadline = None
         if self._timers.deadline(JoinPrepareTimer) is not None:
-            self._out.append(self._timers.cancel(JoinPrepareTimer))
+            step.effects.append(self._timers.cancel(JoinPrepareTimer))
         return not blocked
 
-    def _log_revoked_uncommitted(self, partitions: Sequence[TopicPartition], now: int) -> None:
+    def _log_revoked_uncommitted(
+        self, step: ConsumerStep, partitions: Sequence[TopicPartition], now: int
+    ) -> None:
         """pause_pending_revocation set (either way): how far each partition about to be
         revoked was consumed past its last successful commit (the records its next owner
         consumes again; none listed: nothing). Logged only when the setting is given, so every
@@ -1379,14 +1386,16 @@ class Consumer:
             for tp in sorted(partitions)
             if tp in consumed and tp in self.committed and consumed[tp] > self.committed[tp]
         }
-        self._emit(
+        step.event(
             "revoked_uncommitted",
             t_ms=now,
             generation_id=self.generation.generation_id,
             records=records,
         )
 
-    def _callback_blocks(self, partitions: Sequence[TopicPartition], now: int) -> bool:
+    def _callback_blocks(
+        self, step: ConsumerStep, partitions: Sequence[TopicPartition], now: int
+    ) -> bool:
         """revocation_time_ms: the application's onPartitionsRevoked/Lost of ``partitions``
         (not an empty call) runs that long on the application thread, as a stall does: the
         poll timer keeps counting from this poll(), the heartbeat thread keeps going, and
@@ -1396,16 +1405,16 @@ class Consumer:
             return False
         self.fetch.materialize(now)
         if self.app.in_poll(now):
-            self.membership.on_poll(now)
+            self.membership.on_poll(step, now)
         until = self.app.stall(duration, now)
         self.fetch.accrue_from = until
         self._revoking_until = until
-        self._emit("app_stalled", t_ms=now, duration_ms=duration, until_ms=until)
-        self._set_poll_timer(until)
-        self.membership.schedule_heartbeat(now)
+        step.event("app_stalled", t_ms=now, duration_ms=duration, until_ms=until)
+        self._set_poll_timer(step, until)
+        self.membership.schedule_heartbeat(step, now)
         return True
 
-    def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None:
+    def _on_join_complete(self, step: ConsumerStep, assignment_bytes: bytes, now: int) -> None:
         """ConsumerCoordinator.onJoinComplete."""
         if not self.is_leader:
             self._assignment_snapshot = None
@@ -1426,7 +1435,7 @@ class Consumer:
         except SchemaError as exc:
             raise ConsumerFatal("SCHEMA_ERROR", str(exc)) from exc
         assigned = sorted(set(partitions))
-        self._emit(
+        step.event(
             "assignment_received",
             t_ms=now,
             partitions=[str(tp) for tp in assigned],
@@ -1439,34 +1448,34 @@ class Consumer:
             assigned, self._pattern, self._subscription
         ):
             self.membership.request_rejoin(
-                "received assignment does not match the current subscription", now
+                step, "received assignment does not match the current subscription", now
             )
             return
         revoked, added = rebalance.on_join_complete(
             self.rebalance_protocol, self.fetch.owned, assigned
         )
         if revoked:
-            self._invoke(rebalance.REVOKED, revoked, now)
-            self.membership.request_rejoin("need to revoke partitions and re-join", now)
-            self._callback_blocks(revoked, now)
-        self._maybe_update_joined_subscription(assigned, now)
+            self._invoke(step, rebalance.REVOKED, revoked, now)
+            self.membership.request_rejoin(step, "need to revoke partitions and re-join", now)
+            self._callback_blocks(step, revoked, now)
+        self._maybe_update_joined_subscription(step, assigned, now)
         if assignor.instance is not None:
             try:
                 assignor.instance.on_assignment(assigned, self.generation.generation_id)
             except Exception as error:  # not `exc`: that name is a SchemaError above (mypyc)
-                self._emit("assignor_error", t_ms=now, error=repr(error), phase="on_assignment")
+                step.event("assignor_error", t_ms=now, error=repr(error), phase="on_assignment")
         if self.config.enable_auto_commit:
             self._next_auto_commit = now + self.config.auto_commit_interval_ms
         self.fetch.set_owned(assigned, now)
-        self._invoke(rebalance.ASSIGNED, added, now)  # always called, possibly empty
+        self._invoke(step, rebalance.ASSIGNED, added, now)  # always called, possibly empty
         # Still inside poll(): updateFetchPositions looks up the new partitions' offsets, a new
         # fetchCommittedOffsets call (its attempts start again, with no backoff).
         self.offset_lookup.restart()
-        self._maybe_fetch_offsets(now)
-        self._schedule_continuous_poll(now)
+        self._maybe_fetch_offsets(step, now)
+        self._schedule_continuous_poll(step, now)
 
     def _maybe_update_joined_subscription(
-        self, assigned: Sequence[TopicPartition], now: int
+        self, step: ConsumerStep, assigned: Sequence[TopicPartition], now: int
     ) -> None:
         """ConsumerCoordinator.maybeUpdateJoinedSubscription: matching topics the leader assigned
         beyond the joined subscription join it (and the subscription), and their metadata is
@@ -1481,28 +1490,29 @@ class Consumer:
         self._joined_subscription = tuple(sorted(joined | added))
         if not added <= current:
             self._subscription = tuple(sorted(current | added))
-            self._emit("pattern_matched", t_ms=now, topics=list(self._subscription))
-            self._request_update_for_new_topics(now)  # subscribeFromPattern changed it
+            step.event("pattern_matched", t_ms=now, topics=list(self._subscription))
+            self._request_update_for_new_topics(step, now)  # subscribeFromPattern changed it
 
-    def _on_leave_prepare(self, now: int) -> None:
+    def _on_leave_prepare(self, step: ConsumerStep, now: int) -> None:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
         state = self.membership.member_state
         assert isinstance(state, MemberState)  # the classic manager's hook
         callback = rebalance.on_leave_prepare(self.generation, state, self.fetch.owned)
         if callback is None:
             return
-        self._invoke(callback, list(self.fetch.owned), now)
+        self._invoke(step, callback, list(self.fetch.owned), now)
         self.fetch.set_owned([], now)
 
-    def _finish_close(self, now: int) -> None:
+    def _finish_close(self, step: ConsumerStep, now: int) -> None:
         """AbstractCoordinator.close: onLeavePrepare + maybeLeaveGroup, then
         awaitPendingRequests(coordinator, timer): the consumer stays CLOSING while requests to
         the coordinator are pending (answered, failed or timed out) and the close timer runs. It
         sends nothing new meanwhile. With the coordinator unknown nothing is waited for."""
         self.membership.stop()
         if self.config.internal_leave_group_on_close:
-            self.membership.release_assignment(now)
+            self.membership.release_assignment(step, now)
             self.membership.leave(
+                step,
                 "the consumer is being closed",
                 now,
                 static_too=self.config.static_leave_group_on_close,
@@ -1511,12 +1521,12 @@ class Consumer:
         if node is not None and self.network.pending_request_count(node):
             if now < self._close_deadline:
                 self._close_node = node
-                self._out.append(self._timers.set(CloseTimer, self._close_deadline))
+                step.effects.append(self._timers.set(CloseTimer, self._close_deadline))
                 return
-            self._emit_close_timeout(node, now)
-        self._closed(now)
+            self._emit_close_timeout(step, node, now)
+        self._closed(step, now)
 
-    def _maybe_finish_closing(self, now: int) -> None:
+    def _maybe_finish_closing(self, step: ConsumerStep, now: int) -> None:
         """close() waits for the coordinator's pending requests: done when none is left."""
         node = self._close_node
         if (
@@ -1524,19 +1534,19 @@ class Consumer:
             and self.status is ConsumerStatus.CLOSING
             and (self.lookup.coordinator != node or not self.network.pending_request_count(node))
         ):
-            self._closed(now)
+            self._closed(step, now)
 
-    def _close_timed_out(self, now: int) -> None:
+    def _close_timed_out(self, step: ConsumerStep, now: int) -> None:
         """The close timer ended with requests still pending: Kafka logs "Close timed out with
         N pending requests to coordinator, terminating client connections" and closes."""
         node = self._close_node
         assert node is not None
-        self._emit_close_timeout(node, now)
-        self._closed(now)
+        self._emit_close_timeout(step, node, now)
+        self._closed(step, now)
 
-    def _emit_close_timeout(self, node: str, now: int) -> None:
+    def _emit_close_timeout(self, step: ConsumerStep, node: str, now: int) -> None:
         pending = sorted((corr, e.api) for corr, e in self.network.coordinator_requests(node))
-        self._emit(
+        step.event(
             "close_timed_out",
             t_ms=now,
             coordinator=node,
@@ -1544,11 +1554,11 @@ class Consumer:
             apis=[api for _, api in pending],
         )
 
-    def _closed(self, now: int) -> None:
+    def _closed(self, step: ConsumerStep, now: int) -> None:
         self._close_node = None
         self.status = ConsumerStatus.CLOSED
-        self._emit("consumer_closed", t_ms=now)
-        self._out.extend(self._timers.cancel_all())
+        step.event("consumer_closed", t_ms=now)
+        step.effects.extend(self._timers.cancel_all())
 
     # ------------------------------------------------------------------ JoinGroup / SyncGroup
 
@@ -1579,7 +1589,7 @@ class Consumer:
             )
         )
 
-    def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None:
+    def _on_leader_elected(self, step: ConsumerStep, resp: JoinGroupResponse, now: int) -> None:
         """ConsumerCoordinator.onLeaderElected: decode every subscription, assign, SyncGroup."""
         # lookupAssignor comes first: an unknown protocol fails before any metadata wait
         name = resp.protocol_name
@@ -1590,7 +1600,7 @@ class Consumer:
                 if assignor is None
                 else f"assignor {name!r} is not available: {assignor.unavailable}"
             )
-            self.membership.fail_join(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
+            self.membership.fail_join(step, Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, why)
             return
         members = []
         try:
@@ -1606,7 +1616,7 @@ class Consumer:
                 )
                 members.append((m.member_id, m.group_instance_id, sub))
         except SchemaError as exc:
-            self.membership.fail_join(Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
+            self.membership.fail_join(step, Errors.UNKNOWN_SERVER_ERROR, Retry.THROW, now, str(exc))
             return
         group_topics: set[str] = set()
         for _, _, sub in members:
@@ -1616,11 +1626,11 @@ class Consumer:
         self._pending_leader = _PendingLeader(
             self.generation, assignor, members, resp.skip_assignment
         )
-        if self._update_group_subscription(now):
+        if self._update_group_subscription(step, now):
             return  # _on_metadata continues once the metadata is fresh
-        self._continue_leader_assignment(now)
+        self._continue_leader_assignment(step, now)
 
-    def _update_group_subscription(self, now: int) -> bool:
+    def _update_group_subscription(self, step: ConsumerStep, now: int) -> bool:
         """ConsumerCoordinator.updateGroupSubscription, after the group subscription is set:
         SubscriptionState.groupSubscribe is true for topics beyond the leader's own subscription,
         and then Metadata.requestUpdateForNewTopics asks for them at once; then
@@ -1631,14 +1641,14 @@ class Consumer:
         True if the leader must wait."""
         md = self._md
         if set(self._group_subscription or ()) - set(self._subscription):
-            self._request_update_for_new_topics(now)  # SubscriptionState.groupSubscribe
+            self._request_update_for_new_topics(step, now)  # SubscriptionState.groupSubscribe
         if not md.awaits_update(now):
             return False  # the metadata is fresh
         # awaitMetadataUpdate: requestUpdate(false), sent when the backoff allows, and wait for
         # the next answer; a failed request is retried after the backoff and the wait goes on
         # (its timer is Long.MAX_VALUE)
         md.request_update(False)
-        self._maybe_update_metadata(now)
+        self._maybe_update_metadata(step, now)
         return True
 
     def _leader_waits_for_metadata(self) -> bool:
@@ -1647,7 +1657,7 @@ class Consumer:
         # build (mypyc, make accel) trusts mypy's types
         return self._pending_leader is not None
 
-    def _continue_leader_assignment(self, now: int) -> None:
+    def _continue_leader_assignment(self, step: ConsumerStep, now: int) -> None:
         pending, self._pending_leader = self._pending_leader, None
         if pending is None:
             return
@@ -1660,6 +1670,7 @@ class Consumer:
             # The join fails and is retried at once, as SyncGroupResponseHandler does for a
             # generation cleared before its answer (ILLEGAL_GENERATION); it must not stay pending.
             self.membership.fail_join(
+                step,
                 Errors.ILLEGAL_GENERATION,
                 Retry.IMMEDIATE,
                 now,
@@ -1668,9 +1679,9 @@ class Consumer:
             return
         self._refresh_metadata_snapshot()
         if pending.skip_assignment:
-            self._emit("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
+            step.event("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
             self._assignment_snapshot = self._metadata_snapshot()
-            self.membership.send_sync_group((), now)
+            self.membership.send_sync_group(step, (), now)
             return
         assignor = pending.assignor
         assert assignor.instance is not None
@@ -1682,11 +1693,14 @@ class Consumer:
             cluster = self._md.cluster(group_topics)
             try:
                 if self.config.sticky_assignor_ignores_owned and name == COOPERATIVE_STICKY:
-                    result = self._librdkafka_1_6_assign(assignor.instance, cluster, pending, now)
+                    result = self._librdkafka_1_6_assign(
+                        step, assignor.instance, cluster, pending, now
+                    )
                 else:
                     result = assignor.instance.assign(cluster, subscriptions)
             except Exception as exc:
                 self.membership.fail_join(
+                    step,
                     Errors.UNKNOWN_SERVER_ERROR,
                     Retry.THROW,
                     now,
@@ -1700,6 +1714,7 @@ class Consumer:
                 bad = rebalance.cooperative_violations(subscriptions, result)
                 if bad:
                     self.membership.fail_join(
+                        step,
                         Errors.UNKNOWN_SERVER_ERROR,
                         Retry.THROW,
                         now,
@@ -1707,8 +1722,8 @@ class Consumer:
                         f"reassigned still-owned partitions {[str(tp) for tp in bad]}",
                     )
                     return
-            if self._maybe_update_group_subscription(name, result, now) and (
-                self._update_group_subscription(now)
+            if self._maybe_update_group_subscription(step, name, result, now) and (
+                self._update_group_subscription(step, now)
             ):
                 pending.result = result
                 self._pending_leader = pending
@@ -1721,7 +1736,7 @@ class Consumer:
             for member_id in order
             if member_id in result
         )
-        self._emit(
+        step.event(
             "assignment_computed",
             t_ms=now,
             generation_id=self.generation.generation_id,
@@ -1729,10 +1744,10 @@ class Consumer:
             members=len(pending.members),
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
         )
-        self.membership.send_sync_group(assignments, now)
+        self.membership.send_sync_group(step, assignments, now)
 
     def _librdkafka_1_6_assign(
-        self, instance: Any, cluster: Any, pending: Any, now: int
+        self, step: ConsumerStep, instance: Any, cluster: Any, pending: Any, now: int
     ) -> dict[str, list[TopicPartition]]:
         """sticky_assignor_ignores_owned: librdkafka 1.6's leader (members/librdkafka_assignor.py):
         the assignor runs as if nobody owned anything, then the cooperative step withholds what
@@ -1740,7 +1755,7 @@ class Consumer:
         subscriptions = {member_id: sub for member_id, _, sub in pending.members}
         raw = instance.assign(cluster, librdkafka_assignor.without_owned(subscriptions))
         result = librdkafka_assignor.cooperative_adjust(subscriptions, raw)
-        self._emit(
+        step.event(
             "sticky_owned_ignored",
             t_ms=now,
             generation_id=self.generation.generation_id,
@@ -1750,7 +1765,11 @@ class Consumer:
         return result
 
     def _maybe_update_group_subscription(
-        self, name: str | None, result: Mapping[str, Sequence[TopicPartition]], now: int
+        self,
+        step: ConsumerStep,
+        name: str | None,
+        result: Mapping[str, Sequence[TopicPartition]],
+        now: int,
     ) -> bool:
         """ConsumerCoordinator.maybeUpdateGroupSubscription: a custom assignor (not one of
         ConsumerConfig.ASSIGN_FROM_SUBSCRIBED_ASSIGNORS) may assign topics nobody subscribed
@@ -1762,7 +1781,7 @@ class Consumer:
         added = {tp.topic for partitions in result.values() for tp in partitions} - group
         if not added:
             return False
-        self._emit("group_subscription_extended", t_ms=now, topics=sorted(added))
+        step.event("group_subscription_extended", t_ms=now, topics=sorted(added))
         self._group_subscription = tuple(sorted(group | added))
         return True
 
@@ -1773,7 +1792,7 @@ class Consumer:
     def _all_consumed(self) -> dict[TopicPartition, int]:
         return self.fetch.consumed(self._last_now)
 
-    def _maybe_fetch_offsets(self, now: int) -> None:
+    def _maybe_fetch_offsets(self, step: ConsumerStep, now: int) -> None:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
         if self.offset_lookup.in_flight is not None or self.lookup.coordinator is None:
             return
@@ -1790,6 +1809,7 @@ class Consumer:
         for tp in missing:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         self.offset_lookup.in_flight = self._send(
+            step,
             self.lookup.coordinator,
             OffsetFetchRequest(
                 group_id=self.config.group_id,
@@ -1804,7 +1824,9 @@ class Consumer:
             partitions=[str(tp) for tp in missing],
         )
 
-    def _on_offset_fetch(self, entry: InFlightRequest, resp: OffsetFetchResponse, now: int) -> None:
+    def _on_offset_fetch(
+        self, step: ConsumerStep, entry: InFlightRequest, resp: OffsetFetchResponse, now: int
+    ) -> None:
         """ConsumerCoordinator.OffsetFetchResponseHandler, as fetchCommittedOffsets reacts to it:
         a retriable error (UNSTABLE_OFFSET_COMMIT for a partition included) fails the whole
         lookup and it is retried after the backoff; any other error is thrown from poll()."""
@@ -1812,15 +1834,15 @@ class Consumer:
         error, retriable = offset_fetch_error(resp)
         if error != Errors.NONE:
             if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-                self._mark_coordinator_unknown(f"error response {error.name}", now)
+                self._mark_coordinator_unknown(step, f"error response {error.name}", now)
             if not retriable:
                 # GroupAuthorizationException, TopicAuthorizationException or a KafkaException
                 # (UNKNOWN_TOPIC_OR_PARTITION: the partition does not exist; unexpected errors)
                 # escapes updateFetchPositions and is thrown from poll().
                 self._poll_fatal = ConsumerFatal(error.name, "OffsetFetch failed")
-                self._maybe_drive(now)
+                self._maybe_drive(step, now)
                 return
-            self._offset_fetch_failed(now)
+            self._offset_fetch_failed(step, now)
             return
         self.offset_lookup.restart()
         self.fetch.seek_committed(
@@ -1831,16 +1853,16 @@ class Consumer:
             ),
             now,
         )
-        self._maybe_fetch_offsets(now)  # partitions that became ours while this was in flight
+        self._maybe_fetch_offsets(step, now)  # partitions that became ours while this was in flight
 
-    def _offset_fetch_failed(self, now: int) -> None:
+    def _offset_fetch_failed(self, step: ConsumerStep, now: int) -> None:
         """fetchCommittedOffsets after a retriable failure: timer.sleep(retryBackoff.backoff(
         attempts++)), an ExponentialBackoff (KIP-580), then it tries again. Kafka counts the
         attempts of one call, which its poll() timer bounds; the simulated application, always
         inside poll(), counts them until the lookup succeeds or a new assignment starts a new
         one."""
         self.offset_lookup.failed(now)
-        self._schedule_continuous_poll(now)
+        self._schedule_continuous_poll(step, now)
 
     def _join_incomplete(self) -> bool:
         """A rejoin is needed or under way (as last evaluated by the join loop)."""
@@ -1848,7 +1870,7 @@ class Consumer:
             self.membership.rejoin_needed or self.membership.join_in_progress
         )
 
-    def _maybe_auto_commit(self, now: int) -> None:
+    def _maybe_auto_commit(self, step: ConsumerStep, now: int) -> None:
         """ConsumerCoordinator.maybeAutoCommitOffsetsAsync at the end of its poll(), which is
         reached only with a known coordinator and no join pending (poll returns early while
         ensureActiveGroup has not completed): the commit stays due until then, and
@@ -1858,10 +1880,11 @@ class Consumer:
         if self.lookup.coordinator is None or self._join_incomplete():
             return
         self._next_auto_commit = now + self.config.auto_commit_interval_ms
-        self._commit(self._all_consumed(), "auto", now)
+        self._commit(step, self._all_consumed(), "auto", now)
 
     def _commit(
         self,
+        step: ConsumerStep,
         offsets: dict[TopicPartition, int],
         purpose: str,
         now: int,
@@ -1879,11 +1902,11 @@ class Consumer:
         self.commits.append(op)
         if sync_deadline is not None:
             self.sync_commits.add(op, sync_deadline)
-            self._plan_sync_timer()
-        self._send_commit(op, now)
+            self._plan_sync_timer(step)
+        self._send_commit(step, op, now)
         return op
 
-    def _maybe_transaction(self, now: int) -> None:
+    def _maybe_transaction(self, step: ConsumerStep, now: int) -> None:
         """The exactly-once loop (``transactional_id``; members.transactions), from poll():
         every ``transaction_interval_ms`` the consumed offsets go into a transaction with the
         consumer's groupMetadata() (ConsumerCoordinator's generation and member id, as
@@ -1899,9 +1922,11 @@ class Consumer:
                 now, self._all_consumed(), generation.generation_id, generation.member_id
             )
         if request is not None:
-            self._send(self.lookup.coordinator, request, now)
+            self._send(step, self.lookup.coordinator, request, now)
 
-    def _on_txn_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+    def _on_txn_response(
+        self, step: ConsumerStep, entry: InFlightRequest, message: object, now: int
+    ) -> None:
         """An answer to AddOffsetsToTxn, TxnOffsetCommit or EndTxn: the transaction's next
         step goes out now (or after the backoff); an ended transaction is logged."""
         txn = self.txn
@@ -1912,16 +1937,16 @@ class Consumer:
             if self.lookup.coordinator is None:
                 txn.failed(now)
             else:
-                self._send(self.lookup.coordinator, request, now)
+                self._send(step, self.lookup.coordinator, request, now)
         if txn.retry_at is not None:
-            self._schedule_continuous_poll(now)
+            self._schedule_continuous_poll(step, now)
         if outcome is None:
             return
         done = outcome.transaction
         offsets = {str(tp): o for tp, o in sorted(done.offsets.items())}
         if done.committed:
             self.committed.update(done.offsets)
-            self._emit(
+            step.event(
                 "txn_committed",
                 t_ms=now,
                 transactional_id=txn.transactional_id,
@@ -1930,7 +1955,7 @@ class Consumer:
                 offsets=offsets,
             )
         else:
-            self._emit(
+            step.event(
                 "txn_aborted",
                 t_ms=now,
                 transactional_id=txn.transactional_id,
@@ -1939,44 +1964,44 @@ class Consumer:
                 error=done.error,
                 offsets=offsets,
             )
-        self._schedule_continuous_poll(now)
+        self._schedule_continuous_poll(step, now)
 
-    def _plan_sync_timer(self) -> None:
+    def _plan_sync_timer(self, step: ConsumerStep) -> None:
         """One timer for every commitSync's next retry or deadline."""
         at = self.sync_commits.next_wakeup()
         if at is None:
             return
         set_at = self._timers.deadline(CommitRetryTimer)
         if set_at is None or at < set_at:
-            self._out.append(self._timers.set(CommitRetryTimer, at))
+            step.effects.append(self._timers.set(CommitRetryTimer, at))
 
-    def _retry_sync_commits(self, now: int) -> None:
+    def _retry_sync_commits(self, step: ConsumerStep, now: int) -> None:
         for sync in self.sync_commits:
             if now >= sync.deadline_ms:
                 # commitOffsetsSync returns false: commitSync throws TimeoutException, close()
                 # logs it and goes on (an answer still in flight no longer matters).
-                self._finish_commit(sync.op, "TIMEOUT", now, True)
+                self._finish_commit(step, sync.op, "TIMEOUT", now, True)
             elif sync.retry_at is not None and now >= sync.retry_at:
                 sync.retry_at = None
-                self._send_commit(sync.op, now)
-        self._plan_sync_timer()
+                self._send_commit(step, sync.op, now)
+        self._plan_sync_timer(step)
 
-    def _resume_sync_commits(self, now: int) -> None:
+    def _resume_sync_commits(self, step: ConsumerStep, now: int) -> None:
         """The coordinator is known again: commitSyncs waiting for it send their request."""
         for sync in self.sync_commits:
             if sync.retry_at is None and not sync.in_flight:
-                self._send_commit(sync.op, now)
+                self._send_commit(step, sync.op, now)
 
-    def _send_commit(self, op: CommitResult, now: int) -> None:
+    def _send_commit(self, step: ConsumerStep, op: CommitResult, now: int) -> None:
         """ConsumerCoordinator.sendOffsetCommitRequest (plus local failures)."""
         offsets = op.offsets
         purpose = op.purpose
         if self.lookup.coordinator is None:
             sync = self.sync_commits.of(op)
             if sync is None:
-                self._finish_commit(op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
+                self._finish_commit(step, op, Errors.COORDINATOR_NOT_AVAILABLE.name, now, True)
             else:
-                self._lookup_coordinator(now)  # ensureCoordinatorReady, within the deadline
+                self._lookup_coordinator(step, now)  # ensureCoordinatorReady, within the deadline
             return
         local_error = self.membership.local_commit_error()
         if (
@@ -1988,7 +2013,7 @@ class Consumer:
             # the member has, where Java's generationIfStable() fails it locally
             local_error = None
         if local_error is not None:
-            self._finish_commit(op, local_error, now, False)
+            self._finish_commit(step, op, local_error, now, False)
             return
         generation = self.membership.commit_generation
         by_topic: dict[str, list[OffsetCommitRequestPartition]] = {}
@@ -1997,6 +2022,7 @@ class Consumer:
                 OffsetCommitRequestPartition(tp.partition, offsets[tp])
             )
         self._send(
+            step,
             self.lookup.coordinator,
             OffsetCommitRequest(
                 group_id=self.config.group_id,
@@ -2016,7 +2042,7 @@ class Consumer:
             sync.in_flight = True
 
     def _finish_commit(
-        self, op: CommitResult, error: str | None, now: int, retriable: bool
+        self, step: ConsumerStep, op: CommitResult, error: str | None, now: int, retriable: bool
     ) -> None:
         if op.done:  # a commitSync that timed out: its late answer changes nothing for the caller
             if error is None:
@@ -2028,7 +2054,7 @@ class Consumer:
             if error is not None and retriable and error != "TIMEOUT":
                 # commitOffsetsSync: sleep the exponential backoff (at most until the deadline)
                 retry_at = self.sync_commits.back_off(sync, now)
-                self._emit(
+                step.event(
                     "commit_failed",
                     t_ms=now,
                     purpose=op.purpose,
@@ -2037,7 +2063,7 @@ class Consumer:
                     generation_id=op.generation_id,
                     retry_in_ms=retry_at - now,
                 )
-                self._plan_sync_timer()
+                self._plan_sync_timer(step)
                 return
             self.sync_commits.finish(sync)
         op.done = True
@@ -2045,7 +2071,7 @@ class Consumer:
         op.retriable = retriable
         if error is None:
             self.committed.update(op.offsets)
-            self._emit(
+            step.event(
                 "commit_completed",
                 t_ms=now,
                 purpose=op.purpose,
@@ -2053,7 +2079,7 @@ class Consumer:
                 offsets={str(tp): off for tp, off in sorted(op.offsets.items())},
             )
         else:
-            self._emit(
+            step.event(
                 "commit_failed",
                 t_ms=now,
                 purpose=op.purpose,
@@ -2063,15 +2089,15 @@ class Consumer:
             )
             if op.purpose == "auto" and retriable:
                 self._next_auto_commit = now + self.config.retry_backoff_ms
-                self._schedule_continuous_poll(now)
+                self._schedule_continuous_poll(step, now)
         if op is self._prepare_commit or op.purpose == RECONCILE_COMMIT:
-            self._maybe_drive(now)  # onJoinPrepare / a KIP-848 reconciliation waits for it
+            self._maybe_drive(step, now)  # onJoinPrepare / a KIP-848 reconciliation waits for it
         if op is self._close_commit:
             self._close_commit = None
-            self._finish_close(now)
+            self._finish_close(step, now)
 
     def _on_offset_commit(
-        self, entry: InFlightRequest, resp: OffsetCommitResponse, now: int
+        self, step: ConsumerStep, entry: InFlightRequest, resp: OffsetCommitResponse, now: int
     ) -> None:
         op = entry.commit
         if op is None:
@@ -2085,59 +2111,69 @@ class Consumer:
             if error is not None:
                 break
         if error is None:
-            self._finish_commit(op, None, now, False)
+            self._finish_commit(step, op, None, now, False)
             return
         if self.config.commit_error_handling != "java" and error in _GROUP_COMMIT_ERRORS:
-            self._franz_go_commit_error(op, resp, error, now)
+            self._franz_go_commit_error(step, op, resp, error, now)
             return
         if error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION):
-            self._finish_commit(op, error.name, now, True)
+            self._finish_commit(step, op, error.name, now, True)
         elif error in (
             Errors.COORDINATOR_NOT_AVAILABLE,
             Errors.NOT_COORDINATOR,
             Errors.REQUEST_TIMED_OUT,
         ):
-            self._mark_coordinator_unknown(f"error response {error.name}", now)
-            self._finish_commit(op, error.name, now, True)
+            self._mark_coordinator_unknown(step, f"error response {error.name}", now)
+            self._finish_commit(step, op, error.name, now, True)
         elif error == Errors.REBALANCE_IN_PROGRESS:
             self.membership.request_rejoin(
-                "offset commit failed since group is already rebalancing", now
+                step, "offset commit failed since group is already rebalancing", now
             )
-            self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
-            self._maybe_drive(now)
+            self._finish_commit(step, op, "REBALANCE_IN_PROGRESS", now, False)
+            self._maybe_drive(step, now)
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             if (
                 not self._generation_unchanged(entry)
                 and self.membership.member_state is MemberState.PREPARING_REBALANCE
             ):
-                self._finish_commit(op, "REBALANCE_IN_PROGRESS", now, False)
+                self._finish_commit(step, op, "REBALANCE_IN_PROGRESS", now, False)
             else:
                 self.membership.reset_state_and_rejoin(
+                    step,
                     f"encountered {error.name} from OFFSET_COMMIT response",
                     error is not Errors.ILLEGAL_GENERATION,
                     now,
                 )
-                self._finish_commit(op, "COMMIT_FAILED", now, False)
-                self._maybe_drive(now)
+                self._finish_commit(step, op, "COMMIT_FAILED", now, False)
+                self._maybe_drive(step, now)
         elif error == Errors.FENCED_INSTANCE_ID:
             if self._generation_unchanged(entry):
-                self._finish_commit(op, error.name, now, False)
+                self._finish_commit(step, op, error.name, now, False)
                 # commitSync throws; an async (auto) commit sets asyncCommitFenced and the
                 # next poll() throws: either way FencedInstanceIdException reaches the app.
                 self._poll_fatal = ConsumerFatal(
                     error.name, "OffsetCommit: group.instance.id fenced"
                 )
-                self._maybe_drive(now)
+                self._maybe_drive(step, now)
             else:
                 rebalancing = self.membership.member_state is MemberState.PREPARING_REBALANCE
                 self._finish_commit(
-                    op, "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED", now, False
+                    step,
+                    op,
+                    "REBALANCE_IN_PROGRESS" if rebalancing else "COMMIT_FAILED",
+                    now,
+                    False,
                 )
         else:
-            self._finish_commit(op, error.name, now, False)
+            self._finish_commit(step, op, error.name, now, False)
 
     def _franz_go_commit_error(
-        self, op: CommitResult, resp: OffsetCommitResponse, error: Errors, now: int
+        self,
+        step: ConsumerStep,
+        op: CommitResult,
+        resp: OffsetCommitResponse,
+        error: Errors,
+        now: int,
     ) -> None:
         """franz-go's groupConsumer.commit: the answer goes to the caller's onDone and the
         membership is left alone (the heartbeat loop alone finds rebalances). From 1.4.0
@@ -2154,7 +2190,7 @@ class Consumer:
             and set(op.offsets) <= set(self.assignment)
         ):
             op.tries += 1
-            self._emit(
+            step.event(
                 "commit_retried",
                 t_ms=now,
                 purpose=op.purpose,
@@ -2164,9 +2200,9 @@ class Consumer:
                 tries=op.tries,
             )
             op.generation_id = self.membership.commit_generation.generation_id
-            self._send_commit(op, now)
+            self._send_commit(step, op, now)
             return
-        self._finish_commit(op, error.name, now, False)
+        self._finish_commit(step, op, error.name, now, False)
 
 
 #: The OffsetCommit errors about the group membership: the Java client resets, rejoins or
@@ -2197,7 +2233,7 @@ _HANDLERS: dict[type, Any] = {
 }
 
 #: What each of the consumer's timers wakes (``handle_timer`` dispatches on the key's type).
-_TIMER_HANDLERS: dict[type[ConsumerTimer], Callable[[Consumer, int], None]] = {
+_TIMER_HANDLERS: dict[type[ConsumerTimer], Callable[[Consumer, ConsumerStep, int], None]] = {
     PollTimer: Consumer._on_poll_timer,
     DriveTimer: Consumer._on_drive_timer,
     HeartbeatTimer: Consumer._on_heartbeat_timer,

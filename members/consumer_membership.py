@@ -60,6 +60,7 @@ from members.timers import HeartbeatTimer, JoinRetryTimer
 
 if TYPE_CHECKING:
     from members.membership import ConsumerProtocolHost, Retry
+    from members.result import ConsumerStep
 
 CONSUMER_GROUP_HEARTBEAT = "ConsumerGroupHeartbeat"
 
@@ -392,7 +393,7 @@ class ConsumerMembershipManager:
     def fatal(self) -> ConsumerFatal | None:
         return self._fatal
 
-    def join(self, now: int) -> None:
+    def join(self, step: ConsumerStep, now: int) -> None:
         """What the application thread does in poll() for the group: onConsumerPoll (join when
         the subscription changed and the member is UNSUBSCRIBED), finish releasing a fenced or
         stale member's assignment (onPartitionsLost), and reconcile (maybeReconcile). Kafka's
@@ -405,32 +406,32 @@ class ConsumerMembershipManager:
         try:
             for _ in range(8):
                 self._join_again = False
-                self._join_pass(now)
+                self._join_pass(step, now)
                 if not self._join_again:
                     break
         finally:
             self._in_join = False
 
-    def _join_pass(self, now: int) -> None:
+    def _join_pass(self, step: ConsumerStep, now: int) -> None:
         if self._c.lookup.coordinator is None and self._state is not S.FATAL:
-            self._c._lookup_coordinator(now)
+            self._c._lookup_coordinator(step, now)
         if self._subscription_updated and self._state is S.UNSUBSCRIBED:
             self._subscription_updated = False
-            self.transition_to_joining(now)
+            self.transition_to_joining(step, now)
         if self._fenced_release_pending:
-            self._finish_fenced_release(now)
+            self._finish_fenced_release(step, now)
         if self._stale_release_pending:
-            self._finish_stale_release(now)
+            self._finish_stale_release(step, now)
         if self._state is S.RECONCILING:
-            self.maybe_reconcile(now)
-        self._maybe_heartbeat(now)
+            self.maybe_reconcile(step, now)
+        self._maybe_heartbeat(step, now)
 
-    def leave(self, reason: str, now: int, *, static_too: bool = False) -> None:
+    def leave(self, step: ConsumerStep, reason: str, now: int, *, static_too: bool = False) -> None:
         """AbstractMembershipManager.leaveGroup: PREPARE_LEAVING, release the assignment
         (signalMemberLeavingGroup), clear it, then LEAVING: a heartbeat with epoch -1 (-2 for a
         static member) goes out at once. A member out of the group sends nothing (a fenced one
         drops its assignment and is UNSUBSCRIBED)."""
-        self._c._emit(
+        step.event(
             "leave_group",
             t_ms=now,
             reason=reason,
@@ -444,61 +445,65 @@ class ConsumerMembershipManager:
             if self._state is S.FENCED:
                 self._fenced_release_pending = False
                 self._clear_assignment(now)
-                self.transition_to(S.UNSUBSCRIBED, now, reason)
+                self.transition_to(step, S.UNSUBSCRIBED, now, reason)
             return
         if self._state in (S.PREPARE_LEAVING, S.LEAVING):
             return
-        self.transition_to(S.PREPARE_LEAVING, now, reason)
+        self.transition_to(step, S.PREPARE_LEAVING, now, reason)
         self._leave_in_progress = True
-        self._release_assignment_to_leave(now)
+        self._release_assignment_to_leave(step, now)
         self._clear_assignment(now)
-        self.transition_to_sending_leave_group(False, now, reason)
-        self._maybe_heartbeat(now)
+        self.transition_to_sending_leave_group(step, False, now, reason)
+        self._maybe_heartbeat(step, now)
 
-    def _release_assignment_to_leave(self, now: int) -> None:
+    def _release_assignment_to_leave(self, step: ConsumerStep, now: int) -> None:
         """invokeOnPartitionsRevokedOrLostToReleaseAssignment: onPartitionsRevoked while in the
         group (epoch > 0), onPartitionsLost otherwise; nothing without partitions."""
         owned = sorted(self._c.fetch.owned)
         if owned:
-            self._c._invoke("revoked" if self.member_epoch > 0 else "lost", owned, now)
+            self._c._invoke(step, "revoked" if self.member_epoch > 0 else "lost", owned, now)
 
-    def release_assignment(self, now: int) -> None:
+    def release_assignment(self, step: ConsumerStep, now: int) -> None:
         """Nothing: ``leave`` releases the assignment after PREPARE_LEAVING, as leaveGroup
         does."""
 
-    def request_rejoin(self, reason: str, now: int) -> None:
+    def request_rejoin(self, step: ConsumerStep, reason: str, now: int) -> None:
         """Nothing: a KIP-848 member's assignment changes come from the coordinator."""
 
-    def request_rejoin_if_necessary(self, reason: str, now: int) -> None:
+    def request_rejoin_if_necessary(self, step: ConsumerStep, reason: str, now: int) -> None:
         """Nothing (see ``request_rejoin``)."""
 
-    def reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
+    def reset_state_and_rejoin(
+        self, step: ConsumerStep, reason: str, reset_member_id: bool, now: int
+    ) -> None:
         """Nothing: an OffsetCommit answered UNKNOWN_MEMBER_ID fails with CommitFailedException;
         the heartbeat finds out about the membership (CommitRequestManager)."""
 
-    def on_subscription_changed(self, now: int) -> None:
+    def on_subscription_changed(self, step: ConsumerStep, now: int) -> None:
         """onSubscriptionUpdated: the next poll() joins an UNSUBSCRIBED member, and the next
         heartbeat carries the new topics."""
         self._subscription_updated = True
-        self._maybe_heartbeat(now)
+        self._maybe_heartbeat(step, now)
 
-    def on_poll(self, now: int) -> None:
+    def on_poll(self, step: ConsumerStep, now: int) -> None:
         """AbstractHeartbeatRequestManager.resetPollTimer: a stale member rejoins."""
         if now >= self.poll_deadline_ms and self._poll_timer_expired:
-            self.maybe_rejoin_stale_member(now)
+            self.maybe_rejoin_stale_member(step, now)
         self.poll_deadline_ms = now + self.max_poll_interval_ms
 
     def on_coordinator_found(self, now: int) -> None:
         """Nothing yet: the facade's ``schedule_heartbeat`` follows, after it logged the
         coordinator."""
 
-    def schedule_heartbeat(self, now: int) -> None:
-        self._maybe_heartbeat(now)
+    def schedule_heartbeat(self, step: ConsumerStep, now: int) -> None:
+        self._maybe_heartbeat(step, now)
 
     def stop(self) -> None:
         self._stopped = True
 
-    def on_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+    def on_response(
+        self, step: ConsumerStep, entry: InFlightRequest, message: object, now: int
+    ) -> None:
         assert isinstance(message, ConsumerGroupHeartbeatResponse)
         if entry.ignore_response:
             return  # the poll-timeout leave: "We can ignore the leave response"
@@ -506,13 +511,15 @@ class ConsumerMembershipManager:
             rs = self.request_state
             rs.update_heartbeat_interval_ms(message.heartbeat_interval_ms, now)
             rs.on_successful_attempt(now)
-            self.on_heartbeat_success(message, now)
+            self.on_heartbeat_success(step, message, now)
         else:
-            self._on_error_response(message, now)
-        self._c._maybe_drive(now)
-        self._maybe_heartbeat(now)
+            self._on_error_response(step, message, now)
+        self._c._maybe_drive(step, now)
+        self._maybe_heartbeat(step, now)
 
-    def on_request_failed(self, entry: InFlightRequest, now: int, reason: str) -> None:
+    def on_request_failed(
+        self, step: ConsumerStep, entry: InFlightRequest, now: int, reason: str
+    ) -> None:
         """onFailure with a retriable (disconnect) exception: back off; the facade has marked
         the coordinator unknown (handleCoordinatorDisconnect)."""
         if entry.ignore_response:
@@ -520,18 +527,19 @@ class ConsumerMembershipManager:
         self.request_state.on_failed_attempt(now)
         self.sent.reset()
         self.on_heartbeat_failure(now)
-        self._maybe_heartbeat(now)
+        self._maybe_heartbeat(step, now)
 
-    def on_timer(self, now: int) -> None:
-        self._maybe_heartbeat(now)
+    def on_timer(self, step: ConsumerStep, now: int) -> None:
+        self._maybe_heartbeat(step, now)
 
     def send_sync_group(
-        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
+        self, step: ConsumerStep, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
     ) -> None:
         raise IllegalStateTransition("a KIP-848 member has no client-side assignment")
 
     def fail_join(
         self,
+        step: ConsumerStep,
         error: Errors,
         retry: Retry,
         now: int,
@@ -543,14 +551,16 @@ class ConsumerMembershipManager:
 
     # ------------------------------------------------------------------ the state machine
 
-    def transition_to(self, new: ConsumerMemberState, now: int, reason: str = "") -> None:
+    def transition_to(
+        self, step: ConsumerStep, new: ConsumerMemberState, now: int, reason: str = ""
+    ) -> None:
         """AbstractMembershipManager.transitionTo: only along ``PREVIOUS_VALID_STATES``."""
         old = self._state
         if new is not old and old not in PREVIOUS_VALID_STATES[new]:
             raise IllegalStateTransition(f"Invalid state transition from {old} to {new}")
         self._state = new
         if new is not old:
-            self._c._emit(
+            step.event(
                 "client_state",
                 t_ms=now,
                 state_from=old._value_,
@@ -560,44 +570,46 @@ class ConsumerMembershipManager:
                 reason=reason,
             )
 
-    def transition_to_joining(self, now: int) -> None:
+    def transition_to_joining(self, step: ConsumerStep, now: int) -> None:
         if self._state is S.FATAL:
             return
         if self.reconciliation_in_progress:
             self._rejoined_while_reconciling = True
-        self._reset_epoch(now)
-        self.transition_to(S.JOINING, now, "join")
+        self._reset_epoch(step, now)
+        self.transition_to(step, S.JOINING, now, "join")
         self._clear_pending_assignments()
 
-    def transition_to_fenced(self, now: int, reason: str) -> None:
+    def transition_to_fenced(self, step: ConsumerStep, now: int, reason: str) -> None:
         """transitionToFenced: release the assignment (onPartitionsLost, on the application
         thread), then rejoin at epoch 0."""
         if self._state is S.PREPARE_LEAVING:
-            self.transition_to_sending_leave_group(False, now, reason)
-            self.transition_to(S.UNSUBSCRIBED, now, reason)
+            self.transition_to_sending_leave_group(step, False, now, reason)
+            self.transition_to(step, S.UNSUBSCRIBED, now, reason)
             self._leave_in_progress = False
             return
         if self._state is S.LEAVING:
-            self.transition_to(S.UNSUBSCRIBED, now, reason)
+            self.transition_to(step, S.UNSUBSCRIBED, now, reason)
             self._leave_in_progress = False
             return
         if self._state is S.UNSUBSCRIBED:
             return
-        self.transition_to(S.FENCED, now, reason)
-        self._reset_epoch(now)
+        self.transition_to(step, S.FENCED, now, reason)
+        self._reset_epoch(step, now)
         self._fenced_release_pending = True
-        self._c._maybe_drive(now)
+        self._c._maybe_drive(step, now)
 
-    def _finish_fenced_release(self, now: int) -> None:
+    def _finish_fenced_release(self, step: ConsumerStep, now: int) -> None:
         self._fenced_release_pending = False
-        self._signal_partitions_lost(now)
+        self._signal_partitions_lost(step, now)
         self._clear_assignment(now)
         if self._state is S.FENCED:
-            self.transition_to_joining(now)
+            self.transition_to_joining(step, now)
 
-    def transition_to_fatal(self, error: Errors, message: str, now: int) -> None:
+    def transition_to_fatal(
+        self, step: ConsumerStep, error: Errors, message: str, now: int
+    ) -> None:
         previous = self._state
-        self.transition_to(S.FATAL, now, message)
+        self.transition_to(step, S.FATAL, now, message)
         self._fatal = ConsumerFatal(error.name, message)
         if previous in (S.UNSUBSCRIBED, S.LEAVING, S.PREPARE_LEAVING):
             self._leave_in_progress = False
@@ -606,47 +618,48 @@ class ConsumerMembershipManager:
         # first in the simulator (the application stops): the facade's fatal path.
 
     def transition_to_sending_leave_group(
-        self, due_to_expired_poll_timer: bool, now: int, reason: str
+        self, step: ConsumerStep, due_to_expired_poll_timer: bool, now: int, reason: str
     ) -> None:
         if self._state in (S.FATAL, S.UNSUBSCRIBED):
             return
         if due_to_expired_poll_timer:
             self._poll_timer_expired = True
-            self.transition_to(S.PREPARE_LEAVING, now, reason)
+            self.transition_to(step, S.PREPARE_LEAVING, now, reason)
         self._update_member_epoch(
+            step,
             LEAVE_GROUP_STATIC_MEMBER_EPOCH
             if self.group_instance_id is not None
             else LEAVE_GROUP_MEMBER_EPOCH,
             now,
         )
         self.current_assignment = NO_ASSIGNMENT
-        self.transition_to(S.LEAVING, now, reason)
+        self.transition_to(step, S.LEAVING, now, reason)
 
-    def maybe_rejoin_stale_member(self, now: int) -> None:
+    def maybe_rejoin_stale_member(self, step: ConsumerStep, now: int) -> None:
         self._poll_timer_expired = False
         if self._state is S.STALE:
             if self._stale_release_pending:
-                self._finish_stale_release(now)
-            self.transition_to_joining(now)
+                self._finish_stale_release(step, now)
+            self.transition_to_joining(step, now)
 
-    def _transition_to_stale(self, now: int) -> None:
-        self.transition_to(S.STALE, now, "consumer poll timeout has expired.")
+    def _transition_to_stale(self, step: ConsumerStep, now: int) -> None:
+        self.transition_to(step, S.STALE, now, "consumer poll timeout has expired.")
         self._stale_release_pending = True
 
-    def _finish_stale_release(self, now: int) -> None:
+    def _finish_stale_release(self, step: ConsumerStep, now: int) -> None:
         self._stale_release_pending = False
-        self._signal_partitions_lost(now)
+        self._signal_partitions_lost(step, now)
         self._clear_assignment(now)
 
-    def _reset_epoch(self, now: int) -> None:
-        self._update_member_epoch(JOIN_GROUP_MEMBER_EPOCH, now)
+    def _reset_epoch(self, step: ConsumerStep, now: int) -> None:
+        self._update_member_epoch(step, JOIN_GROUP_MEMBER_EPOCH, now)
 
-    def _update_member_epoch(self, epoch: int, now: int) -> None:
+    def _update_member_epoch(self, step: ConsumerStep, epoch: int, now: int) -> None:
         """updateMemberEpoch: a changed epoch is logged (Kafka's notifyEpochChange)."""
         previous = self.member_epoch
         self.member_epoch = epoch
         if epoch != previous:
-            self._c._emit(
+            step.event(
                 "member_epoch_updated",
                 t_ms=now,
                 member_id=self._member_id,
@@ -664,21 +677,21 @@ class ConsumerMembershipManager:
         self.current_assignment = NO_ASSIGNMENT
         self._clear_pending_assignments()
 
-    def _signal_partitions_lost(self, now: int) -> None:
+    def _signal_partitions_lost(self, step: ConsumerStep, now: int) -> None:
         owned = sorted(self._c.fetch.owned)
         if owned:
-            self._c._invoke("lost", owned, now)
+            self._c._invoke(step, "lost", owned, now)
 
     # ------------------------------------------------------------------ heartbeats
 
-    def _maybe_heartbeat(self, now: int) -> None:
+    def _maybe_heartbeat(self, step: ConsumerStep, now: int) -> None:
         """AbstractHeartbeatRequestManager.poll: skip, leave on an expired poll timer, send now
         (joining, acknowledging, leaving) or on the interval; else plan the next wake-up."""
         c = self._c
         if c.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
             return
         if c.lookup.coordinator is None or self._state in SKIP_HEARTBEAT:
-            self._on_heartbeat_request_skipped(now)
+            self._on_heartbeat_request_skipped(step, now)
             return
         rs = self.request_state
         if (
@@ -686,38 +699,40 @@ class ConsumerMembershipManager:
             and now >= self.poll_deadline_ms
             and self._state not in (S.PREPARE_LEAVING, S.LEAVING)
         ):
-            c._emit(
+            step.event(
                 "poll_timeout",
                 t_ms=now,
                 member_id=self._member_id,
                 max_poll_interval_ms=self.max_poll_interval_ms,
             )
-            self.transition_to_sending_leave_group(True, now, "consumer poll timeout has expired.")
-            self._send_heartbeat(now, ignore_response=True)
+            self.transition_to_sending_leave_group(
+                step, True, now, "consumer poll timeout has expired."
+            )
+            self._send_heartbeat(step, now, ignore_response=True)
             rs.reset()
             self.sent.reset()
-            self._plan(now + rs.heartbeat_interval_ms, now)
+            self._plan(step, now + rs.heartbeat_interval_ms, now)
             return
         heartbeat_now = self._state is S.LEAVING or (
             self._state in HEARTBEAT_NOW and not rs.request_in_flight
         )
         if not rs.can_send_request(now) and not heartbeat_now:
             if not rs.request_in_flight:
-                self._plan(now + rs.time_to_next_heartbeat_ms(now), now)
+                self._plan(step, now + rs.time_to_next_heartbeat_ms(now), now)
             else:
-                self._plan_poll_timeout(now)
+                self._plan_poll_timeout(step, now)
             return
-        self._send_heartbeat(now, ignore_response=False)
-        self._plan(now + rs.heartbeat_interval_ms, now)
+        self._send_heartbeat(step, now, ignore_response=False)
+        self._plan(step, now + rs.heartbeat_interval_ms, now)
 
     def _poll_timeout_possible(self, now: int) -> bool:
         return self._c.app.poll_timeout_possible(now, self.poll_deadline_ms)
 
-    def _plan_poll_timeout(self, now: int) -> None:
+    def _plan_poll_timeout(self, step: ConsumerStep, now: int) -> None:
         if self._poll_timeout_possible(now):
-            self._plan(self.poll_deadline_ms, now)
+            self._plan(step, self.poll_deadline_ms, now)
 
-    def _plan(self, at: int, now: int) -> None:
+    def _plan(self, step: ConsumerStep, at: int, now: int) -> None:
         """One heartbeat wake-up: the next heartbeat or the poll timer, whichever is first."""
         if self._poll_timeout_possible(now) and self._state not in (S.PREPARE_LEAVING, S.LEAVING):
             at = min(at, self.poll_deadline_ms)
@@ -725,14 +740,14 @@ class ConsumerMembershipManager:
         timers = self._c._timers
         if timers.deadline(HeartbeatTimer) == at:
             return
-        self._c._out.append(timers.set(HeartbeatTimer, at))
+        step.effects.append(timers.set(HeartbeatTimer, at))
 
-    def _on_heartbeat_request_skipped(self, now: int) -> None:
+    def _on_heartbeat_request_skipped(self, step: ConsumerStep, now: int) -> None:
         if self._state is S.LEAVING:
-            self.transition_to(S.UNSUBSCRIBED, now, "leave heartbeat cannot be sent")
+            self.transition_to(step, S.UNSUBSCRIBED, now, "leave heartbeat cannot be sent")
             self._leave_in_progress = False
 
-    def _send_heartbeat(self, now: int, *, ignore_response: bool) -> None:
+    def _send_heartbeat(self, step: ConsumerStep, now: int, *, ignore_response: bool) -> None:
         """makeHeartbeatRequest: build it (HeartbeatState), count the attempt, tell the state
         machine (onHeartbeatRequestGenerated), restart the heartbeat timer."""
         request = self.build_request()
@@ -740,6 +755,7 @@ class ConsumerMembershipManager:
         coordinator = self._c.lookup.coordinator
         assert coordinator is not None
         corr = self._c._send(
+            step,
             coordinator,
             request,
             now,
@@ -749,7 +765,7 @@ class ConsumerMembershipManager:
         )
         self._c.network.mark_ignore_response(corr, ignore_response)
         rs.on_send_attempt(now)
-        self._on_heartbeat_request_generated(now)
+        self._on_heartbeat_request_generated(step, now)
         rs.reset_timer(now)
 
     def build_request(self) -> ConsumerGroupHeartbeatRequest:
@@ -792,20 +808,22 @@ class ConsumerMembershipManager:
             client_id=self._c.config.client_id,
         )
 
-    def _on_heartbeat_request_generated(self, now: int) -> None:
+    def _on_heartbeat_request_generated(self, step: ConsumerStep, now: int) -> None:
         if self._state is S.ACKNOWLEDGING:
             if self._target_reconciled():
-                self.transition_to(S.STABLE, now, "assignment acknowledged")
+                self.transition_to(step, S.STABLE, now, "assignment acknowledged")
             else:
-                self.transition_to(S.RECONCILING, now, "new assignment to reconcile")
-                self._c._maybe_drive(now)  # the background thread reconciles on its next loop
+                self.transition_to(step, S.RECONCILING, now, "new assignment to reconcile")
+                self._c._maybe_drive(step, now)  # the background thread reconciles on its next loop
         elif self._state is S.LEAVING:
             if self._poll_timer_expired:
-                self._transition_to_stale(now)
+                self._transition_to_stale(step, now)
             else:
-                self.transition_to(S.UNSUBSCRIBED, now, "left the group")
+                self.transition_to(step, S.UNSUBSCRIBED, now, "left the group")
 
-    def on_heartbeat_success(self, response: ConsumerGroupHeartbeatResponse, now: int) -> None:
+    def on_heartbeat_success(
+        self, step: ConsumerStep, response: ConsumerGroupHeartbeatResponse, now: int
+    ) -> None:
         """ConsumerMembershipManager.onHeartbeatSuccess."""
         state = self._state
         if state is S.LEAVING:
@@ -817,27 +835,29 @@ class ConsumerMembershipManager:
             return
         if response.member_id is not None:
             self._member_id = response.member_id
-        self._update_member_epoch(response.member_epoch, now)
+        self._update_member_epoch(step, response.member_epoch, now)
         assignment = response.assignment
         if assignment is None:
             return
         if not state.can_handle_new_assignment:
             return
         target = to_assignment({tp.topic_id: tp.partitions for tp in assignment.topic_partitions})
-        self._c._emit(
+        step.event(
             "assignment_received",
             t_ms=now,
             partitions=self._describe(target),
             generation_id=self.member_epoch,
             member_id=self._member_id,
         )
-        self._process_assignment_received(target, now)
+        self._process_assignment_received(step, target, now)
 
     def on_heartbeat_failure(self, now: int) -> None:
         if self._state is S.UNSUBSCRIBED and self._leave_in_progress:
             self._leave_in_progress = False
 
-    def _on_error_response(self, response: ConsumerGroupHeartbeatResponse, now: int) -> None:
+    def _on_error_response(
+        self, step: ConsumerStep, response: ConsumerGroupHeartbeatResponse, now: int
+    ) -> None:
         """AbstractHeartbeatRequestManager.onErrorResponse, by ``HEARTBEAT_ERRORS``."""
         error = response.error_code
         rs = self.request_state
@@ -846,32 +866,34 @@ class ConsumerMembershipManager:
         self.on_heartbeat_failure(now)
         reaction = HEARTBEAT_ERRORS.get(error, Reaction.FATAL)
         if reaction is Reaction.COORDINATOR_UNKNOWN:
-            self._c._mark_coordinator_unknown(f"error response {error.name}", now)
+            self._c._mark_coordinator_unknown(step, f"error response {error.name}", now)
             rs.reset()
         elif reaction is Reaction.FENCED:
-            self.transition_to_fenced(now, f"encountered {error.name} from heartbeat")
+            self.transition_to_fenced(step, now, f"encountered {error.name} from heartbeat")
             rs.reset()
         elif reaction is Reaction.FATAL:
             if error == Errors.UNSUPPORTED_VERSION:
                 message = UNSUPPORTED_VERSION_MESSAGE
             else:
                 message = response.error_message or f"ConsumerGroupHeartbeat failed: {error.name}"
-            self.transition_to_fatal(error, message, now)
-            self._c._maybe_drive(now)  # poll() throws it
+            self.transition_to_fatal(step, error, message, now)
+            self._c._maybe_drive(step, now)  # poll() throws it
 
     # ------------------------------------------------------------------ reconciliation
 
     def _target_reconciled(self) -> bool:
         return self.current_assignment == self.target_assignment
 
-    def _process_assignment_received(self, target: TopicIdAssignment, now: int) -> None:
+    def _process_assignment_received(
+        self, step: ConsumerStep, target: TopicIdAssignment, now: int
+    ) -> None:
         updated = self.target_assignment.update_with(target)
         if updated is not None:
             self.target_assignment = updated
         if not self._target_reconciled():
-            self.transition_to(S.RECONCILING, now, "new target assignment")
+            self.transition_to(step, S.RECONCILING, now, "new target assignment")
         elif self._state in (S.RECONCILING, S.JOINING):
-            self.transition_to(S.STABLE, now, "target assignment already reconciled")
+            self.transition_to(step, S.STABLE, now, "target assignment already reconciled")
 
     def _topic_name(self, topic_id: Uuid) -> str | None:
         name = self._c._md.topic_names.get(topic_id)
@@ -887,12 +909,12 @@ class ConsumerMembershipManager:
             out.extend(str(TopicPartition(name, p)) for p in parts)
         return sorted(out)
 
-    def maybe_reconcile(self, now: int) -> None:
+    def maybe_reconcile(self, step: ConsumerStep, now: int) -> None:
         """AbstractMembershipManager.maybeReconcile: resolve topic ids, commit (auto-commit),
         revoke, assign, then ACKNOWLEDGING. Runs on the application thread here; a commit in
         flight makes it wait."""
         if self._reconcile is not None:
-            self._continue_reconciliation(now)
+            self._continue_reconciliation(step, now)
             return
         if self._target_reconciled() or self.reconciliation_in_progress:
             return
@@ -907,7 +929,7 @@ class ConsumerMembershipManager:
         if unresolved:
             # findResolvableAssignmentAndTriggerMetadataUpdate: metadata.requestUpdate(true)
             self._c._md.request_update(True)
-            self._c._maybe_update_metadata(now)
+            self._c._maybe_update_metadata(step, now)
         by_id: dict[Uuid, list[int]] = {}
         for topic_id, _name, p in resolved:
             by_id.setdefault(topic_id, []).append(p)
@@ -916,7 +938,9 @@ class ConsumerMembershipManager:
             self.current_assignment.partitions
         ):
             self.current_assignment = local
-            self.transition_to(S.ACKNOWLEDGING, now, "partially resolved assignment unchanged")
+            self.transition_to(
+                step, S.ACKNOWLEDGING, now, "partially resolved assignment unchanged"
+            )
             return
         self.reconciliation_in_progress = True
         self._rejoined_while_reconciling = False
@@ -924,7 +948,7 @@ class ConsumerMembershipManager:
         owned = set(self._c.fetch.owned)
         added = sorted(set(assigned) - owned)
         revoked = sorted(owned - set(assigned))
-        self._c._emit(
+        step.event(
             "reconciliation_started",
             t_ms=now,
             local_epoch=local.local_epoch,
@@ -937,10 +961,10 @@ class ConsumerMembershipManager:
         )
         rec = _Reconciliation(local, assigned, added, revoked, now + self.rebalance_timeout_ms)
         self._reconcile = rec
-        self._start_commit(rec, now)
-        self._continue_reconciliation(now)
+        self._start_commit(step, rec, now)
+        self._continue_reconciliation(step, now)
 
-    def _start_commit(self, rec: _Reconciliation, now: int) -> None:
+    def _start_commit(self, step: ConsumerStep, rec: _Reconciliation, now: int) -> None:
         """maybeAutoCommitSyncBeforeRevocation: with auto-commit, commit the consumed offsets,
         retried (latest offsets, backoff) on retriable errors and STALE_MEMBER_EPOCH until the
         rebalance timeout; UNKNOWN_TOPIC_OR_PARTITION and other errors end it."""
@@ -948,9 +972,9 @@ class ConsumerMembershipManager:
             rec.commit = None
             return
         self._c.fetch.materialize(now)
-        rec.commit = self._c._commit(self._c._all_consumed(), RECONCILE_COMMIT, now)
+        rec.commit = self._c._commit(step, self._c._all_consumed(), RECONCILE_COMMIT, now)
 
-    def _continue_reconciliation(self, now: int) -> None:
+    def _continue_reconciliation(self, step: ConsumerStep, now: int) -> None:
         rec = self._reconcile
         assert rec is not None
         op = rec.commit
@@ -961,13 +985,13 @@ class ConsumerMembershipManager:
                 if rec.retry_at is None:
                     rec.retry_at = now + self._c._backoff.backoff(rec.attempts)
                     rec.attempts += 1
-                    self._c._out.append(self._c._timers.set(JoinRetryTimer, rec.retry_at))
+                    step.effects.append(self._c._timers.set(JoinRetryTimer, rec.retry_at))
                     return
                 if now < rec.retry_at:
                     return
                 rec.retry_at = None
-                self._start_commit(rec, now)
-                self._continue_reconciliation(now)
+                self._start_commit(step, rec, now)
+                self._continue_reconciliation(step, now)
                 return
         self._reconcile = None
         if self._maybe_abort_reconciliation():
@@ -976,7 +1000,7 @@ class ConsumerMembershipManager:
             # revokePartitions: only those still assigned; onPartitionsRevoked
             still = sorted(set(rec.revoked) & set(self._c.fetch.owned))
             if still:
-                self._c._invoke("revoked", still, now)
+                self._c._invoke(step, "revoked", still, now)
             self._c.fetch.set_owned(sorted(set(self._c.fetch.owned) - set(still)), now)
         if self._maybe_abort_reconciliation():
             return
@@ -985,15 +1009,15 @@ class ConsumerMembershipManager:
         self._names_cache = {
             t: n for t, n in self._names_cache.items() if n in {tp.topic for tp in rec.assigned}
         }
-        self._c._invoke("assigned", rec.added, now)
+        self._c._invoke(step, "assigned", rec.added, now)
         self._c.offset_lookup.restart()
-        self._c._maybe_fetch_offsets(now)
+        self._c._maybe_fetch_offsets(step, now)
         if self.reconciliation_in_progress and not self._maybe_abort_reconciliation():
             self.current_assignment = rec.local
             # signalReconciliationCompleting: CommitRequestManager.resetAutoCommitTimer
             if self._c.config.enable_auto_commit:
                 self._c._next_auto_commit = now + self._c.config.auto_commit_interval_ms
-            self._c._emit(
+            step.event(
                 "reconciliation_completed",
                 t_ms=now,
                 local_epoch=rec.local.local_epoch,
@@ -1001,10 +1025,10 @@ class ConsumerMembershipManager:
                 generation_id=self.member_epoch,
                 partitions=[str(tp) for tp in rec.assigned],
             )
-            self.transition_to(S.ACKNOWLEDGING, now, "reconciliation completed")
+            self.transition_to(step, S.ACKNOWLEDGING, now, "reconciliation completed")
             self.reconciliation_in_progress = False
             self._rejoined_while_reconciling = False
-        self._c._schedule_continuous_poll(now)
+        self._c._schedule_continuous_poll(step, now)
 
     def _maybe_abort_reconciliation(self) -> bool:
         abort = self._state is not S.RECONCILING or self._rejoined_while_reconciling

@@ -3,7 +3,9 @@ from a JoinGroup / SyncGroup error to the member's reaction.
 
 **The seam.** ``MembershipManager`` is what the ``Consumer`` facade needs from a group
 membership protocol: join (on the first ``poll()``), leave, react to its responses, failed
-requests and timers, and tell the facade its state, identity and owned partitions. The classic
+requests and timers, and tell the facade its state, identity and owned partitions. A method that
+may send, set a timer or log takes the consumer call's ``ConsumerStep`` (``step``) first and
+adds its effects and events to it. The classic
 protocol (``group.protocol=classic``: ``AbstractCoordinator``'s JoinGroup / SyncGroup / Heartbeat)
 is the first implementation; a KIP-848 member (Kafka's ``ConsumerMembershipManager``: one
 ConsumerGroupHeartbeat carries joins, assignments and liveness) is meant to be the second,
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from assignors.api import TopicPartition
-    from coordinator.effects import Effect
     from coordinator.protocol import (
         JoinGroupRequestProtocol,
         JoinGroupResponse,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from members.network import ConsumerNetworkClient, InFlightRequest
     from members.offsets import CommitResult, CommittedOffsetsLookup
     from members.positions import FetchPositions
+    from members.result import ConsumerStep
     from members.state import ConsumerStatus, Generation, MemberState
     from members.timers import ConsumerTimers
 
@@ -205,56 +207,62 @@ class MembershipManager(Protocol):
         """A failure of the background (heartbeat) side that the next poll() throws."""
         ...
 
-    def join(self, now: int) -> None:
+    def join(self, step: ConsumerStep, now: int) -> None:
         """The application's poll() needs the member in the group: join or rejoin if needed
         (classic: joinGroupIfNeeded; KIP-848: transitionToJoining)."""
 
-    def leave(self, reason: str, now: int, *, static_too: bool = False) -> None:
+    def leave(self, step: ConsumerStep, reason: str, now: int, *, static_too: bool = False) -> None:
         """Leave the group (close, unsubscribe, a poll timeout): classic maybeLeaveGroup;
         KIP-848 leaveGroup (a heartbeat with epoch -1). ``static_too``: a static member leaves
         too (close() with ``static_leave_group_on_close``)."""
 
-    def release_assignment(self, now: int) -> None:
+    def release_assignment(self, step: ConsumerStep, now: int) -> None:
         """Before leaving (close, unsubscribe): give up the owned partitions with the callbacks
         (classic: ConsumerCoordinator.onLeavePrepare; KIP-848: leaveGroup releases them itself
         after PREPARE_LEAVING)."""
 
-    def on_subscription_changed(self, now: int) -> None:
+    def on_subscription_changed(self, step: ConsumerStep, now: int) -> None:
         """subscribe() changed the topics (KIP-848: onSubscriptionUpdated, the next heartbeat
         carries them; classic: nothing, rejoinNeededOrPending compares them)."""
 
-    def request_rejoin(self, reason: str, now: int) -> None:
+    def request_rejoin(self, step: ConsumerStep, reason: str, now: int) -> None:
         """The facade needs a new assignment (a commit met a rebalance, the subscription or the
         assignment does not match, partitions to revoke): AbstractCoordinator.requestRejoin."""
 
-    def request_rejoin_if_necessary(self, reason: str, now: int) -> None:
+    def request_rejoin_if_necessary(self, step: ConsumerStep, reason: str, now: int) -> None:
         """``request_rejoin`` unless one is already requested (the first reason stays)."""
 
-    def reset_state_and_rejoin(self, reason: str, reset_member_id: bool, now: int) -> None:
+    def reset_state_and_rejoin(
+        self, step: ConsumerStep, reason: str, reset_member_id: bool, now: int
+    ) -> None:
         """The coordinator no longer knows this generation (an OffsetCommit answered
         ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID): resetStateAndRejoin."""
 
-    def on_poll(self, now: int) -> None:
+    def on_poll(self, step: ConsumerStep, now: int) -> None:
         """The application called poll() (the poll timer restarts)."""
 
     def on_coordinator_found(self, now: int) -> None:
         """The facade's coordinator lookup succeeded."""
 
-    def schedule_heartbeat(self, now: int) -> None:
+    def schedule_heartbeat(self, step: ConsumerStep, now: int) -> None:
         """Something the heartbeat's next wake-up depends on changed (the coordinator, the poll
         timer, the leader's metadata wait): plan it again."""
 
     def stop(self) -> None:
         """The application stops using the member (a fatal error, close())."""
 
-    def on_response(self, entry: InFlightRequest, message: object, now: int) -> None:
+    def on_response(
+        self, step: ConsumerStep, entry: InFlightRequest, message: object, now: int
+    ) -> None:
         """An answer to one of the manager's own requests arrived."""
 
-    def on_request_failed(self, entry: InFlightRequest, now: int, reason: str) -> None:
+    def on_request_failed(
+        self, step: ConsumerStep, entry: InFlightRequest, now: int, reason: str
+    ) -> None:
         """One of its requests was disconnected or timed out (the facade has marked the
         coordinator unknown first)."""
 
-    def on_timer(self, now: int) -> None:
+    def on_timer(self, step: ConsumerStep, now: int) -> None:
         """Its heartbeat timer fired (classic: the heartbeat thread; KIP-848: the heartbeat
         interval the coordinator set)."""
 
@@ -262,12 +270,13 @@ class MembershipManager(Protocol):
     # answers here); a KIP-848 member has no client-side assignment and never gets these calls.
 
     def send_sync_group(
-        self, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
+        self, step: ConsumerStep, assignments: tuple[SyncGroupRequestAssignment, ...], now: int
     ) -> None:
         """The leader's assignment (or a follower's empty one) goes out in SyncGroup."""
 
     def fail_join(
         self,
+        step: ConsumerStep,
         error: Errors,
         retry: Retry,
         now: int,
@@ -282,8 +291,9 @@ class MembershipManager(Protocol):
 class MembershipHost(Protocol):
     """What a membership manager may use of the ``Consumer`` facade it is built with (its host):
     the configuration, the process status, the application loop, the coordinator lookup, the
-    timers and the effects of the call under way, sending a request and logging an event, and
-    waking the application thread. ``ClassicMembershipHost`` and ``ConsumerProtocolHost`` add
+    timers, sending a request and waking the application thread. Whatever produces effects or
+    events takes the call's ``ConsumerStep`` (members.result) as its first argument, here and on
+    ``MembershipManager``: outputs go to the step the entry point passed down, never to the host. ``ClassicMembershipHost`` and ``ConsumerProtocolHost`` add
     what each protocol needs besides; mypy checks that the ``Consumer`` offers all of it where it
     builds its manager, and that the managers use nothing else."""
 
@@ -303,19 +313,11 @@ class MembershipHost(Protocol):
     def _timers(self) -> ConsumerTimers: ...
 
     @property
-    def _out(self) -> list[Effect]:
-        """The effects of the entry point under way (handed back to the runner)."""
-        ...
-
-    @property
     def _backoff(self) -> ExponentialBackoff: ...
-
-    def _emit(self, event: str, **fields: Any) -> Any:
-        """Log one event (coordinator.events) with the node and group bound."""
-        ...
 
     def _send(
         self,
+        step: ConsumerStep,
         dst: str,
         message: object,
         now: int,
@@ -327,13 +329,13 @@ class MembershipHost(Protocol):
         """Send a request with its timeout; the correlation id."""
         ...
 
-    def _lookup_coordinator(self, now: int) -> None: ...
+    def _lookup_coordinator(self, step: ConsumerStep, now: int) -> None: ...
 
     def _mark_coordinator_unknown(
-        self, cause: str, now: int, disconnected: bool = False
+        self, step: ConsumerStep, cause: str, now: int, disconnected: bool = False
     ) -> None: ...
 
-    def _maybe_drive(self, now: int) -> None:
+    def _maybe_drive(self, step: ConsumerStep, now: int) -> None:
         """Run the application thread's group work now if it is inside poll(), else when it
         is back."""
         ...
@@ -351,19 +353,19 @@ class ClassicMembershipHost(MembershipHost, Protocol):
     @property
     def _pending_leader(self) -> object | None: ...
 
-    def _rejoin_needed_or_pending(self, now: int) -> bool: ...
+    def _rejoin_needed_or_pending(self, step: ConsumerStep, now: int) -> bool: ...
 
-    def _pattern_metadata_fresh(self, now: int) -> bool: ...
+    def _pattern_metadata_fresh(self, step: ConsumerStep, now: int) -> bool: ...
 
-    def _on_join_prepare(self, now: int) -> bool: ...
+    def _on_join_prepare(self, step: ConsumerStep, now: int) -> bool: ...
 
     def _join_protocols(self) -> tuple[JoinGroupRequestProtocol, ...]: ...
 
-    def _on_leader_elected(self, resp: JoinGroupResponse, now: int) -> None: ...
+    def _on_leader_elected(self, step: ConsumerStep, resp: JoinGroupResponse, now: int) -> None: ...
 
-    def _on_join_complete(self, assignment_bytes: bytes, now: int) -> None: ...
+    def _on_join_complete(self, step: ConsumerStep, assignment_bytes: bytes, now: int) -> None: ...
 
-    def _on_leave_prepare(self, now: int) -> None: ...
+    def _on_leave_prepare(self, step: ConsumerStep, now: int) -> None: ...
 
 
 class ConsumerProtocolHost(MembershipHost, Protocol):
@@ -390,12 +392,15 @@ class ConsumerProtocolHost(MembershipHost, Protocol):
     @property
     def _rng(self) -> random.Random: ...
 
-    def _invoke(self, callback: str, partitions: Sequence[TopicPartition], now: int) -> None: ...
+    def _invoke(
+        self, step: ConsumerStep, callback: str, partitions: Sequence[TopicPartition], now: int
+    ) -> None: ...
 
     def _all_consumed(self) -> dict[TopicPartition, int]: ...
 
     def _commit(
         self,
+        step: ConsumerStep,
         offsets: dict[TopicPartition, int],
         purpose: str,
         now: int,
@@ -403,8 +408,8 @@ class ConsumerProtocolHost(MembershipHost, Protocol):
         sync_deadline: int | None = None,
     ) -> CommitResult: ...
 
-    def _maybe_fetch_offsets(self, now: int) -> None: ...
+    def _maybe_fetch_offsets(self, step: ConsumerStep, now: int) -> None: ...
 
-    def _maybe_update_metadata(self, now: int) -> None: ...
+    def _maybe_update_metadata(self, step: ConsumerStep, now: int) -> None: ...
 
-    def _schedule_continuous_poll(self, now: int) -> None: ...
+    def _schedule_continuous_poll(self, step: ConsumerStep, now: int) -> None: ...

@@ -36,8 +36,9 @@ NO_RESULT = ConsumerResult()
 class ConsumerStep:
     """The outputs of one consumer call while it runs: its effects and its events, in order.
 
-    Created by the entry point; every event names the consumer's node and group (as a logger
-    bound to them would).
+    Created by the entry point and passed down as an argument (``step``) to whatever sends, sets
+    a timer or logs, the membership managers included; nobody keeps it after the call. Every
+    event names the consumer's node and group (as a logger bound to them would).
     """
 
     __slots__ = ("effects", "events", "group_id", "node")

@@ -64,13 +64,19 @@ round-robin assignor's identical-subscription rule applies (``assignors.legacy``
 fail here, so ``/brokers/ids`` is not read.
 
 Sans-I/O in the way of the simulation: the rebalance is a generator that yields the time it
-wants to go on at (after a ZooKeeper round trip or a back-off); the runner resumes it then.
+wants to go on at (after a ZooKeeper round trip or a back-off); the runner resumes it then. It
+yields its outputs too, as values: its events and the watches its writes fired (``Fired``).
+Every entry point returns what the call produced (``ZkConsumerResult``, the shape of
+``members.result.ConsumerResult``): the rebalance wake-up as ``SetTimer`` / ``CancelTimer``, the
+events in the order they happened (``zk_watch_fired`` of its own writes among them) and the
+fired watches for the runner to deliver. The consumer has no logger; nothing holds a call's
+outputs between calls.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from attrs import define, frozen
@@ -78,10 +84,95 @@ from attrs import define, frozen
 from assignors.api import Subscription, TopicPartition
 from assignors.legacy import LegacyRangeAssignor, LegacyRoundRobinAssignor, thread_ids
 from coordinator import events as ev
+from coordinator.effects import CancelTimer, Effect, SetTimer
+from coordinator.result import LoggedEvent
 from coordinator.zookeeper import NodeExistsError, NoNodeError, WatchedEvent, ZkError
 from coordinator.zookeeper.ensemble import WriteReply, ZooKeeperEnsemble
 
-Steps = Generator[int, None, Any]
+#: The runner's timer that resumes a consumer's rebalance.
+REBALANCE_TIMER = "rebalance"
+
+
+@frozen
+class Fired:
+    """Watches one of the consumer's ZooKeeper writes fired: the runner logs each
+    (``zk_watch_fired``) and delivers it to its client."""
+
+    watches: tuple[WatchedEvent, ...]
+
+
+#: An output of a call, as the rebalance coroutine yields it: an event or fired watches.
+Output = LoggedEvent | Fired
+#: The rebalance coroutine: yields outputs, and the time it goes on at (an int) when it waits.
+Steps = Generator[int | Output, None, Any]
+
+
+def watch_fired_event(watch: WatchedEvent, now: int) -> LoggedEvent:
+    """The ``zk_watch_fired`` event of a fired watch, logged by its server (the runner's own
+    writes and the consumers' alike)."""
+    return (
+        ev.ZK_WATCH_FIRED,
+        {
+            "t_ms": now,
+            "node": watch.server,
+            "server": watch.server,
+            "session_id": watch.session_id,
+            "path": watch.path,
+            "type": watch.type,
+            "zxid": watch.zxid,
+        },
+    )
+
+
+@frozen
+class ZkConsumerResult:
+    """What one call of a ``ZkConsumer`` produced, as a value."""
+
+    #: The rebalance wake-up (``SetTimer`` / ``CancelTimer`` of ``REBALANCE_TIMER``).
+    effects: tuple[Effect, ...] = ()
+    #: Its events and the ``zk_watch_fired`` of its writes, in the order they happened.
+    events: tuple[LoggedEvent, ...] = ()
+    #: The watches its writes fired, for the runner to deliver to their clients.
+    fired: tuple[WatchedEvent, ...] = ()
+
+
+class ZkConsumerStep:
+    """The outputs of one ``ZkConsumer`` call while it runs; created by the entry point and
+    passed down (``step``)."""
+
+    __slots__ = ("effects", "events", "fired", "now")
+
+    def __init__(self, now: int) -> None:
+        self.now = now
+        self.effects: list[Effect] = []
+        self.events: list[LoggedEvent] = []
+        self.fired: list[WatchedEvent] = []
+
+    def add(self, out: Output) -> None:
+        if isinstance(out, Fired):
+            self.fire(out.watches)
+        else:
+            self.events.append(out)
+
+    def take(self, outs: Iterable[Output]) -> None:
+        for out in outs:
+            self.add(out)
+
+    def fire(self, watches: Iterable[WatchedEvent]) -> None:
+        for watch in watches:
+            self.events.append(watch_fired_event(watch, self.now))
+            self.fired.append(watch)
+
+    def wake(self, at: int | None) -> None:
+        """Resume the rebalance at ``at`` (None: nothing to resume)."""
+        self.effects.append(
+            CancelTimer(REBALANCE_TIMER) if at is None else SetTimer(REBALANCE_TIMER, at)
+        )
+
+    def result(self) -> ZkConsumerResult:
+        return ZkConsumerResult(tuple(self.effects), tuple(self.events), tuple(self.fired))
+
+
 """A piece of the rebalance: yields the simulated times it waits for, returns its result."""
 
 
@@ -156,14 +247,10 @@ class ZkConsumer:
         config: ZkConsumerConfig,
         ensemble: ZooKeeperEnsemble,
         *,
-        logger: Any,
-        on_fired: Callable[[list[WatchedEvent]], None],
         node: str | None = None,
     ) -> None:
         self.config = config
         self.zk = ensemble
-        self.log = logger
-        self.on_fired = on_fired  # the runner delivers fired watches to their clients
         self.node = node or config.consumer_id
         self.session_id: int | None = None
         self.now = 0
@@ -199,36 +286,126 @@ class ZkConsumer:
         base = self.config.consumer_id_string
         return base if self.incarnation == 0 else f"{base}-r{self.incarnation}"
 
-    def start(self, now: int) -> int | None:
+    def start(self, now: int) -> ZkConsumerResult:
+        """``createMessageStreams``: register, subscribe, rebalance."""
+        step = ZkConsumerStep(now)
+        step.wake(self._start(step, now))
+        return step.result()
+
+    def resume(self, now: int) -> ZkConsumerResult:
+        """Go on with the rebalance at its wake time (once connected: its next call waits)."""
+        step = ZkConsumerStep(now)
+        step.wake(self._resume(step, now))
+        return step.result()
+
+    def notify(self, event: WatchedEvent, now: int) -> ZkConsumerResult:
+        """A watch notification: ZkClient re-arms the watch, the listener triggers a rebalance."""
+        step = ZkConsumerStep(now)
+        step.wake(self._notify(step, event, now))
+        return step.result()
+
+    def auto_commit(self, now: int) -> ZkConsumerResult:
+        """The ``kafka-consumer-autocommit`` task."""
+        step = ZkConsumerStep(now)
+        if self.running and self.config.auto_commit_enable and self.connected:
+            self.now = now
+            step.take(self._commit_now())
+        return step.result()
+
+    def commit(self, now: int) -> ZkConsumerResult:
+        """``ConsumerConnector.commitOffsets()``: the application commits (to ZooKeeper)."""
+        step = ZkConsumerStep(now)
+        if self.running and self.connected:
+            self.now = now
+            step.take(self._commit_now())
+        return step.result()
+
+    def restart(self, now: int) -> ZkConsumerResult:
+        """A new process: a running one dies first (its session expires later), the new one
+        is a new connector with a new consumer id, its own session and an empty offset cache."""
+        step = ZkConsumerStep(now)
+        self._crash(step, now)
+        self.incarnation += 1
+        self.checkpointed.clear()
+        self.owned_since.clear()
+        step.wake(self._start(step, now))
+        return step.result()
+
+    def disconnect(self, now: int) -> ZkConsumerResult:
+        """The network to its ZooKeeper server is cut: no pings, the session's clock runs; the
+        fetchers go on (they talk to the brokers)."""
+        step = ZkConsumerStep(now)
+        if self.running and self.connected:
+            self.now = now
+            self.connected = False
+            step.add(
+                self._event(
+                    ev.ZK_CLIENT_DISCONNECTED, session_id=self.session_id, server=self.server
+                )
+            )
+            self.zk.client_lost(self._sid, now)
+        return step.result()
+
+    def reconnect(self, now: int) -> ZkConsumerResult:
+        """The network is back: the same session if it is still alive (held notifications
+        are delivered, a waiting rebalance goes on), else ``handleNewSession``."""
+        step = ZkConsumerStep(now)
+        step.wake(self._reconnect(step, now))
+        return step.result()
+
+    def close(self, now: int) -> ZkConsumerResult:
+        """``shutdown``: stop fetching, commit, close the session (its ephemerals go with it)."""
+        step = ZkConsumerStep(now)
+        if self.running:
+            self.now = now
+            step.add(self._event(ev.CONSUMER_CLOSING))
+            if self.config.auto_commit_enable and self.connected:
+                step.take(self._commit_now())
+            self._stop(now)
+            # cut off, the closeSession cannot reach ZooKeeper: the session expires instead
+            if self.session_id is not None and self.zk.alive(self.session_id) and self.connected:
+                step.fire(self.zk.close_session(self.session_id, now))
+            step.add(self._event(ev.CONSUMER_CLOSED))
+        return step.result()
+
+    def crash(self, now: int) -> ZkConsumerResult:
+        """The process dies: nothing is committed or deleted; the session expires later."""
+        step = ZkConsumerStep(now)
+        self._crash(step, now)
+        return step.result()
+
+    # -- the entry points' bodies: each takes the call's step ----------------------------------
+
+    def _start(self, step: ZkConsumerStep, now: int) -> int | None:
         """``createMessageStreams``: register, subscribe, rebalance. Returns when to resume."""
         self.now = now
         self.running = True
         self.connected = True
         self.blocked = False
         self.held = []
-        self._emit(
-            ev.CONSUMER_STARTED,
-            incarnation=self.incarnation,
-            topics=list(self.config.topics),
-            pattern=None,
-            rebalance_protocol="zookeeper",
+        step.add(
+            self._event(
+                ev.CONSUMER_STARTED,
+                incarnation=self.incarnation,
+                topics=list(self.config.topics),
+                pattern=None,
+                rebalance_protocol="zookeeper",
+            )
         )
         self.session_id = self.zk.open_session(
             self.config.zookeeper_server, self.config.zookeeper_session_timeout_ms
         )
-        return self._run(self._consume(), now)
+        return self._run(step, self._consume(), now)
 
-    def resume(self, now: int) -> int | None:
-        """Go on with the rebalance at its wake time (once connected: its next call waits)."""
+    def _resume(self, step: ZkConsumerStep, now: int) -> int | None:
         if not self.running or self.task is None or now != self.wake_ms:
             return self.wake_ms if self.running else None
         if not self.connected:
             self.blocked = True
             return None
-        return self._step(now)
+        return self._step(step, now)
 
-    def notify(self, event: WatchedEvent, now: int) -> int | None:
-        """A watch notification: ZkClient re-arms the watch, the listener triggers a rebalance."""
+    def _notify(self, step: ZkConsumerStep, event: WatchedEvent, now: int) -> int | None:
         if not self.running or event.session_id != self.session_id:
             return self.wake_ms
         if not self.connected:  # re-fired when the session reconnects
@@ -236,7 +413,7 @@ class ZkConsumer:
             return self.wake_ms
         self.now = now
         self.stats.notifications += 1
-        self._emit(ev.ZK_WATCH_RECEIVED, path=event.path, type=event.type)
+        step.add(self._event(ev.ZK_WATCH_RECEIVED, path=event.path, type=event.type))
         try:  # ZkClient's re-subscription read (getChildren/exists with a new watch)
             if event.path == ids_dir(self.group):
                 self.zk.get_children(self._sid, event.path, watch=True)
@@ -246,70 +423,39 @@ class ZkConsumer:
             pass
         self.triggered = True
         if self.task is None:
-            return self._run(self._executor("watch " + event.path), now)
+            return self._run(step, self._executor("watch " + event.path), now)
         return self.wake_ms
 
-    def auto_commit(self, now: int) -> None:
-        """The ``kafka-consumer-autocommit`` task."""
-        if self.running and self.config.auto_commit_enable and self.connected:
-            self.now = now
-            self._commit_now()
-
-    def commit(self, now: int) -> None:
-        """``ConsumerConnector.commitOffsets()``: the application commits (to ZooKeeper)."""
-        if self.running and self.connected:
-            self.now = now
-            self._commit_now()
-
-    def restart(self, now: int) -> int | None:
-        """A new process: a running one dies first (its session expires later), the new one
-        is a new connector with a new consumer id, its own session and an empty offset cache."""
-        self.crash(now)
-        self.incarnation += 1
-        self.checkpointed.clear()
-        self.owned_since.clear()
-        return self.start(now)
-
-    def disconnect(self, now: int) -> None:
-        """The network to its ZooKeeper server is cut: no pings, the session's clock runs; the
-        fetchers go on (they talk to the brokers)."""
-        if not self.running or not self.connected:
-            return
-        self.now = now
-        self.connected = False
-        self._emit(ev.ZK_CLIENT_DISCONNECTED, session_id=self.session_id, server=self.server)
-        self.zk.client_lost(self._sid, now)
-
-    def reconnect(self, now: int) -> int | None:
-        """The network is back: the same session if it is still alive (held notifications
-        are delivered, a waiting rebalance goes on), else ``handleNewSession``."""
+    def _reconnect(self, step: ZkConsumerStep, now: int) -> int | None:
         if not self.running or self.connected:
             return self.wake_ms if self.running else None
         self.now = now
         self.connected = True
         expired = not self.zk.alive(self._sid)
-        self._emit(
-            ev.ZK_CLIENT_RECONNECTED,
-            session_id=self.session_id,
-            server=self.server,
-            session_expired=expired,
+        step.add(
+            self._event(
+                ev.ZK_CLIENT_RECONNECTED,
+                session_id=self.session_id,
+                server=self.server,
+                session_expired=expired,
+            )
         )
         if expired:
-            return self._handle_new_session(now)
+            return self._handle_new_session(step, now)
         self.zk.client_heard(self._sid)
         held, self.held = self.held, []
         if self.blocked:
             self.blocked = False
-            self._step(now)
+            self._step(step, now)
         for event in held:
-            self.notify(event, now)
+            self._notify(step, event, now)
         return self.wake_ms
 
     @property
     def server(self) -> str:
         return self.config.zookeeper_server
 
-    def _handle_new_session(self, now: int) -> int | None:
+    def _handle_new_session(self, step: ZkConsumerStep, now: int) -> int | None:
         """``ZKSessionExpireListener.handleNewSession`` after ZkClient opened a new session:
         ``resetState`` (the topic registry is cleared: fetching stops, nothing is committed for
         it, and its owner znodes went with the old session), ``registerConsumerInZK``, then
@@ -327,14 +473,16 @@ class ZkConsumer:
         dropped = sorted(self.owned)
         self.owned.clear()
         self.owned_since.clear()
-        self._emit(
-            ev.ZK_NEW_SESSION,
-            old_session_id=old,
-            session_id=self.session_id,
-            server=self.server,
-            partitions=[str(tp) for tp in dropped],
+        step.add(
+            self._event(
+                ev.ZK_NEW_SESSION,
+                old_session_id=old,
+                session_id=self.session_id,
+                server=self.server,
+                partitions=[str(tp) for tp in dropped],
+            )
         )
-        return self._run(self._new_session(), now)
+        return self._run(step, self._new_session(), now)
 
     def _new_session(self) -> Steps:
         yield from self._register()
@@ -345,26 +493,11 @@ class ZkConsumer:
         yield from self._synced_rebalance("new session")
         yield from self._executor_loop()
 
-    def close(self, now: int) -> None:
-        """``shutdown``: stop fetching, commit, close the session (its ephemerals go with it)."""
+    def _crash(self, step: ZkConsumerStep, now: int) -> None:
         if not self.running:
             return
         self.now = now
-        self._emit(ev.CONSUMER_CLOSING)
-        if self.config.auto_commit_enable and self.connected:
-            self._commit_now()
-        self._stop(now)
-        # cut off, the closeSession cannot reach ZooKeeper: the session expires instead
-        if self.session_id is not None and self.zk.alive(self.session_id) and self.connected:
-            self.on_fired(self.zk.close_session(self.session_id, now))
-        self._emit(ev.CONSUMER_CLOSED)
-
-    def crash(self, now: int) -> None:
-        """The process dies: nothing is committed or deleted; the session expires later."""
-        if not self.running:
-            return
-        self.now = now
-        self._emit(ev.CONSUMER_CRASHED, partitions=[str(tp) for tp in self.owned])
+        step.add(self._event(ev.CONSUMER_CRASHED, partitions=[str(tp) for tp in self.owned]))
         self._stop(now)
         if self.session_id is not None and self.zk.alive(self.session_id):
             self.zk.client_lost(self.session_id, now)
@@ -382,21 +515,27 @@ class ZkConsumer:
         assert self.session_id is not None
         return self.session_id
 
-    def _run(self, task: Steps, now: int) -> int | None:
+    def _run(self, step: ZkConsumerStep, task: Steps, now: int) -> int | None:
         self.task = task
-        return self._step(now)
+        return self._step(step, now)
 
-    def _step(self, now: int) -> int | None:
+    def _step(self, step: ZkConsumerStep, now: int) -> int | None:
+        """Run the rebalance until it waits: its outputs go to ``step``; when to resume."""
         self.now = now
-        assert self.task is not None
+        task = self.task
+        assert task is not None
         try:
-            self.wake_ms = next(self.task)
-            return self.wake_ms
+            while True:
+                out = next(task)
+                if isinstance(out, int):
+                    self.wake_ms = out
+                    return out
+                step.add(out)
         except StopIteration:
             self.task = None
             self.wake_ms = None
             if self.running and self.triggered:
-                return self._run(self._executor("watch"), now)
+                return self._run(step, self._executor("watch"), now)
             return None
 
     def _stop(self, now: int) -> None:
@@ -405,14 +544,16 @@ class ZkConsumer:
         self.wake_ms = None
         self.owned.clear()
 
-    def _emit(self, event: str, **fields: Any) -> None:
-        self.log.info(event, t_ms=self.now, node=self.node, group_id=self.group, **fields)
+    def _event(self, event: str, **fields: Any) -> LoggedEvent:
+        """One event of this consumer (coordinator.events names it), as a value."""
+        return (event, {"t_ms": self.now, "node": self.node, "group_id": self.group, **fields})
 
     # -- ZooKeeper calls, one round trip each (ZkUtils) ------------------------------------------
 
     def _write(self, reply: tuple[WriteReply, list[WatchedEvent]]) -> Steps:
         answer, fired = reply
-        self.on_fired(fired)
+        if fired:
+            yield Fired(tuple(fired))
         yield max(self.now + self.config.rtt_ms, answer.reply_ms)
         return answer
 
@@ -471,7 +612,7 @@ class ZkConsumer:
         conflict = yield from self._create_ephemeral(path, self._registration())
         if conflict is not None:
             raise NodeExistsError(path)
-        self._emit(
+        yield self._event(
             ev.ZK_CONSUMER_REGISTERED,
             consumer_id=self.consumer_id_string,
             session_id=self.session_id,
@@ -508,7 +649,7 @@ class ZkConsumer:
             if not self.running:
                 return
             self.stats.attempts += 1
-            self._emit(
+            yield self._event(
                 ev.ZK_REBALANCE_ATTEMPT,
                 consumer_id=self.consumer_id_string,
                 attempt=attempt,
@@ -524,9 +665,9 @@ class ZkConsumer:
             self.stats.failed_attempts += 1
             # closeFetchersForQueues (commit with auto-commit), then Thread.sleep(backoff)
             if cfg.auto_commit_enable:
-                self._commit_now()
+                yield from self._commit_now()
             self.owned.clear()
-            self._emit(
+            yield self._event(
                 ev.ZK_REBALANCE_ATTEMPT_FAILED,
                 attempt=attempt,
                 reason=failure,
@@ -535,7 +676,7 @@ class ZkConsumer:
             yield self.now + cfg.rebalance_backoff_ms
         if self.running:
             self.stats.failed_rebalances += 1
-            self._emit(ev.ZK_REBALANCE_FAILED, retries=cfg.rebalance_max_retries)
+            yield self._event(ev.ZK_REBALANCE_FAILED, retries=cfg.rebalance_max_retries)
 
     def _rebalance(self, attempt: int) -> Steps:
         """One try; returns None on success, else why it failed."""
@@ -546,14 +687,14 @@ class ZkConsumer:
         yield from self._read()
         # closeFetchers: stop fetching and commit (auto-commit) before letting go
         if cfg.auto_commit_enable:
-            self._commit_now()
+            yield from self._commit_now()
         released = sorted(self.owned)
         for tp in released:  # releasePartitionOwnership: ZkUtils.deletePath ignores NoNode
             yield from self._write(self.zk.delete(sid, owner_path(group, tp), self.now))
         self.owned.clear()
         self.owned_since.clear()
         if released:
-            self._emit(ev.ZK_PARTITIONS_RELEASED, partitions=[str(tp) for tp in released])
+            yield self._event(ev.ZK_PARTITIONS_RELEASED, partitions=[str(tp) for tp in released])
         # AssignmentContext: the registry and the topics, as this consumer's server has them
         consumers = self.zk.get_children(sid, ids_dir(group))
         yield from self._read()
@@ -580,7 +721,7 @@ class ZkConsumer:
             for thread in thread_ids(me, cfg.num_streams)
             for tp in global_assignment.get(thread, [])
         }
-        self._emit(
+        yield self._event(
             ev.ZK_ASSIGNMENT_COMPUTED,
             attempt=attempt,
             consumers=list(consumers),
@@ -605,7 +746,7 @@ class ZkConsumer:
             else:
                 conflicts += 1
                 self.stats.conflicts += 1
-                self._emit(
+                yield self._event(
                     ev.ZK_OWNERSHIP_CONFLICT, attempt=attempt, partition=str(tp), owner=holder
                 )
         if conflicts:
@@ -615,14 +756,14 @@ class ZkConsumer:
         self.owned = dict(offsets)
         self.owned_since = {tp: self.now for tp in offsets}
         self.checkpointed.update(offsets)
-        self._emit(
+        yield self._event(
             ev.ZK_REBALANCE_DONE, attempt=attempt, partitions=[str(tp) for tp in sorted(mine)]
         )
         return None
 
     # -- offsets ---------------------------------------------------------------------------------
 
-    def _commit_now(self) -> None:
+    def _commit_now(self) -> Iterator[Output]:
         """``commitOffsets`` with ``offsets.storage=zookeeper``: ``updatePersistentPath`` for each
         partition whose offset moved since its checkpoint. Fire-and-forget in the simulation (the
         scheduler thread does not hold the rebalance lock)."""
@@ -639,13 +780,13 @@ class ZkConsumer:
                 parts = path.strip("/").split("/")
                 for i in range(1, len(parts)):
                     parent = "/" + "/".join(parts[:i])
-                    self.on_fired(self.zk.create(self._sid, parent, "", self.now)[1])
+                    yield Fired(tuple(self.zk.create(self._sid, parent, "", self.now)[1]))
                 reply, fired = self.zk.create(self._sid, path, str(offset), self.now)
-            self.on_fired(fired)
+            yield Fired(tuple(fired))
             self.checkpointed[tp] = offset
             written[str(tp)] = offset
         if written:
-            self._emit(ev.ZK_OFFSETS_COMMITTED, offsets=written)
+            yield self._event(ev.ZK_OFFSETS_COMMITTED, offsets=written)
 
 
 def registry_view(ensemble: ZooKeeperEnsemble, server: str, group: str) -> Mapping[str, str]:

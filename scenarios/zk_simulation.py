@@ -8,6 +8,10 @@ one event log, as ``scenarios.simulation.Simulation`` does for the classic proto
   later (the server pushes it on the session's connection);
 * a consumer's rebalance waits for ZooKeeper round trips and back-offs: it is resumed by one
   engine timer per consumer at the time it yields;
+* every consumer call returns what it produced (``ZkConsumerResult``): ``_apply`` records its
+  events, delivers the watches its writes fired and sets its timer, as
+  ``scenarios.simulation.Simulation._apply`` does for the classic consumer; ``_record`` is the
+  one place events reach the log;
 * the ensemble's followers and session expiries run by one timer at ``ensemble.next_due()``;
 * every transaction the leader commits is logged (``zk_txn``) in zxid order.
 
@@ -18,21 +22,25 @@ an admin session that never expires. Same calls, same seed: the same log (nothin
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from assignors.api import TopicPartition
 from coordinator import events as ev
+from coordinator.effects import CancelTimer, SetTimer
+from coordinator.result import LoggedEvent
 from coordinator.zookeeper import WatchedEvent, ZooKeeperEnsemble
 from members.zk_consumer import (
     ZkConsumer,
     ZkConsumerConfig,
+    ZkConsumerResult,
     registry_view,
     topic_data,
     topic_path,
+    watch_fired_event,
 )
 from scenarios.engine import Engine
-from scenarios.eventlog import EventLog, make_logger
+from scenarios.eventlog import EventLog
 
 ZK = "@zookeeper"
 ADMIN_TIMEOUT_MS = 1 << 62
@@ -52,7 +60,6 @@ class ZkSimulation:
     ) -> None:
         self.engine = Engine(timer_handler=self._on_timer)
         self.log = EventLog()
-        self.logger = make_logger(self.log)
         self.zk = ZooKeeperEnsemble(servers, lag_ms)
         self.notify_latency_ms = notify_latency_ms
         self.brokers = brokers
@@ -78,7 +85,28 @@ class ZkSimulation:
         return self.log.events
 
     def _log(self, event: str, node: str, **fields: Any) -> None:
-        self.log.append(event, t_ms=self.now, node=node, **fields)
+        """One of the runner's own events (and the ensemble's, which has no node of its own)."""
+        self._record(((event, {"t_ms": self.now, "node": node, **fields}),))
+
+    def _record(self, events: Iterable[LoggedEvent]) -> None:
+        """The one place events reach the log, in the order they happened."""
+        log = self.log
+        for name, fields in events:
+            log.append(name, **fields)
+
+    def _apply(self, cid: str, result: ZkConsumerResult) -> None:
+        """What one consumer call returned: record its events, deliver the watches its writes
+        fired, set or cancel its rebalance timer."""
+        self._record(result.events)
+        for watch in result.fired:
+            self._schedule_delivery(watch)
+        for effect in result.effects:
+            if type(effect) is SetTimer:
+                self.engine.set_timer(cid, effect.key, effect.deadline_ms)
+            elif type(effect) is CancelTimer:
+                self.engine.cancel_timer(cid, effect.key)
+            else:
+                raise TypeError(f"{cid} returned {effect!r}, which is not a timer effect")
 
     def _sync(self) -> None:
         """Log the leader's new commits and arm the ensemble's timer."""
@@ -103,29 +131,19 @@ class ZkSimulation:
             self.engine.set_timer(ZK, "advance", due)
 
     def _fired(self, fired: list[WatchedEvent]) -> None:
+        """Watches the runner's own writes or the ensemble fired: logged, then delivered."""
         for f in fired:
-            self._log(
-                ev.ZK_WATCH_FIRED,
-                f.server,
-                server=f.server,
-                session_id=f.session_id,
-                path=f.path,
-                type=f.type,
-                zxid=f.zxid,
-            )
-            self.engine.schedule(f.t_ms + self.notify_latency_ms, self._deliver, f)
+            self._record((watch_fired_event(f, self.now),))
+            self._schedule_delivery(f)
+
+    def _schedule_delivery(self, watch: WatchedEvent) -> None:
+        self.engine.schedule(watch.t_ms + self.notify_latency_ms, self._deliver, watch)
 
     def _deliver(self, event: WatchedEvent) -> None:
         for cid, c in self.consumers.items():
             if c.session_id == event.session_id:
-                self._wake(cid, c.notify(event, self.now))
+                self._apply(cid, c.notify(event, self.now))
         self._sync()
-
-    def _wake(self, cid: str, at: int | None) -> None:
-        if at is None:
-            self.engine.cancel_timer(cid, "rebalance")
-        else:
-            self.engine.set_timer(cid, "rebalance", at)
 
     def _on_timer(self, owner: str, key: Hashable) -> None:
         if owner == ZK:
@@ -133,11 +151,11 @@ class ZkSimulation:
             self._sync()  # the expiries' txns first, then the watches they fired
             self._fired(fired)
         elif key == "rebalance":
-            self._wake(owner, self.consumers[owner].resume(self.now))
+            self._apply(owner, self.consumers[owner].resume(self.now))
         elif key == "autocommit":
             c = self.consumers[owner]
             if c.running:
-                c.auto_commit(self.now)
+                self._apply(owner, c.auto_commit(self.now))
                 self.engine.set_timer(
                     owner, "autocommit", self.now + c.config.auto_commit_interval_ms
                 )
@@ -148,7 +166,7 @@ class ZkSimulation:
     def add_consumer(self, cid: str, config: ZkConsumerConfig) -> ZkConsumer:
         if cid in self.consumers:
             raise ValueError(f"consumer {cid} exists already")
-        c = ZkConsumer(config, self.zk, logger=self.logger, on_fired=self._fired, node=cid)
+        c = ZkConsumer(config, self.zk, node=cid)
         self.consumers[cid] = c
         return c
 
@@ -157,7 +175,7 @@ class ZkSimulation:
         if c.running:
             raise ValueError(f"consumer {cid} is running already")
         self._log(ev.SIM_CONSUMER_STARTED, cid)
-        self._wake(cid, c.start(self.now))
+        self._apply(cid, c.start(self.now))
         if c.config.auto_commit_enable:
             self.engine.set_timer(cid, "autocommit", self.now + c.config.auto_commit_interval_ms)
         self._sync()
@@ -165,14 +183,14 @@ class ZkSimulation:
     def close(self, cid: str, timeout_ms: int | None = None) -> None:
         """``shutdown()`` (the 0.8 consumer has no close timeout: ``timeout_ms`` is ignored)."""
         self._log(ev.SIM_CONSUMER_CLOSED, cid)
-        self.consumers[cid].close(self.now)
+        self._apply(cid, self.consumers[cid].close(self.now))
         self.cut.discard(cid)
         self.engine.cancel_owner_timers(cid)
         self._sync()
 
     def crash(self, cid: str) -> None:
         self._log(ev.SIM_CONSUMER_CRASHED, cid)
-        self.consumers[cid].crash(self.now)
+        self._apply(cid, self.consumers[cid].crash(self.now))
         self.cut.discard(cid)
         self.engine.cancel_owner_timers(cid)
         self._sync()
@@ -183,7 +201,7 @@ class ZkSimulation:
         self._log(ev.SIM_CONSUMER_RESTARTED, cid)
         self.engine.cancel_owner_timers(cid)
         self.cut.discard(cid)
-        self._wake(cid, c.restart(self.now))
+        self._apply(cid, c.restart(self.now))
         if c.config.auto_commit_enable:
             self.engine.set_timer(cid, "autocommit", self.now + c.config.auto_commit_interval_ms)
         self._sync()
@@ -191,7 +209,7 @@ class ZkSimulation:
     def commit(self, cid: str) -> None:
         """The application calls ``commitOffsets()``."""
         self._log(ev.SIM_CONSUMER_COMMIT, cid)
-        self.consumers[cid].commit(self.now)
+        self._apply(cid, self.consumers[cid].commit(self.now))
         self._sync()
 
     def partition_network(
@@ -212,10 +230,10 @@ class ZkSimulation:
             if island(cid) != island(c.config.zookeeper_server):
                 if cid not in self.cut:
                     self.cut.add(cid)
-                    c.disconnect(self.now)
+                    self._apply(cid, c.disconnect(self.now))
             elif cid in self.cut:
                 self.cut.discard(cid)
-                self._wake(cid, c.reconnect(self.now))
+                self._apply(cid, c.reconnect(self.now))
         self._partition_until = until
         if until is not None:
             self.engine.schedule(until, self._heal_if_due, until)
@@ -230,7 +248,7 @@ class ZkSimulation:
         self._partition_until = None
         self._log(ev.SIM_NETWORK_HEALED, "@cluster")
         for cid in sorted(self.cut):
-            self._wake(cid, self.consumers[cid].reconnect(self.now))
+            self._apply(cid, self.consumers[cid].reconnect(self.now))
         self.cut.clear()
         self._sync()
 

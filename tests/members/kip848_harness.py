@@ -20,6 +20,7 @@ from coordinator.protocol import (
 )
 from members.config import ConsumerConfig
 from members.consumer_membership import ConsumerMembershipManager
+from members.result import ConsumerStep
 from tests.members.harness import Harness
 
 MEMBER_ID = "test-member-1"
@@ -45,6 +46,14 @@ class Kip848Harness(Harness):
         m = self.consumer.membership
         assert isinstance(m, ConsumerMembershipManager)
         return m
+
+    def call_manager(self, method: str, *args) -> list:
+        """One public method of the membership manager, called directly as Kafka's
+        MembershipManagerImplTest calls transitionToFatal and the like: it gets a fresh
+        ``ConsumerStep`` (and ``now`` last), and what it produced is carried out."""
+        step = ConsumerStep(self.consumer.node, self.consumer.group_id)
+        getattr(self.manager, method)(step, *args, self.now)
+        return self._take(step.result())
 
     @property
     def mstate(self) -> str:

@@ -38,6 +38,7 @@ from members.consumer_membership import (
     ConsumerMemberState,
     IllegalStateTransition,
 )
+from members.result import ConsumerStep
 from members.state import ConsumerStatus
 from tests.members.kip848_harness import MEMBER_ID, Kip848Harness, tid
 
@@ -68,7 +69,7 @@ def test_state_table_is_kafkas() -> None:
     }
     h = Kip848Harness()
     with pytest.raises(IllegalStateTransition):
-        h.manager.transition_to(S.STABLE, 0)  # UNSUBSCRIBED -> STABLE
+        h.manager.transition_to(ConsumerStep("C1", "g"), S.STABLE, 0)  # UNSUBSCRIBED -> STABLE
 
 
 def test_membership_manager_server_assignor() -> None:
@@ -329,9 +330,7 @@ def test_ignore_heartbeat_response_when_not_in_group() -> None:
     h = stable({"t": [0]})
     h.advance(h.now + 1000)
     hb = h.pending_heartbeat()
-    h.consumer.call_membership(
-        h.now, "transition_to_fatal", Errors.GROUP_AUTHORIZATION_FAILED, "test"
-    )
+    h.call_manager("transition_to_fatal", Errors.GROUP_AUTHORIZATION_FAILED, "test")
     epoch = h.manager.member_epoch
     from coordinator.protocol import ConsumerGroupHeartbeatResponse
 

@@ -497,55 +497,64 @@ def test_a_commit_spanning_the_second_round_is_handled_per_client(handling: str)
 
 
 def test_franz_go_1_4_retries_at_most_twice_and_only_what_it_still_owns() -> None:
+    """commitAcrossRebalance (franz-go 1.4): a cooperative member sends a commit that failed
+    with ILLEGAL_GENERATION / REBALANCE_IN_PROGRESS again, at most twice (the third failure
+    goes to the caller), only while it still owns every committed partition; other group
+    errors are reported and leave the membership alone. Driven through the consumer's public
+    calls: commit(), and the coordinator's answers delivered with handle_response."""
     from assignors.api import TopicPartition
     from coordinator.errors import Errors
-    from coordinator.protocol import (
-        OffsetCommitResponse,
-        OffsetCommitResponsePartition,
-        OffsetCommitResponseTopic,
-    )
-    from members.offsets import CommitResult
+    from coordinator.protocol import JoinGroupRequest, OffsetCommitRequest
+    from tests.members.harness import Harness
 
-    sim = _sim()
-    _stable_pair(
-        sim,
-        partition_assignment_strategy=["cooperative-sticky"],
-        commit_error_handling="franz-go-1.4",
-        commit_during_rebalance=True,
-    )
-    c1 = sim.consumer("C1")
-    owned = c1.assignment[0]
-    not_owned = next(
-        tp for tp in (TopicPartition("T", p) for p in range(4)) if tp not in c1.assignment
-    )
-
-    def answer(op: CommitResult, error: Errors) -> None:
-        resp = OffsetCommitResponse(
-            topics=(
-                OffsetCommitResponseTopic(
-                    "T",
-                    tuple(OffsetCommitResponsePartition(tp.partition, error) for tp in op.offsets),
-                ),
-            )
+    t0, t1 = TopicPartition("t", 0), TopicPartition("t", 1)
+    h = Harness(
+        ConsumerConfig(
+            group_id="g",
+            partition_assignment_strategy=("cooperative-sticky",),
+            enable_auto_commit=False,
+            commit_during_rebalance=True,
+            commit_error_handling="franz-go-1.4",
         )
-        # one consumer input (its events go to the log); the handler is private: no public path
-        # answers a hand-made CommitResult
-        sim._apply("C1", c1._call(sim.now, c1._franz_go_commit_error, op, resp, error, sim.now))
+    )
+    h.connect()
+    h.join_and_sync([t0, t1])
+    h.answer_offset_fetch({"t-0": 5, "t-1": 5})
 
-    op = CommitResult(sim.now, "manual", {owned: 5}, 1)
-    answer(op, Errors.ILLEGAL_GENERATION)
-    answer(op, Errors.REBALANCE_IN_PROGRESS)
-    assert op.tries == 3 and not op.done
-    answer(op, Errors.ILLEGAL_GENERATION)  # the third failure goes to the caller
-    assert op.done and op.error == "ILLEGAL_GENERATION"
-    assert len(sim.events_named("commit_retried", node="C1")) == 2
-    gone = CommitResult(sim.now, "manual", {owned: 5, not_owned: 5}, 1)
-    answer(gone, Errors.ILLEGAL_GENERATION)  # no longer owns everything it commits
-    assert gone.done and gone.tries == 1
-    other = CommitResult(sim.now, "manual", {owned: 5}, 1)
-    answer(other, Errors.UNKNOWN_MEMBER_ID)  # not a generation error: reported, kept in group
-    assert other.done and other.error == "UNKNOWN_MEMBER_ID"
-    assert sim.client_state("C1") == MemberState.STABLE
+    def commit():
+        h.call("commit")
+        (request,) = h.pending(OffsetCommitRequest)
+        return h.consumer.commits[-1], request
+
+    def answer(error: Errors) -> None:
+        (request,) = h.pending(OffsetCommitRequest)
+        h.answer_commit(request, error)
+
+    op, _ = commit()
+    assert op.offsets == {t0: 5, t1: 5}
+    answer(Errors.ILLEGAL_GENERATION)
+    answer(Errors.REBALANCE_IN_PROGRESS)
+    assert op.tries == 3 and not op.done and len(h.pending(OffsetCommitRequest)) == 1
+    answer(Errors.ILLEGAL_GENERATION)  # the third failure goes to the caller
+    assert op.done and op.error == "ILLEGAL_GENERATION" and h.pending(OffsetCommitRequest) == []
+    assert [e["tries"] for e in h.log.named("commit_retried")] == [2, 3]
+
+    other, _ = commit()
+    answer(Errors.UNKNOWN_MEMBER_ID)  # not a generation error: reported, kept in the group
+    assert other.done and other.error == "UNKNOWN_MEMBER_ID" and other.tries == 1
+    assert h.consumer.state == "STABLE" and h.consumer.generation.generation_id == 1
+
+    gone, request = commit()
+    # while it is in flight, a cooperative rebalance takes t-1 away
+    h.rejoin()
+    h.join_and_sync([t0], generation_id=2)
+    assert h.consumer.assignment == [t0]
+    h.answer_commit(request, Errors.ILLEGAL_GENERATION)  # no longer owns everything it commits
+    assert gone.done and gone.tries == 1 and gone.error == "ILLEGAL_GENERATION"
+    assert h.pending(OffsetCommitRequest) == [] and len(h.log.named("commit_retried")) == 2
+    # the membership is left alone: the revocation's rejoin goes on
+    (join,) = h.pending(JoinGroupRequest)
+    assert join.message.member_id == "m1"
 
 
 def test_commit_error_handling_is_validated() -> None:

@@ -48,7 +48,7 @@ def test_basic_partition_ownership():
     sim = ZkSimulation(topics={TOPIC: 2})
     _connector(sim, "consumer1")
     assert _owners(sim) == [("0", "group1_consumer1-0"), ("1", "group1_consumer1-0")]
-    sim.consumers["consumer1"].auto_commit(sim.now)  # zkConsumerConnector1.commitOffsets(true)
+    sim.commit("consumer1")  # zkConsumerConnector1.commitOffsets(true)
     assert set(sim.offsets(GROUP)) == {f"{TOPIC}-0", f"{TOPIC}-1"}
     _connector(sim, "consumer2", rebalance_backoff_ms=1000)
     expected_2 = [("0", "group1_consumer1-0"), ("1", "group1_consumer2-0")]

@@ -162,3 +162,45 @@ def test_the_same_calls_give_the_same_log():
         return sim.events
 
     assert run() == run()
+
+
+def test_a_call_returns_its_events_and_the_watches_it_fired_as_values():
+    """Sans-I/O: a ZkConsumer call hands back what it produced (events, the watches its writes
+    fired, its wake-up timer) and logs nothing itself; the watch B's registration fires is in
+    B's result, in order, and addressed to A's session."""
+    from coordinator.effects import SetTimer
+    from coordinator.zookeeper import ZooKeeperEnsemble
+    from members.zk_consumer import REBALANCE_TIMER, ZkConsumer, ZkConsumerResult
+
+    zk = ZooKeeperEnsemble(1)
+
+    def consumer(cid: str) -> ZkConsumer:
+        cfg = ZkConsumerConfig(group_id="g", consumer_id=cid, auto_commit_enable=False)
+        return ZkConsumer(cfg, zk, node=cid)
+
+    def run(c: ZkConsumer, first: ZkConsumerResult) -> list[ZkConsumerResult]:
+        """Resume ``c`` at each wake-up it asks for until it waits for nothing."""
+        results = [first]
+        while (wake := [e for e in results[-1].effects if isinstance(e, SetTimer)]) != []:
+            assert wake[0].key == REBALANCE_TIMER
+            results.append(c.resume(wake[0].deadline_ms))
+        return results
+
+    a, b = consumer("A"), consumer("B")
+    started = a.start(0)
+    assert [name for name, _ in started.events] == [ev.CONSUMER_STARTED]
+    assert started.events[0][1]["node"] == "A" and started.effects[0].deadline_ms == 1
+    a_results = run(a, started)
+    assert ev.ZK_REBALANCE_DONE in [n for r in a_results for n, _ in r.events]
+    assert all(r.fired == () for r in a_results)  # nobody watched what A wrote
+    now = max(e.deadline_ms for r in a_results for e in r.effects if isinstance(e, SetTimer))
+    b_results = run(b, b.start(now + 10))
+    fired = [w for r in b_results for w in r.fired]
+    assert [(w.session_id, w.path) for w in fired] == [(a.session_id, "/consumers/g/ids")]
+    names = [n for r in b_results for n, _ in r.events]
+    assert names.index(ev.ZK_WATCH_FIRED) < names.index(ev.ZK_CONSUMER_REGISTERED)
+    (fired_event,) = [f for r in b_results for n, f in r.events if n == ev.ZK_WATCH_FIRED]
+    assert fired_event["node"] == "zk-0" and "group_id" not in fired_event
+    # A hears of it only when the runner delivers the watch: a value again
+    notified = a.notify(fired[0], now + 20)
+    assert [n for n, _ in notified.events][:2] == [ev.ZK_WATCH_RECEIVED, ev.ZK_REBALANCE_ATTEMPT]
