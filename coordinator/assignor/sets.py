@@ -334,12 +334,16 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
     a :class:`TopicMap` on first read. The assignors never read the maps they build, so the
     per-member work while assigning is one list append per step."""
 
-    __slots__ = ("_base", "_map", "_ops")
+    __slots__ = ("_base", "_map", "_ops", "summary")
 
     def __init__(self, base: Mapping[Uuid, AbstractSet[int]]) -> None:
         self._base = base
         self._ops: list[tuple] = []
         self._map: TopicMap | None = None
+        #: ``(partition count, topics)`` once the builder knows both: ``topics`` is a set holding
+        #: every topic of the map (maybe more). The homogeneous builder reads it next round to
+        #: leave a member that keeps everything without walking its map; None = unknown.
+        self.summary: tuple[int, frozenset[Uuid]] | None = None
 
     def add(self, topic_id: Uuid, capacity: int, runs: list[range], calls: int) -> None:
         """``calls`` computeIfAbsent(topic, new HashSet<>(capacity)).add(p) calls adding ``runs``."""
