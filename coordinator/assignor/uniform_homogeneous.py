@@ -43,7 +43,13 @@ from coordinator.assignor.api import (
 )
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import DeferredTopicMap, copy_capacity, java_runs
+from coordinator.assignor.sets import (
+    DeferredTopicMap,
+    IntHashSet,
+    TopicMap,
+    copy_capacity,
+    java_runs,
+)
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.kafka_uuid import Uuid
 
@@ -199,11 +205,23 @@ def build_homogeneous(
         if want > 0:
             if not offsets:
                 offsets.extend(itertools.accumulate(remaining, initial=0))
-            deferred = target if changed[i] else DeferredTopicMap(target)
-            assert isinstance(deferred, DeferredTopicMap)
             begin = offsets[i]
             end = min(begin + want, available)
             position = bisect.bisect_right(starts, begin) - 1
+            if not changed[i] and begin < end and not target:
+                # A first assignment's usual member: one piece of one topic into an empty map,
+                # built directly (TopicMap.single: the same map the replayed steps give).
+                topic_id, run = unassigned[position]
+                offset = begin - starts[position]
+                take = end - begin
+                if take <= len(run) - offset and run.step == 1 and run.stop <= 1 << 16:
+                    single = TopicMap.single(
+                        topic_id, IntHashSet.filled(16, run[offset : offset + take]), take
+                    )
+                    single.summary = (take, subscribed)
+                    return MemberAssignmentImpl(single)
+            deferred = target if changed[i] else DeferredTopicMap(target)
+            assert isinstance(deferred, DeferredTopicMap)
             while begin < end:
                 topic_id, run = unassigned[position]
                 offset = begin - starts[position]
