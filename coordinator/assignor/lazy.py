@@ -8,6 +8,7 @@ once. The coordinator reads every member anyway; the assignor itself does not ne
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
 
 from coordinator.assignor.api import MemberAssignment
@@ -42,7 +43,18 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         return len(self._ids)
 
     def _all(self) -> dict[str, MemberAssignment]:
-        return {m: self.member(i) for i, m in enumerate(self._ids)}
+        """Every member's assignment, built now. The build allocates a few acyclic containers
+        per member; CPython's cyclic collector would run on the allocation count many times
+        over (each pass also walking the older heap) and find nothing, so it is paused for
+        the build and resumed after (objects stay tracked: the next pass sees them)."""
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return {m: self.member(i) for i, m in enumerate(self._ids)}
+        finally:
+            if paused:
+                gc.enable()
 
     def values(self) -> ValuesView[MemberAssignment]:
         return self._all().values()

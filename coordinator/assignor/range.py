@@ -20,7 +20,7 @@ member order (Kafka's is a HashMap that nobody iterates: the coordinator reads i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from collections.abc import Set as AbstractSet
 
 import numpy as np
@@ -47,7 +47,7 @@ NON_EXISTENT = "Member is subscribed to a non-existent topic"
 class _Topics:
     """The topics of one subscription, in the member map's order, with their quotas."""
 
-    __slots__ = ("extra", "ids", "index", "num_partitions", "quota")
+    __slots__ = ("extra", "ids", "index", "num_partitions", "quota", "template", "uniform")
 
     def __init__(self, ids: Sequence[Uuid], num_partitions: Sequence[int], members: Sequence[int]):
         self.ids = tuple(ids)
@@ -55,6 +55,11 @@ class _Topics:
         self.num_partitions = list(num_partitions)
         self.quota = [n // m for n, m in zip(num_partitions, members, strict=True)]
         self.extra = [n % m for n, m in zip(num_partitions, members, strict=True)]
+        # dict.fromkeys(template, value) copies the keys with their stored hashes: a member's map
+        # costs no Uuid.__hash__ call. ``uniform`` is the one (quota, extra) every topic has, if so.
+        self.template = dict.fromkeys(self.ids)
+        pairs = set(zip(self.quota, self.extra, strict=True))
+        self.uniform = next(iter(pairs)) if len(pairs) == 1 else None
 
 
 class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
@@ -71,6 +76,13 @@ class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
         if self._map is None:
             t = self._topics
             ks = self._ordinals
+            if isinstance(ks, int) and t.uniform is not None:
+                # Every topic gives ordinal k the same range: one shared RangeSet (read-only).
+                q, e = t.uniform
+                size = q + 1 if ks < e else q
+                start = ks * q + (ks if ks < e else e)
+                self._map = dict.fromkeys(t.template, RangeSet(start, start + size)) if size else {}
+                return self._map
             if isinstance(ks, int):
                 ks = [ks] * len(t.ids)
             elif isinstance(ks, np.ndarray):
@@ -92,6 +104,12 @@ class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
 
     def __len__(self) -> int:
         return len(self._built())
+
+    def items(self) -> ItemsView[Uuid, AbstractSet[int]]:
+        return self._built().items()
+
+    def values(self) -> ValuesView[AbstractSet[int]]:
+        return self._built().values()
 
     def __repr__(self) -> str:
         return f"RangeAssignment({ {str(t): s for t, s in self.items()} })"
@@ -216,8 +234,17 @@ class RangeAssignor:
             for r, position in enumerate(positions):
                 rows[position] = r
 
+        # A member whose ordinal is the same on every topic of its subscription (the usual case:
+        # topics with the same subscribers) passes it as one int, the cheap path above.
+        same = [
+            (o == o[:, :1]).all(axis=1).tolist() if o.shape[1] else [False] * len(o)
+            for o in ordinals
+        ]
+
         def make(position: int) -> MemberAssignment:
             g = member_group[position]
-            return MemberAssignmentImpl(RangeAssignment(tables[g], ordinals[g][rows[position]]))
+            row = rows[position]
+            k = int(ordinals[g][row, 0]) if same[g][row] else ordinals[g][row]
+            return MemberAssignmentImpl(RangeAssignment(tables[g], k))
 
         return GroupAssignment(LazyMembers(member_ids, make))

@@ -98,6 +98,27 @@ class IntHashSet(AbstractSet[int]):
         self._set: frozenset[int] | None = None
 
     @classmethod
+    def filled(cls, capacity: int, run: range) -> IntHashSet:
+        """``new HashSet<>(capacity)`` then ``add`` of each partition of ``run`` (ascending,
+        step 1, non-negative, below 2**16), its Java order computed at once: ``n`` consecutive
+        values in ``>= n`` buckets have distinct buckets ``p & mask``, so the order is the run
+        rotated to start at the value whose bucket is 0 (plain ascending when none wraps)."""
+        result = cls(capacity)
+        size = len(run)
+        result._runs = [run]
+        result._size = size
+        if size > 0.75 * capacity:
+            result._grow()
+        cap = result.capacity
+        start, stop = run.start, run.stop
+        wrap = start + cap - (start & (cap - 1))  # first value of the run in bucket 0
+        if wrap >= stop:
+            result._items = list(run)
+        else:
+            result._items = [*range(wrap, stop), *range(start, wrap)]
+        return result
+
+    @classmethod
     def copy_of(cls, source: AbstractSet[int]) -> IntHashSet:
         """``new HashSet<>(source)``: inserted in ``source``'s iteration order."""
         copy = cls(copy_capacity(len(source)))
@@ -183,7 +204,8 @@ class IntHashSet(AbstractSet[int]):
         return items
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self.ordered())
+        items = self._items
+        return iter(items if items is not None else self.ordered())
 
     def __contains__(self, value: object) -> bool:
         if self._set is None:
@@ -232,9 +254,11 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
     ``spread(Uuid.hashCode) & (capacity - 1)``, then position in the bucket's list.
     """
 
-    __slots__ = ("_cap", "_initial", "_next", "_order", "_seq", "_sets")
+    __slots__ = ("_cap", "_initial", "_next", "_order", "_seq", "_sets", "summary")
 
     def __init__(self, initial_capacity: int = 16) -> None:
+        #: as :attr:`DeferredTopicMap.summary`, for a map a builder returns directly
+        self.summary: tuple[int, frozenset[Uuid]] | None = None
         self._initial = initial_capacity
         self._cap = 0  # no table yet
         self._sets: dict[Uuid, IntHashSet] = {}
@@ -249,6 +273,19 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
         for topic_id, partitions in source.items():
             copy.put(topic_id, IntHashSet.copy_of(partitions))
         return copy
+
+    @classmethod
+    def single(cls, topic_id: Uuid, partitions: IntHashSet, calls: int) -> TopicMap:
+        """``deepCopyAssignment(empty)`` (``new HashMap<>(0)``: one bucket) then ``calls``
+        ``computeIfAbsent(topic_id, ...)`` calls (the first puts ``partitions``): the table
+        is made at 1 bucket and a second call finds it over its threshold and doubles it."""
+        built = cls(1)
+        built._cap = 2 if calls > 1 else 1
+        built._sets = {topic_id: partitions}
+        built._seq = {topic_id: -1}
+        built._next = 2
+        built._order = built._sets
+        return built
 
     def _threshold_exceeded(self) -> bool:
         return len(self._sets) > (self._cap * 3) >> 2
@@ -334,12 +371,16 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
     a :class:`TopicMap` on first read. The assignors never read the maps they build, so the
     per-member work while assigning is one list append per step."""
 
-    __slots__ = ("_base", "_map", "_ops")
+    __slots__ = ("_base", "_map", "_ops", "summary")
 
     def __init__(self, base: Mapping[Uuid, AbstractSet[int]]) -> None:
         self._base = base
         self._ops: list[tuple] = []
         self._map: TopicMap | None = None
+        #: ``(partition count, topics)`` once the builder knows both: ``topics`` is a set holding
+        #: every topic of the map (maybe more). The homogeneous builder reads it next round to
+        #: leave a member that keeps everything without walking its map; None = unknown.
+        self.summary: tuple[int, frozenset[Uuid]] | None = None
 
     def add(self, topic_id: Uuid, capacity: int, runs: list[range], calls: int) -> None:
         """``calls`` computeIfAbsent(topic, new HashSet<>(capacity)).add(p) calls adding ``runs``."""
@@ -358,6 +399,15 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
 
     def _built(self) -> TopicMap:
         if self._map is None:
+            ops = self._ops
+            if len(ops) == 1 and ops[0][0] == 0 and len(ops[0][3]) == 1 and not self._base:
+                # The common case of a first assignment: one stretch of one topic added to an
+                # empty map. Same map and order as the replay below, without the steps.
+                _, topic_id, capacity, (run,), calls = ops[0]
+                if run.step == 1 and run.start >= 0 and run.stop <= 1 << 16:
+                    self._map = TopicMap.single(topic_id, IntHashSet.filled(capacity, run), calls)
+                    self._ops = []
+                    return self._map
             built = TopicMap.deep_copy(self._base)
             for kind, topic_id, arg, runs, calls in self._ops:
                 if kind == 0:

@@ -14,6 +14,12 @@ The result's member maps are built on first read (:class:`~coordinator.assignor.
 members that have a current assignment, and each unfilled member's share is a stretch of the
 unassigned list found from the running sum of the quotas left.
 
+A map this builder returned carries ``DeferredTopicMap.summary`` (its size and a superset of its
+topics); next round a member whose summary fits its quota and whose topics are all still
+subscribed keeps its map without a walk, so an incremental round costs one attribute read per
+member plus a walk of the few that give partitions up. A topic's unassigned partitions are the
+difference of a cached ``{0..n-1}`` with its owners (empty when every partition is owned).
+
 Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
 member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
 ``computeIfAbsent``/``add`` calls, replayed on first read), an unchanged one is the input map
@@ -23,6 +29,7 @@ itself, as in Kafka; sets keep Java's order (see ``sets``).
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
@@ -36,11 +43,23 @@ from coordinator.assignor.api import (
 )
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import DeferredTopicMap, copy_capacity, java_runs
-from coordinator.assignor.spec import EMPTY_PARTITIONS, GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.sets import (
+    DeferredTopicMap,
+    IntHashSet,
+    TopicMap,
+    copy_capacity,
+    java_runs,
+)
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.kafka_uuid import Uuid
 
 Runs = list[tuple[Uuid, range]]
+
+
+@functools.lru_cache(maxsize=64)
+def all_partitions(num_partitions: int) -> frozenset[int]:
+    """``{0, ..., num_partitions - 1}``, built once per partition count."""
+    return frozenset(range(num_partitions))
 
 
 def unassigned_runs(
@@ -51,7 +70,10 @@ def unassigned_runs(
         owned = group_spec.inverted_member_assignment.get(topic_id)
         if not owned:
             return [(topic_id, range(num_partitions))] if num_partitions else []
-        free = sorted(set(range(num_partitions)).difference(owned))  # set algebra in C
+        missing = all_partitions(num_partitions).difference(owned)  # set algebra in C
+        if not missing:
+            return []
+        free = sorted(missing)
     else:
         free = [
             p for p in range(num_partitions) if not group_spec.is_partition_assigned(topic_id, p)
@@ -112,13 +134,28 @@ def build_homogeneous(
     # their whole quota and are not visited.
     if isinstance(group_spec, GroupSpecImpl):
         specs = group_spec.members
-        olds = [specs[m].partitions if m in specs else EMPTY_PARTITIONS for m in member_ids]
+        olds = [spec.partitions for spec in specs.values()]  # member_ids is specs' key order
     else:
         olds = [group_spec.member_assignment(m).partitions for m in member_ids]
     remaining = [min_quota + 1] * extra + [min_quota] * (count - extra)
+    quotas = list(remaining)
     targets: list[Mapping[Uuid, AbstractSet[int]]] = list(olds)
     changed = [False] * count
+    last_topics: frozenset[Uuid] | None = None  # summaries share a few topic sets: check once
+    inside = False
     for index, old in enumerate(olds):
+        # A map this builder returned knows its size and topics (DeferredTopicMap.summary): when
+        # it fits the quota and every topic is still subscribed, the walk below would keep it
+        # whole, so skip the walk.
+        summary = getattr(old, "summary", None)
+        if summary is not None:
+            size, topics = summary
+            if topics is not last_topics:
+                last_topics = topics
+                inside = topics <= subscribed
+            if inside and size <= remaining[index]:
+                remaining[index] -= size
+                continue
         if not old:
             continue
         quota = remaining[index]
@@ -162,14 +199,29 @@ def build_homogeneous(
         recorded computeIfAbsent/add step per piece of its stretch of the unassigned list."""
         target = targets[i]
         want = remaining[i]
+        if changed[i]:
+            assert isinstance(target, DeferredTopicMap)
+            target.summary = (quotas[i] - want, subscribed)
         if want > 0:
             if not offsets:
                 offsets.extend(itertools.accumulate(remaining, initial=0))
-            deferred = target if changed[i] else DeferredTopicMap(target)
-            assert isinstance(deferred, DeferredTopicMap)
             begin = offsets[i]
             end = min(begin + want, available)
             position = bisect.bisect_right(starts, begin) - 1
+            if not changed[i] and begin < end and not target:
+                # A first assignment's usual member: one piece of one topic into an empty map,
+                # built directly (TopicMap.single: the same map the replayed steps give).
+                topic_id, run = unassigned[position]
+                offset = begin - starts[position]
+                take = end - begin
+                if take <= len(run) - offset and run.step == 1 and run.stop <= 1 << 16:
+                    single = TopicMap.single(
+                        topic_id, IntHashSet.filled(16, run[offset : offset + take]), take
+                    )
+                    single.summary = (take, subscribed)
+                    return MemberAssignmentImpl(single)
+            deferred = target if changed[i] else DeferredTopicMap(target)
+            assert isinstance(deferred, DeferredTopicMap)
             while begin < end:
                 topic_id, run = unassigned[position]
                 offset = begin - starts[position]
@@ -177,6 +229,11 @@ def build_homogeneous(
                 deferred.add(topic_id, 16, [run[offset : offset + take]], take)
                 begin += take
                 position += 1
+            # kept + taken; every topic is subscribed: the revoke walk removed the others
+            deferred.summary = (
+                quotas[i] - want + min(want, max(available - offsets[i], 0)),
+                subscribed,
+            )
             target = deferred
         return MemberAssignmentImpl(target)
 
