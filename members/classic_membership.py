@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from attrs import define
 
-from coordinator.errors import EXCEPTION_NAMES, Errors
+from coordinator.errors import EXCEPTION_NAMES, Errors, error_code_name
 from coordinator.protocol import (
     HeartbeatRequest,
     HeartbeatResponse,
@@ -54,7 +54,6 @@ PROTOCOL_TYPE = "consumer"
 _API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
 
 #: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
-_ERROR_NAMES: dict[int, str] = {e.value: e.name for e in Errors}
 
 
 @define
@@ -727,7 +726,7 @@ class ClassicMembershipManager:
                         break
             if code == Errors.NONE:
                 return
-            error = _ERROR_NAMES.get(code) or Errors(code).name
+            error = error_code_name(code)
         step.event(
             "leave_group_failed",
             t_ms=now,
