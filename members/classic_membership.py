@@ -53,8 +53,6 @@ PROTOCOL_TYPE = "consumer"
 #: How Kafka's log and rejoin reasons name an API (ApiKeys, upper case).
 _API_LOG_NAMES = {JOIN_GROUP: "JOIN_GROUP", SYNC_GROUP: "SYNC_GROUP"}
 
-#: Error names by code, for the log (``Errors(code).name`` without the enum machinery).
-
 
 @define
 class JoinFuture:
