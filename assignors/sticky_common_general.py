@@ -175,31 +175,30 @@ class _GeneralBuilder:
         self.rank = ctx.rank
         self.movements = PartitionMovements(ctx)
 
-        # potential topics per member (duplicates kept, as Kafka's lists do); members sharing a
-        # topic list share one converted list
-        topic_pos = index.topic_pos
-        converted: dict[tuple[str, ...], list[int]] = {}
-        pot_topics: list[list[int]] = []
-        for sub in ctx.subs:
-            ts = converted.get(sub.topics)
-            if ts is None:
-                ts = converted[sub.topics] = [topic_pos[t] for t in sub.topics if t in topic_pos]
-            pot_topics.append(ts)
-        self.pot_topics = pot_topics
-        sizes = [len(ts) for ts in pot_topics]
+        # potential topics per member (duplicates kept, as Kafka's lists do): every member's
+        # topics looked up in one pass, then the ones without partitions dropped
+        listed = [len(sub.topics) for sub in ctx.subs]
         cols = np.fromiter(
-            itertools.chain.from_iterable(pot_topics), dtype=np.int64, count=sum(sizes)
+            map(
+                index.topic_pos.get,
+                itertools.chain.from_iterable(sub.topics for sub in ctx.subs),
+                itertools.repeat(-1),
+            ),
+            dtype=np.int64,
+            count=sum(listed),
         )
-        rows = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
+        rows = np.repeat(np.arange(n_members, dtype=np.int64), listed)
+        if cols.size and int(cols.min()) < 0:
+            known = cols >= 0
+            cols, rows = cols[known], rows[known]
+        sizes = np.bincount(rows, minlength=n_members)
         self.pot = np.zeros((n_members, n_topics), dtype=bool)
         self.pot[rows, cols] = True
         self.pot_count = np.bincount(cols, minlength=n_topics).astype(np.int64)
         # a member's maximum: all partitions if it lists as many topics as exist (Kafka's
         # shortcut, duplicates included), else the sum over its listed topics
         sums = np.bincount(rows, weights=index.counts[cols], minlength=n_members)
-        self.max_size = np.where(
-            np.asarray(sizes, dtype=np.int64) == n_topics, index.n, sums.astype(np.int64)
-        ).astype(np.int64)
+        self.max_size = np.where(sizes == n_topics, index.n, sums.astype(np.int64)).astype(np.int64)
         # subscriber groups: topics with the same set of potential members share one group
         # (numbered in topic order); one packbits call gives every topic's member set as bytes
         groups: dict[bytes, int] = {}
@@ -225,7 +224,7 @@ class _GeneralBuilder:
         self.owned = owned
         self.lists: list[list[int]] = [o.tolist() for o in owned]
         self.owner = np.full(index.n, -1, dtype=np.int64)
-        owned_flat, owned_rows = _flatten(owned)
+        self.owned_flat, self.owned_rows = owned_flat, owned_rows = _flatten(owned)
         self.owner[owned_flat] = owned_rows  # each pid is claimed by one member after sanitising
         # partitions topic by topic, topics by (number of potential members, position)
         topic_order = np.lexsort((np.arange(n_topics), self.pot_count))
@@ -263,7 +262,7 @@ class _GeneralBuilder:
         racks = self.ctx.racks
         topic_of = self.index.topic_of
         assigned = np.zeros(self.index.n, dtype=bool)
-        flat, rows = _flatten(self.owned)
+        flat, rows = self.owned_flat, self.owned_rows
         if not flat.size:
             return assigned
         ok = self.pot[rows, topic_of[flat]]
