@@ -8,6 +8,8 @@ items and reject the same malformed input.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -29,14 +31,14 @@ ITEMS = st.one_of(
 )
 
 
-def _by_transposing(index: PartitionIndex, lists):
+def _by_transposing(index: PartitionIndex, lists: list[list[Any]]) -> object:
     try:
         return [list(index.pids(x)) for x in lists]
     except (TypeError, ValueError) as exc:
         return type(exc)
 
 
-def _by_many(index: PartitionIndex, lists):
+def _by_many(index: PartitionIndex, lists: list[list[Any]]) -> object:
     try:
         return [list(a) for a in index.pids_of_many(lists)]
     except (TypeError, ValueError) as exc:
@@ -45,7 +47,7 @@ def _by_many(index: PartitionIndex, lists):
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.lists(st.lists(ITEMS, max_size=4), min_size=1, max_size=6))
-def test_lookup_path_equals_transposing_path(lists) -> None:
+def test_lookup_path_equals_transposing_path(lists: list[list[Any]]) -> None:
     index = PartitionIndex(COUNTS)
     assert _by_many(index, lists) == _by_transposing(index, lists)
 
