@@ -26,6 +26,7 @@ partitions of one topic between the same two members, in a table of 64+) are not
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -109,6 +110,16 @@ class PartitionMovements:
 _SMALL_PLACEMENT = 20_000
 
 
+def _flatten(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenated ``arrays`` and, for each entry, the index of its array."""
+    sizes = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
+    nonempty = [a for a in arrays if a.size]
+    if not nonempty:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    flat = np.concatenate(nonempty).astype(np.int64, copy=False)
+    return flat, np.repeat(np.arange(len(arrays), dtype=np.int64), sizes)
+
+
 def _waterfill(c: np.ndarray, r: np.ndarray, k: int) -> np.ndarray:
     """Indices into ``c`` of ``k`` successive picks of the member with the smallest (count, rank).
 
@@ -164,53 +175,62 @@ class _GeneralBuilder:
         self.rank = ctx.rank
         self.movements = PartitionMovements(ctx)
 
-        # potential topics per member (duplicates kept, as Kafka's lists do)
-        self.pot_topics: list[list[int]] = []
-        self.pot = np.zeros((n_members, n_topics), dtype=bool)
-        topic_pos = index.topic_pos
-        for sub in ctx.subs:
-            self.pot_topics.append([topic_pos[t] for t in sub.topics if t in topic_pos])
-        sizes = [len(ts) for ts in self.pot_topics]
+        # potential topics per member (duplicates kept, as Kafka's lists do): every member's
+        # topics looked up in one pass, then the ones without partitions dropped
+        listed = [len(sub.topics) for sub in ctx.subs]
         cols = np.fromiter(
-            (t for ts in self.pot_topics for t in ts), dtype=np.int64, count=sum(sizes)
+            map(
+                index.topic_pos.get,
+                itertools.chain.from_iterable(sub.topics for sub in ctx.subs),
+                itertools.repeat(-1),
+            ),
+            dtype=np.int64,
+            count=sum(listed),
         )
-        rows = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
+        rows = np.repeat(np.arange(n_members, dtype=np.int64), listed)
+        if cols.size and int(cols.min()) < 0:
+            known = cols >= 0
+            cols, rows = cols[known], rows[known]
+        sizes = np.bincount(rows, minlength=n_members)
+        self.pot = np.zeros((n_members, n_topics), dtype=bool)
         self.pot[rows, cols] = True
         self.pot_count = np.bincount(cols, minlength=n_topics).astype(np.int64)
         # a member's maximum: all partitions if it lists as many topics as exist (Kafka's
         # shortcut, duplicates included), else the sum over its listed topics
-        per_entry = index.counts[cols]
-        sums = np.zeros(n_members, dtype=np.int64)
-        np.add.at(sums, rows, per_entry)
-        self.max_size = np.where(np.asarray(sizes) == n_topics, index.n, sums).astype(np.int64)
+        sums = np.bincount(rows, weights=index.counts[cols], minlength=n_members)
+        self.max_size = np.where(sizes == n_topics, index.n, sums.astype(np.int64)).astype(np.int64)
         # subscriber groups: topics with the same set of potential members share one group
+        # (numbered in topic order); one packbits call gives every topic's member set as bytes
         groups: dict[bytes, int] = {}
-        self.group_of_topic = np.zeros(n_topics, dtype=np.int64)
+        group_of_topic: list[int] = []
         self.group_members: list[np.ndarray] = []
-        for t in range(n_topics):
-            col = self.pot[:, t]
-            key = np.packbits(col).tobytes()
+        packed = np.ascontiguousarray(np.packbits(self.pot, axis=0).T)
+        by_topic = self.pot.T.nonzero()[1]  # each topic's potential members, topic by topic
+        ends = np.cumsum(self.pot.sum(axis=0)).tolist()
+        starts = [0, *ends[:-1]]
+        for t, row in enumerate(packed):
+            key = row.tobytes()
             g = groups.get(key)
             if g is None:
                 g = groups[key] = len(self.group_members)
-                self.group_members.append(np.flatnonzero(col))
-            self.group_of_topic[t] = g
+                self.group_members.append(by_topic[starts[t] : ends[t]])
+            group_of_topic.append(g)
+        self.group_of_topic = np.array(group_of_topic, dtype=np.int64)
         self.group_cache: dict[int, tuple[int, int, int]] = {}
         self._rack_eligible: dict[tuple[int, frozenset[str]], np.ndarray] = {}
         self.version = 0
         self.balanced_cache: tuple[int, bool] = (-1, False)
 
+        self.owned = owned
         self.lists: list[list[int]] = [o.tolist() for o in owned]
         self.owner = np.full(index.n, -1, dtype=np.int64)
-        for m, lst in enumerate(self.lists):
-            if lst:
-                self.owner[np.asarray(lst, dtype=np.int64)] = m
+        self.owned_flat, self.owned_rows = owned_flat, owned_rows = _flatten(owned)
+        self.owner[owned_flat] = owned_rows  # each pid is claimed by one member after sanitising
+        # partitions topic by topic, topics by (number of potential members, position)
         topic_order = np.lexsort((np.arange(n_topics), self.pot_count))
-        self.sorted_all = (
-            np.concatenate([np.arange(index.offsets[t], index.offsets[t + 1]) for t in topic_order])
-            if n_topics
-            else np.zeros(0, dtype=np.int64)
-        )
+        run = index.counts[topic_order]
+        shift = index.offsets[topic_order] - (np.cumsum(run) - run)
+        self.sorted_all = np.repeat(shift, run) + np.arange(index.n, dtype=np.int64)
         self.prev = self._prev_assignment(claims, max_generation)
         self.active = np.ones(n_members, dtype=bool)
         self.revocation_required = False
@@ -235,22 +255,34 @@ class _GeneralBuilder:
         return prev
 
     def _keep_owned(self) -> np.ndarray:
-        """``assignOwnedPartitions``: drop no-longer-subscribed and rack-mismatched partitions."""
+        """``assignOwnedPartitions``: drop no-longer-subscribed and rack-mismatched partitions.
+
+        Every member's owned partitions are checked in one numpy pass; only a member that loses
+        some gets its list rebuilt."""
         racks = self.ctx.racks
         topic_of = self.index.topic_of
         assigned = np.zeros(self.index.n, dtype=bool)
-        for m, lst in enumerate(self.lists):
-            if not lst:
-                continue
-            arr = np.asarray(lst, dtype=np.int64)
-            ok = self.pot[m, topic_of[arr]]
-            if racks.enabled:
-                ok &= np.array([not racks.racks_mismatch(m, p) for p in lst], dtype=bool)
-            if not ok.all():
-                self.revocation_required = True
-                arr = arr[ok]
-                self.lists[m] = arr.tolist()
-            assigned[arr] = True
+        flat, rows = self.owned_flat, self.owned_rows
+        if not flat.size:
+            return assigned
+        ok = self.pot[rows, topic_of[flat]]
+        if racks.enabled:
+            ok &= np.fromiter(
+                (
+                    not racks.racks_mismatch(m, p)
+                    for m, p in zip(rows.tolist(), flat.tolist(), strict=True)
+                ),
+                dtype=bool,
+                count=flat.size,
+            )
+        if not ok.all():
+            self.revocation_required = True
+            ends = list(itertools.accumulate(map(len, self.owned)))
+            for m in np.unique(rows[~ok]).tolist():
+                start = ends[m] - len(self.owned[m])
+                self.lists[m] = flat[start : ends[m]][ok[start : ends[m]]].tolist()
+            flat = flat[ok]
+        assigned[flat] = True
         return assigned
 
     # -- load order helpers -------------------------------------------------------------------
@@ -442,9 +474,7 @@ class _GeneralBuilder:
             keep = ~fixed_topic[index.topic_of[self.sorted_all]]
             self.sorted_all = self.sorted_all[keep]
             unassigned = unassigned[~fixed_topic[index.topic_of[unassigned]]]
-        for m in range(self.n_members):
-            if self.counts[m] < self.max_size[m]:
-                continue
+        for m in np.flatnonzero(self.counts >= self.max_size).tolist():
             lst = self.lists[m]
             if (
                 not lst

@@ -26,6 +26,9 @@ from coordinator.java import java_sorted
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
 
+#: up to this many partitions, an index keeps a TopicPartition -> pid dict for owned lists
+_LOOKUP_LIMIT = 200_000
+
 
 class PartitionIndex:
     """Topics (Java-sorted), their partition counts and offsets, and pid <-> TopicPartition."""
@@ -48,6 +51,7 @@ class PartitionIndex:
         self._topic_of: np.ndarray | None = None
         self._names_by_length: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
         self._part_of: np.ndarray | None = None
+        self._pid_of: dict[TopicPartition, int] | None = None
 
     @property
     def flat(self) -> np.ndarray:
@@ -119,6 +123,10 @@ class PartitionIndex:
             return [_EMPTY] * len(lists)
         if total >= 64 * len(lists):  # long lists: numpy's per-call cost is amortised
             return [self.pids(x) for x in lists]
+        if self.n <= _LOOKUP_LIMIT:
+            found = self._pids_by_lookup(lists, sizes, total)
+            if found is not None:
+                return found
         topics, numbers = zip(*itertools.chain.from_iterable(lists), strict=True)
         pos = np.fromiter(map(self.topic_pos.get, topics, repeat(-1)), dtype=np.int64, count=total)
         part = np.fromiter(numbers, dtype=np.int64, count=total)
@@ -130,6 +138,31 @@ class PartitionIndex:
             owner = np.repeat(np.arange(len(lists), dtype=np.int64), sizes)
             pids = pids[ok]
             sizes = np.bincount(owner[ok], minlength=len(lists)).tolist()
+        out: list[np.ndarray] = []
+        start = 0
+        for size in sizes:
+            out.append(pids[start : start + size] if size else _EMPTY)
+            start += size
+        return out
+
+    def _pids_by_lookup(
+        self, lists: Sequence[Sequence[TopicPartition]], sizes: list[int], total: int
+    ) -> list[np.ndarray] | None:
+        """:meth:`pids_of_many` by one dict lookup per partition (the partitions hash as
+        tuples); ``None`` when some item is not a partition of the index (outside it, or
+        malformed), so that the transposing path decides what to drop or reject."""
+        if self._pid_of is None:
+            self._pid_of = {tp: pid for pid, tp in enumerate(self.flat.tolist())}
+        try:
+            pids = np.fromiter(
+                map(self._pid_of.get, itertools.chain.from_iterable(lists), repeat(-1)),
+                dtype=np.int64,
+                count=total,
+            )
+        except TypeError:  # an unhashable item
+            return None
+        if total and int(pids.min()) < 0:
+            return None
         out: list[np.ndarray] = []
         start = 0
         for size in sizes:

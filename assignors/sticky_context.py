@@ -9,6 +9,7 @@ assignor that runs them import it, and not each other.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -123,6 +124,13 @@ class BuildResult:
     def from_lists(
         cls, lists: Sequence[np.ndarray | list[int]], transferring: dict[int, int] | None
     ) -> BuildResult:
+        if all(type(a) is list for a in lists):  # one pass, not one array per member
+            size_list = [len(a) for a in lists]
+            total = sum(size_list)
+            flat_ids = np.fromiter(
+                itertools.chain.from_iterable(lists), dtype=np.int64, count=total
+            )
+            return cls(flat_ids, np.array(size_list, dtype=np.int64), transferring)
         arrays = [a if isinstance(a, np.ndarray) else np.array(a, dtype=np.int64) for a in lists]
         sizes = np.array([a.size for a in arrays], dtype=np.int64)
         nonempty = [a for a in arrays if a.size]

@@ -1,0 +1,63 @@
+"""Owned partitions -> partition ids: the dict-lookup path equals the transposing path.
+
+``PartitionIndex.pids_of_many`` looks every owned partition up in a ``TopicPartition -> id`` dict
+when the index is small, and falls back to transposing the tuples (``pids``' way) when something
+is not a partition of the index. Both must give the same ids in the same order, drop the same
+items and reject the same malformed input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assignors import sticky_common_index
+from assignors.api import TopicPartition
+from assignors.sticky_common_index import PartitionIndex
+
+COUNTS = (("a", 3), ("b", 1), ("c", 5))
+
+#: partitions of the index, ones outside it (unknown topic, number out of range) and other
+#: shapes the transposing path accepts or rejects
+ITEMS = st.one_of(
+    st.builds(TopicPartition, st.sampled_from(["a", "b", "c"]), st.integers(0, 4)),
+    st.builds(TopicPartition, st.sampled_from(["a", "ghost"]), st.integers(-2, 7)),
+    st.tuples(st.just("c"), st.sampled_from([2, True, 2.0, np.int64(1)])),
+    st.sampled_from([("a", 1, 2), "a-1", ["a", 1]]),
+)
+
+
+def _by_transposing(index: PartitionIndex, lists: list[list[Any]]) -> object:
+    try:
+        return [list(index.pids(x)) for x in lists]
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+def _by_many(index: PartitionIndex, lists: list[list[Any]]) -> object:
+    try:
+        return [list(a) for a in index.pids_of_many(lists)]
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.lists(ITEMS, max_size=4), min_size=1, max_size=6))
+def test_lookup_path_equals_transposing_path(lists: list[list[Any]]) -> None:
+    index = PartitionIndex(COUNTS)
+    assert _by_many(index, lists) == _by_transposing(index, lists)
+
+
+def test_lookup_path_runs_and_the_limit_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    lists = [[TopicPartition("c", 4), TopicPartition("a", 0)], [], [TopicPartition("b", 0)]]
+    index = PartitionIndex(COUNTS)
+    assert [list(a) for a in index.pids_of_many(lists)] == [[8, 0], [], [3]]
+    assert index._pid_of is not None  # the dict path answered
+    monkeypatch.setattr(sticky_common_index, "_LOOKUP_LIMIT", 0)
+    index = PartitionIndex(COUNTS)
+    assert [list(a) for a in index.pids_of_many(lists)] == [[8, 0], [], [3]]
+    assert index._pid_of is None
