@@ -49,8 +49,7 @@ from coordinator.assignor import (
     TopicMetadata,
 )
 from coordinator.assignor.registry import get_assignor
-from coordinator.assignor.sets import copy_capacity
-from coordinator.java import java_hashmap_order
+from coordinator.java import copy_capacity, java_hashmap_order
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
 ROOT = Path(__file__).resolve().parent.parent

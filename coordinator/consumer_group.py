@@ -22,7 +22,7 @@ from attrs import frozen
 
 from coordinator.assignor.api import SubscriptionType
 from coordinator.errors import ApiError, Errors
-from coordinator.java import java_spread_hash
+from coordinator.java import java_spread_hash, sized_capacity
 from coordinator.kafka_uuid import Uuid
 from coordinator.records import ClassicMemberMetadata, ClassicProtocol
 from coordinator.timeline_order import capacity_for, iteration_order
@@ -153,8 +153,7 @@ class _JavaStringHashMap:
         self.capacity = 0
         self.threshold = 16
         if source:  # putMapEntries: tableSizeFor((int)(s / 0.75f + 1))
-            wanted = int(len(source) / 0.75 + 1.0)
-            self.threshold = 1 << max(0, (wanted - 1).bit_length())
+            self.threshold = sized_capacity(len(source))
         self.bins: list[list[tuple[str, int]]] = []
         self.size = 0
         for key, value in source:

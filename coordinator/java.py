@@ -163,6 +163,21 @@ def java_spread_hash(key: str) -> int:
     return spread(java_string_hashcode(key))
 
 
+def table_size_for(cap: int) -> int:
+    """``HashMap.tableSizeFor``: the smallest power of two >= ``cap`` (1 for 0 or 1)."""
+    return 1 if cap <= 1 else 1 << (cap - 1).bit_length()
+
+
+def sized_capacity(expected: int) -> int:
+    """Buckets of ``new HashSet<>((int) (expected / 0.75f + 1))``, Kafka's pre-sizing idiom."""
+    return table_size_for(int(expected / 0.75) + 1)
+
+
+def copy_capacity(size: int) -> int:
+    """Buckets of ``new HashSet<>(collection)`` for a collection of ``size`` elements."""
+    return table_size_for(max(int(size / 0.75) + 1, 16))
+
+
 def java_hashmap_capacity(n: int, capacity: int = DEFAULT_CAPACITY) -> int:
     """Table capacity of a ``HashMap`` of ``capacity`` buckets (a ``new HashMap<>()`` by default)
     after ``n`` distinct puts (it doubles when the size exceeds 0.75 x capacity)."""

@@ -38,7 +38,6 @@ from coordinator.assignor.api import (
     TopicPartitions,
 )
 from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import copy_capacity
 from coordinator.assignor.spec import (
     EMPTY_PARTITIONS,
     GroupSpecImpl,
@@ -47,7 +46,7 @@ from coordinator.assignor.spec import (
 )
 from coordinator.assignor.spec import TopicMetadata as SpecTopicMetadata
 from coordinator.consumer_group import ConsumerGroupMember, Partitions, TopicMetadata
-from coordinator.java import java_hashmap_order
+from coordinator.java import copy_capacity, java_hashmap_order
 from coordinator.kafka_uuid import Uuid
 
 #: A member without a current target (Kafka's ``targetAssignment.get`` answering null): never

@@ -20,8 +20,8 @@ from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any
 
-from coordinator.assignor.sets import IntHashSet, copy_capacity, uuid_hashcode
-from coordinator.java import java_hashmap_capacity, spread
+from coordinator.assignor.sets import IntHashSet, uuid_hashcode
+from coordinator.java import copy_capacity, java_hashmap_capacity, spread
 from coordinator.kafka_uuid import Uuid
 
 

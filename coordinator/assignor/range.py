@@ -35,9 +35,9 @@ from coordinator.assignor.api import (
 )
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import RangeSet, sized_capacity
+from coordinator.assignor.sets import RangeSet
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
-from coordinator.java import java_sorted, java_string_key, needs_utf16_order
+from coordinator.java import java_sorted, java_string_key, needs_utf16_order, sized_capacity
 from coordinator.kafka_uuid import Uuid
 
 RANGE_ASSIGNOR_NAME = "range"

@@ -19,7 +19,7 @@ import itertools
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from collections.abc import Set as AbstractSet
 
-from coordinator.java import spread
+from coordinator.java import copy_capacity, spread, table_size_for
 from coordinator.kafka_uuid import Uuid
 
 
@@ -61,21 +61,6 @@ class RangeSet(AbstractSet[int]):
 
     def __repr__(self) -> str:
         return f"RangeSet(from={self.start} (inclusive), to={self.stop} (exclusive))"
-
-
-def table_size_for(cap: int) -> int:
-    """``HashMap.tableSizeFor``: the smallest power of two >= ``cap`` (1 for 0 or 1)."""
-    return 1 if cap <= 1 else 1 << (cap - 1).bit_length()
-
-
-def sized_capacity(expected: int) -> int:
-    """Buckets of ``new HashSet<>((int) (expected / 0.75f + 1))``, Kafka's pre-sizing idiom."""
-    return table_size_for(int(expected / 0.75) + 1)
-
-
-def copy_capacity(size: int) -> int:
-    """Buckets of ``new HashSet<>(collection)`` for a collection of ``size`` elements."""
-    return table_size_for(max(int(size / 0.75) + 1, 16))
 
 
 class IntHashSet(AbstractSet[int]):

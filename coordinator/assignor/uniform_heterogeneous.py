@@ -33,8 +33,9 @@ from coordinator.assignor.api import (
     SubscribedTopicDescriber,
 )
 from coordinator.assignor.lazy import LazyMembers
-from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs, sized_capacity
+from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
 MAX_ITERATION_COUNT = 16

@@ -23,9 +23,9 @@ from coordinator.assignor import (
     SubscriptionType,
 )
 from coordinator.assignor.range import RangeAssignor
-from coordinator.assignor.sets import IntHashSet, TopicMap, sized_capacity, uuid_hashcode
+from coordinator.assignor.sets import IntHashSet, TopicMap, uuid_hashcode
 from coordinator.assignor.uniform import UniformAssignor
-from coordinator.java import spread
+from coordinator.java import sized_capacity, spread
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
 from .helpers import describer, inverted, mk_assignment
