@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from coordinator.kafka_uuid import topic_id_for
-from tests.oracle.script_files import read_scripts, record_command
+from tests.oracle.oracle_process import OracleProcess
+from tests.oracle.script_files import read_scripts, record_command, record_seeds
 
 DATA = Path(__file__).parent / "data" / "kip848.jsonl.xz"
 GROUP = "g"
@@ -183,40 +184,35 @@ def learn(c: Client, op: dict[str, Any], response: dict[str, Any], names: dict[s
 
 
 def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
-    from tests.oracle.oracle_process import OracleProcess
+    return record_seeds(oracle_command, seeds, _play)
 
-    process = OracleProcess(oracle_command)
-    out = []
-    try:
-        for seed in seeds:
-            rng = random.Random(seed)
-            TOPICS_NOW.clear()
-            TOPICS_NOW.update(TOPICS)
-            LOADED[0] = True
-            names = {str(topic_id_for(n)): n for n in TOPICS}
-            clients = [Client(i, seed, rng) for i in range(rng.choice((2, 3, 4)))]
-            process.config({"op": "config", "configs": {}, "show_state": True})
-            ops: list[dict[str, Any]] = []
-            answers: list[list[dict[str, Any]]] = []
-            t = 0
-            for op in topic_ops():
-                ops.append(op)
-                answers.append(process.send(op))
-            for _ in range(rng.choice((15, 25, 40))):
-                op = next_op(rng, clients, t)
-                lines = process.send(op)
-                ops.append(op)
-                answers.append(lines)
-                t = lines[-1]["t"]
-                if op["op"] == "cgh":
-                    response = next(x for x in lines if x.get("ev") == "response")
-                    client = next(c for c in clients if c.member_id == op["member"])
-                    learn(client, op, response, names)
-            out.append({"seed": seed, "ops": ops, "answers": answers})
-            process.reset()
-    finally:
-        process.close()
-    return out
+
+def _play(process: OracleProcess, seed: int) -> dict[str, Any]:
+    """One seeded script, played against Kafka's answers."""
+    rng = random.Random(seed)
+    TOPICS_NOW.clear()
+    TOPICS_NOW.update(TOPICS)
+    LOADED[0] = True
+    names = {str(topic_id_for(n)): n for n in TOPICS}
+    clients = [Client(i, seed, rng) for i in range(rng.choice((2, 3, 4)))]
+    process.config({"op": "config", "configs": {}, "show_state": True})
+    ops: list[dict[str, Any]] = []
+    answers: list[list[dict[str, Any]]] = []
+    t = 0
+    for op in topic_ops():
+        ops.append(op)
+        answers.append(process.send(op))
+    for _ in range(rng.choice((15, 25, 40))):
+        op = next_op(rng, clients, t)
+        lines = process.send(op)
+        ops.append(op)
+        answers.append(lines)
+        t = lines[-1]["t"]
+        if op["op"] == "cgh":
+            response = next(x for x in lines if x.get("ev") == "response")
+            client = next(c for c in clients if c.member_id == op["member"])
+            learn(client, op, response, names)
+    return {"seed": seed, "ops": ops, "answers": answers}
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:

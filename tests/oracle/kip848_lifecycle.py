@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from coordinator.kafka_uuid import topic_id_for
-from tests.oracle.script_files import read_scripts, record_command
+from tests.oracle.oracle_process import OracleProcess
+from tests.oracle.script_files import read_scripts, record_command, record_seeds
 
 DATA = Path(__file__).parent / "data" / "kip848-lifecycle.jsonl.xz"
 TOPICS = {"foo": 2, "bar": 2}
@@ -112,30 +113,23 @@ def _ops_for(rng: random.Random, send: Any) -> list[dict[str, Any]]:
 
 
 def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
-    from tests.oracle.oracle_process import OracleProcess
+    return record_seeds(oracle_command, seeds, _play)
 
-    process = OracleProcess(oracle_command)
-    out = []
-    try:
-        for seed in seeds:
-            process.config({"op": "config", "configs": {}, "show_state": True})
-            answers: list[list[dict[str, Any]]] = []
 
-            def send(
-                op: dict[str, Any], answers: list[list[dict[str, Any]]] = answers
-            ) -> list[dict[str, Any]]:
-                lines = process.send(op)
-                # the expiry job's and the size counter's firings are not compared: drop them
-                lines = [x for x in lines if x.get("ev") != "timer"]
-                answers.append(lines)
-                return lines
+def _play(process: OracleProcess, seed: int) -> dict[str, Any]:
+    """One seeded script, played against Kafka's answers."""
+    process.config({"op": "config", "configs": {}, "show_state": True})
+    answers: list[list[dict[str, Any]]] = []
 
-            ops = _ops_for(random.Random(seed), send)
-            out.append({"seed": seed, "ops": ops, "answers": answers})
-            process.reset()
-    finally:
-        process.close()
-    return out
+    def send(op: dict[str, Any]) -> list[dict[str, Any]]:
+        lines = process.send(op)
+        # the expiry job's and the size counter's firings are not compared: drop them
+        lines = [x for x in lines if x.get("ev") != "timer"]
+        answers.append(lines)
+        return lines
+
+    ops = _ops_for(random.Random(seed), send)
+    return {"seed": seed, "ops": ops, "answers": answers}
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:

@@ -28,7 +28,8 @@ from typing import Any
 from assignors.api import Subscription, TopicPartition
 from members.consumer_protocol import decode_assignment, encode_assignment, encode_subscription
 from tests.oracle.kip848 import topic_ops
-from tests.oracle.script_files import read_scripts, record_command
+from tests.oracle.oracle_process import OracleProcess
+from tests.oracle.script_files import read_scripts, record_command, record_seeds
 
 DATA = Path(__file__).parent / "data" / "mixed.jsonl.xz"
 GROUP = "g"
@@ -233,55 +234,50 @@ def learn(c: Client, op: dict[str, Any], response: dict[str, Any]) -> None:
 
 
 def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
-    from tests.oracle.oracle_process import OracleProcess
+    return record_seeds(oracle_command, seeds, _play)
 
-    process = OracleProcess(oracle_command)
-    out = []
-    try:
-        for seed in seeds:
-            rng = random.Random(seed)
-            TOPICS_NOW.clear()
-            TOPICS_NOW.update(TOPICS)
-            LOADED[0] = True
-            configs: dict[str, Any] = {
-                "group.consumer.migration.policy": rng.choice(POLICIES),
-                "group.initial.rebalance.delay.ms": rng.choice((0, 0, 3000)),
-                "group.min.session.timeout.ms": 6000,
-            }
-            if rng.random() < 0.15:
-                configs["group.max.size"] = rng.choice((1, 2))
-            if rng.random() < 0.15:
-                configs["group.consumer.max.size"] = rng.choice((1, 2))
-            clients = [Client(i, rng) for i in range(rng.choice((2, 3, 4)))]
-            process.config({"op": "config", "configs": configs, "show_state": True})
-            ops: list[dict[str, Any]] = []
-            answers: list[list[dict[str, Any]]] = []
-            sent_by: dict[int, tuple[Client, dict[str, Any]]] = {}
-            t = 0
-            for op in topic_ops():
-                ops.append(op)
-                answers.append(process.send(op))
-            for _ in range(rng.choice((30, 50, 70))):
-                op, client = next_op(rng, clients, t)
-                if op["op"] == "advance" and op["to"] == -1:
-                    op["to"] = t + rng.choice((100, 1000, 3000))
-                if op["op"] in ("join", "sync") and client.protocol == "classic":
-                    client.parked = True
-                seq = len(ops)
-                sent_by[seq] = (client, op)
-                lines = process.send(op)
-                ops.append(op)
-                answers.append(lines)
-                t = lines[-1]["t"]
-                for line in lines:
-                    if line.get("ev") == "response" and line["seq"] in sent_by:
-                        who, sent = sent_by[line["seq"]]
-                        learn(who, sent, line)
-            out.append({"seed": seed, "configs": configs, "ops": ops, "answers": answers})
-            process.reset()
-    finally:
-        process.close()
-    return out
+
+def _play(process: OracleProcess, seed: int) -> dict[str, Any]:
+    """One seeded script, played against Kafka's answers."""
+    rng = random.Random(seed)
+    TOPICS_NOW.clear()
+    TOPICS_NOW.update(TOPICS)
+    LOADED[0] = True
+    configs: dict[str, Any] = {
+        "group.consumer.migration.policy": rng.choice(POLICIES),
+        "group.initial.rebalance.delay.ms": rng.choice((0, 0, 3000)),
+        "group.min.session.timeout.ms": 6000,
+    }
+    if rng.random() < 0.15:
+        configs["group.max.size"] = rng.choice((1, 2))
+    if rng.random() < 0.15:
+        configs["group.consumer.max.size"] = rng.choice((1, 2))
+    clients = [Client(i, rng) for i in range(rng.choice((2, 3, 4)))]
+    process.config({"op": "config", "configs": configs, "show_state": True})
+    ops: list[dict[str, Any]] = []
+    answers: list[list[dict[str, Any]]] = []
+    sent_by: dict[int, tuple[Client, dict[str, Any]]] = {}
+    t = 0
+    for op in topic_ops():
+        ops.append(op)
+        answers.append(process.send(op))
+    for _ in range(rng.choice((30, 50, 70))):
+        op, client = next_op(rng, clients, t)
+        if op["op"] == "advance" and op["to"] == -1:
+            op["to"] = t + rng.choice((100, 1000, 3000))
+        if op["op"] in ("join", "sync") and client.protocol == "classic":
+            client.parked = True
+        seq = len(ops)
+        sent_by[seq] = (client, op)
+        lines = process.send(op)
+        ops.append(op)
+        answers.append(lines)
+        t = lines[-1]["t"]
+        for line in lines:
+            if line.get("ev") == "response" and line["seq"] in sent_by:
+                who, sent = sent_by[line["seq"]]
+                learn(who, sent, line)
+    return {"seed": seed, "configs": configs, "ops": ops, "answers": answers}
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:

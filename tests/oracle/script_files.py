@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from tests.oracle.oracle_process import OracleProcess
+
 Script = dict[str, Any]
 
 
@@ -23,6 +25,21 @@ def write_scripts(path: Path, scripts: list[Script]) -> None:
     with lzma.open(path, "wt", encoding="utf-8") as f:
         for script in scripts:
             f.write(json.dumps(script, separators=(",", ":")) + "\n")
+
+
+def record_seeds(
+    oracle_command: str, seeds: range, play: Callable[[OracleProcess, int], Script]
+) -> list[Script]:
+    """One script per seed, each ``play``ed on the same oracle process (reset in between)."""
+    process = OracleProcess(oracle_command)
+    try:
+        scripts = []
+        for seed in seeds:
+            scripts.append(play(process, seed))
+            process.reset()
+        return scripts
+    finally:
+        process.close()
 
 
 def record_command(
