@@ -258,6 +258,29 @@ def _kafka_answer(r: dict[str, Any]) -> Any:
     ]
 
 
+def cgh_request(op: dict[str, Any]) -> ConsumerGroupHeartbeatRequest:
+    """A recorded ``cgh`` op as the request groupsim is sent (shared with the mixed traces)."""
+    owned = op.get("owned")
+    return ConsumerGroupHeartbeatRequest(
+        group_id=op.get("group", "g"),
+        member_id=op.get("member", ""),
+        member_epoch=op.get("epoch", 0),
+        instance_id=op.get("instance"),
+        rack_id=op.get("rack"),
+        rebalance_timeout_ms=op.get("rebalance", -1),
+        subscribed_topic_names=op.get("topics"),
+        subscribed_topic_regex=op.get("regex"),
+        server_assignor=op.get("assignor"),
+        topic_partitions=None
+        if owned is None
+        else tuple(
+            ConsumerGroupHeartbeatTopicPartitions(Uuid.from_string(t), tuple(ps)) for t, ps in owned
+        ),
+        client_id="client",
+        client_host="/127.0.0.1",
+    )
+
+
 class Replayer:
     def __init__(self) -> None:
         # one offsets partition on one broker, loaded at once (as tests/oracle/adapter.py)
@@ -366,26 +389,7 @@ class Replayer:
                 self.cluster.create_topic(name, n)
             assert str(self.cluster.topology.topic_ids[name]) == op["id"]
             return None
-        owned = op.get("owned")
-        request = ConsumerGroupHeartbeatRequest(
-            group_id=op.get("group", "g"),
-            member_id=op.get("member", ""),
-            member_epoch=op.get("epoch", 0),
-            instance_id=op.get("instance"),
-            rack_id=op.get("rack"),
-            rebalance_timeout_ms=op.get("rebalance", -1),
-            subscribed_topic_names=op.get("topics"),
-            subscribed_topic_regex=op.get("regex"),
-            server_assignor=op.get("assignor"),
-            topic_partitions=None
-            if owned is None
-            else tuple(
-                ConsumerGroupHeartbeatTopicPartitions(Uuid.from_string(t), tuple(ps))
-                for t, ps in owned
-            ),
-            client_id="client",
-            client_host="/127.0.0.1",
-        )
+        request = cgh_request(op)
         self.corr += 1
         log = self.cluster.offsets_log
         error = op.get("append_error")

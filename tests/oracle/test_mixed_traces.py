@@ -22,11 +22,8 @@ from typing import Any
 import pytest
 
 from coordinator.consumer_protocol import SchemaError, decode_version, read_assignment
-from coordinator.kafka_uuid import Uuid
 from coordinator.protocol import (
-    ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
-    ConsumerGroupHeartbeatTopicPartitions,
 )
 from coordinator.records import ConsumerGroupMemberMetadataKey, GroupMetadataKey, Record
 from tests.oracle.adapter import ClusterAdapter
@@ -42,7 +39,7 @@ from tests.oracle.replay import (
     to_request,
 )
 from tests.oracle.script_files import disagreements
-from tests.oracle.test_kip848_traces import _kafka_record, _ours
+from tests.oracle.test_kip848_traces import _kafka_record, _ours, cgh_request
 
 GROUP = "g"
 
@@ -56,28 +53,6 @@ def scripts() -> tuple[dict[str, Any], ...]:
     if not DATA.exists():
         return ()
     return tuple(s for s in load(DATA) if FULL or s["seed"] % 3 == 0)
-
-
-def cgh_request(op: dict[str, Any]) -> ConsumerGroupHeartbeatRequest:
-    owned = op.get("owned")
-    return ConsumerGroupHeartbeatRequest(
-        group_id=op.get("group", "g"),
-        member_id=op.get("member", ""),
-        member_epoch=op.get("epoch", 0),
-        instance_id=op.get("instance"),
-        rack_id=op.get("rack"),
-        rebalance_timeout_ms=op.get("rebalance", -1),
-        subscribed_topic_names=op.get("topics"),
-        subscribed_topic_regex=op.get("regex"),
-        server_assignor=op.get("assignor"),
-        topic_partitions=None
-        if owned is None
-        else tuple(
-            ConsumerGroupHeartbeatTopicPartitions(Uuid.from_string(t), tuple(ps)) for t, ps in owned
-        ),
-        client_id="client",
-        client_host="/127.0.0.1",
-    )
 
 
 def _assignment(pairs: Any) -> Any:
