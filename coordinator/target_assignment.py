@@ -16,16 +16,18 @@ Cost: Kafka's builder makes each member's spec in O(1) (a lazy ``TopicIds`` view
 loop is O(1) for a member the assignor left alone (the assignor returns the very map it was
 given, and ``AbstractMap.equals`` starts with ``o == this``). Here a :class:`MemberSpecs` keeps
 the specs between builds, reusing a member's while its subscription object, rack, instance id
-and target object are the same ones; the delta compares by identity first and deep-compares only
-the others; and the new target is converted to frozensets only for the members someone reads
-(:class:`NewTargetAssignment`).
+and target object are the same ones (found by identity scans over whole lists, so an unchanged
+group costs a few C-level passes), and hands the assignor the previous member map itself when
+no spec in it changed; the delta compares by identity first and deep-compares only the
+others; the assignor's result dict is read in place, and the new target is converted to
+frozensets only for the members someone reads (:class:`NewTargetAssignment`).
 """
 
 from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 
@@ -97,20 +99,34 @@ class NewTargetAssignment(Mapping[str, Partitions]):
         return f"NewTargetAssignment({dict(self)!r})"
 
 
+_Spec = MemberSubscriptionAndAssignmentImpl
+#: what a spec was made from: the member object and the target object
+_Made = tuple[ConsumerGroupMember, TopicPartitions, _Spec]
+
+
 class MemberSpecs:
     """What one group's builds can share, each kept only while its inputs are the very same
     objects, so a reuse never changes a result:
 
-    * per member id, the member object, target object and spec of the previous build: a member
-      whose object and target object are the same ones keeps its spec (found with identity scans
-      over whole lists), and so does a member that changed (a new epoch) but kept its
-      subscribed-names object, rack, instance id and target object;
+    * the previous build's group members as parallel lists (ids, member objects, target
+      objects, specs): when the ids come in the same order, identity scans (in C) find the
+      members whose object or target object is another one, and only those are looked at; a
+      member that changed (a new epoch) but kept its subscribed-names object, rack, instance id
+      and target object keeps its spec too;
+    * the updated members' (``addOrUpdateMember``) specs, by id;
+    * the member map handed to the assignor, handed again while its order and every spec are
+      the same (never mutated once handed out: a change makes a copy);
     * the topic ids resolved per subscription, the member order, the topic describer.
 
-    Everything is dropped when the topic ids change. The caller keeps one per group."""
+    Specs whose resolved topic ids change are dropped. The caller keeps one per group."""
 
     __slots__ = (
         "describer",
+        "group",
+        "group_order",
+        "group_updates",
+        "ids",
+        "index",
         "inserted",
         "metadata",
         "objects",
@@ -119,14 +135,21 @@ class MemberSpecs:
         "specs",
         "targets",
         "topic_ids",
+        "updated",
     )
 
     def __init__(self) -> None:
         self.topic_ids: dict[str, Uuid] = {}
         self.resolved: dict[tuple[str, ...], AbstractSet[Uuid]] = {}
-        self.objects: dict[str, ConsumerGroupMember] = {}
-        self.targets: dict[str, TopicPartitions] = {}
-        self.specs: dict[str, MemberSubscriptionAndAssignmentImpl] = {}
+        self.ids: list[str] = []
+        self.objects: Sequence[ConsumerGroupMember | None] = []
+        self.targets: list[TopicPartitions] = []
+        self.specs: list[_Spec] = []
+        self.index: dict[str, int] | None = None
+        self.updated: dict[str, _Made] = {}
+        self.group: dict[str, _Spec] = {}
+        self.group_order: list[str] = []
+        self.group_updates: dict[str, _Spec | None] = {}
         self.inserted: list[str] = []
         self.order: list[str] = []
         self.metadata: list[tuple[str, TopicMetadata]] | None = None
@@ -143,10 +166,14 @@ class MemberSpecs:
                     kept.add(id(ids))
                 else:
                     del self.resolved[key]
-            for member_id in [
-                m for m, spec in self.specs.items() if id(spec.subscribed_topic_ids) not in kept
-            ]:
-                del self.objects[member_id], self.targets[member_id], self.specs[member_id]
+            self.objects = [  # None: made again (no member object is None)
+                member if id(spec.subscribed_topic_ids) in kept else None
+                for member, spec in zip(self.objects, self.specs, strict=True)
+            ]
+            for member_id, (_, _, spec) in list(self.updated.items()):
+                if id(spec.subscribed_topic_ids) not in kept:
+                    del self.updated[member_id]
+            self.group, self.group_order = {}, []
             self.topic_ids = dict(topic_ids)
         if len(self.resolved) > 2 * member_count + 16:
             self.resolved.clear()
@@ -156,25 +183,55 @@ class MemberSpecs:
         members: Mapping[str, ConsumerGroupMember],
         target_assignment: Mapping[str, TopicPartitions],
         topic_ids: Mapping[str, Uuid],
-    ) -> dict[str, MemberSubscriptionAndAssignmentImpl]:
-        """The group's members' specs, in ``members``' order (members that left are forgotten)."""
-        member_ids = list(members)
+    ) -> tuple[list[str], list[_Spec], bool]:
+        """The group's member ids and their specs, in ``members``' order (members that left
+        are forgotten), and whether every spec is the previous build's, in the same order."""
+        ids = list(members)
         objects = list(members.values())
-        targets = list(map(target_assignment.get, member_ids, itertools.repeat(EMPTY_PARTITIONS)))
-        before = list(map(self.objects.get, member_ids))
-        specs = list(map(self.specs.get, member_ids))
-        moved = map(
-            operator.or_,
-            map(operator.is_not, objects, before),
-            map(operator.is_not, targets, map(self.targets.get, member_ids)),
-        )
-        for i in itertools.compress(range(len(member_ids)), moved):
-            specs[i] = self._make(objects[i], targets[i], before[i], specs[i], topic_ids)
-        self.objects = dict(zip(member_ids, objects, strict=True))
-        self.targets = dict(zip(member_ids, targets, strict=True))
-        # every None (a member seen for the first time) has been filled in by _make
-        self.specs = dict(zip(member_ids, specs, strict=True))  # type: ignore[arg-type]
-        return self.specs.copy()
+        targets = list(map(target_assignment.get, ids, itertools.repeat(EMPTY_PARTITIONS)))
+        specs: list[_Spec]
+        same = ids == self.ids
+        if same:
+            before = self.objects
+            specs = self.specs
+            if not (
+                all(map(operator.is_, objects, before))
+                and all(map(operator.is_, targets, self.targets))
+            ):
+                specs = list(specs)
+                moved = map(
+                    operator.or_,
+                    map(operator.is_not, objects, before),
+                    map(operator.is_not, targets, self.targets),
+                )
+                for i in itertools.compress(range(len(ids)), moved):
+                    spec = self._make(objects[i], targets[i], before[i], specs[i], topic_ids)
+                    same &= spec is specs[i]
+                    specs[i] = spec
+        else:
+            previous = self._previous
+            specs = []
+            for member_id, member, target in zip(ids, objects, targets, strict=True):
+                made = previous(member_id)
+                if made is None:
+                    specs.append(_spec(member, target, topic_ids, self.resolved))
+                elif made[0] is member and made[1] is target:
+                    specs.append(made[2])
+                else:
+                    specs.append(self._make(member, target, made[0], made[2], topic_ids))
+            self.index = None
+        self.ids, self.objects, self.targets, self.specs = ids, objects, targets, specs
+        return ids, specs, same
+
+    def _previous(self, member_id: str) -> _Made | None:
+        """The previous build's (member object, target object, spec) of a group member."""
+        if self.index is None:
+            self.index = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        i = self.index.get(member_id)
+        if i is None:
+            return None
+        member = self.objects[i]
+        return None if member is None else (member, self.targets[i], self.specs[i])
 
     def spec(
         self,
@@ -182,25 +239,32 @@ class MemberSpecs:
         member: ConsumerGroupMember,
         target: TopicPartitions,
         topic_ids: Mapping[str, Uuid],
-    ) -> MemberSubscriptionAndAssignmentImpl:
+    ) -> _Spec:
         """An updated member's spec (kept for the next build)."""
-        before = self.objects.get(member_id)
-        spec = self.specs.get(member_id)
-        if before is not member or self.targets.get(member_id) is not target or spec is None:
-            spec = self._make(member, target, before, spec, topic_ids)
-            self.objects[member_id] = member
-            self.targets[member_id] = target
-            self.specs[member_id] = spec
+        made = self.updated.get(member_id) or self._previous(member_id)
+        if made is not None and made[0] is member and made[1] is target:
+            spec = made[2]
+        elif made is not None:
+            spec = self._make(member, target, made[0], made[2], topic_ids)
+        else:
+            spec = _spec(member, target, topic_ids, self.resolved)
+        self.updated[member_id] = (member, target, spec)
         return spec
+
+    def forget_updated(self, kept: Mapping[str, object]) -> None:
+        """Forget the updated members of earlier builds that are not updated now."""
+        if len(self.updated) > len(kept):
+            for member_id in [m for m in self.updated if m not in kept]:
+                del self.updated[member_id]
 
     def _make(
         self,
         member: ConsumerGroupMember,
         target: TopicPartitions,
         before: ConsumerGroupMember | None,
-        spec: MemberSubscriptionAndAssignmentImpl | None,
+        spec: _Spec | None,
         topic_ids: Mapping[str, Uuid],
-    ) -> MemberSubscriptionAndAssignmentImpl:
+    ) -> _Spec:
         """createMemberSubscriptionAndAssignment, unless the previous spec still fits."""
         if (
             spec is not None
@@ -219,6 +283,32 @@ class MemberSpecs:
             self.order = java_hashmap_order(inserted)
             self.inserted = inserted
         return self.order
+
+    def member_map(
+        self,
+        order: list[str],
+        ids: list[str],
+        specs: list[_Spec],
+        same: bool,
+        updates: dict[str, _Spec | None],
+    ) -> dict[str, _Spec]:
+        """The member map in ``order``: the group members' ``specs`` (``same``: the previous
+        build's, in the same order) with the ``updates`` applied (None: removed, left out of
+        ``order``). The previous build's map itself when nothing differs from it."""
+        group = self.group
+        last = self.group_updates
+        if (
+            same
+            and order == self.group_order
+            and updates.keys() == last.keys()
+            and all(map(operator.is_, updates.values(), last.values()))
+        ):
+            return group
+        by_id = dict(zip(ids, specs, strict=True))
+        by_id.update((m, s) for m, s in updates.items() if s is not None)
+        group = dict(zip(order, map(by_id.__getitem__, order), strict=True))
+        self.group, self.group_order, self.group_updates = group, order, updates
+        return group
 
     def topic_describer(
         self, subscription_metadata: Mapping[str, TopicMetadata]
@@ -256,38 +346,52 @@ def build_target_assignment(
     cache = MemberSpecs() if specs is None else specs
     cache.start(topic_ids, len(members))
     old_of = target_assignment.get
-    member_specs = cache.member_specs(members, target_assignment, topic_ids)
-    inserted = list(member_specs)
+    ids, member_specs, same = cache.member_specs(members, target_assignment, topic_ids)
+    inserted = ids
+    updates: dict[str, _Spec | None] = {}
     for member_id, updated in updated_members.items():
         if updated is None:
-            member_specs.pop(member_id, None)
+            updates[member_id] = None
             continue
         assignment = old_of(member_id, EMPTY_PARTITIONS)
         if updated.instance_id is not None:
             previous = static_members.get(updated.instance_id)
             if previous is not None and previous != member_id:
                 assignment = old_of(previous, EMPTY_PARTITIONS)
-        if member_id not in member_specs:
+        if member_id not in members:
+            if inserted is ids:
+                inserted = list(ids)
             inserted.append(member_id)
-        member_specs[member_id] = cache.spec(member_id, updated, assignment, topic_ids)
+        updates[member_id] = cache.spec(member_id, updated, assignment, topic_ids)
+    cache.forget_updated(updates)
     # HashMap<String, ...> iteration order: capacity grown by every key ever put
     order = cache.member_order(inserted)
-    if len(order) != len(member_specs):
-        order = [m for m in order if m in member_specs]
+    if any(s is None for s in updates.values()):
+        order = [m for m in order if updates.get(m, m) is not None]
+    group = cache.member_map(order, ids, member_specs, same, updates)
     result = assignor.assign(
         GroupSpecImpl(
-            dict(zip(order, map(member_specs.__getitem__, order), strict=True)),
+            group,
             subscription_type=subscription_type,
             inverted_member_assignment=inverted_target_assignment,
         ),
         cache.topic_describer(subscription_metadata),
     )
-    assignments = dict(result.members.items())
+    # Every member's new assignment (a LazyMembers builds them now). dict_values.mapping is the
+    # result's own dict, read-only: no copy of it.
+    values = result.members.values()
+    assignments: Mapping[str, MemberAssignment] | None = getattr(values, "mapping", None)
+    if assignments is None:
+        assignments = dict(result.members.items())
+        values = assignments.values()
+    if list(assignments) == order:
+        news: list[MemberAssignment | None] = list(values)
+    else:
+        news = list(map(assignments.get, order))
     # the delta, in the member map's order: a member whose new map is its old map object is
     # unchanged (AbstractMap.equals' identity check); the others are compared by content
     converted: dict[str, Partitions] = {}
     changed: list[str] = []
-    news = list(map(assignments.get, order))
     olds = list(map(old_of, order, itertools.repeat(_NO_TARGET)))
     try:
         new_parts = list(map(_partitions_of, news))
