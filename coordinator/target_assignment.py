@@ -14,8 +14,10 @@ and the records see the members in that map's iteration order
 
 Cost: Kafka's builder makes each member's spec in O(1) (a lazy ``TopicIds`` view) and its delta
 loop is O(1) for a member the assignor left alone (the assignor returns the very map it was
-given, and ``AbstractMap.equals`` starts with ``o == this``). Here a :class:`MemberSpecs` keeps
-the specs between builds, reusing a member's while its subscription object, rack, instance id
+given, and ``AbstractMap.equals`` starts with ``o == this``). Here a homogeneous group's specs get
+:class:`TopicIds` views too (assignors read one member's ids there; a heterogeneous group's are
+resolved at once, shared per subscription, as its builders group members by that object), and
+a :class:`MemberSpecs` keeps the specs between builds, reusing a member's while its subscription object, rack, instance id
 and target object are the same ones (found by identity scans over whole lists, so an unchanged
 group costs a few C-level passes), and hands the assignor the previous member map itself when
 no spec in it changed; the delta compares by identity first and deep-compares only the
@@ -128,6 +130,7 @@ class MemberSpecs:
         "ids",
         "index",
         "inserted",
+        "lazy",
         "metadata",
         "objects",
         "order",
@@ -146,6 +149,7 @@ class MemberSpecs:
         self.targets: list[TopicPartitions] = []
         self.specs: list[_Spec] = []
         self.index: dict[str, int] | None = None
+        self.lazy = False
         self.updated: dict[str, _Made] = {}
         self.group: dict[str, _Spec] = {}
         self.group_order: list[str] = []
@@ -155,11 +159,20 @@ class MemberSpecs:
         self.metadata: list[tuple[str, TopicMetadata]] | None = None
         self.describer: SubscribedTopicDescriberImpl | None = None
 
-    def start(self, topic_ids: Mapping[str, Uuid], member_count: int) -> None:
+    def start(
+        self,
+        topic_ids: Mapping[str, Uuid],
+        member_count: int,
+        subscription_type: SubscriptionType = SubscriptionType.HETEROGENEOUS,
+    ) -> None:
         """Check the kept resolutions against the topic ids if they changed (a topic created,
-        deleted or recreated): the specs of a subscription whose ids differ now are dropped.
-        The memo of resolved subscriptions is dropped when it outgrows the group."""
-        if self.topic_ids != topic_ids:
+        deleted or recreated): the specs of a subscription whose ids differ now are dropped,
+        and so are the unresolved :class:`TopicIds` views. Views are made for a homogeneous
+        group only; when the group turns heterogeneous the specs holding views are made again
+        (the heterogeneous builders group members by their ids object). The memo of resolved
+        subscriptions is dropped when it outgrows the group."""
+        lazy = subscription_type is SubscriptionType.HOMOGENEOUS
+        if self.topic_ids != topic_ids or (self.lazy and not lazy):
             kept: set[int] = set()
             for key, ids in list(self.resolved.items()):
                 if list(_resolve(key, topic_ids)) == list(ids):
@@ -175,6 +188,7 @@ class MemberSpecs:
                     del self.updated[member_id]
             self.group, self.group_order = {}, []
             self.topic_ids = dict(topic_ids)
+        self.lazy = lazy
         if len(self.resolved) > 2 * member_count + 16:
             self.resolved.clear()
 
@@ -182,7 +196,6 @@ class MemberSpecs:
         self,
         members: Mapping[str, ConsumerGroupMember],
         target_assignment: Mapping[str, TopicPartitions],
-        topic_ids: Mapping[str, Uuid],
     ) -> tuple[list[str], list[_Spec], bool]:
         """The group's member ids and their specs, in ``members``' order (members that left
         are forgotten), and whether every spec is the previous build's, in the same order."""
@@ -205,20 +218,22 @@ class MemberSpecs:
                     map(operator.is_not, targets, self.targets),
                 )
                 for i in itertools.compress(range(len(ids)), moved):
-                    spec = self._make(objects[i], targets[i], before[i], specs[i], topic_ids)
+                    spec = self._make(objects[i], targets[i], before[i], specs[i])
                     same &= spec is specs[i]
                     specs[i] = spec
+        elif not self.ids:  # nothing kept: every spec made now
+            specs = list(map(self._new, objects, targets))
         else:
             previous = self._previous
             specs = []
             for member_id, member, target in zip(ids, objects, targets, strict=True):
                 made = previous(member_id)
                 if made is None:
-                    specs.append(_spec(member, target, topic_ids, self.resolved))
+                    specs.append(self._new(member, target))
                 elif made[0] is member and made[1] is target:
                     specs.append(made[2])
                 else:
-                    specs.append(self._make(member, target, made[0], made[2], topic_ids))
+                    specs.append(self._make(member, target, made[0], made[2]))
             self.index = None
         self.ids, self.objects, self.targets, self.specs = ids, objects, targets, specs
         return ids, specs, same
@@ -238,16 +253,15 @@ class MemberSpecs:
         member_id: str,
         member: ConsumerGroupMember,
         target: TopicPartitions,
-        topic_ids: Mapping[str, Uuid],
     ) -> _Spec:
         """An updated member's spec (kept for the next build)."""
         made = self.updated.get(member_id) or self._previous(member_id)
         if made is not None and made[0] is member and made[1] is target:
             spec = made[2]
         elif made is not None:
-            spec = self._make(member, target, made[0], made[2], topic_ids)
+            spec = self._make(member, target, made[0], made[2])
         else:
-            spec = _spec(member, target, topic_ids, self.resolved)
+            spec = self._new(member, target)
         self.updated[member_id] = (member, target, spec)
         return spec
 
@@ -263,7 +277,6 @@ class MemberSpecs:
         target: TopicPartitions,
         before: ConsumerGroupMember | None,
         spec: _Spec | None,
-        topic_ids: Mapping[str, Uuid],
     ) -> _Spec:
         """createMemberSubscriptionAndAssignment, unless the previous spec still fits."""
         if (
@@ -275,7 +288,24 @@ class MemberSpecs:
             and spec.instance_id == member.instance_id
         ):
             return spec
-        return _spec(member, target, topic_ids, self.resolved)
+        return self._new(member, target)
+
+    def _new(self, member: ConsumerGroupMember, target: TopicPartitions) -> _Spec:
+        """createMemberSubscriptionAndAssignment: the member's subscribed names as ids, a
+        :class:`TopicIds` view (O(1)) in a homogeneous group, where assignors read one member's
+        ids, else resolved now through the memo, so that members sharing a subscription share
+        one ids object (the heterogeneous builders group members by it)."""
+        names = member.subscribed_topic_names
+        if self.lazy:
+            ids: AbstractSet[Uuid] = TopicIds(names, self.topic_ids, self.resolved)
+        else:
+            ids = _resolved(names, self.topic_ids, self.resolved)
+        return MemberSubscriptionAndAssignmentImpl(
+            rack_id=member.rack_id,
+            instance_id=member.instance_id,
+            subscribed_topic_ids=ids,
+            partitions=target,
+        )
 
     def member_order(self, inserted: list[str]) -> list[str]:
         """``java_hashmap_order(inserted)``, kept while the insertion sequence is the same."""
@@ -344,9 +374,9 @@ def build_target_assignment(
     """TargetAssignmentBuilder.build (``updated_members``: addOrUpdateMember / removeMember).
     ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted)."""
     cache = MemberSpecs() if specs is None else specs
-    cache.start(topic_ids, len(members))
+    cache.start(topic_ids, len(members), subscription_type)
     old_of = target_assignment.get
-    ids, member_specs, same = cache.member_specs(members, target_assignment, topic_ids)
+    ids, member_specs, same = cache.member_specs(members, target_assignment)
     inserted = ids
     updates: dict[str, _Spec | None] = {}
     for member_id, updated in updated_members.items():
@@ -362,7 +392,7 @@ def build_target_assignment(
             if inserted is ids:
                 inserted = list(ids)
             inserted.append(member_id)
-        updates[member_id] = cache.spec(member_id, updated, assignment, topic_ids)
+        updates[member_id] = cache.spec(member_id, updated, assignment)
     cache.forget_updated(updates)
     # HashMap<String, ...> iteration order: capacity grown by every key ever put
     order = cache.member_order(inserted)
@@ -412,26 +442,56 @@ def _as_sets(assignment: TopicPartitions) -> dict[Uuid, frozenset[int]]:
     return {t: frozenset(ps) for t, ps in assignment.items() if ps}
 
 
-def _spec(
-    member: ConsumerGroupMember,
-    assignment: TopicPartitions,
+def _resolved(
+    names: AbstractSet[str],
     topic_ids: Mapping[str, Uuid],
     resolved: dict[tuple[str, ...], AbstractSet[Uuid]],
-) -> MemberSubscriptionAndAssignmentImpl:
-    """createMemberSubscriptionAndAssignment: the member's topic names resolved to ids (a
-    TopicIds view: names the metadata does not know are left out). ``resolved`` memoises the
-    ids per topic-name sequence: members usually share their subscription, and the ids' order
-    is a function of the names in their iteration order."""
-    key = tuple(member.subscribed_topic_names)
+) -> AbstractSet[Uuid]:
+    """The ids of the known ``names`` (a TopicIds view's content: names the metadata does not
+    know are left out). ``resolved`` memoises the ids per topic-name sequence: members usually
+    share their subscription, and the ids' order is a function of the names in their iteration
+    order."""
+    key = tuple(names)
     ids = resolved.get(key)
     if ids is None:
         ids = resolved[key] = _resolve(key, topic_ids)
-    return MemberSubscriptionAndAssignmentImpl(
-        rack_id=member.rack_id,
-        instance_id=member.instance_id,
-        subscribed_topic_ids=ids,
-        partitions=assignment,
-    )
+    return ids
+
+
+class TopicIds(AbstractSet[Uuid]):
+    """Kafka's ``modern.TopicIds``: a member's subscribed topic names seen as their ids,
+    resolved when first read (then the memo's shared ids object, same content and order)."""
+
+    __slots__ = ("_ids", "_names", "_resolved", "_topic_ids")
+
+    def __init__(
+        self,
+        names: AbstractSet[str],
+        topic_ids: Mapping[str, Uuid],
+        resolved: dict[tuple[str, ...], AbstractSet[Uuid]],
+    ) -> None:
+        self._names = names
+        self._topic_ids = topic_ids
+        self._resolved = resolved
+        self._ids: AbstractSet[Uuid] | None = None
+
+    def _get(self) -> AbstractSet[Uuid]:
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = _resolved(self._names, self._topic_ids, self._resolved)
+        return ids
+
+    def __iter__(self) -> Iterator[Uuid]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __contains__(self, topic_id: object) -> bool:
+        return topic_id in self._get()
+
+    def __repr__(self) -> str:
+        return f"TopicIds({list(self._get())!r})"
 
 
 def _resolve(names: tuple[str, ...], topic_ids: Mapping[str, Uuid]) -> AbstractSet[Uuid]:

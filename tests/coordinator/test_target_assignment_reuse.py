@@ -360,3 +360,43 @@ def test_an_updated_member_that_differs_between_builds_is_seen():
         seen.append((spec.members, set(spec.members["n"].subscribed_topic_ids)))
     assert [s for _, s in seen] == [{foo}, {foo}, {foo, bar}, {foo, bar}]
     assert all(seen[i][0]["a"] is seen[0][0]["a"] for i in range(4))  # a's spec is kept
+
+
+def test_a_homogeneous_group_gets_topic_id_views_resolved_as_the_eager_path_resolves():
+    from coordinator.target_assignment import TopicIds, _resolve
+
+    g = Group({f"t{i}": 2 for i in range(40)})
+    names = [f"t{i}" for i in range(40)] + ["ghost"]  # a name without a topic is left out
+    for i in range(3):
+        g.build({f"m{i}": member(f"m{i}", *names)})
+    spec, _ = g.build({})  # HOMOGENEOUS: views
+    for m, s in spec.members.items():
+        assert isinstance(s.subscribed_topic_ids, TopicIds)
+        expected = list(_resolve(tuple(g.members[m].subscribed_topic_names), g.topic_ids))
+        assert list(s.subscribed_topic_ids) == expected and len(expected) == 40
+        assert len(s.subscribed_topic_ids) == 40 and expected[0] in s.subscribed_topic_ids
+    # the same members and targets, now declared heterogeneous: the specs holding views are
+    # made again, members sharing a subscription sharing one ids object
+    inverted: dict = {}
+    for member_id, target in g.targets.items():
+        for t, ps in target.items():
+            inverted.setdefault(t, {}).update(dict.fromkeys(ps, member_id))
+    kinds = []
+    for kind in (SubscriptionType.HOMOGENEOUS, SubscriptionType.HETEROGENEOUS):
+        assignor = Recording()
+        build_target_assignment(
+            assignor=assignor,
+            members=g.members,
+            static_members={},
+            subscription_metadata={n: TopicMetadata(t, n, 2) for n, t in g.topic_ids.items()},
+            subscription_type=kind,
+            target_assignment=g.targets,
+            inverted_target_assignment=inverted,
+            topic_ids=g.topic_ids,
+            updated_members={},
+            specs=g.specs,
+        )
+        kinds.append([s.subscribed_topic_ids for s in assignor.specs[0].members.values()])
+    assert all(isinstance(s, TopicIds) for s in kinds[0])
+    assert not any(isinstance(s, TopicIds) for s in kinds[1])
+    assert kinds[1][0] is kinds[1][1] is kinds[1][2]
