@@ -27,6 +27,7 @@ frozensets only for the members someone reads (:class:`NewTargetAssignment`).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import operator
 from collections.abc import Iterator, Mapping, Sequence
@@ -372,8 +373,45 @@ def build_target_assignment(
     specs: MemberSpecs | None = None,
 ) -> TargetAssignmentResult:
     """TargetAssignmentBuilder.build (``updated_members``: addOrUpdateMember / removeMember).
-    ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted)."""
-    cache = MemberSpecs() if specs is None else specs
+    ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted).
+
+    The cyclic garbage collector is paused for the build (as ``LazyMembers`` does for its own
+    part): a build allocates a few acyclic objects per member (specs, views, assignments), over
+    which CPython would otherwise run many collections, some walking the whole heap."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _build(
+            assignor,
+            members,
+            static_members,
+            subscription_metadata,
+            subscription_type,
+            target_assignment,
+            inverted_target_assignment,
+            topic_ids,
+            updated_members,
+            MemberSpecs() if specs is None else specs,
+        )
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _build(
+    assignor: ConsumerGroupPartitionAssignor,
+    members: Mapping[str, ConsumerGroupMember],
+    static_members: Mapping[str, str],
+    subscription_metadata: Mapping[str, TopicMetadata],
+    subscription_type: SubscriptionType,
+    target_assignment: Mapping[str, Partitions],
+    inverted_target_assignment: Mapping[Uuid, Mapping[int, str]],
+    topic_ids: Mapping[str, Uuid],
+    updated_members: Mapping[str, ConsumerGroupMember | None],
+    cache: MemberSpecs,
+) -> TargetAssignmentResult:
+    """:func:`build_target_assignment`'s work."""
     cache.start(topic_ids, len(members), subscription_type)
     old_of = target_assignment.get
     ids, member_specs, same = cache.member_specs(members, target_assignment)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+import pytest
+
 from coordinator.assignor.api import GroupAssignment, SubscriptionType
 from coordinator.assignor.ordering import assignment_from_record, uuid_order
 from coordinator.assignor.registry import get_assignor
@@ -400,3 +402,32 @@ def test_a_homogeneous_group_gets_topic_id_views_resolved_as_the_eager_path_reso
     assert all(isinstance(s, TopicIds) for s in kinds[0])
     assert not any(isinstance(s, TopicIds) for s in kinds[1])
     assert kinds[1][0] is kinds[1][1] is kinds[1][2]
+
+
+def test_the_collector_is_paused_only_during_the_build():
+    import gc
+
+    from coordinator.assignor.api import PartitionAssignorException
+
+    class Failing:
+        name = "failing"
+
+        def assign(self, group_spec, describer):
+            states.append(gc.isenabled())
+            raise PartitionAssignorException("no")
+
+    states: list[bool] = []
+    foo = topic_id_for("foo")
+    members = {"a": member("a", "foo")}
+    assert gc.isenabled()
+    result = build(Prepared({"a": {foo: frozenset({0})}}), members, {})
+    assert result.changed_members == ("a",) and gc.isenabled()
+    with pytest.raises(PartitionAssignorException):
+        build(Failing(), members, {})
+    assert states == [False] and gc.isenabled()  # re-enabled after a failure too
+    gc.disable()
+    try:
+        build(Prepared({"a": {foo: frozenset({0})}}), members, {})
+        assert not gc.isenabled()  # a caller's pause is left alone
+    finally:
+        gc.enable()
