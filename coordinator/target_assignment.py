@@ -58,6 +58,9 @@ from coordinator.kafka_uuid import Uuid
 #: the assignor's map, so such a member always gets a record.
 _NO_TARGET: TopicPartitions = MappingProxyType({})
 _partitions_of = operator.attrgetter("partitions")
+_names_of = operator.attrgetter("subscribed_topic_names")
+_rack_of = operator.attrgetter("rack_id")
+_instance_of = operator.attrgetter("instance_id")
 
 
 @frozen
@@ -223,7 +226,7 @@ class MemberSpecs:
                     same &= spec is specs[i]
                     specs[i] = spec
         elif not self.ids:  # nothing kept: every spec made now
-            specs = list(map(self._new, objects, targets))
+            specs = self._new_all(objects, targets)
         else:
             previous = self._previous
             specs = []
@@ -306,6 +309,30 @@ class MemberSpecs:
             instance_id=member.instance_id,
             subscribed_topic_ids=ids,
             partitions=target,
+        )
+
+    def _new_all(
+        self, members: list[ConsumerGroupMember], targets: list[TopicPartitions]
+    ) -> list[_Spec]:
+        """:meth:`_new` of every member, in C-level passes."""
+        names = map(_names_of, members)
+        ids: Iterator[AbstractSet[Uuid]]
+        if self.lazy:
+            ids = map(
+                TopicIds, names, itertools.repeat(self.topic_ids), itertools.repeat(self.resolved)
+            )
+        else:
+            ids = map(
+                _resolved, names, itertools.repeat(self.topic_ids), itertools.repeat(self.resolved)
+            )
+        return list(
+            map(
+                MemberSubscriptionAndAssignmentImpl,
+                map(_rack_of, members),
+                map(_instance_of, members),
+                ids,
+                targets,
+            )
         )
 
     def member_order(self, inserted: list[str]) -> list[str]:
