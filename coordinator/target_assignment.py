@@ -53,6 +53,7 @@ from coordinator.assignor.spec import TopicMetadata as SpecTopicMetadata
 from coordinator.consumer_group import ConsumerGroupMember, Partitions, TopicMetadata
 from coordinator.java import copy_capacity, java_hashmap_order
 from coordinator.kafka_uuid import Uuid
+from coordinator.timeline_order import iteration_order
 
 #: A member without a current target (Kafka's ``targetAssignment.get`` answering null): never
 #: the assignor's map, so such a member always gets a record.
@@ -141,6 +142,9 @@ class MemberSpecs:
         "resolved",
         "specs",
         "targets",
+        "timeline_capacity",
+        "timeline_keys",
+        "timeline_order",
         "topic_ids",
         "updated",
     )
@@ -160,6 +164,9 @@ class MemberSpecs:
         self.group_updates: dict[str, _Spec | None] = {}
         self.inserted: list[str] = []
         self.order: list[str] = []
+        self.timeline_keys: list[str] = []
+        self.timeline_capacity = 0
+        self.timeline_order: list[str] = []
         self.metadata: list[tuple[str, TopicMetadata]] | None = None
         self.describer: SubscribedTopicDescriberImpl | None = None
 
@@ -334,6 +341,20 @@ class MemberSpecs:
                 targets,
             )
         )
+
+    def in_timeline_order(
+        self, members: Mapping[str, ConsumerGroupMember], capacity: int
+    ) -> dict[str, ConsumerGroupMember]:
+        """The group's ``members`` (in insertion order) in the iteration order of Kafka's
+        ``TimelineHashMap`` of ``capacity`` slots (:func:`coordinator.timeline_order
+        .iteration_order`), the order kept while the insertion sequence and capacity are the
+        same."""
+        keys = list(members)
+        if keys != self.timeline_keys or capacity != self.timeline_capacity:
+            self.timeline_order = iteration_order(keys, capacity)
+            self.timeline_keys, self.timeline_capacity = keys, capacity
+        order = self.timeline_order
+        return dict(zip(order, map(members.__getitem__, order), strict=True))
 
     def member_order(self, inserted: list[str]) -> list[str]:
         """``java_hashmap_order(inserted)``, kept while the insertion sequence is the same."""

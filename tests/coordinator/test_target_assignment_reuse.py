@@ -431,3 +431,33 @@ def test_the_collector_is_paused_only_during_the_build():
         assert not gc.isenabled()  # a caller's pause is left alone
     finally:
         gc.enable()
+
+
+def test_the_kept_timeline_order_is_the_computed_one():
+    import random
+
+    from coordinator.timeline_order import capacity_for, iteration_order
+
+    rng = random.Random(17)
+    specs = MemberSpecs()
+    members: dict[str, ConsumerGroupMember] = {}
+    high_water = 0
+    for step in range(200):
+        if members and rng.random() < 0.3:
+            members.pop(rng.choice(list(members)))
+        elif rng.random() < 0.7:
+            m = f"m{step}"
+            members[m] = member(m, "foo")
+        elif members:  # a member object replaced in place: same order, new value
+            m = rng.choice(list(members))
+            members[m] = members[m].with_(member_epoch=step)
+        high_water = max(high_water, len(members))
+        capacity = capacity_for(high_water)
+        got = specs.in_timeline_order(members, capacity)
+        expected = {m: members[m] for m in iteration_order(members, capacity)}
+        assert list(got.items()) == list(expected.items())
+    # the same members in a larger table (a high water mark from members since gone)
+    for capacity in (capacity_for(high_water) * 2, capacity_for(high_water) * 8):
+        got = specs.in_timeline_order(members, capacity)
+        assert list(got) == iteration_order(members, capacity)
+    assert iteration_order(members, capacity) != iteration_order(members, capacity_for(high_water))
