@@ -186,13 +186,11 @@ class AbstractStickyAssignor(PartitionAssignor):
         subscriptions: Mapping[str, Subscription],
     ) -> Assignment:
         """Flat pids and per-member sizes -> ``{member: [TopicPartition]}`` in the caller's
-        member order: one lookup of every pid, then one list slice per member."""
+        member order (:meth:`PartitionIndex.partition_lists`)."""
         if ctx is None:
             return {}
-        parts = ctx.index.flat[flat].tolist() if flat.size else []
-        ends = np.cumsum(sizes).tolist()
-        starts = [0, *ends[:-1]]
-        by_member = {m: parts[a:b] for m, a, b in zip(ctx.members, starts, ends, strict=True)}
+        lists = ctx.index.partition_lists(flat, sizes)
+        by_member = dict(zip(ctx.members, lists, strict=True))
         return {m: by_member[m] for m in subscriptions}
 
     def _assign_ids(
