@@ -30,6 +30,10 @@ _EMPTY.flags.writeable = False
 #: up to this many partitions, an index keeps a TopicPartition -> pid dict for owned lists
 _LOOKUP_LIMIT = 200_000
 
+#: from this many assigned partitions on, ``partition_lists`` looks for strided slices (below,
+#: its numpy passes cost more than the one lookup they could save)
+_STRIDED_MIN = 50_000
+
 
 class PartitionIndex:
     """Topics (Java-sorted), their partition counts and offsets, and pid <-> TopicPartition."""
@@ -189,11 +193,20 @@ class PartitionIndex:
         slices (and the garbage collector's pass over the new lists) touch neighbouring
         partition objects in memory: in the members' own (hash) order each list would reach 500
         cold cache lines, and the whole conversion took twice as long. The other members share
-        one lookup of their pids. Either way a member's list holds the same shared
-        TopicPartition objects in the same order.
+        one lookup of their pids, as do all members of a small result (``_STRIDED_MIN``).
+        Either way a member's list holds the same shared TopicPartition objects in the same
+        order.
         """
-        first, step = arithmetic_runs(flat, sizes)
         size_list = sizes.tolist()
+        if flat.size < _STRIDED_MIN:
+            parts = self.flat[flat].tolist() if flat.size else []
+            plain: list[list[TopicPartition]] = []
+            at = 0
+            for size in size_list:
+                plain.append(parts[at : at + size])
+                at += size
+            return plain
+        first, step = arithmetic_runs(flat, sizes)
         # placeholders, not empty lists: replacing a list would free one container per new
         # list, so the collector's pass over the new lists would be put off until after the
         # call (it must be paid here, as any caller building 2000 lists pays it)

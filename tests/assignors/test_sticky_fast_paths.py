@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignors import sticky_common_constrained
+from assignors import sticky_common_constrained, sticky_common_index
 from assignors.api import Subscription
 from assignors.cooperative_sticky import CooperativeStickyAssignor
 from assignors.sticky import StickyAssignor
@@ -57,8 +57,15 @@ def member_pids(draw: st.DrawFn) -> list[int]:
     return draw(st.lists(st.integers(0, n - 1), max_size=8, unique=True))
 
 
+@pytest.fixture
+def strided_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Look for strided slices however small the result (normally from 50,000 partitions)."""
+    monkeypatch.setattr(sticky_common_index, "_STRIDED_MIN", 0)
+
+
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.lists(member_pids(), max_size=8))
+@pytest.mark.usefixtures("strided_always")
 def test_partition_lists_equal_plain_lookup(members: list[list[int]]) -> None:
     sizes = [len(p) for p in members]
     flat = np.array([p for ps in members for p in ps], dtype=np.int64)
@@ -84,12 +91,37 @@ def test_partition_lists_equal_plain_lookup(members: list[list[int]]) -> None:
         ([[1, 3], [5, 7, 9], [10, 11, 12]], [True, True, True]),  # member boundaries ignored
     ],
 )
-def test_irregular_members_take_the_lookup(members: list[list[int]], regular: list[bool]) -> None:
+def test_irregular_members_take_the_lookup(
+    monkeypatch: pytest.MonkeyPatch, members: list[list[int]], regular: list[bool]
+) -> None:
     flat = np.array([p for ps in members for p in ps], dtype=np.int64)
     sizes = np.array([len(p) for p in members], dtype=np.int64)
     _, step = arithmetic_runs(flat, sizes)
     assert [s > 0 for s in step.tolist()] == regular
-    assert INDEX.partition_lists(flat, sizes) == _plain(INDEX, flat, sizes.tolist())
+    expected = _plain(INDEX, flat, sizes.tolist())
+    index = PartitionIndex(tuple(zip(INDEX.topics, INDEX.count_list, strict=True)))
+    assert index.partition_lists(flat, sizes) == expected
+    assert index._flat_list is None  # a small result: one lookup, no strided slices
+    monkeypatch.setattr(sticky_common_index, "_STRIDED_MIN", 0)
+    assert index.partition_lists(flat, sizes) == expected
+    assert index._flat_list is not None
+
+
+def test_large_fresh_group_uses_strided_slices() -> None:
+    """120,000 partitions in a fresh group: every member's list is a strided slice, and the
+    result is the plain lookup's."""
+    counts = {f"t{i:02d}": 1000 for i in range(120)}
+    subs = {f"c{i:03d}": Subscription(list(counts)) for i in range(300)}
+    assignor = StickyAssignor()
+    ctx, result = assignor._assign_ids(counts, subs)
+    assert ctx is not None
+    _, step = arithmetic_runs(result.flat, result.sizes)
+    assert step.tolist() == [300] * 300
+    got = assignor.assign(counts, subs)
+    assert ctx.index._flat_list is not None  # the slices came from the cached partition list
+    plain = _plain(ctx.index, result.flat, result.sizes.tolist())
+    assert got == dict(zip(ctx.members, plain, strict=True))
+    assert got["c001"][:2] == [("t00", 1), ("t00", 301)]
 
 
 # -- the fresh constrained deal ----------------------------------------------------------------
