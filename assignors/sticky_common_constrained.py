@@ -129,7 +129,8 @@ def _deal_fresh(ctx: StickyContext, total: int, n_members: int) -> BuildResult:
     round robin deals partition ``i`` to the member at position ``i mod M`` in member-id order,
     and the ``maxQuota`` extras continue the same rotation (members reach ``minQuota`` in list
     order and queue in it). So the member at position ``j`` gets ``j, j + M, j + 2M, ...``:
-    that table, rows in context order, is the result; nothing transfers ownership.
+    that table, rows in context order, is the result, and those progressions are its ``runs``;
+    nothing transfers ownership.
     """
     max_q = -(-total // n_members)
     steps = np.arange(0, max_q * n_members, n_members, dtype=np.int64)
@@ -138,7 +139,8 @@ def _deal_fresh(ctx: StickyContext, total: int, n_members: int) -> BuildResult:
     if max_q * n_members != total:
         counts += ctx.rank < total % n_members
         flat = flat[flat < total]
-    return BuildResult(flat, counts, {})
+    runs = (ctx.rank, np.full(n_members, n_members, dtype=np.int64))
+    return BuildResult(flat, counts, {}, runs=runs)
 
 
 def _keep_owned(

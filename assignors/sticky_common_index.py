@@ -183,8 +183,14 @@ class PartitionIndex:
             start += size
         return out
 
-    def partition_lists(self, flat: np.ndarray, sizes: np.ndarray) -> list[list[TopicPartition]]:
-        """``flat`` (pids, member after member) cut by ``sizes`` into lists of partitions.
+    def partition_lists(
+        self,
+        flat: np.ndarray,
+        sizes: np.ndarray,
+        runs: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> list[list[TopicPartition]]:
+        """``flat`` (pids, member after member) cut by ``sizes`` into lists of partitions;
+        ``runs``, if given, is :func:`arithmetic_runs`' answer, known to the caller.
 
         A member whose pids step evenly forwards through the index (round robin over sorted
         partitions: in a fresh uniform group the member at position ``j`` gets ``j, j+M,
@@ -206,7 +212,7 @@ class PartitionIndex:
                 plain.append(parts[at : at + size])
                 at += size
             return plain
-        first, step = arithmetic_runs(flat, sizes)
+        first, step = runs if runs is not None else arithmetic_runs(flat, sizes)
         # placeholders, not empty lists: replacing a list would free one container per new
         # list, so the collector's pass over the new lists would be put off until after the
         # call (it must be paid here, as any caller building 2000 lists pays it)
@@ -256,12 +262,12 @@ def arithmetic_runs(flat: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np
     step[two] = diff[starts[two]]
     three = np.flatnonzero(sizes >= 3)
     if three.size:
-        # changes[i]: how many j in 1..i have diff[j] != diff[j - 1]; a member's diffs
-        # diff[start .. end - 2] are all equal when no change falls in start + 1 .. end - 2
-        changes = np.zeros(diff.size, dtype=np.int64)
-        np.cumsum(diff[1:] != diff[:-1], out=changes[1:])
-        uneven = changes[ends[three] - 2] != changes[starts[three]]
-        step[three[uneven]] = 0
+        # a member's diffs diff[start .. end - 2] are all equal when no j in start + 1 .. end - 2
+        # has diff[j] != diff[j - 1]; such j ("changes") are few unless the ids are irregular
+        changes = np.flatnonzero(diff[1:] != diff[:-1]) + 1
+        lo = np.searchsorted(changes, starts[three] + 1)
+        hi = np.searchsorted(changes, ends[three] - 1)
+        step[three[hi > lo]] = 0
     step[step < 0] = 0
     return first, step
 

@@ -175,12 +175,27 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.mark.parametrize("make", [StickyAssignor, CooperativeStickyAssignor])
 @pytest.mark.parametrize(("counts", "n_members"), SHAPES)
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize(("seed", "strided"), [(1, True), (2, False)])
 def test_fresh_deal_equals_kafkas_steps(
-    monkeypatch: pytest.MonkeyPatch, make, counts: dict[str, int], n_members: int, seed: int
+    monkeypatch: pytest.MonkeyPatch,
+    make,
+    counts: dict[str, int],
+    n_members: int,
+    seed: int,
+    strided: bool,
 ) -> None:
+    """Same lists and transfers as Kafka's steps, with the result made by strided slices from
+    the deal's own ``runs`` (``strided``) or by the lookup of small results."""
+    if strided:
+        monkeypatch.setattr(sticky_common_index, "_STRIDED_MIN", 0)
     topics = [*counts, "ghost"]  # a topic that does not exist counts for uniformity only
     subs = {m: Subscription(topics) for m in _member_ids(n_members, seed)}
+    ctx, built = make()._assign_ids(counts, subs)
+    assert ctx is not None and built.runs is not None
+    first, step = arithmetic_runs(built.flat, built.sizes)
+    held = built.sizes > 0
+    assert np.array_equal(built.runs[0][held], first[held])
+    assert np.array_equal(built.runs[1][built.sizes > 1], step[built.sizes > 1])
     calls = _spy(monkeypatch)
     fast, slow = _both(monkeypatch, make, counts, subs)
     assert calls == [1]  # the fast deal ran (and only for the first assignment)
