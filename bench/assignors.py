@@ -5,7 +5,9 @@ kafka-python's, on Kafka's performance workloads.
 [--no-java]``
 
 For each workload (see ``bench/assignor_workloads.py``) and each assignor and round it prints:
-our time (min of 3 calls in this process, each on a fresh assignor instance) and our first call,
+our time (min of 3 calls in this process, each on a fresh assignor instance, the clock around
+the ``assign`` call alone: the previous result is released first, and the garbage collector's
+passes that the call triggers are inside it) and our first call,
 Kafka's own Java assignor on the same inputs in the same run (RangeAssignor, RoundRobinAssignor,
 StickyAssignor, CooperativeStickyAssignor from apache/kafka 1eb7644, compiled with javac by
 ``tools/client-assignor-bench/build.sh`` and driven by its ``ClientAssignorBench.java``: min of 3
