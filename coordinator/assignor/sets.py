@@ -120,6 +120,9 @@ class IntHashSet(AbstractSet[int]):
         """Add ``run`` (partitions known to be absent, ascending, any step), in its order."""
         if not run:
             return
+        if self._removed and not self._removed.isdisjoint(run):
+            # Re-inserted after a removal: it goes to the end of its bucket like a new element.
+            self._compact()
         runs = self._runs
         if runs and run.step == 1 and runs[-1].step == 1 and runs[-1].stop == run.start:
             runs[-1] = range(runs[-1].start, run.stop)
@@ -136,9 +139,6 @@ class IntHashSet(AbstractSet[int]):
 
     def add(self, partition: int) -> None:
         """``HashSet.add`` of a partition known to be absent."""
-        if self._removed is not None and partition in self._removed:
-            # Re-inserted after a removal: it goes to the end of its bucket like a new element.
-            self._compact()
         self.add_run(range(partition, partition + 1))
 
     def remove(self, partition: int) -> None:
@@ -202,6 +202,54 @@ class IntHashSet(AbstractSet[int]):
 
     def __repr__(self) -> str:
         return f"IntHashSet({list(self)})"
+
+
+class OrderedPartitions(tuple[int, ...], AbstractSet[int]):
+    """A read-only ``Set<Integer>`` whose iteration order was fixed when it was built (the order
+    of the Java ``HashSet`` a builder computed in bulk, see :mod:`coordinator.assignor.bulk`).
+
+    A tuple underneath, so that making one (``OrderedPartitions(iterable)``, also through ``map``)
+    and iterating it run in C: the coordinator reads every partition of every result. Equality
+    and comparisons are a set's (Java's ``equals``: content, not order); ``in`` scans the tuple.
+    """
+
+    __slots__ = ()
+
+    __eq__ = AbstractSet.__eq__
+    __le__ = AbstractSet.__le__  # type: ignore[assignment]
+    __lt__ = AbstractSet.__lt__  # type: ignore[assignment]
+    __ge__ = AbstractSet.__ge__  # type: ignore[assignment]
+    __gt__ = AbstractSet.__gt__  # type: ignore[assignment]
+    __and__ = AbstractSet.__and__
+    __or__ = AbstractSet.__or__
+    __sub__ = AbstractSet.__sub__
+    __xor__ = AbstractSet.__xor__
+    __hash__ = None  # type: ignore[assignment]
+
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[int]) -> frozenset[int]:  # type: ignore[override]
+        return frozenset(it)
+
+    def runs(self) -> list[range]:
+        """The iteration order as runs of consecutive partitions."""
+        return _to_runs(self)
+
+    def __repr__(self) -> str:
+        return f"OrderedPartitions({list(self)})"
+
+
+class AssignmentMap(dict[Uuid, AbstractSet[int]]):
+    """A member's ``topic id -> partitions`` map built in bulk, in Java's iteration order (a
+    dict: reads are C). ``summary`` as :attr:`DeferredTopicMap.summary`, when the builder set
+    it; treated as read-only once returned."""
+
+    __slots__ = ("summary",)
+
+    summary: tuple[int, frozenset[Uuid]]
 
 
 def _to_runs(items: Iterable[int]) -> list[range]:

@@ -32,9 +32,10 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
+from coordinator.assignor.bulk import build_fresh_maps, empty_maps, uuid_spread_hashes
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
 from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
@@ -153,7 +154,78 @@ class _Builder:
         for t in sorted(unassigned, key=self._sort_key):
             self.assign_topic(t, unassigned[t])
         self.balance()
-        return GroupAssignment(LazyMembers(self.member_ids, self._member))
+        return GroupAssignment(LazyMembers(self.member_ids, self._member, self._all_members))
+
+    def _all_members(self) -> list[MemberAssignment]:
+        """Every member's assignment: the members whose map starts empty and only takes step-2
+        shares (a first assignment's members, a joining member) in one
+        :func:`~coordinator.assignor.bulk.build_fresh_maps` batch, the members that keep their
+        map as it is, and :meth:`_member` for the others."""
+        count = len(self.member_ids)
+        result = member_assignments(self.targets)
+        slow = np.zeros(count, dtype=bool)
+        slow[[i for i, c in enumerate(self.changed) if c is not None]] = True
+        slow[list(self.moves)] = True
+        if self.records:
+            share_members = np.concatenate([r[2] for r in self.records])
+            share_record = np.repeat(
+                np.arange(len(self.records), dtype=np.int64), [len(r[2]) for r in self.records]
+            )
+            share_index = np.concatenate(
+                [np.arange(len(r[2]), dtype=np.int64) for r in self.records]
+            )
+            irregular = [k for k, r in enumerate(self.records) if r[7]]
+            for k in irregular:
+                slow[self.records[k][2][list(self.records[k][7])]] = True
+            with_shares = np.zeros(count, dtype=bool)
+            with_shares[share_members] = True
+            empty = empty_maps(self.targets, [c is not None for c in self.changed])
+            fresh = with_shares & empty & ~slow
+            slow |= with_shares & ~fresh
+            keep = fresh[share_members]
+            order = np.argsort(share_members[keep], kind="stable")
+            members = share_members[keep][order]
+            records = share_record[keep][order]
+            shares = share_index[keep][order]
+            fresh_members = np.flatnonzero(fresh)
+            if len(fresh_members):
+                columns = [
+                    np.concatenate([np.asarray(r[i], dtype=np.int64) for r in self.records])
+                    for i in (3, 5, 6)
+                ]
+                offsets = np.zeros(len(self.records) + 1, dtype=np.int64)
+                np.cumsum([len(r[2]) for r in self.records], out=offsets[1:])
+                at = offsets[records] + shares
+                firsts, steps, counts = (c[at] for c in columns)
+                flat_at = np.repeat(np.cumsum(counts) - counts, counts)
+                partitions = np.repeat(firsts, counts) + (
+                    np.arange(int(counts.sum()), dtype=np.int64) - flat_at
+                ) * np.repeat(steps, counts)
+                record_topics = np.array(
+                    [self.topic_index[r[0]] for r in self.records], dtype=np.int64
+                )
+                record_caps = np.array([r[1] for r in self.records], dtype=np.int64)
+                position = np.searchsorted(fresh_members, members)
+                maps = build_fresh_maps(
+                    position,
+                    record_topics[records],
+                    record_caps[records],
+                    counts,
+                    partitions,
+                    len(fresh_members),
+                    self.topic_ids,
+                    self._topic_hashes(),
+                )
+                for i, assignment in zip(
+                    fresh_members.tolist(), member_assignments(maps), strict=True
+                ):
+                    result[i] = assignment
+        for i in np.flatnonzero(slow).tolist():
+            result[i] = self._member(i)  # type: ignore[call-overload]
+        return result  # type: ignore[return-value]
+
+    def _topic_hashes(self) -> np.ndarray:
+        return uuid_spread_hashes(self.topic_ids)
 
     def revoke(self) -> None:
         """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.
