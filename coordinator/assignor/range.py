@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from collections.abc import Set as AbstractSet
+from itertools import repeat
 
 import numpy as np
 
@@ -36,7 +37,12 @@ from coordinator.assignor.api import (
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import RangeSet
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.spec import (
+    EMPTY_PARTITIONS,
+    GroupSpecImpl,
+    MemberAssignmentImpl,
+    member_assignments,
+)
 from coordinator.java import java_sorted, java_string_key, needs_utf16_order, sized_capacity
 from coordinator.kafka_uuid import Uuid
 
@@ -67,33 +73,14 @@ class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
 
     __slots__ = ("_map", "_ordinals", "_topics")
 
-    def __init__(self, topics: _Topics, ordinals: int | Sequence[int]) -> None:
+    def __init__(self, topics: _Topics, ordinals: int | Sequence[int] | np.ndarray) -> None:
         self._topics = topics
         self._ordinals = ordinals
-        self._map: dict[Uuid, AbstractSet[int]] | None = None
+        self._map: Mapping[Uuid, AbstractSet[int]] | None = None
 
-    def _built(self) -> dict[Uuid, AbstractSet[int]]:
+    def _built(self) -> Mapping[Uuid, AbstractSet[int]]:
         if self._map is None:
-            t = self._topics
-            ks = self._ordinals
-            if isinstance(ks, int) and t.uniform is not None:
-                # Every topic gives ordinal k the same range: one shared RangeSet (read-only).
-                q, e = t.uniform
-                size = q + 1 if ks < e else q
-                start = ks * q + (ks if ks < e else e)
-                self._map = dict.fromkeys(t.template, RangeSet(start, start + size)) if size else {}
-                return self._map
-            if isinstance(ks, int):
-                ks = [ks] * len(t.ids)
-            elif isinstance(ks, np.ndarray):
-                ks = ks.tolist()
-            built: dict[Uuid, AbstractSet[int]] = {}
-            for topic_id, k, q, e in zip(t.ids, ks, t.quota, t.extra, strict=True):
-                size = q + 1 if k < e else q
-                if size:
-                    start = k * q + (k if k < e else e)
-                    built[topic_id] = RangeSet(start, start + size)
-            self._map = built
+            self._map = range_map(self._topics, self._ordinals)
         return self._map
 
     def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
@@ -113,6 +100,34 @@ class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
 
     def __repr__(self) -> str:
         return f"RangeAssignment({ {str(t): s for t, s in self.items()} })"
+
+
+def range_map(
+    topics: _Topics, ordinals: int | Sequence[int] | np.ndarray
+) -> Mapping[Uuid, AbstractSet[int]]:
+    """The ``topic id -> RangeSet`` map of the member with these ordinals (one int: the same
+    on every topic)."""
+    t = topics
+    ks = ordinals
+    if isinstance(ks, int) and t.uniform is not None:
+        # Every topic gives ordinal k the same range: one shared RangeSet (read-only).
+        q, e = t.uniform
+        size = q + 1 if ks < e else q
+        if not size:
+            return EMPTY_PARTITIONS
+        start = ks * q + (ks if ks < e else e)
+        return dict.fromkeys(t.template, RangeSet(start, start + size))
+    if isinstance(ks, int):
+        ks = [ks] * len(t.ids)
+    elif isinstance(ks, np.ndarray):
+        ks = ks.tolist()
+    built: dict[Uuid, AbstractSet[int]] = {}
+    for topic_id, k, q, e in zip(t.ids, ks, t.quota, t.extra, strict=True):
+        size = q + 1 if k < e else q
+        if size:
+            start = k * q + (k if k < e else e)
+            built[topic_id] = RangeSet(start, start + size)
+    return built
 
 
 def sort_member_ids(group_spec: GroupSpec) -> list[str]:
@@ -178,8 +193,28 @@ class RangeAssignor:
         # table of the same size: one bucket order serves all.
         ordered = uuid_order(subscribed, sized_capacity(len(counts)))
         topics = _Topics(ordered, [counts[t] for t in ordered], [len(member_ids)] * len(ordered))
+
+        def make_all() -> list[MemberAssignment]:
+            """Every member's map at once: plain dicts (reads run in C)."""
+            n = len(member_ids)
+            if topics.uniform is None:
+                every = map(range_map, repeat(topics), range(n))
+                return member_assignments(every)  # type: ignore[return-value]
+            # One shared RangeSet per member: ordinal k starts at k*q + min(k, e).
+            q, e = topics.uniform
+            given = n if q else min(e, n)
+            starts = [k * q + min(k, e) for k in range(given + 1)]
+            sets = map(RangeSet, starts[:-1], starts[1:])
+            maps = [
+                *map(dict.fromkeys, repeat(topics.template), sets),
+                *repeat(EMPTY_PARTITIONS, n - given),
+            ]
+            return member_assignments(maps)  # type: ignore[return-value]
+
         return GroupAssignment(
-            LazyMembers(member_ids, lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)))
+            LazyMembers(
+                member_ids, lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)), make_all
+            )
         )
 
     @staticmethod
@@ -241,10 +276,21 @@ class RangeAssignor:
             for o in ordinals
         ]
 
-        def make(position: int) -> MemberAssignment:
+        def ordinal(position: int) -> int | np.ndarray:
             g = member_group[position]
             row = rows[position]
-            k = int(ordinals[g][row, 0]) if same[g][row] else ordinals[g][row]
-            return MemberAssignmentImpl(RangeAssignment(tables[g], k))
+            return int(ordinals[g][row, 0]) if same[g][row] else ordinals[g][row]
 
-        return GroupAssignment(LazyMembers(member_ids, make))
+        def make(position: int) -> MemberAssignment:
+            return MemberAssignmentImpl(
+                RangeAssignment(tables[member_group[position]], ordinal(position))
+            )
+
+        def make_all() -> list[MemberAssignment]:
+            """Every member's map at once: plain dicts (reads run in C)."""
+            positions = range(len(member_ids))
+            return member_assignments(  # type: ignore[return-value]
+                map(range_map, map(tables.__getitem__, member_group), map(ordinal, positions))
+            )
+
+        return GroupAssignment(LazyMembers(member_ids, make, make_all))

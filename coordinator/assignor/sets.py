@@ -31,38 +31,6 @@ def uuid_hashcode(topic_id: Uuid) -> int:
     return ((xor >> 32) ^ xor) & 0xFFFFFFFF
 
 
-class RangeSet(AbstractSet[int]):
-    """Kafka's RangeSet: the partitions ``[start, stop)``, ascending."""
-
-    __slots__ = ("start", "stop")
-
-    def __init__(self, start: int, stop: int) -> None:
-        self.start = start
-        self.stop = stop
-
-    def __len__(self) -> int:
-        return self.stop - self.start
-
-    def __contains__(self, value: object) -> bool:
-        return isinstance(value, int) and self.start <= value < self.stop
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(range(self.start, self.stop))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, RangeSet):
-            return self.start == other.start and self.stop == other.stop
-        return AbstractSet.__eq__(self, other)
-
-    __hash__ = None  # type: ignore[assignment]  # equal to sets of any kind, like Java's
-
-    def runs(self) -> list[range]:
-        return [range(self.start, self.stop)] if self.stop > self.start else []
-
-    def __repr__(self) -> str:
-        return f"RangeSet(from={self.start} (inclusive), to={self.stop} (exclusive))"
-
-
 class IntHashSet(AbstractSet[int]):
     """A ``HashSet<Integer>`` whose iteration order is Java's (see the module docstring).
 
@@ -240,6 +208,36 @@ class OrderedPartitions(tuple[int, ...], AbstractSet[int]):
 
     def __repr__(self) -> str:
         return f"OrderedPartitions({list(self)})"
+
+
+class RangeSet(OrderedPartitions):
+    """Kafka's RangeSet: the partitions ``[start, stop)``, ascending. Its elements are held (an
+    :class:`OrderedPartitions`), so reading it runs in C; ``in`` compares with the bounds."""
+
+    def __new__(cls, start: int, stop: int) -> RangeSet:
+        self = tuple.__new__(cls, range(start, stop))
+        if stop <= start:
+            self._bounds = (start, stop)  # an empty set keeps its bounds for repr
+        return self
+
+    _bounds: tuple[int, int]
+
+    @property
+    def start(self) -> int:
+        return self[0] if self else self._bounds[0]
+
+    @property
+    def stop(self) -> int:
+        return self[-1] + 1 if self else self._bounds[1]
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and bool(self) and self[0] <= value <= self[-1]
+
+    def runs(self) -> list[range]:
+        return [range(self[0], self[-1] + 1)] if self else []
+
+    def __repr__(self) -> str:
+        return f"RangeSet(from={self.start} (inclusive), to={self.stop} (exclusive))"
 
 
 class AssignmentMap(dict[Uuid, AbstractSet[int]]):

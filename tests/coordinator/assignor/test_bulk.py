@@ -5,7 +5,7 @@
 * ``build_fresh_maps`` gives the same maps, in the same iteration order, as replaying the same
   ``computeIfAbsent``/``add`` steps through ``DeferredTopicMap`` (the Java collection model that
   test_properties checks against a literal HashMap simulation).
-* A uniform result read whole (``items()``: the bulk path) equals, member by member and in
+* A uniform or range result read whole (``items()``: the bulk path) equals, member by member and in
   iteration order, the same result read one member at a time (the per-member path), over random
   groups with previous assignments (Hypothesis, bounded).
 * ``IntHashSet``: a partition added back by ``add_run`` after its removal is present again (it
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from coordinator.assignor import GroupSpecImpl, MemberSubscriptionAndAssignmentImpl
 from coordinator.assignor.bulk import build_fresh_maps, fresh_map_capacity, uuid_spread_hashes
+from coordinator.assignor.range import RangeAssignor
 from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, OrderedPartitions
 from coordinator.assignor.spec import MemberAssignmentImpl, member_assignments
 from coordinator.assignor.uniform import UniformAssignor
@@ -127,9 +128,9 @@ def _ordered(members) -> list:
     return [(m, [(t, list(ps)) for t, ps in a.partitions.items()]) for m, a in members]
 
 
-def _both_reads(spec, counts):
-    whole = UniformAssignor().assign(spec, describer(counts)).members
-    one_by_one = UniformAssignor().assign(spec, describer(counts)).members
+def _both_reads(spec, counts, assignor=UniformAssignor):
+    whole = assignor().assign(spec, describer(counts)).members
+    one_by_one = assignor().assign(spec, describer(counts)).members
     by_member = [(m, one_by_one[m]) for m in reversed(list(one_by_one))][::-1]
     return _ordered(whole.items()), _ordered(by_member)
 
@@ -161,6 +162,14 @@ def test_heterogeneous_bulk_read_equals_per_member_read(group):
     spec, counts = group
     whole, by_member = _both_reads(spec, counts)
     assert whole == by_member
+
+
+@SETTINGS
+@given(groups(homogeneous=True), groups(homogeneous=False))
+def test_range_bulk_read_equals_per_member_read(homogeneous, heterogeneous):
+    for spec, counts in (homogeneous, heterogeneous):
+        whole, by_member = _both_reads(spec, counts, RangeAssignor)
+        assert whole == by_member
 
 
 def test_a_partition_added_back_after_its_removal_is_present():
