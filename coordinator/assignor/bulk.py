@@ -100,9 +100,12 @@ def build_fresh_maps(
             order = np.argsort((entry_of << 32) | buckets, kind="stable")
             partitions = partitions[order]
     flat = partitions.tolist()
-    starts = bounds[:-1].tolist()
-    stops = bounds[1:].tolist()
-    sets = list(map(OrderedPartitions, map(flat.__getitem__, map(slice, starts, stops))))
+    if entries and int(counts.max()) == 1:
+        sets = list(map(OrderedPartitions, zip(flat)))  # one partition each: no slicing
+    else:
+        starts = bounds[:-1].tolist()
+        stops = bounds[1:].tolist()
+        sets = list(map(OrderedPartitions, map(flat.__getitem__, map(slice, starts, stops))))
 
     # Each map's final table and its order: bucket ascending, later key first within one.
     member_bounds = np.searchsorted(members, np.arange(member_count + 1, dtype=np.int64))
@@ -120,7 +123,9 @@ def build_fresh_maps(
     if entries and int(keys_per_member.max()) > 1:
         rank = np.arange(entries, dtype=np.int64) - np.repeat(member_bounds[:-1], keys_per_member)
         bucket = topic_hashes[topics] & (map_caps - 1)[members]
-        order = np.lexsort((-rank, bucket, members))
+        # (member, bucket, later key first) as one int64 key; members are already grouped
+        key = (members << 42) | (bucket << 21) | ((1 << 21) - 1 - rank)
+        order = np.argsort(key, kind="stable")
         sets = list(map(sets.__getitem__, order.tolist()))
         topic_list = list(map(topic_list.__getitem__, order.tolist()))
     keys = list(map(topic_ids.__getitem__, topic_list))

@@ -20,8 +20,10 @@ one strided ``range`` when it is one. A changed member map is a
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
+from itertools import repeat
 
 import numpy as np
 
@@ -34,7 +36,7 @@ from coordinator.assignor.api import (
 )
 from coordinator.assignor.bulk import build_fresh_maps, empty_maps, uuid_spread_hashes
 from coordinator.assignor.lazy import LazyMembers
-from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs
+from coordinator.assignor.sets import DeferredTopicMap
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
 from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
@@ -74,51 +76,49 @@ class _Builder:
                 group_spec.member_subscription(m).subscribed_topic_ids for m in self.member_ids
             ]
             self.olds = [group_spec.member_assignment(m).partitions for m in self.member_ids]
-        # Members sharing a subscription (the same object, or the same topic objects in the
-        # same order) are handled together: topics are looked up once per subscription.
-        by_object: dict[int, int] = {}
+        # Members sharing a subscription (the same topic objects in the same order) are handled
+        # together: topics are looked up once per subscription. Group g is numbered by its first
+        # member; keys and the grouping are made in C (map, dict.setdefault, numpy).
+        count = len(self.member_ids)
+        keys = list(map(tuple, map(map, repeat(id), self.subscriptions)))
         by_key: dict[tuple[int, ...], int] = {}
-        group_subs: list[AbstractSet[Uuid]] = []
-        group_members: list[list[int]] = []
-        self.member_group: list[int] = []
-        for index, subscribed in enumerate(self.subscriptions):
-            g = by_object.get(id(subscribed))
-            if g is None:
-                key = tuple(map(id, subscribed))
-                g = by_key.get(key)
-                if g is None:
-                    g = by_key[key] = len(group_subs)
-                    group_subs.append(subscribed)
-                    group_members.append([])
-                by_object[id(subscribed)] = g
-            group_members[g].append(index)
-            self.member_group.append(g)
+        firsts = np.fromiter(map(by_key.setdefault, keys, range(count)), np.int64, count)
+        group_firsts, member_group = np.unique(firsts, return_inverse=True)
+        self.member_group: list[int] = member_group.tolist()
+        self.member_group_array = member_group
+        by_group = np.argsort(member_group, kind="stable")
+        cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
+        group_members = np.split(by_group, cuts) if count else []
+        group_subs = [self.subscriptions[f] for f in group_firsts.tolist()]
         self.topic_ids: list[Uuid] = []
         self.topic_index: dict[Uuid, int] = {}
         self.num_partitions: list[int] = []
-        lists: list[list[int]] = []
-        self.group_topic_ids: list[set[int]] = []  # id() of each group's topic objects
+        lists: list[list[np.ndarray]] = []
+        self.group_topics: list[list[int]] = []  # each group's topic numbers
         for subscribed, members in zip(group_subs, group_members, strict=True):
+            numbers = []
             for topic_id in subscribed:
                 t = self.topic_index.get(topic_id)
                 if t is None:
-                    count = describer.num_partitions(topic_id)
-                    if count == -1:
+                    partitions = describer.num_partitions(topic_id)
+                    if partitions == -1:
                         raise PartitionAssignorException(
                             f"Members are subscribed to topic {topic_id} which doesn't exist in "
                             "the topic metadata."
                         )
                     t = self.topic_index[topic_id] = len(self.topic_ids)
                     self.topic_ids.append(topic_id)
-                    self.num_partitions.append(count)
+                    self.num_partitions.append(partitions)
                     lists.append([])
-                lists[t].extend(members)
-            self.group_topic_ids.append({id(t) for t in subscribed})
+                lists[t].append(members)
+                numbers.append(t)
+            self.group_topics.append(numbers)
         self.index_by_object = {id(t): i for t, i in self.topic_index.items()}
-        self.subscribers = [np.array(v, dtype=np.int64) for v in lists]
+        # topicSubscribers: each topic's members, ascending
+        self.subscribers = [v[0] if len(v) == 1 else np.sort(np.concatenate(v)) for v in lists]
         self.set_capacity = [
             sized_capacity((n + len(v) - 1) // len(v))
-            for n, v in zip(self.num_partitions, lists, strict=True)
+            for n, v in zip(self.num_partitions, self.subscribers, strict=True)
         ]
         self.owners: list[np.ndarray] = []
         self.sizes = np.zeros(len(self.member_ids), dtype=np.int64)
@@ -164,7 +164,7 @@ class _Builder:
         count = len(self.member_ids)
         result = member_assignments(self.targets)
         slow = np.zeros(count, dtype=bool)
-        slow[[i for i, c in enumerate(self.changed) if c is not None]] = True
+        slow[np.fromiter(map(operator.is_not, self.changed, repeat(None)), bool, count)] = True
         slow[list(self.moves)] = True
         if self.records:
             share_members = np.concatenate([r[2] for r in self.records])
@@ -179,7 +179,7 @@ class _Builder:
                 slow[self.records[k][2][list(self.records[k][7])]] = True
             with_shares = np.zeros(count, dtype=bool)
             with_shares[share_members] = True
-            empty = empty_maps(self.targets, [c is not None for c in self.changed])
+            empty = empty_maps(self.targets, slow.tolist())
             fresh = with_shares & empty & ~slow
             slow |= with_shares & ~fresh
             keep = fresh[share_members]
@@ -189,10 +189,7 @@ class _Builder:
             shares = share_index[keep][order]
             fresh_members = np.flatnonzero(fresh)
             if len(fresh_members):
-                columns = [
-                    np.concatenate([np.asarray(r[i], dtype=np.int64) for r in self.records])
-                    for i in (3, 5, 6)
-                ]
+                columns = [np.concatenate([r[i] for r in self.records]) for i in (3, 5, 6)]
                 offsets = np.zeros(len(self.records) + 1, dtype=np.int64)
                 np.cumsum([len(r[2]) for r in self.records], out=offsets[1:])
                 at = offsets[records] + shares
@@ -229,49 +226,60 @@ class _Builder:
 
     def revoke(self) -> None:
         """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.
-        Owners are written into Python lists here (one slice assignment per topic and member)
-        and become numpy arrays afterwards."""
-        sizes = [0] * len(self.member_ids)
-        owners: list[list[int]] = [[-1] * n for n in self.num_partitions]
-        index_by_object = self.index_by_object
-        topic_index = self.topic_index
-        targets = self.targets
-        changed = self.changed
-        for index, old in enumerate(self.olds):
-            if not old:
-                targets.append(old)
-                changed.append(None)
-                continue
-            new: DeferredTopicMap | None = None
-            subscribed = self.subscriptions[index]
-            by_object = self.group_topic_ids[self.member_group[index]]
-            size = 0
-            for topic_id, partitions in old.items():
-                if id(topic_id) in by_object or topic_id in subscribed:
-                    t = index_by_object.get(id(topic_id))
-                    if t is None:
-                        t = topic_index[topic_id]
-                    target = owners[t]
-                    if type(partitions) is IntHashSet:
-                        size += partitions._size
-                        runs = partitions.runs()
-                    else:
-                        size += len(partitions)
-                        runs = java_runs(partitions)
-                    for run in runs:
-                        if len(run) == 1:
-                            target[run.start] = index
-                        else:
-                            target[run.start : run.stop : run.step] = [index] * len(run)
-                else:
-                    if new is None:
-                        new = DeferredTopicMap(old)
-                    new.remove_topic(topic_id)
-            sizes[index] = size
-            targets.append(old if new is None else new)
-            changed.append(new)
-        self.sizes = np.array(sizes, dtype=np.int64)
-        self.owners = [np.array(o, dtype=np.int64) for o in owners]
+        Every member's map entries are read in one pass (C-level chains over the maps), and
+        the owners written with one numpy assignment over the topics laid end to end."""
+        olds = self.olds
+        count = len(olds)
+        self.targets = list(olds)
+        self.changed = [None] * count
+        offsets = np.zeros(len(self.num_partitions) + 1, dtype=np.int64)
+        np.cumsum(self.num_partitions, out=offsets[1:])
+        owners = np.full(int(offsets[-1]), -1, dtype=np.int64)
+        self.owners = [owners[a:b] for a, b in itertools.pairwise(offsets.tolist())]
+        lengths = np.fromiter(map(len, olds), np.int64, count)
+        entries = int(lengths.sum())
+        if not entries:
+            self.sizes = np.zeros(count, dtype=np.int64)
+            return
+        keys: list[Uuid] = list(itertools.chain.from_iterable(olds))
+        values: list[AbstractSet[int]] = list(
+            itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
+        )
+        numbers = list(map(self.index_by_object.get, map(id, keys)))
+        if None in numbers:  # equal topic ids held by other objects, or unknown topics
+            for j, t in enumerate(numbers):
+                if t is None:
+                    numbers[j] = self.topic_index.get(keys[j], -1)
+        topics = np.array(numbers, dtype=np.int64)
+        member = np.repeat(np.arange(count, dtype=np.int64), lengths)
+        # subscribed[g, t]: group g subscribes to topic t (column -1: an unknown topic)
+        subscribed = np.zeros((len(self.group_topics), len(self.topic_ids) + 1), dtype=bool)
+        for g, group_topics in enumerate(self.group_topics):
+            subscribed[g, group_topics] = True
+        kept = subscribed[self.member_group_array[member], topics]
+        sizes = np.fromiter(map(len, values), np.int64, entries)
+        kept_sizes = sizes[kept]
+        self.sizes = np.bincount(member[kept], weights=kept_sizes, minlength=count).astype(np.int64)
+        kept_at = np.flatnonzero(kept)
+        partitions = np.fromiter(
+            itertools.chain.from_iterable(map(values.__getitem__, kept_at.tolist())),
+            np.int64,
+            int(kept_sizes.sum()),
+        )
+        kept_topics = topics[kept]
+        limits = np.repeat(np.asarray(self.num_partitions, dtype=np.int64)[kept_topics], kept_sizes)
+        if len(partitions) and ((partitions < 0) | (partitions >= limits)).any():
+            raise IndexError("a member owns a partition beyond its topic's partition count")
+        owners[np.repeat(offsets[kept_topics], kept_sizes) + partitions] = np.repeat(
+            member[kept], kept_sizes
+        )
+        for j in np.flatnonzero(~kept).tolist():
+            index = int(member[j])
+            new = self.changed[index]
+            if new is None:
+                new = self.changed[index] = DeferredTopicMap(olds[index])
+                self.targets[index] = new
+            new.remove_topic(keys[j])
 
     def assign_topic(self, t: int, partitions: np.ndarray) -> None:
         """assignRemainingPartitions for one topic: the balancer's nextLeastLoadedMember
@@ -332,10 +340,10 @@ class _Builder:
                 self.topic_ids[t],
                 self.set_capacity[t],
                 grouped[starts],
-                ordered[starts].tolist(),
-                ordered[stops - 1].tolist(),
-                step.tolist(),
-                count_arr.tolist(),
+                ordered[starts],
+                ordered[stops - 1],
+                step,
+                count_arr,
                 irregular,
             )
         )
@@ -363,10 +371,11 @@ class _Builder:
             strict=True,
         ):
             topic_id, capacity, _, firsts, lasts, strides, counts, irregular = self.records[k]
-            count = counts[i]
+            count = int(counts[i])
             runs = irregular.get(i)
             if runs is None:
-                runs = [range(firsts[i], lasts[i] + 1, strides[i] if count > 1 else 1)]
+                first = int(firsts[i])
+                runs = [range(first, int(lasts[i]) + 1, int(strides[i]) if count > 1 else 1)]
             steps.append((0, topic_id, capacity, runs, count))
         return steps
 
