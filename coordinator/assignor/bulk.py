@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 import numpy as np
@@ -46,6 +46,24 @@ def fresh_map_capacity(keys: int, trailing_call: bool) -> int:
     if trailing_call and keys > (cap * 3) >> 2:
         cap <<= 1
     return cap
+
+
+def group_subscriptions(
+    subscriptions: Sequence[Iterable[Uuid]],
+) -> tuple[np.ndarray, list[int], list[np.ndarray]]:
+    """Members with the same subscription (the same topic objects in the same order), found
+    without a Python loop per member: (each member's group, each group's first member, each
+    group's members ascending). Groups are numbered in the order of their first member."""
+    count = len(subscriptions)
+    if not count:
+        return np.zeros(0, dtype=np.int64), [], []
+    keys = list(map(tuple, map(map, itertools.repeat(id), subscriptions)))
+    by_key: dict[tuple[int, ...], int] = {}
+    firsts = np.fromiter(map(by_key.setdefault, keys, range(count)), np.int64, count)
+    group_firsts, member_group = np.unique(firsts, return_inverse=True)
+    by_group = np.argsort(member_group, kind="stable")
+    cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
+    return member_group, group_firsts.tolist(), np.split(by_group, cuts)
 
 
 def empty_maps(targets: Sequence[Mapping[Uuid, object]], changed: Sequence[bool]) -> np.ndarray:

@@ -34,6 +34,7 @@ from coordinator.assignor.api import (
     SubscribedTopicDescriber,
     SubscriptionType,
 )
+from coordinator.assignor.bulk import group_subscriptions
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import RangeSet
@@ -223,28 +224,13 @@ class RangeAssignor:
     ) -> GroupAssignment:
         member_ids = sort_member_ids(group_spec)
         subscriptions = _subscriptions(group_spec, member_ids)
-        # Members with the same subscription (same object, or the same topic objects in the
-        # same order) share one topic table; positions are indices in the sorted member list.
-        by_object: dict[int, int] = {}
-        by_key: dict[tuple[int, ...], int] = {}
-        group_subs: list[AbstractSet[Uuid]] = []
-        group_positions: list[list[int]] = []
-        member_group = []
-        for position, subscribed in enumerate(subscriptions):
-            g = by_object.get(id(subscribed))
-            if g is None:
-                key = tuple(map(id, subscribed))
-                g = by_key.get(key)
-                if g is None:
-                    g = by_key[key] = len(group_subs)
-                    group_subs.append(subscribed)
-                    group_positions.append([])
-                by_object[id(subscribed)] = g
-            group_positions[g].append(position)
-            member_group.append(g)
+        # Members with the same subscription (the same topic objects in the same order) share
+        # one topic table; positions are indices in the sorted member list.
+        groups, group_firsts, arrays = group_subscriptions(subscriptions)
+        group_subs = [subscriptions[f] for f in group_firsts]
+        member_group = groups.tolist()
         counts: dict[Uuid, int] = {}
         positions_of: dict[Uuid, list[np.ndarray]] = {}
-        arrays = [np.array(p, dtype=np.int64) for p in group_positions]
         for g, subscribed in enumerate(group_subs):
             for topic_id, n in zip(subscribed, _counts(subscribed, describer), strict=True):
                 counts[topic_id] = n
@@ -264,10 +250,10 @@ class RangeAssignor:
             )
             columns = [np.searchsorted(subscribers[t], arrays[g]) for t in ordered]
             ordinals.append(np.stack(columns, axis=1) if columns else np.zeros((len(arrays[g]), 0)))
-        rows = [0] * len(member_ids)  # each member's row in its group's ordinals
-        for positions in group_positions:
-            for r, position in enumerate(positions):
-                rows[position] = r
+        rows_array = np.zeros(len(member_ids), dtype=np.int64)  # row in its group's ordinals
+        for positions in arrays:
+            rows_array[positions] = np.arange(len(positions))
+        rows = rows_array.tolist()
 
         # A member whose ordinal is the same on every topic of its subscription (the usual case:
         # topics with the same subscribers) passes it as one int, the cheap path above.

@@ -34,7 +34,12 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
-from coordinator.assignor.bulk import build_fresh_maps, empty_maps, uuid_spread_hashes
+from coordinator.assignor.bulk import (
+    build_fresh_maps,
+    empty_maps,
+    group_subscriptions,
+    uuid_spread_hashes,
+)
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.sets import DeferredTopicMap
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
@@ -79,17 +84,10 @@ class _Builder:
         # Members sharing a subscription (the same topic objects in the same order) are handled
         # together: topics are looked up once per subscription. Group g is numbered by its first
         # member; keys and the grouping are made in C (map, dict.setdefault, numpy).
-        count = len(self.member_ids)
-        keys = list(map(tuple, map(map, repeat(id), self.subscriptions)))
-        by_key: dict[tuple[int, ...], int] = {}
-        firsts = np.fromiter(map(by_key.setdefault, keys, range(count)), np.int64, count)
-        group_firsts, member_group = np.unique(firsts, return_inverse=True)
+        member_group, group_firsts, group_members = group_subscriptions(self.subscriptions)
         self.member_group: list[int] = member_group.tolist()
         self.member_group_array = member_group
-        by_group = np.argsort(member_group, kind="stable")
-        cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
-        group_members = np.split(by_group, cuts) if count else []
-        group_subs = [self.subscriptions[f] for f in group_firsts.tolist()]
+        group_subs = [self.subscriptions[f] for f in group_firsts]
         self.topic_ids: list[Uuid] = []
         self.topic_index: dict[Uuid, int] = {}
         self.num_partitions: list[int] = []
