@@ -283,12 +283,34 @@ class _Builder:
         """assignRemainingPartitions for one topic: the balancer's nextLeastLoadedMember
         sequence, computed pass by pass (each pass gives one partition to every member of the
         least loaded range, then the range's level rises and it takes in the members at it)."""
-        subscribers = self.subscribers[t]
+        subscribers = self.subscribers[t]  # ascending
         loads = self.sizes[subscribers]
-        order = np.lexsort((subscribers, loads))
-        members = subscribers[order]
-        levels = loads[order]
+        if loads[0] == loads[-1] and (loads == loads[0]).all():
+            members, levels = subscribers, loads
+        else:
+            order = np.argsort(loads, kind="stable")  # by load, then member index
+            members = subscribers[order]
+            levels = loads[order]
         total = len(partitions)
+        if total <= len(members) and levels[total - 1] == levels[0]:
+            # One pass over equally loaded members: each takes one partition, in order.
+            owner_of = members[:total]
+            self.owners[t][partitions] = owner_of
+            self.sizes[owner_of] += 1
+            ones = np.ones(total, dtype=np.int64)
+            self.records.append(
+                (
+                    self.topic_ids[t],
+                    self.set_capacity[t],
+                    owner_of,
+                    partitions,
+                    partitions,
+                    ones,
+                    ones,
+                    {},
+                )
+            )
+            return
         pieces = []
         done = 0
         end = int(np.searchsorted(levels, levels[0], side="right"))
