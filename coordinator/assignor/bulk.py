@@ -34,6 +34,9 @@ import numpy as np
 from coordinator.assignor.sets import AssignmentMap, OrderedPartitions, uuid_hashcode
 from coordinator.kafka_uuid import Uuid
 
+#: Below this many members a batch costs more in fixed numpy calls than the per-member path.
+SMALL_BATCH = 32
+
 
 @functools.lru_cache(maxsize=4096)
 def fresh_map_capacity(keys: int, trailing_call: bool) -> int:

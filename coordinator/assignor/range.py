@@ -273,10 +273,19 @@ class RangeAssignor:
             )
 
         def make_all() -> list[MemberAssignment]:
-            """Every member's map at once: plain dicts (reads run in C)."""
-            positions = range(len(member_ids))
-            return member_assignments(  # type: ignore[return-value]
-                map(range_map, map(tables.__getitem__, member_group), map(ordinal, positions))
-            )
+            """Every member's map at once: plain dicts (reads run in C). Ordinals are laid out
+            per member with numpy (an int when the same on every topic, else the row)."""
+            n = len(member_ids)
+            first = np.zeros(n, dtype=np.int64)
+            uniform = np.zeros(n, dtype=bool)
+            for positions, o, same_g in zip(arrays, ordinals, same, strict=True):
+                if o.shape[1]:
+                    first[positions] = o[:, 0]
+                uniform[positions] = same_g
+            ords: list[int | np.ndarray] = list(first.tolist())
+            for position in np.flatnonzero(~uniform).tolist():
+                ords[position] = ordinal(position)
+            every = map(range_map, map(tables.__getitem__, member_group), ords)
+            return member_assignments(every)  # type: ignore[return-value]
 
         return GroupAssignment(LazyMembers(member_ids, make, make_all))

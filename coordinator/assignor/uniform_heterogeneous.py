@@ -35,6 +35,7 @@ from coordinator.assignor.api import (
     SubscribedTopicDescriber,
 )
 from coordinator.assignor.bulk import (
+    SMALL_BATCH,
     build_fresh_maps,
     empty_maps,
     group_subscriptions,
@@ -186,7 +187,9 @@ class _Builder:
             records = share_record[keep][order]
             shares = share_index[keep][order]
             fresh_members = np.flatnonzero(fresh)
-            if len(fresh_members):
+            if len(fresh_members) < SMALL_BATCH:  # a joining member or two: _member is cheaper
+                slow |= fresh
+            else:
                 columns = [np.concatenate([r[i] for r in self.records]) for i in (3, 5, 6)]
                 offsets = np.zeros(len(self.records) + 1, dtype=np.int64)
                 np.cumsum([len(r[2]) for r in self.records], out=offsets[1:])

@@ -43,7 +43,12 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
-from coordinator.assignor.bulk import build_fresh_maps, empty_maps, uuid_spread_hashes
+from coordinator.assignor.bulk import (
+    SMALL_BATCH,
+    build_fresh_maps,
+    empty_maps,
+    uuid_spread_hashes,
+)
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import (
@@ -254,6 +259,8 @@ def build_homogeneous(
         if not offsets:
             offsets.extend(itertools.accumulate(remaining, initial=0))
         fresh_members = np.flatnonzero(fresh)
+        if len(fresh_members) < SMALL_BATCH:
+            fresh_members = fresh_members[:0]  # a joining member or two: make() is cheaper
         pieces = _fresh_pieces(fresh_members, want, offsets, available, unassigned, starts)
         if pieces is not None:
             fresh_members, maps, sizes = pieces

@@ -17,10 +17,16 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coordinator.assignor import GroupSpecImpl, MemberSubscriptionAndAssignmentImpl
+from coordinator.assignor import (
+    GroupSpecImpl,
+    MemberSubscriptionAndAssignmentImpl,
+    uniform_heterogeneous,
+    uniform_homogeneous,
+)
 from coordinator.assignor.bulk import build_fresh_maps, fresh_map_capacity, uuid_spread_hashes
 from coordinator.assignor.range import RangeAssignor
 from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, OrderedPartitions
@@ -30,6 +36,17 @@ from coordinator.kafka_uuid import Uuid, topic_id_for
 
 from .helpers import describer, inverted
 from .test_properties import JavaHashMapSim, groups
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _bulk_for_every_batch():
+    """The builders take the per-member path for batches below SMALL_BATCH members; these
+    groups are small, so the bulk path is forced here (both paths give the same maps)."""
+    saved = uniform_homogeneous.SMALL_BATCH, uniform_heterogeneous.SMALL_BATCH
+    uniform_homogeneous.SMALL_BATCH = uniform_heterogeneous.SMALL_BATCH = 0
+    yield
+    uniform_homogeneous.SMALL_BATCH, uniform_heterogeneous.SMALL_BATCH = saved
+
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("GROUPSIM_HYPOTHESIS_EXAMPLES", "40")), deadline=None
