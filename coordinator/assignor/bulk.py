@@ -149,6 +149,13 @@ def build_fresh_maps(
         order = np.argsort(key, kind="stable")
         sets = list(map(sets.__getitem__, order.tolist()))
         topic_list = list(map(topic_list.__getitem__, order.tolist()))
+    if entries == member_count and bool(
+        (keys_per_member == 1).all()
+    ):  # one topic each: copy a one-key template (no Uuid hashing)
+        templates = [dict.fromkeys((t,)) for t in topic_ids]
+        return list(
+            map(AssignmentMap.fromkeys, map(templates.__getitem__, topic_list), sets)  # type: ignore[arg-type]
+        )
     keys = list(map(topic_ids.__getitem__, topic_list))
     first = member_bounds[:-1].tolist()
     end = member_bounds[1:].tolist()
