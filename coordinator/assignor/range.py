@@ -10,7 +10,8 @@ Data layout: Kafka hands ranges out member by member (``addPartitionsToAssignmen
 with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k`` (one number in a
 homogeneous group; a numpy row per subscription in a heterogeneous one) and returns
 :class:`RangeAssignment` values that build their ``RangeSet`` map when first read: the work per
-member is constant, not per topic.
+member is constant, not per topic. A read of the whole result builds plain dicts for every member
+at once.
 
 Order: each member's ``topic id -> RangeSet`` map iterates like Kafka's pre-sized
 ``HashMap<Uuid, Set<Integer>>`` (topics put in the order of the member's subscribed-topic set);

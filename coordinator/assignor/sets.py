@@ -1,10 +1,12 @@
 """Partition sets that iterate in Java's order, cheaply.
 
 Kafka's assignors return ``Set<Integer>`` values whose iteration order feeds the next rebalance
-(the target-assignment record lists them in that order and the next round walks them). Two kinds:
+(the target-assignment record lists them in that order and the next round walks them). Kinds:
 
-* :class:`RangeSet` is Kafka's ``assignor.RangeSet``: ``[start, stop)`` without storing it,
-  iterating in ascending order as Kafka's does.
+* :class:`OrderedPartitions` is a read-only set whose Java order was computed when it was built
+  (in bulk, :mod:`coordinator.assignor.bulk`): a tuple underneath, so making and reading it run
+  in C. :class:`RangeSet`, Kafka's ``assignor.RangeSet`` (``[start, stop)``, ascending as Kafka's
+  iterates), is one.
 * :class:`IntHashSet` is a ``java.util.HashSet<Integer>`` as the uniform assignor builds it: it
   records its capacity and insertion order (as runs of consecutive partitions) and computes Java's
   iteration order only when someone iterates. Order = bucket ``spread(p) & (capacity - 1)``

@@ -15,6 +15,8 @@ sequence only depends on the sizes at the start of the topic) and finds each mem
 one strided ``range`` when it is one. A changed member map is a
 :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
 ``computeIfAbsent``/``add``/``remove`` calls, replayed on first read); sets keep Java's order.
+A read of the whole result builds the members whose map starts empty and only takes step-2
+shares in one batch (:func:`~coordinator.assignor.bulk.build_fresh_maps`).
 """
 
 from __future__ import annotations

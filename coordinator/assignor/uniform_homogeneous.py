@@ -23,7 +23,9 @@ difference of a cached ``{0..n-1}`` with its owners (empty when every partition 
 Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
 member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
 ``computeIfAbsent``/``add`` calls, replayed on first read), an unchanged one is the input map
-itself, as in Kafka; sets keep Java's order (see ``sets``).
+itself, as in Kafka; sets keep Java's order (see ``sets``). A read of the whole result builds
+the members whose map starts empty (a first assignment, a joining member) in one batch
+(:func:`~coordinator.assignor.bulk.build_fresh_maps`).
 """
 
 from __future__ import annotations
