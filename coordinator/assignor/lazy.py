@@ -3,7 +3,9 @@
 Kafka's assignors return a ``HashMap<String, MemberAssignment>`` holding one object per member.
 groupsim's keep, per member, what its assignment is made of (an ordinal, a stretch of partitions,
 recorded map steps) and build the member's :class:`MemberAssignmentImpl` when it is first read,
-once. The coordinator reads every member anyway; the assignor itself does not need to.
+once. The coordinator reads every member anyway; the assignor itself does not need to. A builder
+that can make every member at once (numpy passes, objects made in C) passes ``make_all``, used
+when everything is read before any single member was.
 """
 
 from __future__ import annotations
@@ -17,18 +19,27 @@ from coordinator.assignor.api import MemberAssignment
 class LazyMembers(Mapping[str, MemberAssignment]):
     """member id -> assignment, ``make(i)`` building the i-th member's on first read."""
 
-    __slots__ = ("_built", "_ids", "_index", "_make")
+    __slots__ = ("_all_map", "_built", "_ids", "_index", "_make", "_make_all", "_some_built")
 
-    def __init__(self, member_ids: Sequence[str], make: Callable[[int], MemberAssignment]) -> None:
+    def __init__(
+        self,
+        member_ids: Sequence[str],
+        make: Callable[[int], MemberAssignment],
+        make_all: Callable[[], list[MemberAssignment]] | None = None,
+    ) -> None:
         self._ids = member_ids
         self._make = make
+        self._make_all = make_all
         self._index: dict[str, int] | None = None
         self._built: list[MemberAssignment | None] = [None] * len(member_ids)
+        self._some_built = False
+        self._all_map: dict[str, MemberAssignment] | None = None
 
     def member(self, i: int) -> MemberAssignment:
         built = self._built[i]
         if built is None:
             built = self._built[i] = self._make(i)
+            self._some_built = True
         return built
 
     def __getitem__(self, member_id: str) -> MemberAssignment:
@@ -47,11 +58,19 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         per member; CPython's cyclic collector would run on the allocation count many times
         over (each pass also walking the older heap) and find nothing, so it is paused for
         the build and resumed after (objects stay tracked: the next pass sees them)."""
+        if self._all_map is not None:
+            return self._all_map
         paused = gc.isenabled()
         if paused:
             gc.disable()
         try:
-            return {m: self.member(i) for i, m in enumerate(self._ids)}
+            if self._make_all is not None and not self._some_built:
+                everyone = self._make_all()
+                self._built = everyone  # type: ignore[assignment]
+                self._all_map = dict(zip(self._ids, everyone, strict=True))
+            else:
+                self._all_map = {m: self.member(i) for i, m in enumerate(self._ids)}
+            return self._all_map
         finally:
             if paused:
                 gc.enable()

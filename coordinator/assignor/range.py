@@ -10,7 +10,8 @@ Data layout: Kafka hands ranges out member by member (``addPartitionsToAssignmen
 with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k`` (one number in a
 homogeneous group; a numpy row per subscription in a heterogeneous one) and returns
 :class:`RangeAssignment` values that build their ``RangeSet`` map when first read: the work per
-member is constant, not per topic.
+member is constant, not per topic. A read of the whole result builds plain dicts for every member
+at once.
 
 Order: each member's ``topic id -> RangeSet`` map iterates like Kafka's pre-sized
 ``HashMap<Uuid, Set<Integer>>`` (topics put in the order of the member's subscribed-topic set);
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from collections.abc import Set as AbstractSet
+from itertools import repeat
 
 import numpy as np
 
@@ -33,10 +35,16 @@ from coordinator.assignor.api import (
     SubscribedTopicDescriber,
     SubscriptionType,
 )
+from coordinator.assignor.bulk import group_subscriptions
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import RangeSet
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.spec import (
+    EMPTY_PARTITIONS,
+    GroupSpecImpl,
+    MemberAssignmentImpl,
+    member_assignments,
+)
 from coordinator.java import java_sorted, java_string_key, needs_utf16_order, sized_capacity
 from coordinator.kafka_uuid import Uuid
 
@@ -67,33 +75,14 @@ class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
 
     __slots__ = ("_map", "_ordinals", "_topics")
 
-    def __init__(self, topics: _Topics, ordinals: int | Sequence[int]) -> None:
+    def __init__(self, topics: _Topics, ordinals: int | Sequence[int] | np.ndarray) -> None:
         self._topics = topics
         self._ordinals = ordinals
-        self._map: dict[Uuid, AbstractSet[int]] | None = None
+        self._map: Mapping[Uuid, AbstractSet[int]] | None = None
 
-    def _built(self) -> dict[Uuid, AbstractSet[int]]:
+    def _built(self) -> Mapping[Uuid, AbstractSet[int]]:
         if self._map is None:
-            t = self._topics
-            ks = self._ordinals
-            if isinstance(ks, int) and t.uniform is not None:
-                # Every topic gives ordinal k the same range: one shared RangeSet (read-only).
-                q, e = t.uniform
-                size = q + 1 if ks < e else q
-                start = ks * q + (ks if ks < e else e)
-                self._map = dict.fromkeys(t.template, RangeSet(start, start + size)) if size else {}
-                return self._map
-            if isinstance(ks, int):
-                ks = [ks] * len(t.ids)
-            elif isinstance(ks, np.ndarray):
-                ks = ks.tolist()
-            built: dict[Uuid, AbstractSet[int]] = {}
-            for topic_id, k, q, e in zip(t.ids, ks, t.quota, t.extra, strict=True):
-                size = q + 1 if k < e else q
-                if size:
-                    start = k * q + (k if k < e else e)
-                    built[topic_id] = RangeSet(start, start + size)
-            self._map = built
+            self._map = range_map(self._topics, self._ordinals)
         return self._map
 
     def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
@@ -113,6 +102,34 @@ class RangeAssignment(Mapping[Uuid, AbstractSet[int]]):
 
     def __repr__(self) -> str:
         return f"RangeAssignment({ {str(t): s for t, s in self.items()} })"
+
+
+def range_map(
+    topics: _Topics, ordinals: int | Sequence[int] | np.ndarray
+) -> Mapping[Uuid, AbstractSet[int]]:
+    """The ``topic id -> RangeSet`` map of the member with these ordinals (one int: the same
+    on every topic)."""
+    t = topics
+    ks = ordinals
+    if isinstance(ks, int) and t.uniform is not None:
+        # Every topic gives ordinal k the same range: one shared RangeSet (read-only).
+        q, e = t.uniform
+        size = q + 1 if ks < e else q
+        if not size:
+            return EMPTY_PARTITIONS
+        start = ks * q + (ks if ks < e else e)
+        return dict.fromkeys(t.template, RangeSet(start, start + size))
+    if isinstance(ks, int):
+        ks = [ks] * len(t.ids)
+    elif isinstance(ks, np.ndarray):
+        ks = ks.tolist()
+    built: dict[Uuid, AbstractSet[int]] = {}
+    for topic_id, k, q, e in zip(t.ids, ks, t.quota, t.extra, strict=True):
+        size = q + 1 if k < e else q
+        if size:
+            start = k * q + (k if k < e else e)
+            built[topic_id] = RangeSet(start, start + size)
+    return built
 
 
 def sort_member_ids(group_spec: GroupSpec) -> list[str]:
@@ -178,8 +195,28 @@ class RangeAssignor:
         # table of the same size: one bucket order serves all.
         ordered = uuid_order(subscribed, sized_capacity(len(counts)))
         topics = _Topics(ordered, [counts[t] for t in ordered], [len(member_ids)] * len(ordered))
+
+        def make_all() -> list[MemberAssignment]:
+            """Every member's map at once: plain dicts (reads run in C)."""
+            n = len(member_ids)
+            if topics.uniform is None:
+                every = map(range_map, repeat(topics), range(n))
+                return member_assignments(every)  # type: ignore[return-value]
+            # One shared RangeSet per member: ordinal k starts at k*q + min(k, e).
+            q, e = topics.uniform
+            given = n if q else min(e, n)
+            starts = [k * q + min(k, e) for k in range(given + 1)]
+            sets = map(RangeSet, starts[:-1], starts[1:])
+            maps = [
+                *map(dict.fromkeys, repeat(topics.template), sets),
+                *repeat(EMPTY_PARTITIONS, n - given),
+            ]
+            return member_assignments(maps)  # type: ignore[return-value]
+
         return GroupAssignment(
-            LazyMembers(member_ids, lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)))
+            LazyMembers(
+                member_ids, lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)), make_all
+            )
         )
 
     @staticmethod
@@ -188,28 +225,13 @@ class RangeAssignor:
     ) -> GroupAssignment:
         member_ids = sort_member_ids(group_spec)
         subscriptions = _subscriptions(group_spec, member_ids)
-        # Members with the same subscription (same object, or the same topic objects in the
-        # same order) share one topic table; positions are indices in the sorted member list.
-        by_object: dict[int, int] = {}
-        by_key: dict[tuple[int, ...], int] = {}
-        group_subs: list[AbstractSet[Uuid]] = []
-        group_positions: list[list[int]] = []
-        member_group = []
-        for position, subscribed in enumerate(subscriptions):
-            g = by_object.get(id(subscribed))
-            if g is None:
-                key = tuple(map(id, subscribed))
-                g = by_key.get(key)
-                if g is None:
-                    g = by_key[key] = len(group_subs)
-                    group_subs.append(subscribed)
-                    group_positions.append([])
-                by_object[id(subscribed)] = g
-            group_positions[g].append(position)
-            member_group.append(g)
+        # Members with the same subscription (the same topic objects in the same order) share
+        # one topic table; positions are indices in the sorted member list.
+        groups, group_firsts, arrays = group_subscriptions(subscriptions)
+        group_subs = [subscriptions[f] for f in group_firsts]
+        member_group = groups.tolist()
         counts: dict[Uuid, int] = {}
         positions_of: dict[Uuid, list[np.ndarray]] = {}
-        arrays = [np.array(p, dtype=np.int64) for p in group_positions]
         for g, subscribed in enumerate(group_subs):
             for topic_id, n in zip(subscribed, _counts(subscribed, describer), strict=True):
                 counts[topic_id] = n
@@ -229,10 +251,10 @@ class RangeAssignor:
             )
             columns = [np.searchsorted(subscribers[t], arrays[g]) for t in ordered]
             ordinals.append(np.stack(columns, axis=1) if columns else np.zeros((len(arrays[g]), 0)))
-        rows = [0] * len(member_ids)  # each member's row in its group's ordinals
-        for positions in group_positions:
-            for r, position in enumerate(positions):
-                rows[position] = r
+        rows_array = np.zeros(len(member_ids), dtype=np.int64)  # row in its group's ordinals
+        for positions in arrays:
+            rows_array[positions] = np.arange(len(positions))
+        rows = rows_array.tolist()
 
         # A member whose ordinal is the same on every topic of its subscription (the usual case:
         # topics with the same subscribers) passes it as one int, the cheap path above.
@@ -241,10 +263,30 @@ class RangeAssignor:
             for o in ordinals
         ]
 
-        def make(position: int) -> MemberAssignment:
+        def ordinal(position: int) -> int | np.ndarray:
             g = member_group[position]
             row = rows[position]
-            k = int(ordinals[g][row, 0]) if same[g][row] else ordinals[g][row]
-            return MemberAssignmentImpl(RangeAssignment(tables[g], k))
+            return int(ordinals[g][row, 0]) if same[g][row] else ordinals[g][row]
 
-        return GroupAssignment(LazyMembers(member_ids, make))
+        def make(position: int) -> MemberAssignment:
+            return MemberAssignmentImpl(
+                RangeAssignment(tables[member_group[position]], ordinal(position))
+            )
+
+        def make_all() -> list[MemberAssignment]:
+            """Every member's map at once: plain dicts (reads run in C). Ordinals are laid out
+            per member with numpy (an int when the same on every topic, else the row)."""
+            n = len(member_ids)
+            first = np.zeros(n, dtype=np.int64)
+            uniform = np.zeros(n, dtype=bool)
+            for positions, o, same_g in zip(arrays, ordinals, same, strict=True):
+                if o.shape[1]:
+                    first[positions] = o[:, 0]
+                uniform[positions] = same_g
+            ords: list[int | np.ndarray] = list(first.tolist())
+            for position in np.flatnonzero(~uniform).tolist():
+                ords[position] = ordinal(position)
+            every = map(range_map, map(tables.__getitem__, member_group), ords)
+            return member_assignments(every)  # type: ignore[return-value]
+
+        return GroupAssignment(LazyMembers(member_ids, make, make_all))

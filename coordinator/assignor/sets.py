@@ -1,10 +1,12 @@
 """Partition sets that iterate in Java's order, cheaply.
 
 Kafka's assignors return ``Set<Integer>`` values whose iteration order feeds the next rebalance
-(the target-assignment record lists them in that order and the next round walks them). Two kinds:
+(the target-assignment record lists them in that order and the next round walks them). Kinds:
 
-* :class:`RangeSet` is Kafka's ``assignor.RangeSet``: ``[start, stop)`` without storing it,
-  iterating in ascending order as Kafka's does.
+* :class:`OrderedPartitions` is a read-only set whose Java order was computed when it was built
+  (in bulk, :mod:`coordinator.assignor.bulk`): a tuple underneath, so making and reading it run
+  in C. :class:`RangeSet`, Kafka's ``assignor.RangeSet`` (``[start, stop)``, ascending as Kafka's
+  iterates), is one.
 * :class:`IntHashSet` is a ``java.util.HashSet<Integer>`` as the uniform assignor builds it: it
   records its capacity and insertion order (as runs of consecutive partitions) and computes Java's
   iteration order only when someone iterates. Order = bucket ``spread(p) & (capacity - 1)``
@@ -29,38 +31,6 @@ def uuid_hashcode(topic_id: Uuid) -> int:
     ``xor = msb ^ lsb`` (only its bits matter for bucketing)."""
     xor = (topic_id.most_significant_bits ^ topic_id.least_significant_bits) & ((1 << 64) - 1)
     return ((xor >> 32) ^ xor) & 0xFFFFFFFF
-
-
-class RangeSet(AbstractSet[int]):
-    """Kafka's RangeSet: the partitions ``[start, stop)``, ascending."""
-
-    __slots__ = ("start", "stop")
-
-    def __init__(self, start: int, stop: int) -> None:
-        self.start = start
-        self.stop = stop
-
-    def __len__(self) -> int:
-        return self.stop - self.start
-
-    def __contains__(self, value: object) -> bool:
-        return isinstance(value, int) and self.start <= value < self.stop
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(range(self.start, self.stop))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, RangeSet):
-            return self.start == other.start and self.stop == other.stop
-        return AbstractSet.__eq__(self, other)
-
-    __hash__ = None  # type: ignore[assignment]  # equal to sets of any kind, like Java's
-
-    def runs(self) -> list[range]:
-        return [range(self.start, self.stop)] if self.stop > self.start else []
-
-    def __repr__(self) -> str:
-        return f"RangeSet(from={self.start} (inclusive), to={self.stop} (exclusive))"
 
 
 class IntHashSet(AbstractSet[int]):
@@ -120,6 +90,9 @@ class IntHashSet(AbstractSet[int]):
         """Add ``run`` (partitions known to be absent, ascending, any step), in its order."""
         if not run:
             return
+        if self._removed and not self._removed.isdisjoint(run):
+            # Re-inserted after a removal: it goes to the end of its bucket like a new element.
+            self._compact()
         runs = self._runs
         if runs and run.step == 1 and runs[-1].step == 1 and runs[-1].stop == run.start:
             runs[-1] = range(runs[-1].start, run.stop)
@@ -136,9 +109,6 @@ class IntHashSet(AbstractSet[int]):
 
     def add(self, partition: int) -> None:
         """``HashSet.add`` of a partition known to be absent."""
-        if self._removed is not None and partition in self._removed:
-            # Re-inserted after a removal: it goes to the end of its bucket like a new element.
-            self._compact()
         self.add_run(range(partition, partition + 1))
 
     def remove(self, partition: int) -> None:
@@ -202,6 +172,84 @@ class IntHashSet(AbstractSet[int]):
 
     def __repr__(self) -> str:
         return f"IntHashSet({list(self)})"
+
+
+class OrderedPartitions(tuple[int, ...], AbstractSet[int]):
+    """A read-only ``Set<Integer>`` whose iteration order was fixed when it was built (the order
+    of the Java ``HashSet`` a builder computed in bulk, see :mod:`coordinator.assignor.bulk`).
+
+    A tuple underneath, so that making one (``OrderedPartitions(iterable)``, also through ``map``)
+    and iterating it run in C: the coordinator reads every partition of every result. Equality
+    and comparisons are a set's (Java's ``equals``: content, not order); ``in`` scans the tuple.
+    """
+
+    __slots__ = ()
+
+    __eq__ = AbstractSet.__eq__
+    __le__ = AbstractSet.__le__  # type: ignore[assignment]
+    __lt__ = AbstractSet.__lt__  # type: ignore[assignment]
+    __ge__ = AbstractSet.__ge__  # type: ignore[assignment]
+    __gt__ = AbstractSet.__gt__  # type: ignore[assignment]
+    __and__ = AbstractSet.__and__
+    __or__ = AbstractSet.__or__
+    __sub__ = AbstractSet.__sub__
+    __xor__ = AbstractSet.__xor__
+    __hash__ = None  # type: ignore[assignment]
+
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[int]) -> frozenset[int]:  # type: ignore[override]
+        return frozenset(it)
+
+    def runs(self) -> list[range]:
+        """The iteration order as runs of consecutive partitions."""
+        return _to_runs(self)
+
+    def __repr__(self) -> str:
+        return f"OrderedPartitions({list(self)})"
+
+
+class RangeSet(OrderedPartitions):
+    """Kafka's RangeSet: the partitions ``[start, stop)``, ascending. Its elements are held (an
+    :class:`OrderedPartitions`), so reading it runs in C; ``in`` compares with the bounds."""
+
+    def __new__(cls, start: int, stop: int) -> RangeSet:
+        self = tuple.__new__(cls, range(start, stop))
+        if stop <= start:
+            self._bounds = (start, stop)  # an empty set keeps its bounds for repr
+        return self
+
+    _bounds: tuple[int, int]
+
+    @property
+    def start(self) -> int:
+        return self[0] if self else self._bounds[0]
+
+    @property
+    def stop(self) -> int:
+        return self[-1] + 1 if self else self._bounds[1]
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and bool(self) and self[0] <= value <= self[-1]
+
+    def runs(self) -> list[range]:
+        return [range(self[0], self[-1] + 1)] if self else []
+
+    def __repr__(self) -> str:
+        return f"RangeSet(from={self.start} (inclusive), to={self.stop} (exclusive))"
+
+
+class AssignmentMap(dict[Uuid, AbstractSet[int]]):
+    """A member's ``topic id -> partitions`` map built in bulk, in Java's iteration order (a
+    dict: reads are C). ``summary`` as :attr:`DeferredTopicMap.summary`, when the builder set
+    it; treated as read-only once returned."""
+
+    __slots__ = ("summary",)
+
+    summary: tuple[int, frozenset[Uuid]]
 
 
 def _to_runs(items: Iterable[int]) -> list[range]:

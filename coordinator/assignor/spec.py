@@ -12,9 +12,11 @@ holds it (:func:`coordinator.assignor.ordering.assignment_from_record`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from itertools import repeat
 from types import MappingProxyType
+from typing import NamedTuple
 
 from attrs import field, frozen
 
@@ -29,14 +31,20 @@ from coordinator.kafka_uuid import ZERO_UUID, Uuid
 EMPTY_PARTITIONS: TopicPartitions = MappingProxyType({})
 
 
-@frozen
-class MemberAssignmentImpl:
-    """MemberAssignmentImpl: a member's partitions keyed by topic id."""
+class MemberAssignmentImpl(NamedTuple):
+    """MemberAssignmentImpl: a member's partitions keyed by topic id. A named tuple (immutable,
+    equal by content) rather than an attrs class: the assignors make one per member, in bulk
+    through :func:`member_assignments`, whose construction runs in C."""
 
     partitions: TopicPartitions
 
 
 EMPTY_ASSIGNMENT = MemberAssignmentImpl(EMPTY_PARTITIONS)
+
+
+def member_assignments(maps: Iterable[TopicPartitions]) -> list[MemberAssignmentImpl]:
+    """``[MemberAssignmentImpl(m) for m in maps]``, without a Python call per member."""
+    return list(map(tuple.__new__, repeat(MemberAssignmentImpl), zip(maps)))
 
 
 @frozen

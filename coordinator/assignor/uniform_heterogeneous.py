@@ -15,13 +15,17 @@ sequence only depends on the sizes at the start of the topic) and finds each mem
 one strided ``range`` when it is one. A changed member map is a
 :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
 ``computeIfAbsent``/``add``/``remove`` calls, replayed on first read); sets keep Java's order.
+A read of the whole result builds the members whose map starts empty and only takes step-2
+shares in one batch (:func:`~coordinator.assignor.bulk.build_fresh_maps`).
 """
 
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
+from itertools import repeat
 
 import numpy as np
 
@@ -32,9 +36,16 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
+from coordinator.assignor.bulk import (
+    SMALL_BATCH,
+    build_fresh_maps,
+    empty_maps,
+    group_subscriptions,
+    uuid_spread_hashes,
+)
 from coordinator.assignor.lazy import LazyMembers
-from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, java_runs
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.sets import DeferredTopicMap
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
 from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
@@ -73,51 +84,42 @@ class _Builder:
                 group_spec.member_subscription(m).subscribed_topic_ids for m in self.member_ids
             ]
             self.olds = [group_spec.member_assignment(m).partitions for m in self.member_ids]
-        # Members sharing a subscription (the same object, or the same topic objects in the
-        # same order) are handled together: topics are looked up once per subscription.
-        by_object: dict[int, int] = {}
-        by_key: dict[tuple[int, ...], int] = {}
-        group_subs: list[AbstractSet[Uuid]] = []
-        group_members: list[list[int]] = []
-        self.member_group: list[int] = []
-        for index, subscribed in enumerate(self.subscriptions):
-            g = by_object.get(id(subscribed))
-            if g is None:
-                key = tuple(map(id, subscribed))
-                g = by_key.get(key)
-                if g is None:
-                    g = by_key[key] = len(group_subs)
-                    group_subs.append(subscribed)
-                    group_members.append([])
-                by_object[id(subscribed)] = g
-            group_members[g].append(index)
-            self.member_group.append(g)
+        # Members sharing a subscription (the same topic objects in the same order) are handled
+        # together: topics are looked up once per subscription. Group g is numbered by its first
+        # member; keys and the grouping are made in C (map, dict.setdefault, numpy).
+        member_group, group_firsts, group_members = group_subscriptions(self.subscriptions)
+        self.member_group: list[int] = member_group.tolist()
+        self.member_group_array = member_group
+        group_subs = [self.subscriptions[f] for f in group_firsts]
         self.topic_ids: list[Uuid] = []
         self.topic_index: dict[Uuid, int] = {}
         self.num_partitions: list[int] = []
-        lists: list[list[int]] = []
-        self.group_topic_ids: list[set[int]] = []  # id() of each group's topic objects
+        lists: list[list[np.ndarray]] = []
+        self.group_topics: list[list[int]] = []  # each group's topic numbers
         for subscribed, members in zip(group_subs, group_members, strict=True):
+            numbers = []
             for topic_id in subscribed:
                 t = self.topic_index.get(topic_id)
                 if t is None:
-                    count = describer.num_partitions(topic_id)
-                    if count == -1:
+                    partitions = describer.num_partitions(topic_id)
+                    if partitions == -1:
                         raise PartitionAssignorException(
                             f"Members are subscribed to topic {topic_id} which doesn't exist in "
                             "the topic metadata."
                         )
                     t = self.topic_index[topic_id] = len(self.topic_ids)
                     self.topic_ids.append(topic_id)
-                    self.num_partitions.append(count)
+                    self.num_partitions.append(partitions)
                     lists.append([])
-                lists[t].extend(members)
-            self.group_topic_ids.append({id(t) for t in subscribed})
+                lists[t].append(members)
+                numbers.append(t)
+            self.group_topics.append(numbers)
         self.index_by_object = {id(t): i for t, i in self.topic_index.items()}
-        self.subscribers = [np.array(v, dtype=np.int64) for v in lists]
+        # topicSubscribers: each topic's members, ascending
+        self.subscribers = [v[0] if len(v) == 1 else np.sort(np.concatenate(v)) for v in lists]
         self.set_capacity = [
             sized_capacity((n + len(v) - 1) // len(v))
-            for n, v in zip(self.num_partitions, lists, strict=True)
+            for n, v in zip(self.num_partitions, self.subscribers, strict=True)
         ]
         self.owners: list[np.ndarray] = []
         self.sizes = np.zeros(len(self.member_ids), dtype=np.int64)
@@ -153,64 +155,167 @@ class _Builder:
         for t in sorted(unassigned, key=self._sort_key):
             self.assign_topic(t, unassigned[t])
         self.balance()
-        return GroupAssignment(LazyMembers(self.member_ids, self._member))
+        return GroupAssignment(LazyMembers(self.member_ids, self._member, self._all_members))
+
+    def _all_members(self) -> list[MemberAssignment]:
+        """Every member's assignment: the members whose map starts empty and only takes step-2
+        shares (a first assignment's members, a joining member) in one
+        :func:`~coordinator.assignor.bulk.build_fresh_maps` batch, the members that keep their
+        map as it is, and :meth:`_member` for the others."""
+        count = len(self.member_ids)
+        result = member_assignments(self.targets)
+        slow = np.zeros(count, dtype=bool)
+        slow[np.fromiter(map(operator.is_not, self.changed, repeat(None)), bool, count)] = True
+        slow[list(self.moves)] = True
+        if self.records:
+            share_members = np.concatenate([r[2] for r in self.records])
+            share_record = np.repeat(
+                np.arange(len(self.records), dtype=np.int64), [len(r[2]) for r in self.records]
+            )
+            share_index = np.concatenate(
+                [np.arange(len(r[2]), dtype=np.int64) for r in self.records]
+            )
+            irregular = [k for k, r in enumerate(self.records) if r[7]]
+            for k in irregular:
+                slow[self.records[k][2][list(self.records[k][7])]] = True
+            with_shares = np.zeros(count, dtype=bool)
+            with_shares[share_members] = True
+            empty = empty_maps(self.targets, slow.tolist())
+            fresh = with_shares & empty & ~slow
+            slow |= with_shares & ~fresh
+            keep = fresh[share_members]
+            order = np.argsort(share_members[keep], kind="stable")
+            members = share_members[keep][order]
+            records = share_record[keep][order]
+            shares = share_index[keep][order]
+            fresh_members = np.flatnonzero(fresh)
+            if len(fresh_members) < SMALL_BATCH:  # a joining member or two: _member is cheaper
+                slow |= fresh
+            else:
+                columns = [np.concatenate([r[i] for r in self.records]) for i in (3, 5, 6)]
+                offsets = np.zeros(len(self.records) + 1, dtype=np.int64)
+                np.cumsum([len(r[2]) for r in self.records], out=offsets[1:])
+                at = offsets[records] + shares
+                firsts, steps, counts = (c[at] for c in columns)
+                flat_at = np.repeat(np.cumsum(counts) - counts, counts)
+                partitions = np.repeat(firsts, counts) + (
+                    np.arange(int(counts.sum()), dtype=np.int64) - flat_at
+                ) * np.repeat(steps, counts)
+                record_topics = np.array(
+                    [self.topic_index[r[0]] for r in self.records], dtype=np.int64
+                )
+                record_caps = np.array([r[1] for r in self.records], dtype=np.int64)
+                position = np.searchsorted(fresh_members, members)
+                maps = build_fresh_maps(
+                    position,
+                    record_topics[records],
+                    record_caps[records],
+                    counts,
+                    partitions,
+                    len(fresh_members),
+                    self.topic_ids,
+                    self._topic_hashes(),
+                )
+                for i, assignment in zip(
+                    fresh_members.tolist(), member_assignments(maps), strict=True
+                ):
+                    result[i] = assignment
+        for i in np.flatnonzero(slow).tolist():
+            result[i] = self._member(i)  # type: ignore[call-overload]
+        return result  # type: ignore[return-value]
+
+    def _topic_hashes(self) -> np.ndarray:
+        return uuid_spread_hashes(self.topic_ids)
 
     def revoke(self) -> None:
         """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.
-        Owners are written into Python lists here (one slice assignment per topic and member)
-        and become numpy arrays afterwards."""
-        sizes = [0] * len(self.member_ids)
-        owners: list[list[int]] = [[-1] * n for n in self.num_partitions]
-        index_by_object = self.index_by_object
-        topic_index = self.topic_index
-        targets = self.targets
-        changed = self.changed
-        for index, old in enumerate(self.olds):
-            if not old:
-                targets.append(old)
-                changed.append(None)
-                continue
-            new: DeferredTopicMap | None = None
-            subscribed = self.subscriptions[index]
-            by_object = self.group_topic_ids[self.member_group[index]]
-            size = 0
-            for topic_id, partitions in old.items():
-                if id(topic_id) in by_object or topic_id in subscribed:
-                    t = index_by_object.get(id(topic_id))
-                    if t is None:
-                        t = topic_index[topic_id]
-                    target = owners[t]
-                    if type(partitions) is IntHashSet:
-                        size += partitions._size
-                        runs = partitions.runs()
-                    else:
-                        size += len(partitions)
-                        runs = java_runs(partitions)
-                    for run in runs:
-                        if len(run) == 1:
-                            target[run.start] = index
-                        else:
-                            target[run.start : run.stop : run.step] = [index] * len(run)
-                else:
-                    if new is None:
-                        new = DeferredTopicMap(old)
-                    new.remove_topic(topic_id)
-            sizes[index] = size
-            targets.append(old if new is None else new)
-            changed.append(new)
-        self.sizes = np.array(sizes, dtype=np.int64)
-        self.owners = [np.array(o, dtype=np.int64) for o in owners]
+        Every member's map entries are read in one pass (C-level chains over the maps), and
+        the owners written with one numpy assignment over the topics laid end to end."""
+        olds = self.olds
+        count = len(olds)
+        self.targets = list(olds)
+        self.changed = [None] * count
+        offsets = np.zeros(len(self.num_partitions) + 1, dtype=np.int64)
+        np.cumsum(self.num_partitions, out=offsets[1:])
+        owners = np.full(int(offsets[-1]), -1, dtype=np.int64)
+        self.owners = [owners[a:b] for a, b in itertools.pairwise(offsets.tolist())]
+        lengths = np.fromiter(map(len, olds), np.int64, count)
+        entries = int(lengths.sum())
+        if not entries:
+            self.sizes = np.zeros(count, dtype=np.int64)
+            return
+        keys: list[Uuid] = list(itertools.chain.from_iterable(olds))
+        values: list[AbstractSet[int]] = list(
+            itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
+        )
+        numbers = list(map(self.index_by_object.get, map(id, keys)))
+        if None in numbers:  # equal topic ids held by other objects, or unknown topics
+            for j, t in enumerate(numbers):
+                if t is None:
+                    numbers[j] = self.topic_index.get(keys[j], -1)
+        topics = np.array(numbers, dtype=np.int64)
+        member = np.repeat(np.arange(count, dtype=np.int64), lengths)
+        # subscribed[g, t]: group g subscribes to topic t (column -1: an unknown topic)
+        subscribed = np.zeros((len(self.group_topics), len(self.topic_ids) + 1), dtype=bool)
+        for g, group_topics in enumerate(self.group_topics):
+            subscribed[g, group_topics] = True
+        kept = subscribed[self.member_group_array[member], topics]
+        sizes = np.fromiter(map(len, values), np.int64, entries)
+        kept_sizes = sizes[kept]
+        self.sizes = np.bincount(member[kept], weights=kept_sizes, minlength=count).astype(np.int64)
+        kept_at = np.flatnonzero(kept)
+        partitions = np.fromiter(
+            itertools.chain.from_iterable(map(values.__getitem__, kept_at.tolist())),
+            np.int64,
+            int(kept_sizes.sum()),
+        )
+        kept_topics = topics[kept]
+        limits = np.repeat(np.asarray(self.num_partitions, dtype=np.int64)[kept_topics], kept_sizes)
+        if len(partitions) and ((partitions < 0) | (partitions >= limits)).any():
+            raise IndexError("a member owns a partition beyond its topic's partition count")
+        owners[np.repeat(offsets[kept_topics], kept_sizes) + partitions] = np.repeat(
+            member[kept], kept_sizes
+        )
+        for j in np.flatnonzero(~kept).tolist():
+            index = int(member[j])
+            new = self.changed[index]
+            if new is None:
+                new = self.changed[index] = DeferredTopicMap(olds[index])
+                self.targets[index] = new
+            new.remove_topic(keys[j])
 
     def assign_topic(self, t: int, partitions: np.ndarray) -> None:
         """assignRemainingPartitions for one topic: the balancer's nextLeastLoadedMember
         sequence, computed pass by pass (each pass gives one partition to every member of the
         least loaded range, then the range's level rises and it takes in the members at it)."""
-        subscribers = self.subscribers[t]
+        subscribers = self.subscribers[t]  # ascending
         loads = self.sizes[subscribers]
-        order = np.lexsort((subscribers, loads))
-        members = subscribers[order]
-        levels = loads[order]
+        if loads[0] == loads[-1] and (loads == loads[0]).all():
+            members, levels = subscribers, loads
+        else:
+            order = np.argsort(loads, kind="stable")  # by load, then member index
+            members = subscribers[order]
+            levels = loads[order]
         total = len(partitions)
+        if total <= len(members) and levels[total - 1] == levels[0]:
+            # One pass over equally loaded members: each takes one partition, in order.
+            owner_of = members[:total]
+            self.owners[t][partitions] = owner_of
+            self.sizes[owner_of] += 1
+            ones = np.ones(total, dtype=np.int64)
+            self.records.append(
+                (
+                    self.topic_ids[t],
+                    self.set_capacity[t],
+                    owner_of,
+                    partitions,
+                    partitions,
+                    ones,
+                    ones,
+                    {},
+                )
+            )
+            return
         pieces = []
         done = 0
         end = int(np.searchsorted(levels, levels[0], side="right"))
@@ -260,10 +365,10 @@ class _Builder:
                 self.topic_ids[t],
                 self.set_capacity[t],
                 grouped[starts],
-                ordered[starts].tolist(),
-                ordered[stops - 1].tolist(),
-                step.tolist(),
-                count_arr.tolist(),
+                ordered[starts],
+                ordered[stops - 1],
+                step,
+                count_arr,
                 irregular,
             )
         )
@@ -291,10 +396,11 @@ class _Builder:
             strict=True,
         ):
             topic_id, capacity, _, firsts, lasts, strides, counts, irregular = self.records[k]
-            count = counts[i]
+            count = int(counts[i])
             runs = irregular.get(i)
             if runs is None:
-                runs = [range(firsts[i], lasts[i] + 1, strides[i] if count > 1 else 1)]
+                first = int(firsts[i])
+                runs = [range(first, int(lasts[i]) + 1, int(strides[i]) if count > 1 else 1)]
             steps.append((0, topic_id, capacity, runs, count))
         return steps
 

@@ -23,7 +23,9 @@ difference of a cached ``{0..n-1}`` with its owners (empty when every partition 
 Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
 member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
 ``computeIfAbsent``/``add`` calls, replayed on first read), an unchanged one is the input map
-itself, as in Kafka; sets keep Java's order (see ``sets``).
+itself, as in Kafka; sets keep Java's order (see ``sets``). A read of the whole result builds
+the members whose map starts empty (a first assignment, a joining member) in one batch
+(:func:`~coordinator.assignor.bulk.build_fresh_maps`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ import itertools
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
+import numpy as np
+
 from coordinator.assignor.api import (
     GroupAssignment,
     GroupSpec,
@@ -41,16 +45,23 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
 )
+from coordinator.assignor.bulk import (
+    SMALL_BATCH,
+    build_fresh_maps,
+    empty_maps,
+    uuid_spread_hashes,
+)
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.sets import (
+    AssignmentMap,
     DeferredTopicMap,
     IntHashSet,
     TopicMap,
     copy_capacity,
     java_runs,
 )
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
 from coordinator.kafka_uuid import Uuid
 
 Runs = list[tuple[Uuid, range]]
@@ -237,4 +248,111 @@ def build_homogeneous(
             target = deferred
         return MemberAssignmentImpl(target)
 
-    return GroupAssignment(LazyMembers(member_ids, make))
+    def make_all() -> list[MemberAssignment]:
+        """Every member's assignment: the members whose map starts empty and only takes a
+        stretch of the unassigned list (a first assignment's members, a joining member) in one
+        :func:`~coordinator.assignor.bulk.build_fresh_maps` batch, the members that keep their
+        map as it is, and :func:`make` for the others (the revoke phase changed their map)."""
+        result = member_assignments(targets)
+        want = np.array(remaining, dtype=np.int64)
+        fresh = (want > 0) & ~np.array(changed, dtype=bool)
+        if fresh.any():
+            fresh &= empty_maps(targets, changed)
+        if not offsets:
+            offsets.extend(itertools.accumulate(remaining, initial=0))
+        fresh_members = np.flatnonzero(fresh)
+        if len(fresh_members) < SMALL_BATCH:
+            fresh_members = fresh_members[:0]  # a joining member or two: make() is cheaper
+        pieces = _fresh_pieces(fresh_members, want, offsets, available, unassigned, starts)
+        if pieces is not None:
+            fresh_members, maps, sizes = pieces
+            if len(maps):
+                for built, size in zip(maps, sizes, strict=True):
+                    built.summary = (size, subscribed)
+                for i, assignment in zip(
+                    fresh_members.tolist(), member_assignments(maps), strict=True
+                ):
+                    result[i] = assignment
+        done = np.zeros(count, dtype=bool)
+        done[fresh_members] = True
+        others = np.flatnonzero(~done & ((want > 0) | np.array(changed, dtype=bool)))
+        for i in others.tolist():
+            result[i] = make(i)  # type: ignore[call-overload]
+        return result  # type: ignore[return-value]
+
+    return GroupAssignment(LazyMembers(member_ids, make, make_all))
+
+
+def _fresh_pieces(
+    members: np.ndarray,
+    want: np.ndarray,
+    offsets: list[int],
+    available: int,
+    unassigned: Runs,
+    starts: list[int],
+) -> tuple[np.ndarray, list[AssignmentMap], list[int]] | None:
+    """The maps of ``members`` (empty maps, each taking its stretch ``[offsets[i], offsets[i] +
+    want[i])`` of the unassigned list, cut at ``available``), built in one batch: (the members
+    built, their maps, their sizes). A member whose stretch holds one topic twice (a topic's
+    revoked partitions after its free ones) is left out, for :func:`make`."""
+    if not len(members):
+        return None
+    topic_number: dict[int, int] = {}
+    topic_ids: list[Uuid] = []
+    run_topic = []
+    for topic_id, _ in unassigned:
+        t = topic_number.get(id(topic_id))
+        if t is None:
+            t = topic_number[id(topic_id)] = len(topic_ids)
+            topic_ids.append(topic_id)
+        run_topic.append(t)
+    run_topics = np.array(run_topic, dtype=np.int64)
+    run_first = np.array([r.start for _, r in unassigned], dtype=np.int64)
+    run_step = np.array([r.step for _, r in unassigned], dtype=np.int64)
+    run_starts = np.array(starts, dtype=np.int64)
+    while True:
+        begin = np.array(offsets, dtype=np.int64)[members]
+        end = np.minimum(begin + want[members], available)
+        end = np.maximum(end, begin)
+        first_run = np.searchsorted(run_starts, begin, side="right") - 1
+        last_run = np.searchsorted(run_starts, end - 1, side="right") - 1
+        n_pieces = np.where(end > begin, last_run - first_run + 1, 0)
+        total = int(n_pieces.sum())
+        piece_member = np.repeat(np.arange(len(members), dtype=np.int64), n_pieces)
+        piece_base = np.repeat(np.cumsum(n_pieces) - n_pieces, n_pieces)
+        piece_run = np.repeat(first_run, n_pieces) + np.arange(total, dtype=np.int64) - piece_base
+        piece_topic = run_topics[piece_run] if total else np.zeros(0, dtype=np.int64)
+        if total > 1:
+            same_member = piece_member[1:] == piece_member[:-1]
+            if same_member.any():
+                keys = np.sort(piece_member * len(topic_ids) + piece_topic)
+                twice = np.unique(keys[1:][keys[1:] == keys[:-1]] // len(topic_ids))
+                if len(twice):
+                    keep = np.ones(len(members), dtype=bool)
+                    keep[twice] = False
+                    members = members[keep]
+                    continue
+        break
+    if total:
+        lo = np.maximum(np.repeat(begin, n_pieces), run_starts[piece_run])
+        hi = np.minimum(np.repeat(end, n_pieces), run_starts[piece_run + 1])
+        counts = hi - lo
+        step = run_step[piece_run]
+        first = run_first[piece_run] + (lo - run_starts[piece_run]) * step
+        at = np.repeat(np.cumsum(counts) - counts, counts)
+        partitions = np.repeat(first, counts) + (
+            np.arange(int(counts.sum()), dtype=np.int64) - at
+        ) * np.repeat(step, counts)
+    else:
+        counts = partitions = np.zeros(0, dtype=np.int64)
+    maps = build_fresh_maps(
+        piece_member,
+        piece_topic,
+        np.full(total, 16, dtype=np.int64),
+        counts,
+        partitions,
+        len(members),
+        topic_ids,
+        uuid_spread_hashes(topic_ids),
+    )
+    return members, maps, (end - begin).tolist()

@@ -1,0 +1,178 @@
+"""Many members' new maps built at once, in Java's iteration order, with numpy.
+
+The uniform builders give most members a map that starts empty (Kafka's
+``deepCopyAssignment(emptyMap)``, a ``new HashMap<>(0)``) and receives ``computeIfAbsent(topic,
+k -> new HashSet<>(c)).add(p)`` calls, one per partition, a topic's partitions one after the other
+(UniformHomogeneousAssignmentBuilder.assignRemainingPartitions, UniformHeterogeneousAssignmentBuilder
+.addPartitionToTargetAssignment). For those maps Java's order has a closed form
+(:mod:`coordinator.java` rules, as :class:`~coordinator.assignor.sets.TopicMap` replays them):
+
+* a set of ``n`` partitions made with ``c`` buckets ends with ``c`` doubled until
+  ``n <= 0.75 c``; it iterates by bucket ``spread(p) & (c - 1)``, insertion order within a bucket;
+* the map's table starts at 1 bucket and ``computeIfAbsent`` doubles it *before* linking a new
+  key when the size already exceeds the threshold (``(int) (0.75 c)``), so ``K`` keys end in
+  :func:`fresh_map_capacity` buckets (one more doubling if a call follows the last new key); a
+  new key goes to the *head* of its bucket, so within a bucket the later key comes first.
+
+:func:`build_fresh_maps` sorts every set and every map of a batch with a few numpy passes and
+makes the Python objects with C-level ``map`` calls: :class:`OrderedPartitions` sets in
+:class:`AssignmentMap` maps, each in that order. Members whose steps do not fit (a base map, a
+removal, the same topic twice) stay on the step-replaying path of
+:class:`~coordinator.assignor.sets.DeferredTopicMap`; both give the same maps.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+
+import numpy as np
+
+from coordinator.assignor.sets import AssignmentMap, OrderedPartitions, uuid_hashcode
+from coordinator.kafka_uuid import Uuid
+
+#: Below this many members a batch costs more in fixed numpy calls than the per-member path.
+SMALL_BATCH = 32
+
+
+@functools.lru_cache(maxsize=4096)
+def fresh_map_capacity(keys: int, trailing_call: bool) -> int:
+    """Buckets of ``new HashMap<>(0)`` after ``keys`` new keys through ``computeIfAbsent``
+    (``trailing_call``: one more call after the last new key, which may double it again)."""
+    cap = 1
+    for size in range(1, keys):  # the call that links key size + 1 sees `size` entries
+        if size > (cap * 3) >> 2:
+            cap <<= 1
+    if trailing_call and keys > (cap * 3) >> 2:
+        cap <<= 1
+    return cap
+
+
+def group_subscriptions(
+    subscriptions: Sequence[Iterable[Uuid]],
+) -> tuple[np.ndarray, list[int], list[np.ndarray]]:
+    """Members with the same subscription (the same topic objects in the same order), found
+    without a Python loop per member: (each member's group, each group's first member, each
+    group's members ascending). Groups are numbered in the order of their first member."""
+    count = len(subscriptions)
+    if not count:
+        return np.zeros(0, dtype=np.int64), [], []
+    keys = list(map(tuple, map(map, itertools.repeat(id), subscriptions)))
+    by_key: dict[tuple[int, ...], int] = {}
+    firsts = np.fromiter(map(by_key.setdefault, keys, range(count)), np.int64, count)
+    group_firsts, member_group = np.unique(firsts, return_inverse=True)
+    by_group = np.argsort(member_group, kind="stable")
+    cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
+    return member_group, group_firsts.tolist(), np.split(by_group, cuts)
+
+
+def empty_maps(targets: Sequence[Mapping[Uuid, object]], changed: Sequence[bool]) -> np.ndarray:
+    """Which of ``targets`` are empty maps, as a bool array; a changed one (a
+    :class:`~coordinator.assignor.sets.DeferredTopicMap` still taking steps) counts as not
+    empty without being asked its size, which would replay its steps too early."""
+    probe = list(targets)
+    for i in itertools.compress(range(len(probe)), changed):
+        probe[i] = _NOT_EMPTY
+    return np.fromiter(map(operator.not_, probe), dtype=bool, count=len(probe))
+
+
+_NOT_EMPTY: Mapping[Uuid, object] = MappingProxyType({Uuid(0, 1): None})
+
+
+def _spread(values: np.ndarray) -> np.ndarray:
+    """``HashMap.hash`` of non-negative ints below 2**31 (``Integer.hashCode`` is the value)."""
+    return values ^ (values >> 16)
+
+
+def build_fresh_maps(
+    members: np.ndarray,
+    topics: np.ndarray,
+    set_capacities: np.ndarray,
+    counts: np.ndarray,
+    partitions: np.ndarray,
+    member_count: int,
+    topic_ids: Sequence[Uuid],
+    topic_hashes: np.ndarray,
+) -> list[AssignmentMap]:
+    """The maps of ``member_count`` members from their steps ("entries"): entry ``e`` is member
+    ``members[e]``'s ``counts[e]`` calls ``computeIfAbsent(topic_ids[topics[e]], new
+    HashSet<>(set_capacities[e] buckets)).add(p)``, the partitions ``p`` being the next
+    ``counts[e]`` values of ``partitions``. Entries are grouped by member (ascending), each
+    member's in call order, and no member has a topic twice. ``topic_hashes[t]`` is
+    ``spread(topic_ids[t].hashCode())``. A member without entries gets an empty map."""
+    entries = len(members)
+    bounds = np.zeros(entries + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    # Each set's final table and its bucket order (a stable sort: insertion order in a bucket).
+    caps = set_capacities.astype(np.int64)
+    while True:
+        grow = counts * 4 > caps * 3
+        if not grow.any():
+            break
+        caps[grow] <<= 1
+    if len(partitions):
+        entry_of = np.repeat(np.arange(entries, dtype=np.int64), counts)
+        buckets = _spread(partitions) & (caps - 1)[entry_of]
+        inside = entry_of[1:] == entry_of[:-1]
+        if (np.diff(buckets)[inside] < 0).any():
+            order = np.argsort((entry_of << 32) | buckets, kind="stable")
+            partitions = partitions[order]
+    flat = partitions.tolist()
+    if entries and int(counts.max()) == 1:
+        sets = list(map(OrderedPartitions, zip(flat)))  # one partition each: no slicing
+    else:
+        starts = bounds[:-1].tolist()
+        stops = bounds[1:].tolist()
+        sets = list(map(OrderedPartitions, map(flat.__getitem__, map(slice, starts, stops))))
+
+    # Each map's final table and its order: bucket ascending, later key first within one.
+    member_bounds = np.searchsorted(members, np.arange(member_count + 1, dtype=np.int64))
+    keys_per_member = np.diff(member_bounds)
+    last = member_bounds[1:] - 1
+    has_keys = keys_per_member > 0
+    trailing = np.zeros(member_count, dtype=bool)
+    trailing[has_keys] = counts[last[has_keys]] > 1
+    key_list = keys_per_member.tolist()
+    trailing_list = trailing.tolist()
+    map_caps = np.fromiter(
+        map(fresh_map_capacity, key_list, trailing_list), dtype=np.int64, count=member_count
+    )
+    topic_list = topics.tolist()
+    if entries and int(keys_per_member.max()) > 1:
+        rank = np.arange(entries, dtype=np.int64) - np.repeat(member_bounds[:-1], keys_per_member)
+        bucket = topic_hashes[topics] & (map_caps - 1)[members]
+        # (member, bucket, later key first) as one int64 key; members are already grouped
+        key = (members << 42) | (bucket << 21) | ((1 << 21) - 1 - rank)
+        order = np.argsort(key, kind="stable")
+        sets = list(map(sets.__getitem__, order.tolist()))
+        topic_list = list(map(topic_list.__getitem__, order.tolist()))
+    if entries == member_count and bool(
+        (keys_per_member == 1).all()
+    ):  # one topic each: copy a one-key template (no Uuid hashing)
+        templates = [dict.fromkeys((t,)) for t in topic_ids]
+        return list(
+            map(AssignmentMap.fromkeys, map(templates.__getitem__, topic_list), sets)  # type: ignore[arg-type]
+        )
+    keys = list(map(topic_ids.__getitem__, topic_list))
+    first = member_bounds[:-1].tolist()
+    end = member_bounds[1:].tolist()
+    slices = list(map(slice, first, end))
+    return list(
+        map(
+            AssignmentMap,
+            map(
+                zip,
+                map(keys.__getitem__, slices),
+                map(sets.__getitem__, slices),
+            ),
+        )
+    )
+
+
+def uuid_spread_hashes(topic_ids: Sequence[Uuid]) -> np.ndarray:
+    """``spread(Uuid.hashCode())`` of each topic id, as an int64 array."""
+    values = np.fromiter(map(uuid_hashcode, topic_ids), dtype=np.int64, count=len(topic_ids))
+    return _spread(values)
