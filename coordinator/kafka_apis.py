@@ -151,8 +151,9 @@ class KafkaApis:
             return out.result()
         # A subclass passed the check of the request type it extends (only one can be: the
         # types are slotted, so none can extend two); it is routed as that type.
-        if request_type(request) in _GROUP_API_TYPES:
-            self._group_request(out, dst, src, correlation_id, request)  # type: ignore[arg-type]
+        kind = request_type(request)
+        if kind in _GROUP_API_TYPES:
+            self._group_request(out, dst, src, correlation_id, request, kind)  # type: ignore[arg-type]
             return out.result()
         if isinstance(request, FindCoordinatorRequest):
             response = self._find_coordinator(request)
@@ -269,10 +270,12 @@ class KafkaApis:
         src: str,
         correlation_id: int,
         request: GroupRequest,
+        kind: type | None = None,
     ) -> None:
         """The broker's own checks (``KafkaApis.handleJoinGroupRequest`` and its siblings),
-        then the service's."""
-        kind = request_type(request)
+        then the service's (``kind``: the request's ``request_type``, if the caller has it)."""
+        if kind is None:
+            kind = request_type(request)
         # the isinstance after the type test only narrows the type for mypy (it cannot fail)
         if kind is OffsetCommitRequest and isinstance(request, OffsetCommitRequest):
             unknown = self._unknown_partitions(request)
@@ -295,7 +298,7 @@ class KafkaApis:
         ):
             response = error_response(request, Errors.INCONSISTENT_GROUP_PROTOCOL)
             return self._reply(out, dst, src, correlation_id, response, request)
-        response = self.service.handle_group_request(out, dst, src, correlation_id, request)
+        response = self.service.handle_group_request(out, dst, src, correlation_id, request, kind)
         if response is not None:
             self._reply(out, dst, src, correlation_id, response, request)
         return None

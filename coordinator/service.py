@@ -202,11 +202,14 @@ class GroupCoordinatorService:
         src: str,
         correlation_id: int,
         request: GroupRequest,
+        kind: type | None = None,
     ) -> object | None:
         """The service's checks, then the shard. Returns the response to send now when the
         request fails before reaching a shard, else None (the shard answered or parked it).
+        ``kind``: the request's ``request_type``, if the caller has it.
         """
-        kind = request_type(request)
+        if kind is None:
+            kind = request_type(request)
         error = self._check(kind, request)
         if error is not None:
             return error_response(request, error)
@@ -215,7 +218,7 @@ class GroupCoordinatorService:
             if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
                 error = Errors.NONE  # "respond blindly" while loading
             return error_response(request, error, failed_operation=True)
-        shard.handle_into(out, src, correlation_id, request)
+        shard.handle_into(out, src, correlation_id, request, kind)
         return None
 
     def _check(self, kind: type | None, request: GroupRequest) -> Errors | None:

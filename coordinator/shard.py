@@ -158,12 +158,21 @@ class GroupCoordinatorShard:
         self.handle_into(out, src, correlation_id, request)
         return out.result()
 
-    def handle_into(self, out: Step, src: str, correlation_id: int, request: object) -> None:
+    def handle_into(
+        self,
+        out: Step,
+        src: str,
+        correlation_id: int,
+        request: object,
+        kind: type | None = None,
+    ) -> None:
         """``handle`` into the caller's step (the broker's: one step per request, no nested
-        result to copy). ``out`` has appended nothing yet: its append counters are this call's."""
+        result to copy). ``out`` has appended nothing yet: its append counters are this call's.
+        ``kind``: the request's ``request_type``, if the caller has it."""
         version = getattr(request, "api_version", 0)
         waiter = Parked(src, correlation_id, version if isinstance(version, int) else 0)
-        kind = request_type(request)
+        if kind is None:
+            kind = request_type(request)
         if kind in _CLASSIC_GROUP_APIS and (
             request.group_id in self.consumer_group_manager.groups  # type: ignore[attr-defined]
         ):
@@ -173,7 +182,8 @@ class GroupCoordinatorShard:
             if handler is None:  # pragma: no cover - the cluster routes only group APIs here
                 raise TypeError(type(request).__name__)
             handler(out, waiter, request)
-        self._settle_unwritten(out)
+        if self._unwritten_removals:
+            self._settle_unwritten(out)
         if self.consumer_group_manager.groups:  # a KIP-848 group may have been created
             self._ensure_cleanup_timer(out)
 

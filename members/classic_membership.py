@@ -87,9 +87,10 @@ class ClassicMembershipManager:
     def __init__(self, host: ClassicMembershipHost) -> None:
         self._c = host
         config = host.config
-        self._member_state = MemberState.UNJOINED
+        # plain attributes, read on every poll (the MembershipManager protocol's properties)
+        self.member_state: MemberState = MemberState.UNJOINED
         self.generation: Generation = NO_GENERATION
-        self._rejoin_needed = True
+        self.rejoin_needed = True
         self._rejoin_reason = ""
         self._needs_join_prepare = True
         self._join: JoinFuture | None = None
@@ -105,11 +106,7 @@ class ClassicMembershipManager:
     @property
     def state(self) -> str:
         """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
-        return self._member_state._value_  # .value without the enum property lookup
-
-    @property
-    def member_state(self) -> MemberState:
-        return self._member_state
+        return self.member_state._value_  # .value without the enum property lookup
 
     @property
     def member_id(self) -> str:
@@ -120,19 +117,15 @@ class ClassicMembershipManager:
         return self.generation.generation_id
 
     @property
-    def rejoin_needed(self) -> bool:
-        return self._rejoin_needed
-
-    @property
     def commit_generation(self) -> Generation:
         return self.generation
 
     def local_commit_error(self) -> str | None:
         """ConsumerCoordinator.sendOffsetCommitRequest outside STABLE: during a rebalance a
         RebalanceInProgressException, else a CommitFailedException."""
-        if self._member_state is MemberState.STABLE:
+        if self.member_state is MemberState.STABLE:
             return None
-        if self._member_state in (
+        if self.member_state in (
             MemberState.PREPARING_REBALANCE,
             MemberState.COMPLETING_REBALANCE,
         ):
@@ -200,10 +193,10 @@ class ClassicMembershipManager:
     # ------------------------------------------------------------------ AbstractCoordinator
 
     def _set_state(self, step: ConsumerStep, new: MemberState, now: int, reason: str) -> None:
-        if new is self._member_state:
+        if new is self.member_state:
             return
-        old = self._member_state
-        self._member_state = new
+        old = self.member_state
+        self.member_state = new
         step.event(
             "client_state",
             t_ms=now,
@@ -228,7 +221,7 @@ class ClassicMembershipManager:
                 and not self._c._pattern_metadata_fresh(step, now)
             ):
                 return  # a pattern consumer refreshes its metadata before each rebalance round
-            retry_at = self._c._timers.deadline(JoinRetryTimer)
+            retry_at = self._c._timers.deadlines.get(JoinRetryTimer)
             if retry_at is not None and now < retry_at:
                 return
             if self._needs_join_prepare:
@@ -243,7 +236,7 @@ class ClassicMembershipManager:
                 return
             result, self._join = self._join, None
             if result.error is None:
-                if not self.generation.is_reset and self._member_state is MemberState.STABLE:
+                if not self.generation.is_reset and self.member_state is MemberState.STABLE:
                     self._c._on_join_complete(step, result.assignment, now)
                     self._needs_join_prepare = True
                 else:
@@ -251,7 +244,7 @@ class ClassicMembershipManager:
                         step,
                         "rebalance failed since the generation/state was modified by heartbeat "
                         f"thread to {java_generation(self.generation)}/"
-                        f"{self._member_state.name} before the rebalance callback triggered",
+                        f"{self.member_state.name} before the rebalance callback triggered",
                         True,
                         now,
                     )
@@ -272,13 +265,13 @@ class ClassicMembershipManager:
             return
 
     def request_rejoin(self, step: ConsumerStep, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
+        if not self.rejoin_needed:
             step.event("rejoin_requested", t_ms=now, reason=reason)
         self._rejoin_reason = reason
-        self._rejoin_needed = True
+        self.rejoin_needed = True
 
     def request_rejoin_if_necessary(self, step: ConsumerStep, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
+        if not self.rejoin_needed:
             self.request_rejoin(step, reason, now)
 
     def _reset_state_and_generation(
@@ -314,7 +307,7 @@ class ClassicMembershipManager:
         if (
             (static_too or not self._c.is_static)
             and self._c.lookup.coordinator is not None
-            and self._member_state is not MemberState.UNJOINED
+            and self.member_state is not MemberState.UNJOINED
             and self.generation.has_member_id
         ):
             self._c._send(
@@ -451,7 +444,7 @@ class ClassicMembershipManager:
                     "protocol type mismatch",
                 )
                 return
-            if self._member_state is not MemberState.PREPARING_REBALANCE:
+            if self.member_state is not MemberState.PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
                 self.fail_join(
                     step,
@@ -480,7 +473,7 @@ class ClassicMembershipManager:
                 # seed 004's design 2: the coordinator assigned; there is no SyncGroup round
                 self._set_state(step, MemberState.STABLE, now, "JoinGroup carried the assignment")
                 self._rejoin_reason = ""
-                self._rejoin_needed = False
+                self.rejoin_needed = False
                 self._join.done = True
                 self._join.assignment = resp.assignment
                 self._c._maybe_drive(step, now)
@@ -534,7 +527,7 @@ class ClassicMembershipManager:
                 )
             elif (
                 self.generation.is_reset
-                or self._member_state is not MemberState.COMPLETING_REBALANCE
+                or self.member_state is not MemberState.COMPLETING_REBALANCE
             ):
                 self.fail_join(
                     step,
@@ -557,7 +550,7 @@ class ClassicMembershipManager:
             else:
                 self._set_state(step, MemberState.STABLE, now, "SyncGroup succeeded")
                 self._rejoin_reason = ""
-                self._rejoin_needed = False
+                self.rejoin_needed = False
                 self._join.done = True
                 self._join.assignment = resp.assignment
                 self._c._maybe_drive(step, now)
@@ -584,7 +577,7 @@ class ClassicMembershipManager:
             # poll(), not during a stall or a record
             at = self._c.app.next_break(max(at, now))
         at = max(at, now)
-        set_at = self._c._timers.deadline(HeartbeatTimer)
+        set_at = self._c._timers.deadlines.get(HeartbeatTimer)
         if set_at is not None and set_at <= at and set_at >= now:
             return  # an earlier wake-up is already set; it will re-plan
         step.effects.append(self._c._timers.set(HeartbeatTimer, at))
@@ -600,7 +593,7 @@ class ClassicMembershipManager:
             # synchronized (AbstractCoordinator.this)), and each pass of HeartbeatThread.run
             # takes that lock: no heartbeat, no session or poll check until the wait ends.
             return
-        if self._member_state.has_not_joined or hb.failed is not None:
+        if self.member_state.has_not_joined or hb.failed is not None:
             hb.enabled = False
             return
         if not self._c.config.heartbeat_thread and self._c.app.next_break(now) != now:
@@ -659,7 +652,7 @@ class ClassicMembershipManager:
     def _fail_heartbeat(self, step: ConsumerStep, now: int) -> None:
         hb = self.heartbeat
         hb.fail_heartbeat(now)
-        set_at = self._c._timers.deadline(HeartbeatTimer)
+        set_at = self._c._timers.deadlines.get(HeartbeatTimer)
         if set_at is not None and set_at > hb.next_heartbeat_ms:
             self._c._timers.forget(HeartbeatTimer)
         self.schedule_heartbeat(step, now)
@@ -671,7 +664,7 @@ class ClassicMembershipManager:
         if err == Errors.NONE:
             self._receive_heartbeat(now)
         elif err == Errors.REBALANCE_IN_PROGRESS:
-            if self._member_state is MemberState.STABLE:
+            if self.member_state is MemberState.STABLE:
                 self.request_rejoin(step, "group is already rebalancing", now)
                 self._c._maybe_drive(step, now)
             self._receive_heartbeat(now)  # still counts as a live heartbeat

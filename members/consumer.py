@@ -318,15 +318,15 @@ class Consumer:
 
     @property
     def generation_id(self) -> int:
-        return self.generation.generation_id
+        return self.membership.generation.generation_id
 
     @property
     def member_id(self) -> str:
-        return self.generation.member_id
+        return self.membership.generation.member_id
 
     @property
     def protocol_name(self) -> str | None:
-        return self.generation.protocol_name
+        return self.membership.generation.protocol_name
 
     @property
     def group_id(self) -> str:
@@ -467,10 +467,9 @@ class Consumer:
         **extra: Any,
     ) -> int:
         """Send a request with its timeout; ``extra`` fields go into the request_sent event."""
-        corr, entry, effects = self.network.send(
-            dst, message, now, self.generation, commit=commit, topics=topics
+        corr, entry = self.network.send(
+            step.effects, dst, message, now, self.membership.generation, commit, topics
         )
-        step.effects.extend(effects)
         step.event("request_sent", t_ms=now, api=entry.api, dst=dst, correlation_id=corr, **extra)
         return corr
 
@@ -529,7 +528,12 @@ class Consumer:
 
     def handle_timer(self, key: str, now_ms: int) -> ConsumerResult:
         """A timer the consumer set fired (see ``_handle_timer``)."""
-        return self._call(now_ms, self._handle_timer, key, now_ms)
+        # ``_call`` spelled out: timers and answers are most of a consumer's inputs
+        if now_ms > self._last_now:
+            self._last_now = now_ms
+        step = ConsumerStep(self.node, self.config.group_id)
+        self._handle_timer(step, key, now_ms)
+        return step.result()
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> ConsumerResult:
         """The connection a request was in flight on broke."""
@@ -539,7 +543,11 @@ class Consumer:
         self, src: str, correlation_id: int, message: object, now_ms: int
     ) -> ConsumerResult:
         """The answer to a request in flight arrived."""
-        return self._call(now_ms, self._handle_response, src, correlation_id, message, now_ms)
+        if now_ms > self._last_now:  # ``_call`` spelled out, as in handle_timer
+            self._last_now = now_ms
+        step = ConsumerStep(self.node, self.config.group_id)
+        self._handle_response(step, src, correlation_id, message, now_ms)
+        return step.result()
 
     def mark_coordinator_unknown(self, reason: str, now_ms: int) -> ConsumerResult:
         """AbstractCoordinator.markCoordinatorUnknown, as a failed request or the heartbeat
@@ -588,8 +596,8 @@ class Consumer:
             step.event(
                 "consumer_crashed",
                 t_ms=now_ms,
-                member_id=self.generation.member_id,
-                generation_id=self.generation.generation_id,
+                member_id=self.membership.generation.member_id,
+                generation_id=self.membership.generation.generation_id,
                 partitions=[str(tp) for tp in self.assignment],
             )
             self.status = ConsumerStatus.CRASHED
@@ -862,8 +870,8 @@ class Consumer:
             t_ms=now,
             error=fatal.error,
             reason=fatal.reason,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
+            member_id=self.membership.generation.member_id,
+            generation_id=self.membership.generation.generation_id,
         )
         self.status = ConsumerStatus.FAILED
         step.effects.extend(self._timers.cancel_all())
@@ -939,7 +947,7 @@ class Consumer:
             return
         if self._close_node is not None:
             return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
-        retry_at = self._timers.deadline(FindCoordinatorTimer)
+        retry_at = self._timers.deadlines.get(FindCoordinatorTimer)
         if retry_at is not None and now < retry_at:
             return
         if self.lookup.after_metadata:
@@ -1036,7 +1044,7 @@ class Consumer:
         at = md.next_update_at(now)
         if at <= now:
             self._request_metadata(step, now)
-        elif at != self._timers.deadline(MetadataTimer):
+        elif at != self._timers.deadlines.get(MetadataTimer):
             step.effects.append(self._timers.set(MetadataTimer, at))
 
     def _request_metadata(self, step: ConsumerStep, now: int) -> None:
@@ -1145,7 +1153,7 @@ class Consumer:
     # ------------------------------------------------------------------ the application thread
 
     def _set_poll_timer(self, step: ConsumerStep, at: int) -> None:
-        if self._timers.deadline(PollTimer) != at:
+        if self._timers.deadlines.get(PollTimer) != at:
             step.effects.append(self._timers.set(PollTimer, at))
 
     def _poll(self, step: ConsumerStep, now: int) -> None:
@@ -1203,7 +1211,7 @@ class Consumer:
             due.append(self.offset_lookup.retry_at)
         at = app.next_wakeup(now, due)
         if at is not None:
-            set_at = self._timers.deadline(PollTimer)
+            set_at = self._timers.deadlines.get(PollTimer)
             if set_at is None or set_at < now or at < set_at:
                 self._set_poll_timer(step, at)
 
@@ -1221,7 +1229,7 @@ class Consumer:
         until = self.app.busy_until
         if now >= until:
             self._drive(step, now)
-        elif self._timers.deadline(DriveTimer) != until:
+        elif self._timers.deadlines.get(DriveTimer) != until:
             step.effects.append(self._timers.set(DriveTimer, until))
 
     def _drive(self, step: ConsumerStep, now: int) -> None:
@@ -1285,15 +1293,16 @@ class Consumer:
     def _invoke(
         self, step: ConsumerStep, callback: str, partitions: Sequence[TopicPartition], now: int
     ) -> None:
-        record = CallbackRecord(now, callback, sorted(partitions), self.generation.generation_id)
+        generation = self.membership.generation
+        record = CallbackRecord(now, callback, sorted(partitions), generation.generation_id)
         self.callbacks.append(record)
         step.event(
             "rebalance_callback",
             t_ms=now,
             callback=callback,
             partitions=record.partition_names(),
-            generation_id=self.generation.generation_id,
-            member_id=self.generation.member_id,
+            generation_id=generation.generation_id,
+            member_id=generation.member_id,
         )
         try:
             invoke(self.listener, callback, record.partitions)
@@ -1329,7 +1338,7 @@ class Consumer:
                 prepare = self._commit(step, self._all_consumed(), "join-prepare", now)
                 self._set_prepare_commit(prepare)
                 self.fetch.restart_accrual(now)
-                if not prepare.done and self._timers.deadline(JoinPrepareTimer) is None:
+                if not prepare.done and self._timers.deadlines.get(JoinPrepareTimer) is None:
                     # onJoinPrepare waits for its commit at most until joinPrepareTimer
                     # expires (client.poll on the earlier of the poll and joinPrepare timers),
                     # then goes on without an answer: the application wakes at the deadline.
@@ -1353,7 +1362,10 @@ class Consumer:
                 )
                 return False
         revocation = rebalance.on_join_prepare(
-            self.rebalance_protocol, self.generation, self.fetch.owned, self._subscription
+            self.rebalance_protocol,
+            self.membership.generation,
+            self.fetch.owned,
+            self._subscription,
         )
         blocked = False
         if revocation.callback is not None:
@@ -1369,7 +1381,7 @@ class Consumer:
         self._set_prepare_commit(None)
         self.fetch.restart_accrual(now)
         self._prepare_deadline = None
-        if self._timers.deadline(JoinPrepareTimer) is not None:
+        if self._timers.deadlines.get(JoinPrepareTimer) is not None:
             step.effects.append(self._timers.cancel(JoinPrepareTimer))
         return not blocked
 
@@ -1389,7 +1401,7 @@ class Consumer:
         step.event(
             "revoked_uncommitted",
             t_ms=now,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             records=records,
         )
 
@@ -1418,11 +1430,11 @@ class Consumer:
         """ConsumerCoordinator.onJoinComplete."""
         if not self.is_leader:
             self._assignment_snapshot = None
-        assignor = self._assignor_named(self.generation.protocol_name)
+        assignor = self._assignor_named(self.membership.generation.protocol_name)
         if assignor is None:
             raise ConsumerFatal(
                 "ILLEGAL_STATE",
-                f"coordinator selected invalid assignment protocol: {self.generation.protocol_name}",
+                f"coordinator selected invalid assignment protocol: {self.membership.generation.protocol_name}",
             )
         if len(assignment_bytes) < 2:
             raise ConsumerFatal(
@@ -1439,9 +1451,9 @@ class Consumer:
             "assignment_received",
             t_ms=now,
             partitions=[str(tp) for tp in assigned],
-            generation_id=self.generation.generation_id,
-            member_id=self.generation.member_id,
-            protocol_name=self.generation.protocol_name,
+            generation_id=self.membership.generation.generation_id,
+            member_id=self.membership.generation.member_id,
+            protocol_name=self.membership.generation.protocol_name,
             is_leader=self.is_leader,
         )
         if not rebalance.assignment_matches_subscription(
@@ -1461,7 +1473,7 @@ class Consumer:
         self._maybe_update_joined_subscription(step, assigned, now)
         if assignor.instance is not None:
             try:
-                assignor.instance.on_assignment(assigned, self.generation.generation_id)
+                assignor.instance.on_assignment(assigned, self.membership.generation.generation_id)
             except Exception as error:  # not `exc`: that name is a SchemaError above (mypyc)
                 step.event("assignor_error", t_ms=now, error=repr(error), phase="on_assignment")
         if self.config.enable_auto_commit:
@@ -1497,7 +1509,7 @@ class Consumer:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
         state = self.membership.member_state
         assert isinstance(state, MemberState)  # the classic manager's hook
-        callback = rebalance.on_leave_prepare(self.generation, state, self.fetch.owned)
+        callback = rebalance.on_leave_prepare(self.membership.generation, state, self.fetch.owned)
         if callback is None:
             return
         self._invoke(step, callback, list(self.fetch.owned), now)
@@ -1579,7 +1591,7 @@ class Consumer:
         sub = Subscription(
             topics=topics,
             owned_partitions=self.fetch.owned,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             rack_id=self.config.client_rack,
         )
         return tuple(
@@ -1624,7 +1636,7 @@ class Consumer:
         self._group_subscription = tuple(sorted(group_topics))
         self.is_leader = True
         self._pending_leader = _PendingLeader(
-            self.generation, assignor, members, resp.skip_assignment
+            self.membership.generation, assignor, members, resp.skip_assignment
         )
         if self._update_group_subscription(step, now):
             return  # _on_metadata continues once the metadata is fresh
@@ -1662,7 +1674,7 @@ class Consumer:
         if pending is None:
             return
         if (
-            pending.generation != self.generation
+            pending.generation != self.membership.generation
             or self.membership.member_state is not MemberState.COMPLETING_REBALANCE
         ):
             # The member left the group while its leader waited for metadata (in the simulator
@@ -1679,7 +1691,11 @@ class Consumer:
             return
         self._refresh_metadata_snapshot()
         if pending.skip_assignment:
-            step.event("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
+            step.event(
+                "assignment_skipped",
+                t_ms=now,
+                generation_id=self.membership.generation.generation_id,
+            )
             self._assignment_snapshot = self._metadata_snapshot()
             self.membership.send_sync_group(step, (), now)
             return
@@ -1739,7 +1755,7 @@ class Consumer:
         step.event(
             "assignment_computed",
             t_ms=now,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             protocol_name=name,
             members=len(pending.members),
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
@@ -1758,7 +1774,7 @@ class Consumer:
         step.event(
             "sticky_owned_ignored",
             t_ms=now,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             computed={m: [str(tp) for tp in ps] for m, ps in raw.items()},
             withheld=[str(tp) for tp in librdkafka_assignor.withheld(raw, result)],
         )
@@ -1971,7 +1987,7 @@ class Consumer:
         at = self.sync_commits.next_wakeup()
         if at is None:
             return
-        set_at = self._timers.deadline(CommitRetryTimer)
+        set_at = self._timers.deadlines.get(CommitRetryTimer)
         if set_at is None or at < set_at:
             step.effects.append(self._timers.set(CommitRetryTimer, at))
 
@@ -2007,7 +2023,7 @@ class Consumer:
         if (
             local_error == "REBALANCE_IN_PROGRESS"
             and self.config.commit_during_rebalance
-            and self.generation.generation_id >= 0
+            and self.membership.generation.generation_id >= 0
         ):
             # commit_during_rebalance (franz-go before 1.4.0): it goes out with the generation
             # the member has, where Java's generationIfStable() fails it locally
