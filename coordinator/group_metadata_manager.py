@@ -72,6 +72,9 @@ from coordinator.timers import (
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 
+#: How many members' heartbeat keys a manager keeps built (one entry per member it has seen).
+_HEARTBEAT_TIMERS_KEPT = 65_536
+
 # The characters Java's String.trim removes from both ends: every code point up to U+0020.
 _JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 
@@ -126,6 +129,11 @@ class GroupMetadataManager:
         # the shard's hook: its periodic cleanup runs while it holds groups
         self._on_group_created = on_group_created
         self.groups: dict[str, ClassicGroup] = {}
+        # (group, member) -> its heartbeat key, the key rendered, its operation: values that
+        # cannot change, built once instead of on every heartbeat (a memo: dropped when full)
+        self._heartbeat_timers: dict[
+            tuple[str, str], tuple[HeartbeatKey, str, ExpireHeartbeat]
+        ] = {}
         # the most groups held at once: the capacity of Kafka's TimelineHashMap of groups, whose
         # iteration order the cleanup job follows (timeline_order.capacity_for)
         self.groups_high_water = 0
@@ -134,8 +142,14 @@ class GroupMetadataManager:
         self, out: Step, group: ClassicGroup, member_id: str, timeout_ms: int
     ) -> None:
         group_id = group.group_id
-        key = HeartbeatKey(self.node, self.partition, group_id, member_id)
-        self.timer.schedule(out, key, timeout_ms, ExpireHeartbeat(group_id, member_id))
+        timer = self._heartbeat_timers.get((group_id, member_id))
+        if timer is None:
+            if len(self._heartbeat_timers) >= _HEARTBEAT_TIMERS_KEPT:
+                self._heartbeat_timers.clear()
+            key = HeartbeatKey(self.node, self.partition, group_id, member_id)
+            timer = (key, str(key), ExpireHeartbeat(group_id, member_id))
+            self._heartbeat_timers[(group_id, member_id)] = timer
+        self.timer.schedule(out, timer[0], timeout_ms, timer[2], timer[1])
 
     def _transition(self, out: Step, group: ClassicGroup, target: str, reason: str) -> None:
         before = group.model.transition_to(target)

@@ -129,18 +129,22 @@ class KafkaApis:
             group_instance_id = _loggable(getattr(request, "group_instance_id", None))
         api = api_name(request)
         out = Step(now_ms)
-        out.event(
-            "request_received",
-            t_ms=now_ms,
-            node=dst,
-            api=api,
-            src=src,
-            dst=dst,
-            correlation_id=correlation_id,
-            group_id=group_id,
-            member_id=member_id,
-            generation_id=generation_id,
-            group_instance_id=group_instance_id,
+        out.events.append(  # out.event, spelled out: every request is logged
+            (
+                "request_received",
+                {
+                    "t_ms": now_ms,
+                    "node": dst,
+                    "api": api,
+                    "src": src,
+                    "dst": dst,
+                    "correlation_id": correlation_id,
+                    "group_id": group_id,
+                    "member_id": member_id,
+                    "generation_id": generation_id,
+                    "group_instance_id": group_instance_id,
+                },
+            )
         )
         if reason is not None:
             response = malformed_response(request, reason)

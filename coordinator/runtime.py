@@ -129,19 +129,24 @@ def respond(
     error = response_error(response)
     if error is None:
         error = Errors.NONE
-    out.event(
-        "response_sent",
-        t_ms=out.now,
-        node=node,
-        api=api_name(response),
-        error=ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
-        group_id=group_id,
-        member_id=member_id,
-        generation_id=generation_id
-        if generation_id is not None
-        else getattr(response, "generation_id", None),
-        correlation_id=waiter.correlation_id,
-        src=node,
-        dst=waiter.src,
+    src, correlation_id = waiter.src, waiter.correlation_id
+    out.events.append(  # out.event, spelled out: every answer is logged
+        (
+            "response_sent",
+            {
+                "t_ms": out.now,
+                "node": node,
+                "api": api_name(response),
+                "error": ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
+                "group_id": group_id,
+                "member_id": member_id,
+                "generation_id": generation_id
+                if generation_id is not None
+                else getattr(response, "generation_id", None),
+                "correlation_id": correlation_id,
+                "src": node,
+                "dst": src,
+            },
+        )
     )
-    out.effects.append(Send(node, waiter.src, waiter.correlation_id, response))
+    out.effects.append(Send(node, src, correlation_id, response))

@@ -197,14 +197,21 @@ class ClassicMembershipManager:
             return
         old = self.member_state
         self.member_state = new
-        step.event(
-            "client_state",
-            t_ms=now,
-            state_from=old._value_,  # .value without the enum property lookup
-            state_to=new._value_,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-            reason=reason,
+        generation = self.generation
+        step.events.append(  # step.event, spelled out: one of the most frequent events
+            (
+                "client_state",
+                {
+                    "t_ms": now,
+                    "state_from": old._value_,  # .value without the enum property lookup
+                    "state_to": new._value_,
+                    "member_id": generation.member_id,
+                    "generation_id": generation.generation_id,
+                    "reason": reason,
+                    "node": step.node,
+                    "group_id": step.group_id,
+                },
+            )
         )
 
     def join(self, step: ConsumerStep, now: int) -> None:
