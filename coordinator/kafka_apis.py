@@ -9,6 +9,8 @@ protocol type and name (handleSyncGroupRequest).
 
 from __future__ import annotations
 
+from typing import Final
+
 import attrs
 
 from coordinator.config import CoordinatorConfig
@@ -64,6 +66,11 @@ from coordinator.topics import invalid_topic_reason
 from coordinator.topology import OFFSETS_TOPIC, Topology, broker_id
 from coordinator.transaction_coordinator import TransactionCoordinator
 from coordinator.validation import malformed_reason
+
+# The enum members the hot paths read, as module constants: reading ``Errors.NONE`` goes
+# through the enum metaclass's attribute hook (about 0.3 us a read on CPython 3.11, many
+# reads per message); a module global is a dict lookup.
+_NO_ERROR: Final = Errors.NONE
 
 BROKER_PORT = 9092
 
@@ -190,7 +197,7 @@ class KafkaApis:
             t_ms=out.now,
             node=dst,
             api=api_name(response),
-            error=error_name(response) or Errors.NONE.name,
+            error=error_name(response) or _NO_ERROR.name,
             src=dst,
             dst=src,
             correlation_id=correlation_id,
@@ -209,7 +216,7 @@ class KafkaApis:
         if leader is None or not self.topology.alive[leader]:
             return FindCoordinatorResponse(Errors.COORDINATOR_NOT_AVAILABLE)
         return FindCoordinatorResponse(
-            Errors.NONE, node_id=broker_id(leader), host=leader, port=BROKER_PORT
+            _NO_ERROR, node_id=broker_id(leader), host=leader, port=BROKER_PORT
         )
 
     def _metadata(self, request: MetadataRequest) -> MetadataResponse:
@@ -262,7 +269,7 @@ class KafkaApis:
                 )
             topics.append(
                 MetadataResponseTopic(
-                    name, Errors.NONE, tuple(parts), topic_id=self.topology.topic_ids[name]
+                    name, _NO_ERROR, tuple(parts), topic_id=self.topology.topic_ids[name]
                 )
             )
         return MetadataResponse(brokers=brokers, topics=tuple(topics))
