@@ -89,7 +89,8 @@ class ConsumerNetworkClient:
         the caller's ``effects``; the new correlation id, and the entry kept for the answer."""
         corr = self.last_correlation_id = self.last_correlation_id + 1
         api = api_name(message)
-        timer_key = RequestTimeout.render_id(corr)
+        # RequestTimeout(corr).render(), without building the key
+        timer_key = f"{RequestTimeout.PREFIX}{corr}"
         entry = self._inflight[corr] = InFlightRequest(
             api, dst, generation, timer_key, commit, topics
         )

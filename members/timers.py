@@ -113,13 +113,7 @@ class RequestTimeout:
     correlation_id: int
 
     def render(self) -> str:
-        return f"request-{self.correlation_id}"
-
-    @staticmethod
-    def render_id(correlation_id: int) -> str:
-        """``RequestTimeout(correlation_id).render()`` without building the key (one per
-        request sent)."""
-        return f"request-{correlation_id}"
+        return f"{self.PREFIX}{self.correlation_id}"
 
 
 #: The consumer's own timer kinds, in the order close() and a fatal error cancel them.
