@@ -32,8 +32,16 @@ class GroupTopics(NamedTuple):
 
 def group_topics(subscriptions: Mapping[str, Subscription]) -> GroupTopics:
     lists: dict[tuple[str, ...], list[str]] = {}
+    last: tuple[str, ...] | None = None
+    last_members: list[str] = []
     for member, sub in subscriptions.items():
-        lists.setdefault(sub.topics, []).append(member)
+        topics = sub.topics
+        # members in a row often share a list: comparing to the last one (item identity first)
+        # is cheaper than hashing a long tuple again
+        if topics != last:
+            last = topics
+            last_members = lists.setdefault(topics, [])
+        last_members.append(member)
     return GroupTopics(lists, list(dict.fromkeys(chain.from_iterable(lists))))
 
 

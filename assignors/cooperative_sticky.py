@@ -92,14 +92,15 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
             if result.transferring is not None
             else _transferring_by_diff(ctx, result)
         )
-        flat, sizes = result.flat, result.sizes
+        flat, sizes, runs = result.flat, result.sizes, result.runs
         if withheld:
+            runs = None
             mask = np.zeros(ctx.index.n, dtype=bool)
             mask[np.fromiter(withheld, dtype=np.int64, count=len(withheld))] = True
             keep = ~mask[flat]
             sizes = np.bincount(result.owners()[keep], minlength=sizes.size)
             flat = flat[keep]
-        return self._result_to_assignment(ctx, flat, sizes, subscriptions)
+        return self._result_to_assignment(ctx, flat, sizes, subscriptions, runs)
 
 
 def _transferring_by_diff(ctx: StickyContext, result: BuildResult) -> dict[int, int]:

@@ -162,7 +162,9 @@ class AbstractStickyAssignor(PartitionAssignor):
     # -- the assignment -------------------------------------------------------------------------
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         ctx, result = self._assign_ids(cluster, subscriptions)
-        return self._result_to_assignment(ctx, result.flat, result.sizes, subscriptions)
+        return self._result_to_assignment(
+            ctx, result.flat, result.sizes, subscriptions, result.runs
+        )
 
     @staticmethod
     def _to_assignment(
@@ -184,15 +186,14 @@ class AbstractStickyAssignor(PartitionAssignor):
         flat: np.ndarray,
         sizes: np.ndarray,
         subscriptions: Mapping[str, Subscription],
+        runs: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> Assignment:
         """Flat pids and per-member sizes -> ``{member: [TopicPartition]}`` in the caller's
-        member order: one lookup of every pid, then one list slice per member."""
+        member order (:meth:`PartitionIndex.partition_lists`; ``runs``: the builder's)."""
         if ctx is None:
             return {}
-        parts = ctx.index.flat[flat].tolist() if flat.size else []
-        ends = np.cumsum(sizes).tolist()
-        starts = [0, *ends[:-1]]
-        by_member = {m: parts[a:b] for m, a, b in zip(ctx.members, starts, ends, strict=True)}
+        lists = ctx.index.partition_lists(flat, sizes, runs)
+        by_member = dict(zip(ctx.members, lists, strict=True))
         return {m: by_member[m] for m in subscriptions}
 
     def _assign_ids(

@@ -16,6 +16,9 @@ Same steps and tie-breaks as Kafka; the data structures are integer arrays:
    in the under-min list), and the second phase is a slice of a queue, so the whole step is a few
    numpy operations instead of a loop over a million partitions.
 
+A fresh group (nothing owned, no member racks) skips the steps: the deal is then a table
+(:func:`_deal_fresh`), which tests check against the steps.
+
 ``partitionsTransferringOwnership`` records a newly placed partition whose previous owner had it
 trimmed away (``maybeRevokedPartitions``), or that was claimed by several owners.
 """
@@ -39,6 +42,9 @@ def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[in
     min_q = total // n_members
     max_q = -(-total // n_members)
     expected_over = total % n_members
+
+    if _is_fresh(ctx, owned, multi):
+        return _deal_fresh(ctx, total, n_members)
 
     # 1. keep owned partitions, in HashMap order of members
     maybe_revoked = np.full(total, -1, dtype=np.int64) if total else np.zeros(0, dtype=np.int64)
@@ -103,6 +109,38 @@ def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[in
         transferring = dict(zip(placed[moving].tolist(), placed_to[moving].tolist(), strict=True))
     flat = _group_by_member(kept_flat, kept_mem, placed, placed_to, n_members)
     return BuildResult(flat, counts, transferring)
+
+
+def _is_fresh(ctx: StickyContext, owned: list[np.ndarray], multi: set[int]) -> bool:
+    """Nobody keeps anything and no member has a rack: :func:`_deal_fresh` gives the result."""
+    return (
+        bool(ctx.members)
+        and not multi
+        and ctx.racks.num_consumers is None
+        and not any(a.size for a in owned)
+    )
+
+
+def _deal_fresh(ctx: StickyContext, total: int, n_members: int) -> BuildResult:
+    """Steps 1-4 when nobody owns anything and no member has a rack (a fresh group).
+
+    Nothing is kept, so the unassigned partitions are all of them in (topic, partition) order,
+    and every member is under ``minQuota`` (or, when ``minQuota`` is 0, in "exactly min"): the
+    round robin deals partition ``i`` to the member at position ``i mod M`` in member-id order,
+    and the ``maxQuota`` extras continue the same rotation (members reach ``minQuota`` in list
+    order and queue in it). So the member at position ``j`` gets ``j, j + M, j + 2M, ...``:
+    that table, rows in context order, is the result, and those progressions are its ``runs``;
+    nothing transfers ownership.
+    """
+    max_q = -(-total // n_members)
+    steps = np.arange(0, max_q * n_members, n_members, dtype=np.int64)
+    flat = (ctx.rank[:, None] + steps).ravel()
+    counts = np.full(n_members, total // n_members, dtype=np.int64)
+    if max_q * n_members != total:
+        counts += ctx.rank < total % n_members
+        flat = flat[flat < total]
+    runs = (ctx.rank, np.full(n_members, n_members, dtype=np.int64))
+    return BuildResult(flat, counts, {}, runs=runs)
 
 
 def _keep_owned(

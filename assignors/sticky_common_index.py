@@ -3,7 +3,8 @@
 Every partition of the subscribed, existing topics gets an id ("pid") in Kafka's sorted order:
 topics in Java ``String`` order, partitions ascending. The builders work on numpy arrays and Python
 lists of these ints (cheap to hash, compare and copy) and only turn them back into the shared
-:class:`~assignors.api.TopicPartition` tuples (via ``partitions_of``) for the result. For a
+:class:`~assignors.api.TopicPartition` tuples (via ``partitions_of``) for the result
+(:meth:`PartitionIndex.partition_lists`: strided slices where the ids step evenly). For a
 1,000,000-partition group this avoids building, hashing and sorting a million tuples per call.
 
 The index for a given set of topics and counts is cached (two entries): it is pure metadata, like
@@ -29,6 +30,10 @@ _EMPTY.flags.writeable = False
 #: up to this many partitions, an index keeps a TopicPartition -> pid dict for owned lists
 _LOOKUP_LIMIT = 200_000
 
+#: from this many assigned partitions on, ``partition_lists`` looks for strided slices (below,
+#: its numpy passes cost more than the one lookup they could save)
+_STRIDED_MIN = 50_000
+
 
 class PartitionIndex:
     """Topics (Java-sorted), their partition counts and offsets, and pid <-> TopicPartition."""
@@ -52,6 +57,7 @@ class PartitionIndex:
         self._names_by_length: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
         self._part_of: np.ndarray | None = None
         self._pid_of: dict[TopicPartition, int] | None = None
+        self._flat_list: list[TopicPartition] | None = None
 
     @property
     def flat(self) -> np.ndarray:
@@ -62,6 +68,13 @@ class PartitionIndex:
             )
             self._flat = np.fromiter(chain, dtype=object, count=self.n)
         return self._flat
+
+    @property
+    def flat_list(self) -> list[TopicPartition]:
+        """:attr:`flat` as a list, for strided slicing (a C-level loop per member's list)."""
+        if self._flat_list is None:
+            self._flat_list = self.flat.tolist()
+        return self._flat_list
 
     def names_of_length(self, length: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Topic names of ``length`` UTF-8 bytes as a sorted ``S`` array, with their positions.
@@ -170,6 +183,57 @@ class PartitionIndex:
             start += size
         return out
 
+    def partition_lists(
+        self,
+        flat: np.ndarray,
+        sizes: np.ndarray,
+        runs: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> list[list[TopicPartition]]:
+        """``flat`` (pids, member after member) cut by ``sizes`` into lists of partitions;
+        ``runs``, if given, is :func:`arithmetic_runs`' answer, known to the caller.
+
+        A member whose pids step evenly forwards through the index (round robin over sorted
+        partitions: in a fresh uniform group the member at position ``j`` gets ``j, j+M,
+        j+2M, ...``) gets one strided slice of :attr:`flat_list`, a C loop that touches only its
+        own partitions. These slices are taken in order of their first pid, so that consecutive
+        slices (and the garbage collector's pass over the new lists) touch neighbouring
+        partition objects in memory: in the members' own (hash) order each list would reach 500
+        cold cache lines, and the whole conversion took twice as long. The other members share
+        one lookup of their pids, as do all members of a small result (``_STRIDED_MIN``).
+        Either way a member's list holds the same shared TopicPartition objects in the same
+        order.
+        """
+        size_list = sizes.tolist()
+        if flat.size < _STRIDED_MIN:
+            parts = self.flat[flat].tolist() if flat.size else []
+            plain: list[list[TopicPartition]] = []
+            at = 0
+            for size in size_list:
+                plain.append(parts[at : at + size])
+                at += size
+            return plain
+        first, step = runs if runs is not None else arithmetic_runs(flat, sizes)
+        # placeholders, not empty lists: replacing a list would free one container per new
+        # list, so the collector's pass over the new lists would be put off until after the
+        # call (it must be paid here, as any caller building 2000 lists pays it)
+        out: list[Any] = [None] * len(size_list)
+        irregular = step == 0
+        if irregular.any():
+            rest = self.flat[flat[np.repeat(irregular, sizes)]].tolist()
+            at = 0
+            for m in np.flatnonzero(irregular).tolist():
+                out[m] = rest[at : at + size_list[m]]
+                at += size_list[m]
+        parts = self.flat_list
+        first_list = first.tolist()
+        step_list = step.tolist()
+        for m in np.argsort(first, kind="stable").tolist():
+            s = step_list[m]
+            if s:
+                f = first_list[m]
+                out[m] = parts[f : f + (size_list[m] - 1) * s + 1 : s]
+        return out
+
     def to_partitions(self, pids: Iterable[int] | np.ndarray) -> list[TopicPartition]:
         if isinstance(pids, list) and len(pids) < 64:
             flat: Any = self.flat  # an object array of TopicPartition
@@ -178,6 +242,34 @@ class PartitionIndex:
         if arr.size == 0:
             return []
         return self.flat[arr].tolist()
+
+
+def arithmetic_runs(flat: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per member (``flat`` cut by ``sizes``): its first pid and the step if its pids are
+    ``first, first + step, first + 2 * step, ...`` with ``step >= 1``, else step 0. An empty
+    member gets (0, 1): the empty slice. Three passes over ``flat``, no per-member loop."""
+    n = sizes.size
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    first = np.zeros(n, dtype=np.int64)
+    step = np.ones(n, dtype=np.int64)
+    nonempty = sizes > 0
+    first[nonempty] = flat[starts[nonempty]]
+    two = np.flatnonzero(sizes >= 2)
+    if not two.size:
+        return first, step
+    diff = np.diff(flat)
+    step[two] = diff[starts[two]]
+    three = np.flatnonzero(sizes >= 3)
+    if three.size:
+        # a member's diffs diff[start .. end - 2] are all equal when no j in start + 1 .. end - 2
+        # has diff[j] != diff[j - 1]; such j ("changes") are few unless the ids are irregular
+        changes = np.flatnonzero(diff[1:] != diff[:-1]) + 1
+        lo = np.searchsorted(changes, starts[three] + 1)
+        hi = np.searchsorted(changes, ends[three] - 1)
+        step[three[hi > lo]] = 0
+    step[step < 0] = 0
+    return first, step
 
 
 @lru_cache(maxsize=2)

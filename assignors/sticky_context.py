@@ -103,10 +103,12 @@ class BuildResult:
     members'. One flat array turns into the result's lists with one lookup, not one per member.
 
     ``transferring`` is the constrained builder's ``partitionsTransferringOwnership`` (pid ->
-    member index); ``None`` on the general path, as in Kafka.
+    member index); ``None`` on the general path, as in Kafka. ``runs`` is set by a builder that
+    knows every member's ids step evenly: per member its first id and step
+    (:func:`assignors.sticky_common_index.arithmetic_runs` need not look).
     """
 
-    __slots__ = ("claims", "flat", "sizes", "transferring")
+    __slots__ = ("claims", "flat", "runs", "sizes", "transferring")
 
     def __init__(
         self,
@@ -114,11 +116,13 @@ class BuildResult:
         sizes: np.ndarray,
         transferring: dict[int, int] | None,
         claims: list[Claims] | None = None,
+        runs: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         self.flat = flat
         self.sizes = sizes
         self.transferring = transferring
         self.claims = claims
+        self.runs = runs
 
     @classmethod
     def from_lists(

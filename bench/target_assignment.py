@@ -1,7 +1,7 @@
 """The target-assignment step beside Kafka's ``TargetAssignmentBuilder``, in the same run.
 
 ``python -m bench target_assignment [--quick] [--full-grid] [--only=TEXT] [--no-java]
-[--seconds=S]``
+[--seconds=S] [--split]``
 
 Cases are Kafka's JMH ``TargetAssignmentBuilderBenchmark`` (jmh-benchmarks at 1eb7644): a group of
 ``memberCount - 1`` members (``member<i>``, everyone on every topic, or 5 buckets of members on 5
@@ -23,11 +23,15 @@ repeat one build, so every member's spec is reused); "py cold" is the same build
 about a second of calls (``--seconds``) after a warm-up (Java: as long again, so that JIT
 compilation mostly falls before the timed calls; on a loaded machine a longer run helps).
 "ratio" is Python / Java (below 1: Python is faster). "exact" compares order-free CRC32 digests
-of the new target assignment and the record counts.
+of the new target assignment and the record counts. ``--split`` adds "assignor ms": the uniform
+assignor alone as a kept-specs build runs it (``assign()`` on the group spec the build hands it,
+every member of its result read), and its share of "python ms"; the rest is the builder's own
+work (specs, member order, delta).
 """
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import os
@@ -40,8 +44,12 @@ from typing import Any
 
 from bench.server_assignors import Case, Inputs, _ordered_set
 from coordinator.assignor import (
+    ConsumerGroupPartitionAssignor,
+    GroupAssignment,
+    GroupSpec,
     GroupSpecImpl,
     MemberSubscriptionAndAssignmentImpl,
+    SubscribedTopicDescriber,
     SubscribedTopicDescriberImpl,
     SubscriptionType,
 )
@@ -130,10 +138,12 @@ class Setup:
         # the group's member specs, kept between builds as ConsumerGroupManager keeps them
         self.specs = MemberSpecs()
 
-    def build(self, cold: bool = False) -> TargetAssignmentResult:
+    def build(
+        self, cold: bool = False, assignor: ConsumerGroupPartitionAssignor | None = None
+    ) -> TargetAssignmentResult:
         """One ``build()``; ``cold``: without the specs of earlier builds."""
         return build_target_assignment(
-            assignor=get_assignor("uniform"),
+            assignor=get_assignor("uniform") if assignor is None else assignor,
             members=self.members,
             static_members={},
             subscription_metadata=self.metadata,
@@ -182,6 +192,40 @@ def time_python(setup: Setup, seconds: float, cold: bool = False) -> tuple[float
     return per_call, digest(result), len(result.changed_members) + 1
 
 
+class _Capture:
+    """The uniform assignor, keeping what the build hands it."""
+
+    name = "uniform"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[GroupSpec, SubscribedTopicDescriber]] = []
+
+    def assign(self, group_spec: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
+        self.calls.append((group_spec, describer))
+        return get_assignor("uniform").assign(group_spec, describer)
+
+
+def time_assignor(setup: Setup, seconds: float) -> float:
+    """CPU ms per call of the assignor alone, as a (kept-specs) build runs it: ``assign()`` on
+    the very group spec and describer the build hands it, and every member of the result read
+    (as the build's delta reads them), the garbage collector paused as during a build."""
+    capture = _Capture()
+    setup.build(assignor=capture)
+    spec, describer = capture.calls[-1]
+    assignor = get_assignor("uniform")
+    calls = 0
+    deadline = time.perf_counter() + seconds
+    start = time.process_time()
+    while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
+        gc.disable()
+        try:
+            list(assignor.assign(spec, describer).members.values())
+        finally:
+            gc.enable()
+        calls += 1
+    return (time.process_time() - start) * 1e3 / calls
+
+
 def java_classpath() -> tuple[str | None, str]:
     if not BUILD.exists():
         return None, f"missing {BUILD}"
@@ -199,6 +243,7 @@ def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     full = "--full-grid" in argv
     with_java = "--no-java" not in argv
+    split = "--split" in argv
     only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), "")
     seconds = 0.5 if quick else 1.0
     given = next((a.split("=", 1)[1] for a in argv if a.startswith("--seconds=")), None)
@@ -219,7 +264,7 @@ def main(argv: list[str]) -> int:
     header = (
         f"{'case':<32}{'partitions':>11}{'python ms':>11}{'java ms':>10}{'ratio':>8}"
         f"{'py cold ms':>12}{'ratio':>8}"
-        f"{'records':>9}{'exact':>7}"
+        f"{'records':>9}{'exact':>7}" + (f"{'assignor ms':>13}{'share':>7}" if split else "")
     )
     print(header)
     print("-" * len(header), flush=True)
@@ -249,6 +294,10 @@ def main(argv: list[str]) -> int:
             if (cold_digest, cold_records) != (py_digest, py_records):
                 status = 1
                 print(f"{label(case)}: a cold build differs from a build with kept specs")
+            assignor_text = ""
+            if split:
+                assignor_ms = time_assignor(setup, seconds)
+                assignor_text = f"{assignor_ms:>13.2f}{assignor_ms / py_ms:>7.0%}"
             partitions = case.members * case.ratio // case.topics * case.topics
             if java_row is None:
                 java_text, ratio, cold_ratio, exact = "-", "-", "-", "-"
@@ -262,7 +311,7 @@ def main(argv: list[str]) -> int:
             print(
                 f"{label(case):<32}{partitions:>11,}{py_ms:>11.2f}{java_text:>10}{ratio:>8}"
                 f"{cold_ms:>12.2f}{cold_ratio:>8}"
-                f"{py_records:>9}{exact:>7}",
+                f"{py_records:>9}{exact:>7}{assignor_text}",
                 flush=True,
             )
     finally:

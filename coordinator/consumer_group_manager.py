@@ -666,11 +666,12 @@ class ConsumerGroupManager:
             changed[previous] = None
         try:
             # group.members() is a TimelineHashMap: its iteration order is the insertion order
-            # of TargetAssignmentBuilder's HashMap of member specs
-            order = iteration_order(group.members, capacity_for(group.members_high_water))
+            # of TargetAssignmentBuilder's HashMap of member specs (the order kept per group)
+            specs = self.member_specs.setdefault(group, MemberSpecs())
+            capacity = capacity_for(group.members_high_water)
             result = build_target_assignment(
                 assignor=assignor,
-                members={m: group.members[m] for m in order},
+                members=specs.in_timeline_order(group.members, capacity),
                 static_members=group.static_members,
                 subscription_metadata=metadata,
                 subscription_type=sub_type,
@@ -678,7 +679,7 @@ class ConsumerGroupManager:
                 inverted_target_assignment=group.inverted_target_assignment,
                 topic_ids=self.topology.topic_ids,
                 updated_members=changed,
-                specs=self.member_specs.setdefault(group, MemberSpecs()),
+                specs=specs,
             )
         except PartitionAssignorException as exc:
             raise ApiError(

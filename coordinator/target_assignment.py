@@ -14,18 +14,23 @@ and the records see the members in that map's iteration order
 
 Cost: Kafka's builder makes each member's spec in O(1) (a lazy ``TopicIds`` view) and its delta
 loop is O(1) for a member the assignor left alone (the assignor returns the very map it was
-given, and ``AbstractMap.equals`` starts with ``o == this``). Here a :class:`MemberSpecs` keeps
-the specs between builds, reusing a member's while its subscription object, rack, instance id
-and target object are the same ones; the delta compares by identity first and deep-compares only
-the others; and the new target is converted to frozensets only for the members someone reads
-(:class:`NewTargetAssignment`).
+given, and ``AbstractMap.equals`` starts with ``o == this``). Here a homogeneous group's specs get
+:class:`TopicIds` views too (assignors read one member's ids there; a heterogeneous group's are
+resolved at once, shared per subscription, as its builders group members by that object), and
+a :class:`MemberSpecs` keeps the specs between builds, reusing a member's while its subscription object, rack, instance id
+and target object are the same ones (found by identity scans over whole lists, so an unchanged
+group costs a few C-level passes), and hands the assignor the previous member map itself when
+no spec in it changed; the delta compares by identity first and deep-compares only the
+others; the assignor's result dict is read in place, and the new target is converted to
+frozensets only for the members someone reads (:class:`NewTargetAssignment`).
 """
 
 from __future__ import annotations
 
+import gc
 import itertools
 import operator
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 
@@ -48,11 +53,15 @@ from coordinator.assignor.spec import TopicMetadata as SpecTopicMetadata
 from coordinator.consumer_group import ConsumerGroupMember, Partitions, TopicMetadata
 from coordinator.java import copy_capacity, java_hashmap_order
 from coordinator.kafka_uuid import Uuid
+from coordinator.timeline_order import iteration_order
 
 #: A member without a current target (Kafka's ``targetAssignment.get`` answering null): never
 #: the assignor's map, so such a member always gets a record.
 _NO_TARGET: TopicPartitions = MappingProxyType({})
 _partitions_of = operator.attrgetter("partitions")
+_names_of = operator.attrgetter("subscribed_topic_names")
+_rack_of = operator.attrgetter("rack_id")
+_instance_of = operator.attrgetter("instance_id")
 
 
 @frozen
@@ -97,57 +106,100 @@ class NewTargetAssignment(Mapping[str, Partitions]):
         return f"NewTargetAssignment({dict(self)!r})"
 
 
+_Spec = MemberSubscriptionAndAssignmentImpl
+#: what a spec was made from: the member object and the target object
+_Made = tuple[ConsumerGroupMember, TopicPartitions, _Spec]
+
+
 class MemberSpecs:
     """What one group's builds can share, each kept only while its inputs are the very same
     objects, so a reuse never changes a result:
 
-    * per member id, the member object, target object and spec of the previous build: a member
-      whose object and target object are the same ones keeps its spec (found with identity scans
-      over whole lists), and so does a member that changed (a new epoch) but kept its
-      subscribed-names object, rack, instance id and target object;
+    * the previous build's group members as parallel lists (ids, member objects, target
+      objects, specs): when the ids come in the same order, identity scans (in C) find the
+      members whose object or target object is another one, and only those are looked at; a
+      member that changed (a new epoch) but kept its subscribed-names object, rack, instance id
+      and target object keeps its spec too;
+    * the updated members' (``addOrUpdateMember``) specs, by id;
+    * the member map handed to the assignor, handed again while its order and every spec are
+      the same (never mutated once handed out: a change makes a copy);
     * the topic ids resolved per subscription, the member order, the topic describer.
 
-    Everything is dropped when the topic ids change. The caller keeps one per group."""
+    Specs whose resolved topic ids change are dropped. The caller keeps one per group."""
 
     __slots__ = (
         "describer",
+        "group",
+        "group_order",
+        "group_updates",
+        "ids",
+        "index",
         "inserted",
+        "lazy",
         "metadata",
         "objects",
         "order",
         "resolved",
         "specs",
         "targets",
+        "timeline_capacity",
+        "timeline_keys",
+        "timeline_order",
         "topic_ids",
+        "updated",
     )
 
     def __init__(self) -> None:
         self.topic_ids: dict[str, Uuid] = {}
         self.resolved: dict[tuple[str, ...], AbstractSet[Uuid]] = {}
-        self.objects: dict[str, ConsumerGroupMember] = {}
-        self.targets: dict[str, TopicPartitions] = {}
-        self.specs: dict[str, MemberSubscriptionAndAssignmentImpl] = {}
+        self.ids: list[str] = []
+        self.objects: Sequence[ConsumerGroupMember | None] = []
+        self.targets: list[TopicPartitions] = []
+        self.specs: list[_Spec] = []
+        self.index: dict[str, int] | None = None
+        self.lazy = False
+        self.updated: dict[str, _Made] = {}
+        self.group: dict[str, _Spec] = {}
+        self.group_order: list[str] = []
+        self.group_updates: dict[str, _Spec | None] = {}
         self.inserted: list[str] = []
         self.order: list[str] = []
+        self.timeline_keys: list[str] = []
+        self.timeline_capacity = 0
+        self.timeline_order: list[str] = []
         self.metadata: list[tuple[str, TopicMetadata]] | None = None
         self.describer: SubscribedTopicDescriberImpl | None = None
 
-    def start(self, topic_ids: Mapping[str, Uuid], member_count: int) -> None:
+    def start(
+        self,
+        topic_ids: Mapping[str, Uuid],
+        member_count: int,
+        subscription_type: SubscriptionType = SubscriptionType.HETEROGENEOUS,
+    ) -> None:
         """Check the kept resolutions against the topic ids if they changed (a topic created,
-        deleted or recreated): the specs of a subscription whose ids differ now are dropped.
-        The memo of resolved subscriptions is dropped when it outgrows the group."""
-        if self.topic_ids != topic_ids:
+        deleted or recreated): the specs of a subscription whose ids differ now are dropped,
+        and so are the unresolved :class:`TopicIds` views. Views are made for a homogeneous
+        group only; when the group turns heterogeneous the specs holding views are made again
+        (the heterogeneous builders group members by their ids object). The memo of resolved
+        subscriptions is dropped when it outgrows the group."""
+        lazy = subscription_type is SubscriptionType.HOMOGENEOUS
+        if self.topic_ids != topic_ids or (self.lazy and not lazy):
             kept: set[int] = set()
             for key, ids in list(self.resolved.items()):
                 if list(_resolve(key, topic_ids)) == list(ids):
                     kept.add(id(ids))
                 else:
                     del self.resolved[key]
-            for member_id in [
-                m for m, spec in self.specs.items() if id(spec.subscribed_topic_ids) not in kept
-            ]:
-                del self.objects[member_id], self.targets[member_id], self.specs[member_id]
+            self.objects = [  # None: made again (no member object is None)
+                member if id(spec.subscribed_topic_ids) in kept else None
+                for member, spec in zip(self.objects, self.specs, strict=True)
+            ]
+            for member_id, (_, _, spec) in list(self.updated.items()):
+                if id(spec.subscribed_topic_ids) not in kept:
+                    del self.updated[member_id]
+            self.group, self.group_order = {}, []
             self.topic_ids = dict(topic_ids)
+        self.lazy = lazy
         if len(self.resolved) > 2 * member_count + 16:
             self.resolved.clear()
 
@@ -155,52 +207,88 @@ class MemberSpecs:
         self,
         members: Mapping[str, ConsumerGroupMember],
         target_assignment: Mapping[str, TopicPartitions],
-        topic_ids: Mapping[str, Uuid],
-    ) -> dict[str, MemberSubscriptionAndAssignmentImpl]:
-        """The group's members' specs, in ``members``' order (members that left are forgotten)."""
-        member_ids = list(members)
+    ) -> tuple[list[str], list[_Spec], bool]:
+        """The group's member ids and their specs, in ``members``' order (members that left
+        are forgotten), and whether every spec is the previous build's, in the same order."""
+        ids = list(members)
         objects = list(members.values())
-        targets = list(map(target_assignment.get, member_ids, itertools.repeat(EMPTY_PARTITIONS)))
-        before = list(map(self.objects.get, member_ids))
-        specs = list(map(self.specs.get, member_ids))
-        moved = map(
-            operator.or_,
-            map(operator.is_not, objects, before),
-            map(operator.is_not, targets, map(self.targets.get, member_ids)),
-        )
-        for i in itertools.compress(range(len(member_ids)), moved):
-            specs[i] = self._make(objects[i], targets[i], before[i], specs[i], topic_ids)
-        self.objects = dict(zip(member_ids, objects, strict=True))
-        self.targets = dict(zip(member_ids, targets, strict=True))
-        # every None (a member seen for the first time) has been filled in by _make
-        self.specs = dict(zip(member_ids, specs, strict=True))  # type: ignore[arg-type]
-        return self.specs.copy()
+        targets = list(map(target_assignment.get, ids, itertools.repeat(EMPTY_PARTITIONS)))
+        specs: list[_Spec]
+        same = ids == self.ids
+        if same:
+            before = self.objects
+            specs = self.specs
+            if not (
+                all(map(operator.is_, objects, before))
+                and all(map(operator.is_, targets, self.targets))
+            ):
+                specs = list(specs)
+                moved = map(
+                    operator.or_,
+                    map(operator.is_not, objects, before),
+                    map(operator.is_not, targets, self.targets),
+                )
+                for i in itertools.compress(range(len(ids)), moved):
+                    spec = self._make(objects[i], targets[i], before[i], specs[i])
+                    same &= spec is specs[i]
+                    specs[i] = spec
+        elif not self.ids:  # nothing kept: every spec made now
+            specs = self._new_all(objects, targets)
+        else:
+            previous = self._previous
+            specs = []
+            for member_id, member, target in zip(ids, objects, targets, strict=True):
+                made = previous(member_id)
+                if made is None:
+                    specs.append(self._new(member, target))
+                elif made[0] is member and made[1] is target:
+                    specs.append(made[2])
+                else:
+                    specs.append(self._make(member, target, made[0], made[2]))
+            self.index = None
+        self.ids, self.objects, self.targets, self.specs = ids, objects, targets, specs
+        return ids, specs, same
+
+    def _previous(self, member_id: str) -> _Made | None:
+        """The previous build's (member object, target object, spec) of a group member."""
+        if self.index is None:
+            self.index = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        i = self.index.get(member_id)
+        if i is None:
+            return None
+        member = self.objects[i]
+        return None if member is None else (member, self.targets[i], self.specs[i])
 
     def spec(
         self,
         member_id: str,
         member: ConsumerGroupMember,
         target: TopicPartitions,
-        topic_ids: Mapping[str, Uuid],
-    ) -> MemberSubscriptionAndAssignmentImpl:
+    ) -> _Spec:
         """An updated member's spec (kept for the next build)."""
-        before = self.objects.get(member_id)
-        spec = self.specs.get(member_id)
-        if before is not member or self.targets.get(member_id) is not target or spec is None:
-            spec = self._make(member, target, before, spec, topic_ids)
-            self.objects[member_id] = member
-            self.targets[member_id] = target
-            self.specs[member_id] = spec
+        made = self.updated.get(member_id) or self._previous(member_id)
+        if made is not None and made[0] is member and made[1] is target:
+            spec = made[2]
+        elif made is not None:
+            spec = self._make(member, target, made[0], made[2])
+        else:
+            spec = self._new(member, target)
+        self.updated[member_id] = (member, target, spec)
         return spec
+
+    def forget_updated(self, kept: Mapping[str, object]) -> None:
+        """Forget the updated members of earlier builds that are not updated now."""
+        if len(self.updated) > len(kept):
+            for member_id in [m for m in self.updated if m not in kept]:
+                del self.updated[member_id]
 
     def _make(
         self,
         member: ConsumerGroupMember,
         target: TopicPartitions,
         before: ConsumerGroupMember | None,
-        spec: MemberSubscriptionAndAssignmentImpl | None,
-        topic_ids: Mapping[str, Uuid],
-    ) -> MemberSubscriptionAndAssignmentImpl:
+        spec: _Spec | None,
+    ) -> _Spec:
         """createMemberSubscriptionAndAssignment, unless the previous spec still fits."""
         if (
             spec is not None
@@ -211,7 +299,62 @@ class MemberSpecs:
             and spec.instance_id == member.instance_id
         ):
             return spec
-        return _spec(member, target, topic_ids, self.resolved)
+        return self._new(member, target)
+
+    def _new(self, member: ConsumerGroupMember, target: TopicPartitions) -> _Spec:
+        """createMemberSubscriptionAndAssignment: the member's subscribed names as ids, a
+        :class:`TopicIds` view (O(1)) in a homogeneous group, where assignors read one member's
+        ids, else resolved now through the memo, so that members sharing a subscription share
+        one ids object (the heterogeneous builders group members by it)."""
+        names = member.subscribed_topic_names
+        if self.lazy:
+            ids: AbstractSet[Uuid] = TopicIds(names, self.topic_ids, self.resolved)
+        else:
+            ids = _resolved(names, self.topic_ids, self.resolved)
+        return MemberSubscriptionAndAssignmentImpl(
+            rack_id=member.rack_id,
+            instance_id=member.instance_id,
+            subscribed_topic_ids=ids,
+            partitions=target,
+        )
+
+    def _new_all(
+        self, members: list[ConsumerGroupMember], targets: list[TopicPartitions]
+    ) -> list[_Spec]:
+        """:meth:`_new` of every member, in C-level passes."""
+        names = map(_names_of, members)
+        ids: Iterator[AbstractSet[Uuid]]
+        if self.lazy:
+            ids = map(
+                TopicIds, names, itertools.repeat(self.topic_ids), itertools.repeat(self.resolved)
+            )
+        else:
+            ids = map(
+                _resolved, names, itertools.repeat(self.topic_ids), itertools.repeat(self.resolved)
+            )
+        return list(
+            map(
+                MemberSubscriptionAndAssignmentImpl,
+                map(_rack_of, members),
+                map(_instance_of, members),
+                ids,
+                targets,
+            )
+        )
+
+    def in_timeline_order(
+        self, members: Mapping[str, ConsumerGroupMember], capacity: int
+    ) -> dict[str, ConsumerGroupMember]:
+        """The group's ``members`` (in insertion order) in the iteration order of Kafka's
+        ``TimelineHashMap`` of ``capacity`` slots (:func:`coordinator.timeline_order
+        .iteration_order`), the order kept while the insertion sequence and capacity are the
+        same."""
+        keys = list(members)
+        if keys != self.timeline_keys or capacity != self.timeline_capacity:
+            self.timeline_order = iteration_order(keys, capacity)
+            self.timeline_keys, self.timeline_capacity = keys, capacity
+        order = self.timeline_order
+        return dict(zip(order, map(members.__getitem__, order), strict=True))
 
     def member_order(self, inserted: list[str]) -> list[str]:
         """``java_hashmap_order(inserted)``, kept while the insertion sequence is the same."""
@@ -219,6 +362,32 @@ class MemberSpecs:
             self.order = java_hashmap_order(inserted)
             self.inserted = inserted
         return self.order
+
+    def member_map(
+        self,
+        order: list[str],
+        ids: list[str],
+        specs: list[_Spec],
+        same: bool,
+        updates: dict[str, _Spec | None],
+    ) -> dict[str, _Spec]:
+        """The member map in ``order``: the group members' ``specs`` (``same``: the previous
+        build's, in the same order) with the ``updates`` applied (None: removed, left out of
+        ``order``). The previous build's map itself when nothing differs from it."""
+        group = self.group
+        last = self.group_updates
+        if (
+            same
+            and order == self.group_order
+            and updates.keys() == last.keys()
+            and all(map(operator.is_, updates.values(), last.values()))
+        ):
+            return group
+        by_id = dict(zip(ids, specs, strict=True))
+        by_id.update((m, s) for m, s in updates.items() if s is not None)
+        group = dict(zip(order, map(by_id.__getitem__, order), strict=True))
+        self.group, self.group_order, self.group_updates = group, order, updates
+        return group
 
     def topic_describer(
         self, subscription_metadata: Mapping[str, TopicMetadata]
@@ -252,42 +421,93 @@ def build_target_assignment(
     specs: MemberSpecs | None = None,
 ) -> TargetAssignmentResult:
     """TargetAssignmentBuilder.build (``updated_members``: addOrUpdateMember / removeMember).
-    ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted)."""
-    cache = MemberSpecs() if specs is None else specs
-    cache.start(topic_ids, len(members))
+    ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted).
+
+    The cyclic garbage collector is paused for the build (as ``LazyMembers`` does for its own
+    part): a build allocates a few acyclic objects per member (specs, views, assignments), over
+    which CPython would otherwise run many collections, some walking the whole heap."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _build(
+            assignor,
+            members,
+            static_members,
+            subscription_metadata,
+            subscription_type,
+            target_assignment,
+            inverted_target_assignment,
+            topic_ids,
+            updated_members,
+            MemberSpecs() if specs is None else specs,
+        )
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _build(
+    assignor: ConsumerGroupPartitionAssignor,
+    members: Mapping[str, ConsumerGroupMember],
+    static_members: Mapping[str, str],
+    subscription_metadata: Mapping[str, TopicMetadata],
+    subscription_type: SubscriptionType,
+    target_assignment: Mapping[str, Partitions],
+    inverted_target_assignment: Mapping[Uuid, Mapping[int, str]],
+    topic_ids: Mapping[str, Uuid],
+    updated_members: Mapping[str, ConsumerGroupMember | None],
+    cache: MemberSpecs,
+) -> TargetAssignmentResult:
+    """:func:`build_target_assignment`'s work."""
+    cache.start(topic_ids, len(members), subscription_type)
     old_of = target_assignment.get
-    member_specs = cache.member_specs(members, target_assignment, topic_ids)
-    inserted = list(member_specs)
+    ids, member_specs, same = cache.member_specs(members, target_assignment)
+    inserted = ids
+    updates: dict[str, _Spec | None] = {}
     for member_id, updated in updated_members.items():
         if updated is None:
-            member_specs.pop(member_id, None)
+            updates[member_id] = None
             continue
         assignment = old_of(member_id, EMPTY_PARTITIONS)
         if updated.instance_id is not None:
             previous = static_members.get(updated.instance_id)
             if previous is not None and previous != member_id:
                 assignment = old_of(previous, EMPTY_PARTITIONS)
-        if member_id not in member_specs:
+        if member_id not in members:
+            if inserted is ids:
+                inserted = list(ids)
             inserted.append(member_id)
-        member_specs[member_id] = cache.spec(member_id, updated, assignment, topic_ids)
+        updates[member_id] = cache.spec(member_id, updated, assignment)
+    cache.forget_updated(updates)
     # HashMap<String, ...> iteration order: capacity grown by every key ever put
     order = cache.member_order(inserted)
-    if len(order) != len(member_specs):
-        order = [m for m in order if m in member_specs]
+    if any(s is None for s in updates.values()):
+        order = [m for m in order if updates.get(m, m) is not None]
+    group = cache.member_map(order, ids, member_specs, same, updates)
     result = assignor.assign(
         GroupSpecImpl(
-            dict(zip(order, map(member_specs.__getitem__, order), strict=True)),
+            group,
             subscription_type=subscription_type,
             inverted_member_assignment=inverted_target_assignment,
         ),
         cache.topic_describer(subscription_metadata),
     )
-    assignments = dict(result.members.items())
+    # Every member's new assignment (a LazyMembers builds them now). dict_values.mapping is the
+    # result's own dict, read-only: no copy of it.
+    values = result.members.values()
+    assignments: Mapping[str, MemberAssignment] | None = getattr(values, "mapping", None)
+    if assignments is None:
+        assignments = dict(result.members.items())
+        values = assignments.values()
+    if list(assignments) == order:
+        news: list[MemberAssignment | None] = list(values)
+    else:
+        news = list(map(assignments.get, order))
     # the delta, in the member map's order: a member whose new map is its old map object is
     # unchanged (AbstractMap.equals' identity check); the others are compared by content
     converted: dict[str, Partitions] = {}
     changed: list[str] = []
-    news = list(map(assignments.get, order))
     olds = list(map(old_of, order, itertools.repeat(_NO_TARGET)))
     try:
         new_parts = list(map(_partitions_of, news))
@@ -308,26 +528,56 @@ def _as_sets(assignment: TopicPartitions) -> dict[Uuid, frozenset[int]]:
     return {t: frozenset(ps) for t, ps in assignment.items() if ps}
 
 
-def _spec(
-    member: ConsumerGroupMember,
-    assignment: TopicPartitions,
+def _resolved(
+    names: AbstractSet[str],
     topic_ids: Mapping[str, Uuid],
     resolved: dict[tuple[str, ...], AbstractSet[Uuid]],
-) -> MemberSubscriptionAndAssignmentImpl:
-    """createMemberSubscriptionAndAssignment: the member's topic names resolved to ids (a
-    TopicIds view: names the metadata does not know are left out). ``resolved`` memoises the
-    ids per topic-name sequence: members usually share their subscription, and the ids' order
-    is a function of the names in their iteration order."""
-    key = tuple(member.subscribed_topic_names)
+) -> AbstractSet[Uuid]:
+    """The ids of the known ``names`` (a TopicIds view's content: names the metadata does not
+    know are left out). ``resolved`` memoises the ids per topic-name sequence: members usually
+    share their subscription, and the ids' order is a function of the names in their iteration
+    order."""
+    key = tuple(names)
     ids = resolved.get(key)
     if ids is None:
         ids = resolved[key] = _resolve(key, topic_ids)
-    return MemberSubscriptionAndAssignmentImpl(
-        rack_id=member.rack_id,
-        instance_id=member.instance_id,
-        subscribed_topic_ids=ids,
-        partitions=assignment,
-    )
+    return ids
+
+
+class TopicIds(AbstractSet[Uuid]):
+    """Kafka's ``modern.TopicIds``: a member's subscribed topic names seen as their ids,
+    resolved when first read (then the memo's shared ids object, same content and order)."""
+
+    __slots__ = ("_ids", "_names", "_resolved", "_topic_ids")
+
+    def __init__(
+        self,
+        names: AbstractSet[str],
+        topic_ids: Mapping[str, Uuid],
+        resolved: dict[tuple[str, ...], AbstractSet[Uuid]],
+    ) -> None:
+        self._names = names
+        self._topic_ids = topic_ids
+        self._resolved = resolved
+        self._ids: AbstractSet[Uuid] | None = None
+
+    def _get(self) -> AbstractSet[Uuid]:
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = _resolved(self._names, self._topic_ids, self._resolved)
+        return ids
+
+    def __iter__(self) -> Iterator[Uuid]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __contains__(self, topic_id: object) -> bool:
+        return topic_id in self._get()
+
+    def __repr__(self) -> str:
+        return f"TopicIds({list(self._get())!r})"
 
 
 def _resolve(names: tuple[str, ...], topic_ids: Mapping[str, Uuid]) -> AbstractSet[Uuid]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+import pytest
+
 from coordinator.assignor.api import GroupAssignment, SubscriptionType
 from coordinator.assignor.ordering import assignment_from_record, uuid_order
 from coordinator.assignor.registry import get_assignor
@@ -249,3 +251,213 @@ def test_a_topic_change_drops_only_the_specs_it_touches():
     assert third.members["a"] is first.members["a"]
     assert third.members["b"] is not first.members["b"]
     assert topic_id_for("t3") in third.members["b"].subscribed_topic_ids
+
+
+def test_the_member_map_is_handed_again_only_while_nothing_differs():
+    g = Group({"t0": 6, "t1": 6})
+    for i in range(4):
+        g.build({f"m{i}": member(f"m{i}", "t0", "t1")})
+    first, _ = g.build({})
+    second, _ = g.build({})
+    assert second.members is first.members  # same order, every spec the same object
+    snapshot = dict(first.members)
+    third, _ = g.build({"m1": g.members["m1"].with_(rack_id="r")})
+    assert third.members is not first.members and dict(first.members) == snapshot
+    assert third.members["m1"].rack_id == "r"
+    # the same updated member again: its spec is kept, and the map with it
+    fourth, _ = g.build({"m1": g.members["m1"]})
+    assert fourth.members["m1"] is third.members["m1"]
+    # a member replaced in place by one with a new names object: its spec is made again
+    g.members = {**g.members, "m2": member("m2", "t0", "t1")}
+    fifth, _ = g.build({})
+    assert fifth.members is not fourth.members
+    assert fifth.members["m2"] is not fourth.members["m2"]
+    assert fifth.members["m0"] is fourth.members["m0"]
+
+
+def test_kept_specs_match_fresh_ones_over_a_random_history():
+    """Joins, leaves, new epochs, new subscriptions, racks, static replacements, targets copied,
+    members reordered and topics recreated, in a seeded random order: every build with the kept
+    specs hands the assignor what a fresh build hands it (checked by Group.build)."""
+    import random
+
+    rng = random.Random(848)
+    names = ["t0", "t1", "t2", "t3"]
+    g = Group({n: rng.randint(1, 9) for n in names})
+    next_id = 0
+    for _ in range(120):
+        op = rng.randrange(9)
+        ids = list(g.members)
+        if op <= 1 or not ids:  # a join, sometimes static
+            extra = {"instance_id": f"i{next_id}"} if rng.random() < 0.3 else {}
+            topics = rng.sample(names, rng.randint(1, len(names)))
+            g.build({f"n{next_id}": member(f"n{next_id}", *topics, **extra)})
+            next_id += 1
+        elif op == 2:  # a leave
+            g.build({rng.choice(ids): None})
+        elif op == 3:  # a new epoch (same names object)
+            m = rng.choice(ids)
+            g.build({m: g.members[m].with_(member_epoch=rng.randint(1, 99))})
+        elif op == 4:  # a new subscription or rack
+            m = rng.choice(ids)
+            if rng.random() < 0.5:
+                topics = frozenset(rng.sample(names, rng.randint(1, len(names))))
+                g.build({m: g.members[m].with_(subscribed_topic_names=topics)})
+            else:
+                g.build({m: g.members[m].with_(rack_id=f"r{rng.randint(0, 2)}")})
+        elif op == 5:  # a static member replaced by a new member id
+            static = [m for m in g.static.values() if m in g.members]
+            if static:
+                old = rng.choice(static)
+                new = f"n{next_id}"
+                next_id += 1
+                old_member = g.members[old]
+                g.build({old: None, new: old_member.with_(member_id=new)})
+        elif op == 6:  # targets copied (equal content, other objects); members reordered
+            for m in rng.sample(list(g.targets), len(g.targets) // 2):
+                g.targets[m] = dict(g.targets[m])
+            if rng.random() < 0.5:
+                g.members = dict(rng.sample(list(g.members.items()), len(g.members)))
+            g.build({})
+        elif op == 7:  # a topic recreated, or grown
+            n = rng.choice(names)
+            if rng.random() < 0.5:
+                g.topic_ids[n] = topic_id_for(n, rng.randint(1, 5))
+                g.targets = {
+                    m: {t: ps for t, ps in target.items() if t in g.topic_ids.values()}
+                    for m, target in g.targets.items()
+                }
+            else:
+                g.sizes[n] += 1
+            g.build({})
+        else:  # nothing new
+            g.build({})
+    assert next_id > 10 and g.members
+
+
+def test_an_updated_member_that_differs_between_builds_is_seen():
+    """The bench's shape: the same group members, a member that is not one of them updated in
+    each build; the second build's updated member subscribes to more topics."""
+    foo, bar = topic_id_for("foo"), topic_id_for("bar")
+    ids = {"foo": foo, "bar": bar}
+    metadata = {n: TopicMetadata(t, n, 4) for n, t in ids.items()}
+    members = {m: member(m, "foo") for m in ("a", "b")}
+    specs = MemberSpecs()
+    seen = []
+    for topics in (("foo",), ("foo",), ("foo", "bar"), ("foo", "bar")):
+        assignor = Recording()
+        build_target_assignment(
+            assignor=assignor,
+            members=members,
+            static_members={},
+            subscription_metadata=metadata,
+            subscription_type=SubscriptionType.HETEROGENEOUS,
+            target_assignment={},
+            inverted_target_assignment={},
+            topic_ids=ids,
+            updated_members={"n": member("n", *topics)},
+            specs=specs,
+        )
+        spec = assignor.specs[0]
+        seen.append((spec.members, set(spec.members["n"].subscribed_topic_ids)))
+    assert [s for _, s in seen] == [{foo}, {foo}, {foo, bar}, {foo, bar}]
+    assert all(seen[i][0]["a"] is seen[0][0]["a"] for i in range(4))  # a's spec is kept
+
+
+def test_a_homogeneous_group_gets_topic_id_views_resolved_as_the_eager_path_resolves():
+    from coordinator.target_assignment import TopicIds, _resolve
+
+    g = Group({f"t{i}": 2 for i in range(40)})
+    names = [f"t{i}" for i in range(40)] + ["ghost"]  # a name without a topic is left out
+    for i in range(3):
+        g.build({f"m{i}": member(f"m{i}", *names)})
+    spec, _ = g.build({})  # HOMOGENEOUS: views
+    for m, s in spec.members.items():
+        assert isinstance(s.subscribed_topic_ids, TopicIds)
+        expected = list(_resolve(tuple(g.members[m].subscribed_topic_names), g.topic_ids))
+        assert list(s.subscribed_topic_ids) == expected and len(expected) == 40
+        assert len(s.subscribed_topic_ids) == 40 and expected[0] in s.subscribed_topic_ids
+    # the same members and targets, now declared heterogeneous: the specs holding views are
+    # made again, members sharing a subscription sharing one ids object
+    inverted: dict = {}
+    for member_id, target in g.targets.items():
+        for t, ps in target.items():
+            inverted.setdefault(t, {}).update(dict.fromkeys(ps, member_id))
+    kinds = []
+    for kind in (SubscriptionType.HOMOGENEOUS, SubscriptionType.HETEROGENEOUS):
+        assignor = Recording()
+        build_target_assignment(
+            assignor=assignor,
+            members=g.members,
+            static_members={},
+            subscription_metadata={n: TopicMetadata(t, n, 2) for n, t in g.topic_ids.items()},
+            subscription_type=kind,
+            target_assignment=g.targets,
+            inverted_target_assignment=inverted,
+            topic_ids=g.topic_ids,
+            updated_members={},
+            specs=g.specs,
+        )
+        kinds.append([s.subscribed_topic_ids for s in assignor.specs[0].members.values()])
+    assert all(isinstance(s, TopicIds) for s in kinds[0])
+    assert not any(isinstance(s, TopicIds) for s in kinds[1])
+    assert kinds[1][0] is kinds[1][1] is kinds[1][2]
+
+
+def test_the_collector_is_paused_only_during_the_build():
+    import gc
+
+    from coordinator.assignor.api import PartitionAssignorException
+
+    class Failing:
+        name = "failing"
+
+        def assign(self, group_spec, describer):
+            states.append(gc.isenabled())
+            raise PartitionAssignorException("no")
+
+    states: list[bool] = []
+    foo = topic_id_for("foo")
+    members = {"a": member("a", "foo")}
+    assert gc.isenabled()
+    result = build(Prepared({"a": {foo: frozenset({0})}}), members, {})
+    assert result.changed_members == ("a",) and gc.isenabled()
+    with pytest.raises(PartitionAssignorException):
+        build(Failing(), members, {})
+    assert states == [False] and gc.isenabled()  # re-enabled after a failure too
+    gc.disable()
+    try:
+        build(Prepared({"a": {foo: frozenset({0})}}), members, {})
+        assert not gc.isenabled()  # a caller's pause is left alone
+    finally:
+        gc.enable()
+
+
+def test_the_kept_timeline_order_is_the_computed_one():
+    import random
+
+    from coordinator.timeline_order import capacity_for, iteration_order
+
+    rng = random.Random(17)
+    specs = MemberSpecs()
+    members: dict[str, ConsumerGroupMember] = {}
+    high_water = 0
+    for step in range(200):
+        if members and rng.random() < 0.3:
+            members.pop(rng.choice(list(members)))
+        elif rng.random() < 0.7:
+            m = f"m{step}"
+            members[m] = member(m, "foo")
+        elif members:  # a member object replaced in place: same order, new value
+            m = rng.choice(list(members))
+            members[m] = members[m].with_(member_epoch=step)
+        high_water = max(high_water, len(members))
+        capacity = capacity_for(high_water)
+        got = specs.in_timeline_order(members, capacity)
+        expected = {m: members[m] for m in iteration_order(members, capacity)}
+        assert list(got.items()) == list(expected.items())
+    # the same members in a larger table (a high water mark from members since gone)
+    for capacity in (capacity_for(high_water) * 2, capacity_for(high_water) * 8):
+        got = specs.in_timeline_order(members, capacity)
+        assert list(got) == iteration_order(members, capacity)
+    assert iteration_order(members, capacity) != iteration_order(members, capacity_for(high_water))
