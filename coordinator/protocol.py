@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
-from coordinator.errors import Errors, error_code_name
+from coordinator.errors import ERROR_NAMES, Errors, error_code_name
 from coordinator.java import java_string_length, java_substring
 from coordinator.kafka_uuid import ZERO_UUID, Uuid
 from coordinator.tuples import to_optional_tuple, to_tuple
@@ -624,10 +624,13 @@ def error_name(message: object) -> str | None:
     """The name of the error a message reports (:func:`response_error`), as the event log writes
     it; None for a message without error codes. Every sent and received message is logged with
     it, so known codes are looked up, not converted."""
-    code = response_error(message)
+    code = getattr(message, "error_code", None)  # response_error's first case, without the call
     if code is None:
-        return None
-    return error_code_name(code)
+        code = response_error(message)
+        if code is None:
+            return None
+    name = ERROR_NAMES.get(code)  # error_code_name, inlined
+    return name if name is not None else error_code_name(code)
 
 
 def api_name(message: object) -> str:

@@ -11,6 +11,7 @@ and their event into the call's ``Step``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from coordinator.effects import Send
 from coordinator.errors import ERROR_NAMES, Errors
@@ -26,6 +27,11 @@ from coordinator.records import (
     RecordValue,
 )
 from coordinator.result import Step
+
+# The enum members the hot paths read, as module constants: reading ``Errors.NONE`` goes
+# through the enum metaclass's attribute hook (about 0.3 us a read on CPython 3.11, many
+# reads per message); a module global is a dict lookup.
+_NO_ERROR: Final = Errors.NONE
 
 
 class PartitionWriter:
@@ -78,7 +84,7 @@ class PartitionWriter:
                 record_type=type(key).__name__.removesuffix("Key"),
                 tombstone=record.value is None,
             )
-        return Errors.NONE, records
+        return _NO_ERROR, records
 
     def append_end_transaction_marker(self, out: Step, producer_id: int, commit: bool) -> Errors:
         """CoordinatorRuntime.completeTransaction's write: the marker, a control batch of the
@@ -113,7 +119,7 @@ class PartitionWriter:
             producer_id=producer_id,
             result=result,
         )
-        return Errors.NONE
+        return _NO_ERROR
 
 
 def respond(
@@ -128,20 +134,25 @@ def respond(
     """Answer the request ``waiter`` from ``node`` (now, or one parked until now)."""
     error = response_error(response)
     if error is None:
-        error = Errors.NONE
-    out.event(
-        "response_sent",
-        t_ms=out.now,
-        node=node,
-        api=api_name(response),
-        error=ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
-        group_id=group_id,
-        member_id=member_id,
-        generation_id=generation_id
-        if generation_id is not None
-        else getattr(response, "generation_id", None),
-        correlation_id=waiter.correlation_id,
-        src=node,
-        dst=waiter.src,
+        error = _NO_ERROR
+    src, correlation_id = waiter.src, waiter.correlation_id
+    out.events.append(  # out.event, spelled out: every answer is logged
+        (
+            "response_sent",
+            {
+                "t_ms": out.now,
+                "node": node,
+                "api": api_name(response),
+                "error": ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
+                "group_id": group_id,
+                "member_id": member_id,
+                "generation_id": generation_id
+                if generation_id is not None
+                else getattr(response, "generation_id", None),
+                "correlation_id": correlation_id,
+                "src": node,
+                "dst": src,
+            },
+        )
     )
-    out.effects.append(Send(node, waiter.src, waiter.correlation_id, response))
+    out.effects.append(Send(node, src, correlation_id, response))

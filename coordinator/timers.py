@@ -254,18 +254,29 @@ class CoordinatorTimer:
         return key in self.timers
 
     def schedule(
-        self, out: Step, key: ShardTimerKey, delay_ms: int, operation: TimerOperation
+        self,
+        out: Step,
+        key: ShardTimerKey,
+        delay_ms: int,
+        operation: TimerOperation,
+        text: str | None = None,
     ) -> None:
-        deadline = out.now + (delay_ms if delay_ms > 0 else 0)
+        """Set (or replace) ``key``; ``text``: ``str(key)``, if the caller keeps it rendered."""
+        now = out.now
+        deadline = now + (delay_ms if delay_ms > 0 else 0)
         self.timers[key] = operation
         out.effects.append(SetTimer(key, deadline))
-        out.event(
-            "timer_set",
-            t_ms=out.now,
-            node=self.node,
-            key=str(key),
-            deadline_ms=deadline,
-            group_id=operation.group_id,
+        out.events.append(  # out.event, spelled out: every heartbeat re-arms a timer
+            (
+                "timer_set",
+                {
+                    "t_ms": now,
+                    "node": self.node,
+                    "key": str(key) if text is None else text,
+                    "deadline_ms": deadline,
+                    "group_id": operation.group_id,
+                },
+            )
         )
 
     def cancel(self, out: Step, key: ShardTimerKey) -> None:

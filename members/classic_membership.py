@@ -19,7 +19,7 @@ log is the one the join loop always had.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from attrs import define
 
@@ -43,6 +43,17 @@ from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_react
 from members.network import InFlightRequest
 from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
 from members.timers import HeartbeatTimer, JoinRetryTimer
+
+# The enum members the hot paths read, as module constants: reading ``Errors.NONE`` goes
+# through the enum metaclass's attribute hook (about 0.3 us a read on CPython 3.11, many
+# reads per message); a module global is a dict lookup.
+_UNJOINED: Final = MemberState.UNJOINED
+_STABLE: Final = MemberState.STABLE
+_PREPARING_REBALANCE: Final = MemberState.PREPARING_REBALANCE
+_COMPLETING_REBALANCE: Final = MemberState.COMPLETING_REBALANCE
+_NO_ACTION: Final = Action.NOTHING
+_NO_ERROR: Final = Errors.NONE
+_RUNNING: Final = ConsumerStatus.RUNNING
 
 if TYPE_CHECKING:
     from members.membership import ClassicMembershipHost
@@ -87,9 +98,10 @@ class ClassicMembershipManager:
     def __init__(self, host: ClassicMembershipHost) -> None:
         self._c = host
         config = host.config
-        self._member_state = MemberState.UNJOINED
+        # plain attributes, read on every poll (the MembershipManager protocol's properties)
+        self.member_state: MemberState = _UNJOINED
         self.generation: Generation = NO_GENERATION
-        self._rejoin_needed = True
+        self.rejoin_needed = True
         self._rejoin_reason = ""
         self._needs_join_prepare = True
         self._join: JoinFuture | None = None
@@ -105,11 +117,7 @@ class ClassicMembershipManager:
     @property
     def state(self) -> str:
         """The client MemberState name (UNJOINED / PREPARING_REBALANCE / ...)."""
-        return self._member_state._value_  # .value without the enum property lookup
-
-    @property
-    def member_state(self) -> MemberState:
-        return self._member_state
+        return self.member_state._value_  # .value without the enum property lookup
 
     @property
     def member_id(self) -> str:
@@ -120,21 +128,17 @@ class ClassicMembershipManager:
         return self.generation.generation_id
 
     @property
-    def rejoin_needed(self) -> bool:
-        return self._rejoin_needed
-
-    @property
     def commit_generation(self) -> Generation:
         return self.generation
 
     def local_commit_error(self) -> str | None:
         """ConsumerCoordinator.sendOffsetCommitRequest outside STABLE: during a rebalance a
         RebalanceInProgressException, else a CommitFailedException."""
-        if self._member_state is MemberState.STABLE:
+        if self.member_state is _STABLE:
             return None
-        if self._member_state in (
-            MemberState.PREPARING_REBALANCE,
-            MemberState.COMPLETING_REBALANCE,
+        if self.member_state in (
+            _PREPARING_REBALANCE,
+            _COMPLETING_REBALANCE,
         ):
             return "REBALANCE_IN_PROGRESS"
         return "COMMIT_FAILED"
@@ -200,18 +204,25 @@ class ClassicMembershipManager:
     # ------------------------------------------------------------------ AbstractCoordinator
 
     def _set_state(self, step: ConsumerStep, new: MemberState, now: int, reason: str) -> None:
-        if new is self._member_state:
+        if new is self.member_state:
             return
-        old = self._member_state
-        self._member_state = new
-        step.event(
-            "client_state",
-            t_ms=now,
-            state_from=old._value_,  # .value without the enum property lookup
-            state_to=new._value_,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
-            reason=reason,
+        old = self.member_state
+        self.member_state = new
+        generation = self.generation
+        step.events.append(  # step.event, spelled out: one of the most frequent events
+            (
+                "client_state",
+                {
+                    "t_ms": now,
+                    "state_from": old._value_,  # .value without the enum property lookup
+                    "state_to": new._value_,
+                    "member_id": generation.member_id,
+                    "generation_id": generation.generation_id,
+                    "reason": reason,
+                    "node": step.node,
+                    "group_id": step.group_id,
+                },
+            )
         )
 
     def join(self, step: ConsumerStep, now: int) -> None:
@@ -228,7 +239,7 @@ class ClassicMembershipManager:
                 and not self._c._pattern_metadata_fresh(step, now)
             ):
                 return  # a pattern consumer refreshes its metadata before each rebalance round
-            retry_at = self._c._timers.deadline(JoinRetryTimer)
+            retry_at = self._c._timers.deadlines.get(JoinRetryTimer)
             if retry_at is not None and now < retry_at:
                 return
             if self._needs_join_prepare:
@@ -243,7 +254,7 @@ class ClassicMembershipManager:
                 return
             result, self._join = self._join, None
             if result.error is None:
-                if not self.generation.is_reset and self._member_state is MemberState.STABLE:
+                if not self.generation.is_reset and self.member_state is _STABLE:
                     self._c._on_join_complete(step, result.assignment, now)
                     self._needs_join_prepare = True
                 else:
@@ -251,7 +262,7 @@ class ClassicMembershipManager:
                         step,
                         "rebalance failed since the generation/state was modified by heartbeat "
                         f"thread to {java_generation(self.generation)}/"
-                        f"{self._member_state.name} before the rebalance callback triggered",
+                        f"{self.member_state.name} before the rebalance callback triggered",
                         True,
                         now,
                     )
@@ -272,13 +283,13 @@ class ClassicMembershipManager:
             return
 
     def request_rejoin(self, step: ConsumerStep, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
+        if not self.rejoin_needed:
             step.event("rejoin_requested", t_ms=now, reason=reason)
         self._rejoin_reason = reason
-        self._rejoin_needed = True
+        self.rejoin_needed = True
 
     def request_rejoin_if_necessary(self, step: ConsumerStep, reason: str, now: int) -> None:
-        if not self._rejoin_needed:
+        if not self.rejoin_needed:
             self.request_rejoin(step, reason, now)
 
     def _reset_state_and_generation(
@@ -295,7 +306,7 @@ class ClassicMembershipManager:
         self.generation = (
             NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
         )
-        self._set_state(step, MemberState.UNJOINED, now, reason)
+        self._set_state(step, _UNJOINED, now, reason)
         self.heartbeat.enabled = False
 
     def reset_state_and_rejoin(
@@ -314,7 +325,7 @@ class ClassicMembershipManager:
         if (
             (static_too or not self._c.is_static)
             and self._c.lookup.coordinator is not None
-            and self._member_state is not MemberState.UNJOINED
+            and self.member_state is not _UNJOINED
             and self.generation.has_member_id
         ):
             self._c._send(
@@ -352,7 +363,7 @@ class ClassicMembershipManager:
 
     def _initiate_join_group(self, step: ConsumerStep, now: int) -> None:
         assert self._c.lookup.coordinator is not None
-        self._set_state(step, MemberState.PREPARING_REBALANCE, now, self._rejoin_reason or "join")
+        self._set_state(step, _PREPARING_REBALANCE, now, self._rejoin_reason or "join")
         self._join = JoinFuture()
         request = JoinGroupRequest(
             group_id=self._c.config.group_id,
@@ -416,7 +427,7 @@ class ClassicMembershipManager:
             self.request_rejoin(step, f"need to re-join with the given member-id: {member_id}", now)
         elif action is Action.MARK_COORDINATOR_UNKNOWN:
             self._c._mark_coordinator_unknown(step, f"error response {error.name}", now)
-        elif action is not Action.NOTHING and self._generation_unchanged(entry):
+        elif action is not _NO_ACTION and self._generation_unchanged(entry):
             self.reset_state_and_rejoin(
                 step,
                 f"encountered {error.name} from {_API_LOG_NAMES[api]} response",
@@ -441,7 +452,7 @@ class ClassicMembershipManager:
         err = resp.error_code
         if self._join is None or self._join.done:
             return  # a stale answer (the join was abandoned)
-        if err == Errors.NONE:
+        if err == _NO_ERROR:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self.fail_join(
                     step,
@@ -451,7 +462,7 @@ class ClassicMembershipManager:
                     "protocol type mismatch",
                 )
                 return
-            if self._member_state is not MemberState.PREPARING_REBALANCE:
+            if self.member_state is not _PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
                 self.fail_join(
                     step,
@@ -463,7 +474,7 @@ class ClassicMembershipManager:
                 )
                 return
             self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
-            self._set_state(step, MemberState.COMPLETING_REBALANCE, now, "JoinGroup succeeded")
+            self._set_state(step, _COMPLETING_REBALANCE, now, "JoinGroup succeeded")
             self._enable_heartbeat(step, now)
             step.event(
                 "joined",
@@ -478,9 +489,9 @@ class ClassicMembershipManager:
             )
             if resp.assignment is not None:
                 # seed 004's design 2: the coordinator assigned; there is no SyncGroup round
-                self._set_state(step, MemberState.STABLE, now, "JoinGroup carried the assignment")
+                self._set_state(step, _STABLE, now, "JoinGroup carried the assignment")
                 self._rejoin_reason = ""
-                self._rejoin_needed = False
+                self.rejoin_needed = False
                 self._join.done = True
                 self._join.assignment = resp.assignment
                 self._c._maybe_drive(step, now)
@@ -523,7 +534,7 @@ class ClassicMembershipManager:
         err = resp.error_code
         if self._join is None or self._join.done:
             return
-        if err == Errors.NONE:
+        if err == _NO_ERROR:
             if resp.protocol_type is not None and resp.protocol_type != PROTOCOL_TYPE:
                 self.fail_join(
                     step,
@@ -532,10 +543,7 @@ class ClassicMembershipManager:
                     now,
                     "protocol type mismatch",
                 )
-            elif (
-                self.generation.is_reset
-                or self._member_state is not MemberState.COMPLETING_REBALANCE
-            ):
+            elif self.generation.is_reset or self.member_state is not _COMPLETING_REBALANCE:
                 self.fail_join(
                     step,
                     Errors.ILLEGAL_GENERATION,
@@ -555,9 +563,9 @@ class ClassicMembershipManager:
                     "protocol name mismatch",
                 )
             else:
-                self._set_state(step, MemberState.STABLE, now, "SyncGroup succeeded")
+                self._set_state(step, _STABLE, now, "SyncGroup succeeded")
                 self._rejoin_reason = ""
-                self._rejoin_needed = False
+                self.rejoin_needed = False
                 self._join.done = True
                 self._join.assignment = resp.assignment
                 self._c._maybe_drive(step, now)
@@ -573,7 +581,7 @@ class ClassicMembershipManager:
 
     def schedule_heartbeat(self, step: ConsumerStep, now: int) -> None:
         hb = self.heartbeat
-        if not hb.enabled or self._c.status is not ConsumerStatus.RUNNING:
+        if not hb.enabled or self._c.status is not _RUNNING:
             return
         if self._c.lookup.coordinator is None:
             at = now + self._c.config.retry_backoff_ms
@@ -584,7 +592,7 @@ class ClassicMembershipManager:
             # poll(), not during a stall or a record
             at = self._c.app.next_break(max(at, now))
         at = max(at, now)
-        set_at = self._c._timers.deadline(HeartbeatTimer)
+        set_at = self._c._timers.deadlines.get(HeartbeatTimer)
         if set_at is not None and set_at <= at and set_at >= now:
             return  # an earlier wake-up is already set; it will re-plan
         step.effects.append(self._c._timers.set(HeartbeatTimer, at))
@@ -600,7 +608,7 @@ class ClassicMembershipManager:
             # synchronized (AbstractCoordinator.this)), and each pass of HeartbeatThread.run
             # takes that lock: no heartbeat, no session or poll check until the wait ends.
             return
-        if self._member_state.has_not_joined or hb.failed is not None:
+        if self.member_state.has_not_joined or hb.failed is not None:
             hb.enabled = False
             return
         if not self._c.config.heartbeat_thread and self._c.app.next_break(now) != now:
@@ -659,7 +667,7 @@ class ClassicMembershipManager:
     def _fail_heartbeat(self, step: ConsumerStep, now: int) -> None:
         hb = self.heartbeat
         hb.fail_heartbeat(now)
-        set_at = self._c._timers.deadline(HeartbeatTimer)
+        set_at = self._c._timers.deadlines.get(HeartbeatTimer)
         if set_at is not None and set_at > hb.next_heartbeat_ms:
             self._c._timers.forget(HeartbeatTimer)
         self.schedule_heartbeat(step, now)
@@ -668,10 +676,10 @@ class ClassicMembershipManager:
         self, step: ConsumerStep, entry: InFlightRequest, resp: HeartbeatResponse, now: int
     ) -> None:
         err = resp.error_code
-        if err == Errors.NONE:
+        if err == _NO_ERROR:
             self._receive_heartbeat(now)
         elif err == Errors.REBALANCE_IN_PROGRESS:
-            if self._member_state is MemberState.STABLE:
+            if self.member_state is _STABLE:
                 self.request_rejoin(step, "group is already rebalancing", now)
                 self._c._maybe_drive(step, now)
             self._receive_heartbeat(now)  # still counts as a live heartbeat
@@ -717,12 +725,12 @@ class ClassicMembershipManager:
             error = "ILLEGAL_STATE"
         else:
             code = resp.error_code
-            if code == Errors.NONE:
+            if code == _NO_ERROR:
                 for member in resp.members:
-                    if member.error_code != Errors.NONE:
+                    if member.error_code != _NO_ERROR:
                         code = member.error_code
                         break
-            if code == Errors.NONE:
+            if code == _NO_ERROR:
                 return
             error = error_code_name(code)
         step.event(

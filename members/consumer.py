@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from attrs import define
 
@@ -136,6 +136,21 @@ from members.timers import (
 )
 from members.transactions import TXN_APIS, TXN_RESPONSES, ExactlyOnce, TxnStep
 
+# The enum members the hot paths read, as module constants: reading ``Errors.NONE`` goes
+# through the enum metaclass's attribute hook (about 0.3 us a read on CPython 3.11, many
+# reads per message); a module global is a dict lookup.
+_NEW: Final = ConsumerStatus.NEW
+_COOPERATIVE: Final = RebalanceProtocol.COOPERATIVE
+_FAILED: Final = ConsumerStatus.FAILED
+_RUNNING: Final = ConsumerStatus.RUNNING
+_CLOSING: Final = ConsumerStatus.CLOSING
+_CLOSED: Final = ConsumerStatus.CLOSED
+_CRASHED: Final = ConsumerStatus.CRASHED
+_NO_ERROR: Final = Errors.NONE
+_EAGER: Final = RebalanceProtocol.EAGER
+_COMPLETING_REBALANCE: Final = MemberState.COMPLETING_REBALANCE
+_PREPARING_REBALANCE: Final = MemberState.PREPARING_REBALANCE
+
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
 
@@ -201,7 +216,7 @@ class Consumer:
         self.commits: deque[CommitResult] = deque(maxlen=COMMIT_HISTORY)
         self.committed: dict[TopicPartition, int] = {}
         self.incarnation = 0
-        self.status = ConsumerStatus.NEW
+        self.status = _NEW
         self.fatal_error: str | None = None
         self.network = ConsumerNetworkClient(
             node,
@@ -232,7 +247,7 @@ class Consumer:
         self.rebalance_protocol: RebalanceProtocol = (
             rebalance_protocol_of(self._assignors)
             if config.group_protocol == "classic"
-            else RebalanceProtocol.COOPERATIVE  # KIP-848 revokes and assigns incrementally
+            else _COOPERATIVE  # KIP-848 revokes and assigns incrementally
         )
         self._backoff = ExponentialBackoff(
             config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
@@ -318,15 +333,15 @@ class Consumer:
 
     @property
     def generation_id(self) -> int:
-        return self.generation.generation_id
+        return self.membership.generation.generation_id
 
     @property
     def member_id(self) -> str:
-        return self.generation.member_id
+        return self.membership.generation.member_id
 
     @property
     def protocol_name(self) -> str | None:
-        return self.generation.protocol_name
+        return self.membership.generation.protocol_name
 
     @property
     def group_id(self) -> str:
@@ -388,11 +403,11 @@ class Consumer:
 
     @property
     def failed(self) -> bool:
-        return self.status is ConsumerStatus.FAILED
+        return self.status is _FAILED
 
     @property
     def alive(self) -> bool:
-        return self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING)
+        return self.status in (_RUNNING, _CLOSING)
 
     @property
     def rejoin_needed(self) -> bool:
@@ -467,11 +482,24 @@ class Consumer:
         **extra: Any,
     ) -> int:
         """Send a request with its timeout; ``extra`` fields go into the request_sent event."""
-        corr, entry, effects = self.network.send(
-            dst, message, now, self.generation, commit=commit, topics=topics
+        corr, entry = self.network.send(
+            step.effects, dst, message, now, self.membership.generation, commit, topics
         )
-        step.effects.extend(effects)
-        step.event("request_sent", t_ms=now, api=entry.api, dst=dst, correlation_id=corr, **extra)
+        # step.event, spelled out (as for response_received)
+        step.events.append(
+            (
+                "request_sent",
+                {
+                    "t_ms": now,
+                    "api": entry.api,
+                    "dst": dst,
+                    "correlation_id": corr,
+                    **extra,
+                    "node": step.node,
+                    "group_id": step.group_id,
+                },
+            )
+        )
         return corr
 
     # ------------------------------------------------------------------ entry points (public)
@@ -529,7 +557,12 @@ class Consumer:
 
     def handle_timer(self, key: str, now_ms: int) -> ConsumerResult:
         """A timer the consumer set fired (see ``_handle_timer``)."""
-        return self._call(now_ms, self._handle_timer, key, now_ms)
+        # ``_call`` spelled out: timers and answers are most of a consumer's inputs
+        if now_ms > self._last_now:
+            self._last_now = now_ms
+        step = ConsumerStep(self.node, self.config.group_id)
+        self._handle_timer(step, key, now_ms)
+        return step.result()
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> ConsumerResult:
         """The connection a request was in flight on broke."""
@@ -539,7 +572,11 @@ class Consumer:
         self, src: str, correlation_id: int, message: object, now_ms: int
     ) -> ConsumerResult:
         """The answer to a request in flight arrived."""
-        return self._call(now_ms, self._handle_response, src, correlation_id, message, now_ms)
+        if now_ms > self._last_now:  # ``_call`` spelled out, as in handle_timer
+            self._last_now = now_ms
+        step = ConsumerStep(self.node, self.config.group_id)
+        self._handle_response(step, src, correlation_id, message, now_ms)
+        return step.result()
 
     def mark_coordinator_unknown(self, reason: str, now_ms: int) -> ConsumerResult:
         """AbstractCoordinator.markCoordinatorUnknown, as a failed request or the heartbeat
@@ -559,13 +596,13 @@ class Consumer:
 
     def _start(self, step: ConsumerStep, now_ms: int) -> None:
         """Construct + subscribe + first poll(): discover the coordinator and join."""
-        if self.status not in (ConsumerStatus.NEW, ConsumerStatus.CLOSED):
+        if self.status not in (_NEW, _CLOSED):
             return
-        if self.status is ConsumerStatus.CLOSED:
+        if self.status is _CLOSED:
             self.incarnation += 1
             self._reset_incarnation_state()
             self.fatal_error = None  # a consumer closed after a failure opens afresh
-        self.status = ConsumerStatus.RUNNING
+        self.status = _RUNNING
         step.event(
             "consumer_started",
             t_ms=now_ms,
@@ -584,15 +621,15 @@ class Consumer:
 
     def _crash(self, step: ConsumerStep, now_ms: int) -> None:
         """The process dies: nothing more is sent or answered until ``restart``."""
-        if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+        if self.status in (_RUNNING, _CLOSING):
             step.event(
                 "consumer_crashed",
                 t_ms=now_ms,
-                member_id=self.generation.member_id,
-                generation_id=self.generation.generation_id,
+                member_id=self.membership.generation.member_id,
+                generation_id=self.membership.generation.generation_id,
                 partitions=[str(tp) for tp in self.assignment],
             )
-            self.status = ConsumerStatus.CRASHED
+            self.status = _CRASHED
 
     def _restart(
         self, step: ConsumerStep, now_ms: int, config: ConsumerConfig | None = None
@@ -607,7 +644,7 @@ class Consumer:
                 f"a restart cannot move {self.node} to another group "
                 f"({self.config.group_id!r} -> {config.group_id!r})"
             )
-        if self.status in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+        if self.status in (_RUNNING, _CLOSING):
             self._crash(step, now_ms)
         if config is not None:
             self._configure(config)
@@ -615,7 +652,7 @@ class Consumer:
             self.network.join_request_timeout_ms = config.join_request_timeout_ms
         self.incarnation += 1
         self._reset_incarnation_state()
-        self.status = ConsumerStatus.NEW
+        self.status = _NEW
         self.fatal_error = None
         step.event("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
         self._start(step, now_ms)
@@ -627,15 +664,15 @@ class Consumer:
         CLOSING until then. ``timeout_ms`` None is close(): the 30 s default
         (ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS); 0 sends the commit and the LeaveGroup but
         waits for no answer."""
-        if self.status is ConsumerStatus.FAILED:
+        if self.status is _FAILED:
             # Kafka's consumer can be closed after poll() threw; the simulated one has been
             # silent since its failure and closes without sending anything.
             step.event("consumer_closing", t_ms=now_ms)
             self._closed(step, now_ms)
             return
-        if self.status is not ConsumerStatus.RUNNING:
+        if self.status is not _RUNNING:
             return
-        self.status = ConsumerStatus.CLOSING
+        self.status = _CLOSING
         step.event("consumer_closing", t_ms=now_ms)
         # ClassicKafkaConsumer.close: one timer, min(timeout, request.timeout.ms), bounds it all.
         timeout = DEFAULT_CLOSE_TIMEOUT_MS if timeout_ms is None else timeout_ms
@@ -671,7 +708,7 @@ class Consumer:
         self._set_subscription(topics, pattern)
         new = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
         changed = old != new
-        if self.status is not ConsumerStatus.RUNNING or not (changed or self._pattern):
+        if self.status is not _RUNNING or not (changed or self._pattern):
             return
         if self._pattern is not None:
             # ConsumerCoordinator.updatePatternSubscription(metadata.fetch()): match what is known
@@ -694,7 +731,7 @@ class Consumer:
     def _commit_now(self, step: ConsumerStep, now_ms: int) -> None:
         """commitSync() of the consumed positions, retried until default.api.timeout.ms (the
         outcome lands in ``commits``; the application is not blocked meanwhile)."""
-        if self.status is ConsumerStatus.RUNNING:
+        if self.status is _RUNNING:
             self._commit(
                 step,
                 self._all_consumed(),
@@ -706,7 +743,7 @@ class Consumer:
 
     def _stall(self, step: ConsumerStep, duration_ms: int, now_ms: int) -> None:
         """The application blocks (slow processing) for ``duration_ms`` before its next poll()."""
-        if self.status is not ConsumerStatus.RUNNING:
+        if self.status is not _RUNNING:
             return
         self.fetch.materialize(now_ms)
         if self.app.in_poll(now_ms):
@@ -724,7 +761,7 @@ class Consumer:
     def _handle_timer(self, step: ConsumerStep, key: str, now_ms: int) -> None:
         """A timer the consumer set fired: its rendered key is parsed back into the typed key
         (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
-        if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+        if self.status not in (_RUNNING, _CLOSING):
             return
         timer = self._timers.parse(key)
         if timer is None:
@@ -733,7 +770,7 @@ class Consumer:
             self._on_request_timeout(step, timer, now_ms)
             return
         kind = type(timer)
-        if self.status is ConsumerStatus.CLOSING:
+        if self.status is _CLOSING:
             if self._close_node is not None:
                 # close() waits for the coordinator's answers and does nothing else
                 if kind is CloseTimer:
@@ -800,7 +837,7 @@ class Consumer:
     def _handle_disconnect(
         self, step: ConsumerStep, dst: str, correlation_id: int, now_ms: int
     ) -> None:
-        if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+        if self.status not in (_RUNNING, _CLOSING):
             return
         entry = self.network.complete(correlation_id)
         if entry is None:
@@ -823,19 +860,26 @@ class Consumer:
     def _handle_response(
         self, step: ConsumerStep, src: str, correlation_id: int, message: object, now_ms: int
     ) -> None:
-        if self.status not in (ConsumerStatus.RUNNING, ConsumerStatus.CLOSING):
+        if self.status not in (_RUNNING, _CLOSING):
             return
         entry = self.network.complete(correlation_id)
         if entry is None:
             return  # a late answer to a request that timed out or an earlier incarnation
         step.effects.append(CancelTimer(entry.timer_key))
-        step.event(
-            "response_received",
-            t_ms=now_ms,
-            api=entry.api,
-            src=src,
-            correlation_id=correlation_id,
-            error=error_name(message),
+        # step.event, spelled out for the most frequent events (a dict literal, no call)
+        step.events.append(
+            (
+                "response_received",
+                {
+                    "t_ms": now_ms,
+                    "api": entry.api,
+                    "src": src,
+                    "correlation_id": correlation_id,
+                    "error": error_name(message),
+                    "node": step.node,
+                    "group_id": step.group_id,
+                },
+            )
         )
         handler = _HANDLERS.get(type(message))
         try:
@@ -853,7 +897,7 @@ class Consumer:
 
     def _fail(self, step: ConsumerStep, fatal: ConsumerFatal, now: int) -> None:
         """A fatal error thrown from poll(): the application stops using the consumer."""
-        if self.status is ConsumerStatus.FAILED:
+        if self.status is _FAILED:
             return
         self.fatal_error = fatal.error
         self.membership.stop()
@@ -862,10 +906,10 @@ class Consumer:
             t_ms=now,
             error=fatal.error,
             reason=fatal.reason,
-            member_id=self.generation.member_id,
-            generation_id=self.generation.generation_id,
+            member_id=self.membership.generation.member_id,
+            generation_id=self.membership.generation.generation_id,
         )
-        self.status = ConsumerStatus.FAILED
+        self.status = _FAILED
         step.effects.extend(self._timers.cancel_all())
 
     def _on_failed_request(
@@ -916,7 +960,7 @@ class Consumer:
         The update goes out once Metadata.timeToAllowUpdate allows (_maybe_update_metadata),
         so at once unless the last answer or failed request is recent; a request in flight
         serves it."""
-        if self.status is not ConsumerStatus.RUNNING:
+        if self.status is not _RUNNING:
             return  # a closing consumer sends nothing new
         self._md.request_update(False)
         self._maybe_update_metadata(step, now)
@@ -939,7 +983,7 @@ class Consumer:
             return
         if self._close_node is not None:
             return  # close() past its LeaveGroup only waits: nothing looks the coordinator up
-        retry_at = self._timers.deadline(FindCoordinatorTimer)
+        retry_at = self._timers.deadlines.get(FindCoordinatorTimer)
         if retry_at is not None and now < retry_at:
             return
         if self.lookup.after_metadata:
@@ -976,7 +1020,7 @@ class Consumer:
         self, step: ConsumerStep, entry: InFlightRequest, resp: FindCoordinatorResponse, now: int
     ) -> None:
         self.lookup.in_flight = None
-        if resp.error_code == Errors.NONE:
+        if resp.error_code == _NO_ERROR:
             self.lookup.found(f"broker-{resp.node_id}")
             self._timers.forget(FindCoordinatorTimer)
             self.membership.on_coordinator_found(now)
@@ -1036,7 +1080,7 @@ class Consumer:
         at = md.next_update_at(now)
         if at <= now:
             self._request_metadata(step, now)
-        elif at != self._timers.deadline(MetadataTimer):
+        elif at != self._timers.deadlines.get(MetadataTimer):
             step.effects.append(self._timers.set(MetadataTimer, at))
 
     def _request_metadata(self, step: ConsumerStep, now: int) -> None:
@@ -1097,7 +1141,7 @@ class Consumer:
                 step.event("pattern_matched", t_ms=now, topics=list(matched))
                 self._subscription = matched
         self._refresh_metadata_snapshot()
-        if invalid and self.status is ConsumerStatus.RUNNING:
+        if invalid and self.status is _RUNNING:
             # Metadata.handleMetadataResponse keeps the topics answered INVALID_TOPIC_EXCEPTION
             # (an illegal name: Topic.validate) and ConsumerNetworkClient.poll ends with
             # Metadata.maybeThrowAnyException, so the application's poll() throws
@@ -1145,7 +1189,7 @@ class Consumer:
     # ------------------------------------------------------------------ the application thread
 
     def _set_poll_timer(self, step: ConsumerStep, at: int) -> None:
-        if self._timers.deadline(PollTimer) != at:
+        if self._timers.deadlines.get(PollTimer) != at:
             step.effects.append(self._timers.set(PollTimer, at))
 
     def _poll(self, step: ConsumerStep, now: int) -> None:
@@ -1156,7 +1200,7 @@ class Consumer:
         coordinator is found; the batches in between are accounted lazily. Processing model: one
         batch per call, processed for ``processing_time_ms (+ per record)``, then the next poll.
         """
-        if self.status is not ConsumerStatus.RUNNING or not self.app.in_poll(now):
+        if self.status is not _RUNNING or not self.app.in_poll(now):
             return
         self._timers.forget(PollTimer)
         self.membership.on_poll(step, now)
@@ -1166,7 +1210,7 @@ class Consumer:
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._drive(step, now)
-            if self.status is not ConsumerStatus.RUNNING:
+            if self.status is not _RUNNING:
                 return
             self._maybe_auto_commit(step, now)
             self._maybe_transaction(step, now)
@@ -1183,7 +1227,7 @@ class Consumer:
     def _schedule_continuous_poll(self, step: ConsumerStep, now: int) -> None:
         """The next time the always-polling application has something to do on its own."""
         app = self.app
-        if not app.continuous or self.status is not ConsumerStatus.RUNNING:
+        if not app.continuous or self.status is not _RUNNING:
             return
         if not app.in_poll(now):
             self._set_poll_timer(step, app.busy_until)
@@ -1203,7 +1247,7 @@ class Consumer:
             due.append(self.offset_lookup.retry_at)
         at = app.next_wakeup(now, due)
         if at is not None:
-            set_at = self._timers.deadline(PollTimer)
+            set_at = self._timers.deadlines.get(PollTimer)
             if set_at is None or set_at < now or at < set_at:
                 self._set_poll_timer(step, at)
 
@@ -1216,17 +1260,17 @@ class Consumer:
 
     def _maybe_drive(self, step: ConsumerStep, now: int) -> None:
         """Run application-thread work now if the application is inside poll(), else when it is."""
-        if self.status is not ConsumerStatus.RUNNING:
+        if self.status is not _RUNNING:
             return
         until = self.app.busy_until
         if now >= until:
             self._drive(step, now)
-        elif self._timers.deadline(DriveTimer) != until:
+        elif self._timers.deadlines.get(DriveTimer) != until:
             step.effects.append(self._timers.set(DriveTimer, until))
 
     def _drive(self, step: ConsumerStep, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
-        if self.status is not ConsumerStatus.RUNNING or not self._subscribed:
+        if self.status is not _RUNNING or not self._subscribed:
             return
         try:
             if self.membership.fatal is not None:
@@ -1285,15 +1329,16 @@ class Consumer:
     def _invoke(
         self, step: ConsumerStep, callback: str, partitions: Sequence[TopicPartition], now: int
     ) -> None:
-        record = CallbackRecord(now, callback, sorted(partitions), self.generation.generation_id)
+        generation = self.membership.generation
+        record = CallbackRecord(now, callback, sorted(partitions), generation.generation_id)
         self.callbacks.append(record)
         step.event(
             "rebalance_callback",
             t_ms=now,
             callback=callback,
             partitions=record.partition_names(),
-            generation_id=self.generation.generation_id,
-            member_id=self.generation.member_id,
+            generation_id=generation.generation_id,
+            member_id=generation.member_id,
         )
         try:
             invoke(self.listener, callback, record.partitions)
@@ -1306,7 +1351,7 @@ class Consumer:
         self._prepare_commit = op
         self.fetch.pending_revocation = (
             op is not None
-            and self.rebalance_protocol is RebalanceProtocol.EAGER
+            and self.rebalance_protocol is _EAGER
             and self.config.pause_pending_revocation is not False
         )
 
@@ -1329,7 +1374,7 @@ class Consumer:
                 prepare = self._commit(step, self._all_consumed(), "join-prepare", now)
                 self._set_prepare_commit(prepare)
                 self.fetch.restart_accrual(now)
-                if not prepare.done and self._timers.deadline(JoinPrepareTimer) is None:
+                if not prepare.done and self._timers.deadlines.get(JoinPrepareTimer) is None:
                     # onJoinPrepare waits for its commit at most until joinPrepareTimer
                     # expires (client.poll on the earlier of the poll and joinPrepare timers),
                     # then goes on without an answer: the application wakes at the deadline.
@@ -1353,7 +1398,10 @@ class Consumer:
                 )
                 return False
         revocation = rebalance.on_join_prepare(
-            self.rebalance_protocol, self.generation, self.fetch.owned, self._subscription
+            self.rebalance_protocol,
+            self.membership.generation,
+            self.fetch.owned,
+            self._subscription,
         )
         blocked = False
         if revocation.callback is not None:
@@ -1369,7 +1417,7 @@ class Consumer:
         self._set_prepare_commit(None)
         self.fetch.restart_accrual(now)
         self._prepare_deadline = None
-        if self._timers.deadline(JoinPrepareTimer) is not None:
+        if self._timers.deadlines.get(JoinPrepareTimer) is not None:
             step.effects.append(self._timers.cancel(JoinPrepareTimer))
         return not blocked
 
@@ -1389,7 +1437,7 @@ class Consumer:
         step.event(
             "revoked_uncommitted",
             t_ms=now,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             records=records,
         )
 
@@ -1418,11 +1466,11 @@ class Consumer:
         """ConsumerCoordinator.onJoinComplete."""
         if not self.is_leader:
             self._assignment_snapshot = None
-        assignor = self._assignor_named(self.generation.protocol_name)
+        assignor = self._assignor_named(self.membership.generation.protocol_name)
         if assignor is None:
             raise ConsumerFatal(
                 "ILLEGAL_STATE",
-                f"coordinator selected invalid assignment protocol: {self.generation.protocol_name}",
+                f"coordinator selected invalid assignment protocol: {self.membership.generation.protocol_name}",
             )
         if len(assignment_bytes) < 2:
             raise ConsumerFatal(
@@ -1439,9 +1487,9 @@ class Consumer:
             "assignment_received",
             t_ms=now,
             partitions=[str(tp) for tp in assigned],
-            generation_id=self.generation.generation_id,
-            member_id=self.generation.member_id,
-            protocol_name=self.generation.protocol_name,
+            generation_id=self.membership.generation.generation_id,
+            member_id=self.membership.generation.member_id,
+            protocol_name=self.membership.generation.protocol_name,
             is_leader=self.is_leader,
         )
         if not rebalance.assignment_matches_subscription(
@@ -1461,7 +1509,7 @@ class Consumer:
         self._maybe_update_joined_subscription(step, assigned, now)
         if assignor.instance is not None:
             try:
-                assignor.instance.on_assignment(assigned, self.generation.generation_id)
+                assignor.instance.on_assignment(assigned, self.membership.generation.generation_id)
             except Exception as error:  # not `exc`: that name is a SchemaError above (mypyc)
                 step.event("assignor_error", t_ms=now, error=repr(error), phase="on_assignment")
         if self.config.enable_auto_commit:
@@ -1497,7 +1545,7 @@ class Consumer:
         """ConsumerCoordinator.onLeavePrepare: lost if out of the group or mid-rebalance."""
         state = self.membership.member_state
         assert isinstance(state, MemberState)  # the classic manager's hook
-        callback = rebalance.on_leave_prepare(self.generation, state, self.fetch.owned)
+        callback = rebalance.on_leave_prepare(self.membership.generation, state, self.fetch.owned)
         if callback is None:
             return
         self._invoke(step, callback, list(self.fetch.owned), now)
@@ -1531,7 +1579,7 @@ class Consumer:
         node = self._close_node
         if (
             node is not None
-            and self.status is ConsumerStatus.CLOSING
+            and self.status is _CLOSING
             and (self.lookup.coordinator != node or not self.network.pending_request_count(node))
         ):
             self._closed(step, now)
@@ -1556,7 +1604,7 @@ class Consumer:
 
     def _closed(self, step: ConsumerStep, now: int) -> None:
         self._close_node = None
-        self.status = ConsumerStatus.CLOSED
+        self.status = _CLOSED
         step.event("consumer_closed", t_ms=now)
         step.effects.extend(self._timers.cancel_all())
 
@@ -1579,7 +1627,7 @@ class Consumer:
         sub = Subscription(
             topics=topics,
             owned_partitions=self.fetch.owned,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             rack_id=self.config.client_rack,
         )
         return tuple(
@@ -1624,7 +1672,7 @@ class Consumer:
         self._group_subscription = tuple(sorted(group_topics))
         self.is_leader = True
         self._pending_leader = _PendingLeader(
-            self.generation, assignor, members, resp.skip_assignment
+            self.membership.generation, assignor, members, resp.skip_assignment
         )
         if self._update_group_subscription(step, now):
             return  # _on_metadata continues once the metadata is fresh
@@ -1662,8 +1710,8 @@ class Consumer:
         if pending is None:
             return
         if (
-            pending.generation != self.generation
-            or self.membership.member_state is not MemberState.COMPLETING_REBALANCE
+            pending.generation != self.membership.generation
+            or self.membership.member_state is not _COMPLETING_REBALANCE
         ):
             # The member left the group while its leader waited for metadata (in the simulator
             # the application may unsubscribe meanwhile; Kafka's is blocked in onLeaderElected).
@@ -1679,7 +1727,11 @@ class Consumer:
             return
         self._refresh_metadata_snapshot()
         if pending.skip_assignment:
-            step.event("assignment_skipped", t_ms=now, generation_id=self.generation.generation_id)
+            step.event(
+                "assignment_skipped",
+                t_ms=now,
+                generation_id=self.membership.generation.generation_id,
+            )
             self._assignment_snapshot = self._metadata_snapshot()
             self.membership.send_sync_group(step, (), now)
             return
@@ -1707,10 +1759,7 @@ class Consumer:
                     f"assignor {name} failed: {exc!r}",
                 )
                 return
-            if (
-                self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
-                and name != COOPERATIVE_STICKY
-            ):
+            if self.rebalance_protocol is _COOPERATIVE and name != COOPERATIVE_STICKY:
                 bad = rebalance.cooperative_violations(subscriptions, result)
                 if bad:
                     self.membership.fail_join(
@@ -1739,7 +1788,7 @@ class Consumer:
         step.event(
             "assignment_computed",
             t_ms=now,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             protocol_name=name,
             members=len(pending.members),
             assignment={m: [str(tp) for tp in result[m]] for m in order if m in result},
@@ -1758,7 +1807,7 @@ class Consumer:
         step.event(
             "sticky_owned_ignored",
             t_ms=now,
-            generation_id=self.generation.generation_id,
+            generation_id=self.membership.generation.generation_id,
             computed={m: [str(tp) for tp in ps] for m, ps in raw.items()},
             withheld=[str(tp) for tp in librdkafka_assignor.withheld(raw, result)],
         )
@@ -1796,7 +1845,7 @@ class Consumer:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
         if self.offset_lookup.in_flight is not None or self.lookup.coordinator is None:
             return
-        if self.status is not ConsumerStatus.RUNNING:
+        if self.status is not _RUNNING:
             return  # only poll() looks offsets up (updateFetchPositions); close() never does
         if self.offset_lookup.retry_at is not None:
             if now < self.offset_lookup.retry_at:
@@ -1832,7 +1881,7 @@ class Consumer:
         lookup and it is retried after the backoff; any other error is thrown from poll()."""
         self.offset_lookup.in_flight = None
         error, retriable = offset_fetch_error(resp)
-        if error != Errors.NONE:
+        if error != _NO_ERROR:
             if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
                 self._mark_coordinator_unknown(step, f"error response {error.name}", now)
             if not retriable:
@@ -1971,7 +2020,7 @@ class Consumer:
         at = self.sync_commits.next_wakeup()
         if at is None:
             return
-        set_at = self._timers.deadline(CommitRetryTimer)
+        set_at = self._timers.deadlines.get(CommitRetryTimer)
         if set_at is None or at < set_at:
             step.effects.append(self._timers.set(CommitRetryTimer, at))
 
@@ -2007,7 +2056,7 @@ class Consumer:
         if (
             local_error == "REBALANCE_IN_PROGRESS"
             and self.config.commit_during_rebalance
-            and self.generation.generation_id >= 0
+            and self.membership.generation.generation_id >= 0
         ):
             # commit_during_rebalance (franz-go before 1.4.0): it goes out with the generation
             # the member has, where Java's generationIfStable() fails it locally
@@ -2105,7 +2154,7 @@ class Consumer:
         error: Errors | None = None
         for topic in resp.topics:
             for p in topic.partitions:
-                if p.error_code != Errors.NONE:
+                if p.error_code != _NO_ERROR:
                     error = p.error_code
                     break
             if error is not None:
@@ -2134,7 +2183,7 @@ class Consumer:
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             if (
                 not self._generation_unchanged(entry)
-                and self.membership.member_state is MemberState.PREPARING_REBALANCE
+                and self.membership.member_state is _PREPARING_REBALANCE
             ):
                 self._finish_commit(step, op, "REBALANCE_IN_PROGRESS", now, False)
             else:
@@ -2156,7 +2205,7 @@ class Consumer:
                 )
                 self._maybe_drive(step, now)
             else:
-                rebalancing = self.membership.member_state is MemberState.PREPARING_REBALANCE
+                rebalancing = self.membership.member_state is _PREPARING_REBALANCE
                 self._finish_commit(
                     step,
                     op,
@@ -2184,7 +2233,7 @@ class Consumer:
         errors = {p.error_code for t in resp.topics for p in t.partitions}
         if (
             self.config.commit_error_handling == "franz-go-1.4"
-            and self.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+            and self.rebalance_protocol is _COOPERATIVE
             and op.tries < 3
             and errors <= _ACROSS_REBALANCE_ERRORS
             and set(op.offsets) <= set(self.assignment)

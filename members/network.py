@@ -5,8 +5,8 @@ It numbers requests (correlation ids, unique over the consumer's whole life, so 
 a crashed incarnation's request is recognised), remembers each request in flight with what its
 handler needs (the generation it was sent in, the commit it carries, the topics it asks for),
 and gives each one its timeout: ``request.timeout.ms``, or for a JoinGroup the longer
-``max(request.timeout.ms, max.poll.interval.ms + 5000)``. ``send`` returns the effects (the
-``Send`` and its timeout's ``SetTimer``); completing a request returns its entry, whose timer the
+``max(request.timeout.ms, max.poll.interval.ms + 5000)``. ``send`` adds the effects (the
+``Send`` and its timeout's ``SetTimer``) to the caller's list; completing a request returns its entry, whose timer the
 consumer cancels. It logs nothing and interprets no answer.
 """
 
@@ -77,28 +77,27 @@ class ConsumerNetworkClient:
 
     def send(
         self,
+        effects: list[Effect],
         dst: str,
         message: object,
         now: int,
         generation: Generation,
-        *,
         commit: CommitResult | None = None,
         topics: tuple[str, ...] | None = None,
-    ) -> tuple[int, InFlightRequest, list[Effect]]:
-        """ConsumerNetworkClient.send: the new correlation id, the entry kept for the answer,
-        and the effects (the request, and its timeout timer)."""
-        self.last_correlation_id += 1
-        corr = self.last_correlation_id
+    ) -> tuple[int, InFlightRequest]:
+        """ConsumerNetworkClient.send: adds the effects (the request, and its timeout timer) to
+        the caller's ``effects``; the new correlation id, and the entry kept for the answer."""
+        corr = self.last_correlation_id = self.last_correlation_id + 1
         api = api_name(message)
-        timer_key = RequestTimeout(corr).render()
-        entry = InFlightRequest(api, dst, generation, timer_key, commit, topics)
-        self._inflight[corr] = entry
-        timeout = self.join_request_timeout_ms if api == "JoinGroup" else self.request_timeout_ms
-        return (
-            corr,
-            entry,
-            [Send(self.node, dst, corr, message), SetTimer(timer_key, now + timeout)],
+        # RequestTimeout(corr).render(), without building the key
+        timer_key = f"{RequestTimeout.PREFIX}{corr}"
+        entry = self._inflight[corr] = InFlightRequest(
+            api, dst, generation, timer_key, commit, topics
         )
+        timeout = self.join_request_timeout_ms if api == "JoinGroup" else self.request_timeout_ms
+        effects.append(Send(self.node, dst, corr, message))
+        effects.append(SetTimer(timer_key, now + timeout))
+        return corr, entry
 
     def mark_ignore_response(self, correlation_id: int, ignore: bool) -> None:
         """Whether the answer to this request is only logged."""

@@ -60,7 +60,10 @@ class FetchPositions:
 
     def fetching(self) -> bool:
         """Something to fetch, and no partitions pending revocation."""
-        return bool(self.ready()) and not self.pending_revocation
+        ready = self._ready
+        if ready is None:
+            ready = self.ready()
+        return bool(ready) and not self.pending_revocation
 
     def missing(self) -> list[TopicPartition]:
         """Owned partitions still without a position (initWithCommittedOffsetsIfNeeded)."""
@@ -118,7 +121,10 @@ class FetchPositions:
         poll_interval_ms)."""
         if not self.continuous or now <= self.accrue_from:
             return
-        if not self.fetching():
+        ready = self._ready  # fetching(), inlined: this runs on nearly every consumer call
+        if ready is None:
+            ready = self.ready()
+        if not ready or self.pending_revocation:
             self.accrue_from = now
             return
         batches = (now - self.accrue_from) // self.poll_interval_ms
@@ -127,4 +133,5 @@ class FetchPositions:
             self.accrue_from += batches * self.poll_interval_ms
 
     def restart_accrual(self, now: int) -> None:
-        self.accrue_from = max(self.accrue_from, now)
+        if now > self.accrue_from:
+            self.accrue_from = now

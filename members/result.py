@@ -50,9 +50,10 @@ class ConsumerStep:
         self.events: list[LoggedEvent] = []
 
     def event(self, name: str, **fields: Any) -> None:
-        # the bound context comes first; a field of the same name wins, as with a bound logger
-        fields.setdefault("node", self.node)
-        fields.setdefault("group_id", self.group_id)
+        # the bound context, as a logger bound to it would add it; no event of the consumer
+        # names a node or group of its own (two stores instead of two setdefault calls)
+        fields["node"] = self.node
+        fields["group_id"] = self.group_id
         self.events.append((name, fields))
 
     def result(self) -> ConsumerResult:

@@ -17,7 +17,11 @@ class MemberState(StrEnum):
 
     @property
     def has_not_joined(self) -> bool:
-        return self in (MemberState.UNJOINED, MemberState.PREPARING_REBALANCE)
+        return self in _NOT_JOINED
+
+
+#: MemberState.hasNotJoined's states (a module constant: the heartbeat thread asks every pass).
+_NOT_JOINED = frozenset((MemberState.UNJOINED, MemberState.PREPARING_REBALANCE))
 
 
 class ConsumerStatus(StrEnum):

@@ -137,7 +137,7 @@ class ConsumerTimers:
     """The timers of one consumer incarnation: their keys, and the deadline each was last set
     for (``None``: not set, or fired, or forgotten). Sends nothing and sets nothing itself."""
 
-    __slots__ = ("_deadlines", "_keys", "_rendered", "_texts")
+    __slots__ = ("_keys", "_rendered", "_texts", "deadlines")
 
     def __init__(self, incarnation: int) -> None:
         keys = {kind: kind(incarnation) for kind in TIMER_KINDS}
@@ -145,7 +145,9 @@ class ConsumerTimers:
         # rendered once per incarnation: keys are set far more often than incarnations change
         self._texts: dict[type[ConsumerTimer], str] = {k: key.render() for k, key in keys.items()}
         self._rendered: dict[str, ConsumerTimer] = {key.render(): key for key in keys.values()}
-        self._deadlines: dict[type[ConsumerTimer], int] = {}
+        #: kind -> the deadline it was last set for (read-only outside: ``deadlines.get(kind)``
+        #: is ``deadline(kind)`` without the call, for the paths that run on every poll)
+        self.deadlines: dict[type[ConsumerTimer], int] = {}
 
     def parse(self, text: str) -> ConsumerTimer | RequestTimeout | None:
         """The key a rendered timer key stands for; None for another incarnation's timer (or
@@ -165,20 +167,20 @@ class ConsumerTimers:
 
     def deadline(self, kind: type[ConsumerTimer]) -> int | None:
         """When ``kind`` was last set to fire, or None."""
-        return self._deadlines.get(kind)
+        return self.deadlines.get(kind)
 
     def set(self, kind: type[ConsumerTimer], at: int) -> SetTimer:
         """Remember the deadline; the returned effect sets (or moves) the timer."""
-        self._deadlines[kind] = at
+        self.deadlines[kind] = at
         return SetTimer(self._texts[kind], at)
 
     def forget(self, kind: type[ConsumerTimer]) -> None:
         """The timer fired, or no longer needs watching (the runner's copy may still fire)."""
-        self._deadlines.pop(kind, None)
+        self.deadlines.pop(kind, None)
 
     def cancel(self, kind: type[ConsumerTimer]) -> CancelTimer:
         """Forget the deadline; the returned effect cancels the timer."""
-        self._deadlines.pop(kind, None)
+        self.deadlines.pop(kind, None)
         return CancelTimer(self._texts[kind])
 
     def cancel_all(self) -> list[CancelTimer]:

@@ -860,7 +860,7 @@ class Simulation:
                     (src, dst, cid, entry[1]),
                 )
             return
-        self._apply_cluster(self.cluster.handle_request(dst, src, cid, send.message, now))
+        self._apply(CLUSTER, self.cluster.handle_request(dst, src, cid, send.message, now))
 
     def _deliver(self, send: Send) -> None:
         """An answer (or any message to a non-broker) arriving at its destination."""
@@ -918,7 +918,7 @@ class Simulation:
     def _on_timer(self, owner: str, key: Hashable) -> None:
         now = self.engine.now
         if owner == CLUSTER:
-            self._apply_cluster(self.cluster.handle_timer(key, now))
+            self._apply(CLUSTER, self.cluster.handle_timer(key, now))
             return
         slot = self._consumers.get(owner)
         if slot is not None and slot.running:

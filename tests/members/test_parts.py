@@ -132,7 +132,8 @@ def test_network_client_numbers_requests_and_times_them_out() -> None:
     net = ConsumerNetworkClient("C1", request_timeout_ms=30000, join_request_timeout_ms=305000)
     gen = Generation(3, "m-1", "range")
     find = FindCoordinatorRequest(key="g")
-    corr, entry, effects = net.send("broker-0", find, 100, gen)
+    effects: list = []
+    corr, entry = net.send(effects, "broker-0", find, 100, gen)
     assert corr == 1 and entry.api == "FindCoordinator" and not entry.to_coordinator
     assert effects == [Send("C1", "broker-0", 1, find), SetTimer("request-1", 30100)]
     join = JoinGroupRequest(
@@ -143,11 +144,12 @@ def test_network_client_numbers_requests_and_times_them_out() -> None:
         protocol_type="consumer",
         protocols=(),
     )
-    corr, entry, effects = net.send("broker-1", join, 200, gen)
+    effects = []
+    corr, entry = net.send(effects, "broker-1", join, 200, gen)
     assert corr == 2 and entry.sent_generation == gen
     assert effects[1] == SetTimer("request-2", 305200)  # the JoinGroup's longer timeout
     hb = HeartbeatRequest(group_id="g", generation_id=3, member_id="m-1")
-    net.send("broker-1", hb, 300, gen)
+    net.send(effects, "broker-1", hb, 300, gen)
     assert net.pending_request_count("broker-1") == 2
     assert net.pending_request_count("broker-0") == 0  # FindCoordinator is no group request
     assert [c for c, _ in net.coordinator_requests("broker-1")] == [2, 3]
@@ -155,7 +157,7 @@ def test_network_client_numbers_requests_and_times_them_out() -> None:
     assert net.pending_request_count("broker-1") == 1
     net.reset()  # a new incarnation: nothing in flight, the numbering goes on
     assert net.pending_request_count("broker-1") == 0 and net.complete(3) is None
-    assert net.send("broker-0", find, 400, gen)[0] == 4
+    assert net.send([], "broker-0", find, 400, gen)[0] == 4
 
 
 # --- the JoinGroup / SyncGroup error table --------------------------------------------------
