@@ -159,6 +159,9 @@ def _waterfill(c: np.ndarray, r: np.ndarray, k: int) -> np.ndarray:
     return idx[np.argsort(level * span + r[idx], kind="stable")]
 
 
+_NO_OWNER = np.array([-1], dtype=np.int64)  # the count read for an unowned partition
+
+
 class _GeneralBuilder:
     def __init__(
         self,
@@ -233,6 +236,9 @@ class _GeneralBuilder:
         self.sorted_all = np.repeat(shift, run) + np.arange(index.n, dtype=np.int64)
         self.prev = self._prev_assignment(claims, max_generation)
         self.active = np.ones(n_members, dtype=bool)
+        # the members still balanced, and their maxima: set once ``active`` is final (build)
+        self.active_members = np.arange(n_members, dtype=np.int64)
+        self.active_max = self.max_size
         self.revocation_required = False
 
     # -- setup ------------------------------------------------------------------------------------
@@ -306,7 +312,7 @@ class _GeneralBuilder:
         return result
 
     def _compute_balanced(self) -> bool:
-        act = np.flatnonzero(self.active)
+        act = self.active_members
         if act.size == 0:
             return True
         c = self.counts[act]
@@ -314,10 +320,10 @@ class _GeneralBuilder:
             return True
         # Kafka skips only members holding exactly their maximum (a member can hold more, e.g.
         # after a prevAssignment move to a member no longer subscribed)
-        cand = act[c != self.max_size[act]]
+        cand = act[c != self.active_max]
         if cand.size == 0:
             return True
-        owner_counts = np.append(self.counts, -1)[self.owner]
+        owner_counts = np.concatenate((self.counts, _NO_OWNER))[self.owner]
         topic_max = np.maximum.reduceat(owner_counts, self.index.offsets[:-1])
         reach = np.where(self.pot[cand], topic_max, -1).max(axis=1)
         return not bool((reach > self.counts[cand] + 1).any())
@@ -502,10 +508,14 @@ class _GeneralBuilder:
                 self.active[m] = False
         self.version += 1
 
-        act = np.flatnonzero(self.active).tolist()
-        snapshot = {m: list(self.lists[m]) for m in act}
-        owner_before = self.owner.copy()
-        counts_before = self.counts.copy()
+        act = np.flatnonzero(self.active)
+        self.active_members = act  # fixed from here on
+        self.active_max = self.max_size[act]
+        # Kafka keeps the pre-reassignment state only to revert a non-initial build that
+        # worsened the balance; an initial build is never reverted, so it copies nothing
+        snapshot = {} if initializing else {m: list(self.lists[m]) for m in act.tolist()}
+        owner_before = self.owner if initializing else self.owner.copy()
+        counts_before = self.counts if initializing else self.counts.copy()
 
         if not self.revocation_required:
             self._perform_reassignments(unassigned)
