@@ -19,6 +19,7 @@ are withheld:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -71,17 +72,19 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
         the member-by-member path, whose error names the member."""
         try:
             pids = index.pids_of_many([s.owned_partitions for s in subs])
-            return [
-                Claims(
-                    p,
-                    s.generation_id
-                    if s.generation_id >= 0
-                    else decode_cooperative_user_data(s.user_data),
-                )
-                for p, s in zip(pids, subs, strict=True)
+            decode = decode_cooperative_user_data
+            gens = [
+                s.generation_id
+                if s.generation_id >= 0
+                else None
+                if s.user_data is None
+                else decode(s.user_data)
+                for s in subs
             ]
         except (TypeError, ValueError):
             return super()._all_claims(members, subs, index)
+        # the tuples built in C (``Claims`` adds nothing to ``tuple.__new__``): one per member
+        return list(map(tuple.__new__, repeat(Claims), zip(pids, gens, strict=True)))
 
     def assign(self, cluster: ClusterLike, subscriptions: Mapping[str, Subscription]) -> Assignment:
         ctx, result = self._assign_ids(cluster, subscriptions)

@@ -159,6 +159,9 @@ def _waterfill(c: np.ndarray, r: np.ndarray, k: int) -> np.ndarray:
     return idx[np.argsort(level * span + r[idx], kind="stable")]
 
 
+_NO_OWNER = np.array([-1], dtype=np.int64)  # the count read for an unowned partition
+
+
 class _GeneralBuilder:
     def __init__(
         self,
@@ -233,6 +236,9 @@ class _GeneralBuilder:
         self.sorted_all = np.repeat(shift, run) + np.arange(index.n, dtype=np.int64)
         self.prev = self._prev_assignment(claims, max_generation)
         self.active = np.ones(n_members, dtype=bool)
+        # the members still balanced, and their maxima: set once ``active`` is final (build)
+        self.active_members = np.arange(n_members, dtype=np.int64)
+        self.active_max = self.max_size
         self.revocation_required = False
 
     # -- setup ------------------------------------------------------------------------------------
@@ -306,7 +312,7 @@ class _GeneralBuilder:
         return result
 
     def _compute_balanced(self) -> bool:
-        act = np.flatnonzero(self.active)
+        act = self.active_members
         if act.size == 0:
             return True
         c = self.counts[act]
@@ -314,10 +320,10 @@ class _GeneralBuilder:
             return True
         # Kafka skips only members holding exactly their maximum (a member can hold more, e.g.
         # after a prevAssignment move to a member no longer subscribed)
-        cand = act[c != self.max_size[act]]
+        cand = act[c != self.active_max]
         if cand.size == 0:
             return True
-        owner_counts = np.append(self.counts, -1)[self.owner]
+        owner_counts = np.concatenate((self.counts, _NO_OWNER))[self.owner]
         topic_max = np.maximum.reduceat(owner_counts, self.index.offsets[:-1])
         reach = np.where(self.pot[cand], topic_max, -1).max(axis=1)
         return not bool((reach > self.counts[cand] + 1).any())
@@ -410,8 +416,9 @@ class _GeneralBuilder:
         return True
 
     # -- reassignment -------------------------------------------------------------------------
-    def _move(self, pid: int, new: int) -> None:
-        """``reassignPartition(partition, newConsumer)`` + ``processPartitionMovement``."""
+    def _move(self, pid: int, new: int) -> tuple[int, int]:
+        """``reassignPartition(partition, newConsumer)`` + ``processPartitionMovement``; returns
+        the partition actually moved and its old owner."""
         old = int(self.owner[pid])
         pid = self.movements.actual_partition_to_move(pid, old, new)
         old = int(self.owner[pid])
@@ -422,33 +429,51 @@ class _GeneralBuilder:
         self.counts[old] -= 1
         self.counts[new] += 1
         self.version += 1
+        return pid, old
 
     def _perform_reassignments(self, partitions: np.ndarray) -> bool:
+        """``performReassignments``: sweep ``partitions`` until a sweep moves nothing.
+
+        The loop reads plain-Python copies of the owners, counts and flags (numpy scalar reads
+        cost ~100 ns each), kept in step with each move; the balance check and each group's
+        first member are recomputed only after a move."""
         performed = False
-        topic_of = self.index.topic_of
-        group_of_topic = self.group_of_topic
         prev = self.prev
-        counts = self.counts
         items = partitions.tolist()
+        # each partition's subscriber group, looked up once
+        groups = self.group_of_topic[self.index.topic_of[partitions]].tolist()
+        active = self.active.tolist()
+        owner_of = self.owner.tolist()
+        counts = self.counts.tolist()
         while True:
             modified = False
-            for p in items:
-                if self._is_balanced():
+            balanced = self._is_balanced()
+            firsts: dict[int, tuple[int, int]] = {}
+            for p, g in zip(items, groups, strict=True):
+                if balanced:
                     break
-                owner = int(self.owner[p])
-                before = self.prev.get(p) if prev else None
+                owner = owner_of[p]
+                before = prev.get(p) if prev else None
                 if (
                     before is not None
-                    and self.active[before[0]]
+                    and active[before[0]]
                     and counts[owner] > counts[before[0]] + 1
                 ):
-                    self._move(p, before[0])
-                    performed = modified = True
-                    continue
-                low, first = self._group_first(int(group_of_topic[topic_of[p]]))
-                if counts[owner] > low + 1:
-                    self._move(p, first)
-                    performed = modified = True
+                    target = before[0]
+                else:
+                    low_first = firsts.get(g)
+                    if low_first is None:
+                        low_first = firsts[g] = self._group_first(g)
+                    if counts[owner] <= low_first[0] + 1:
+                        continue
+                    target = low_first[1]
+                moved, old = self._move(p, target)
+                performed = modified = True
+                owner_of[moved] = target
+                counts[old] -= 1
+                counts[target] += 1
+                balanced = self._is_balanced()
+                firsts.clear()
             if not modified:
                 return performed
 
@@ -483,10 +508,14 @@ class _GeneralBuilder:
                 self.active[m] = False
         self.version += 1
 
-        act = np.flatnonzero(self.active).tolist()
-        snapshot = {m: list(self.lists[m]) for m in act}
-        owner_before = self.owner.copy()
-        counts_before = self.counts.copy()
+        act = np.flatnonzero(self.active)
+        self.active_members = act  # fixed from here on
+        self.active_max = self.max_size[act]
+        # Kafka keeps the pre-reassignment state only to revert a non-initial build that
+        # worsened the balance; an initial build is never reverted, so it copies nothing
+        snapshot = {} if initializing else {m: list(self.lists[m]) for m in act.tolist()}
+        owner_before = self.owner if initializing else self.owner.copy()
+        counts_before = self.counts if initializing else self.counts.copy()
 
         if not self.revocation_required:
             self._perform_reassignments(unassigned)

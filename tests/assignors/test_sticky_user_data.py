@@ -10,7 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors.api import Subscription
-from assignors.sticky import StickyAssignor, _regular_claims
+from assignors.sticky import (
+    StickyAssignor,
+    _batch_claims,
+    _python_batch_claims,
+    _regular_claims,
+    _small_claims,
+)
 from assignors.sticky_common_index import partition_index
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
@@ -155,3 +161,50 @@ def test_table_grows_lazily_under_compute_if_absent() -> None:
         "00010000000000000001"
     )
     assert encode_sticky_user_data(parts, 1) == kafka
+
+
+_BATCH_INDEX = {"t0": 4, "t1": 6, "t2": 1, "zz": 3, "päy": 2}
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(
+                st.tuples(
+                    st.sampled_from(["t0", "t1", "t2", "zz", "päy", "nope"]), st.integers(-2, 7)
+                ),
+                max_size=6,
+            ),
+            st.one_of(st.none(), st.integers(-1, 5)),
+            st.sampled_from([b"", b"", b"\x00", b"\x00\x00\x00\x07\x01", b"\xff\xff\xff\xff"]),
+            st.integers(0, 40),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_plain_python_batch_equals_numpy_batch_and_reference(members) -> None:
+    """Few short user data are decoded in plain Python (``_python_batch_claims``, numpy's per-call
+    cost dominating there): same claims as the numpy batch, ``None`` (the exact path) wherever
+    the one-member decoder declines, and the reference decoder's result otherwise. Malformed
+    data is made by cutting a member's bytes short."""
+    index = partition_index(_BATCH_INDEX)
+    raws = []
+    for parts, generation, trailer, cut in members:
+        data = encode_sticky_user_data([tp(t, p) for t, p in parts], generation) + trailer
+        raws.append(data[: max(1, len(data) - cut)] if cut > 30 else data)
+    plain = _python_batch_claims(raws, index)
+    numpy_batch = _batch_claims(raws, index)
+    for raw, got, other in zip(raws, plain, numpy_batch, strict=True):
+        one = _small_claims(raw, index)
+        assert (got is None) == (one is None)
+        if got is None:
+            continue
+        assert got.generation == one.generation
+        assert got.pids.tolist() == one.pids.tolist()
+        if other is not None:
+            assert (other.generation, other.pids.tolist()) == (got.generation, got.pids.tolist())
+        decoded, gen = decode_sticky_user_data(raw)
+        assert got.generation == gen
+        assert got.pids.tolist() == index.pids(decoded).tolist()
