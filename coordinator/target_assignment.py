@@ -27,7 +27,6 @@ frozensets only for the members someone reads (:class:`NewTargetAssignment`).
 
 from __future__ import annotations
 
-import gc
 import itertools
 import operator
 from collections.abc import Iterator, Mapping, Sequence
@@ -51,6 +50,7 @@ from coordinator.assignor.spec import (
 )
 from coordinator.assignor.spec import TopicMetadata as SpecTopicMetadata
 from coordinator.consumer_group import ConsumerGroupMember, Partitions, TopicMetadata
+from coordinator.gc_pause import gc_paused
 from coordinator.java import copy_capacity, java_hashmap_order
 from coordinator.kafka_uuid import Uuid
 from coordinator.timeline_order import iteration_order
@@ -423,13 +423,10 @@ def build_target_assignment(
     """TargetAssignmentBuilder.build (``updated_members``: addOrUpdateMember / removeMember).
     ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted).
 
-    The cyclic garbage collector is paused for the build (as ``LazyMembers`` does for its own
-    part): a build allocates a few acyclic objects per member (specs, views, assignments), over
+    The cyclic garbage collector is paused for the build (:func:`coordinator.gc_pause.gc_paused`,
+    as ``LazyMembers`` pauses it for its own part): a build allocates a few acyclic objects per member (specs, views, assignments), over
     which CPython would otherwise run many collections, some walking the whole heap."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    with gc_paused():
         return _build(
             assignor,
             members,
@@ -442,9 +439,6 @@ def build_target_assignment(
             updated_members,
             MemberSpecs() if specs is None else specs,
         )
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _build(

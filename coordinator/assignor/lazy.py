@@ -10,10 +10,10 @@ when everything is read before any single member was.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
 
 from coordinator.assignor.api import MemberAssignment
+from coordinator.gc_pause import gc_paused
 
 
 class LazyMembers(Mapping[str, MemberAssignment]):
@@ -60,10 +60,7 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         the build and resumed after (objects stay tracked: the next pass sees them)."""
         if self._all_map is not None:
             return self._all_map
-        paused = gc.isenabled()
-        if paused:
-            gc.disable()
-        try:
+        with gc_paused():
             if self._make_all is not None and not self._some_built:
                 everyone = self._make_all()
                 self._built = everyone  # type: ignore[assignment]
@@ -71,9 +68,6 @@ class LazyMembers(Mapping[str, MemberAssignment]):
             else:
                 self._all_map = {m: self.member(i) for i, m in enumerate(self._ids)}
             return self._all_map
-        finally:
-            if paused:
-                gc.enable()
 
     def values(self) -> ValuesView[MemberAssignment]:
         return self._all().values()
