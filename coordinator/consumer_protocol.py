@@ -105,23 +105,50 @@ class _Reader:
         self.pos += 4
         return value
 
+    # string, nullable_bytes and array_len read their length in place (int16/int32 and
+    # _advance inlined: several calls per subscription or assignment read), same errors
+
     def string(self) -> str:
-        n = self.int16()
+        data = self.data
+        try:
+            (n,) = _INT16.unpack_from(data, self.pos)
+        except struct.error:
+            raise self._underflow() from None
         if n < 0:
             raise SchemaError(f"null string in a non-nullable field of the {self.what}")
-        start = self._advance(n)
-        return self.data[start : start + n].decode("utf-8")
+        start = self.pos + 2
+        end = start + n
+        if end > len(data):
+            raise self._underflow()
+        self.pos = end
+        return data[start:end].decode("utf-8")
 
     def nullable_string(self) -> str | None:
         n = self.int16()
         return None if n < 0 else self.take(n).decode("utf-8")
 
     def nullable_bytes(self) -> bytes | None:
-        n = self.int32()
-        return None if n < 0 else self.take(n)
+        data = self.data
+        try:
+            (n,) = _INT32.unpack_from(data, self.pos)
+        except struct.error:
+            raise self._underflow() from None
+        if n < 0:
+            self.pos += 4
+            return None
+        start = self.pos + 4
+        end = start + n
+        if end > len(data):
+            raise self._underflow()
+        self.pos = end
+        return data[start:end]
 
     def array_len(self) -> int:
-        n = self.int32()
+        try:
+            (n,) = _INT32.unpack_from(self.data, self.pos)
+        except struct.error:
+            raise self._underflow() from None
+        self.pos += 4
         if n < 0:
             raise SchemaError(f"null array in a non-nullable field of the {self.what}")
         return n

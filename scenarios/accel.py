@@ -44,7 +44,6 @@ COMPILED_MODULES: tuple[str, ...] = (
     "coordinator.timeline_order",
     "coordinator.topics",
     "coordinator.topology",
-    "coordinator.tuples",
     "coordinator.validation",
     "members.application",
     "members.assignor_support",

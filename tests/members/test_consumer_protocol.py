@@ -206,3 +206,30 @@ def test_a_topic_name_with_a_lone_surrogate_is_written_as_java_writes_it() -> No
 
     decoded = decode_subscription(encode_subscription(Subscription(topics=["t\ud800", "u"])))
     assert list(decoded.topics) == ["t?", "u"]
+
+
+def test_every_truncation_and_null_field_is_a_schema_error() -> None:
+    """A cut-off buffer, or a null length where the schema forbids one, names the problem
+    (SchemaError), never struct.error or a short read taken as data."""
+    sub = Subscription(
+        topics=("t1", "t2"),
+        user_data=b"ud",
+        owned_partitions=(TP("t1", 0), TP("t2", 3)),
+        generation_id=7,
+        rack_id="rack",
+    )
+    full = encode_subscription(sub)
+    assert decode_subscription(full) == evolve(sub, topics=("t1", "t2"))
+    assignment = encode_assignment([TP("t1", 1), TP("t1", 4)], b"x")
+    assert decode_assignment(assignment) == ([TP("t1", 1), TP("t1", 4)], b"x")
+    for data, decode in ((full, decode_subscription), (assignment, decode_assignment)):
+        for cut in range(2, len(data)):
+            with pytest.raises(SchemaError, match="buffer underflow"):
+                decode(data[:cut])
+    # version 0, one topic whose length is -1 (null string), then a null topic array
+    with pytest.raises(SchemaError, match="null string"):
+        decode_subscription(bytes.fromhex("000000000001ffff"))
+    with pytest.raises(SchemaError, match="null array"):
+        decode_subscription(bytes.fromhex("0000ffffffff"))
+    # a null user data is allowed and read as None
+    assert decode_assignment(bytes.fromhex("000000000000ffffffff")) == ([], None)
