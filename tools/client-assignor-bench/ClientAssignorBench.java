@@ -7,9 +7,11 @@
  *   key, then "topics=" t1:n1,t2:n2,..., then "sets=" set0|set1|... (each a comma list of
  *   topics), then "members=" m1:setIndex,m2:setIndex,..., then "leaving=" m,m,..., then
  *   "assignors=" a,b,... and "rounds=" fresh,owned|leave.
- * Output (stdout): one JSON line per (assignor, round): min of 3 timed calls after 2 warm-up
- * calls, each on a fresh assignor instance, of AbstractPartitionAssignor.assignPartitions (what
- * Kafka's AbstractStickyAssignorTest times), the calls made and the partitions assigned. A case
+ * Output (stdout): one JSON line per (assignor, round): the fastest timed call, each call on a
+ * fresh assignor instance; a warm-up of at least 2 calls and -Dwarm seconds (default 1), then
+ * timed calls until at least 3 ran and -Dtimed seconds (default 1) passed (at most 20,000
+ * warm-up and 1,000 timed calls), so that the JIT has compiled a millisecond-sized case too. The call timed is
+ * AbstractPartitionAssignor.assignPartitions (what Kafka's AbstractStickyAssignorTest times); the calls made and the partitions assigned. A case
  * stops once its calls took -Dbudget seconds (default 20): then the min of the calls that ran.
  * Round "owned"/"leave" (Kafka's second step): members 1..n-1 own their round-1 result with
  * generation 1 (StickyAssignor: in its user data; cooperative: owned partitions), member 0 does
@@ -41,6 +43,10 @@ import java.util.Set;
 
 public class ClientAssignorBench {
     static final double BUDGET = Double.parseDouble(System.getProperty("budget", "20"));
+    static final double WARM = Double.parseDouble(System.getProperty("warm", "1"));
+    static final double TIMED = Double.parseDouble(System.getProperty("timed", "1"));
+    static final int MAX_WARM_CALLS = 20000;
+    static final int MAX_CALLS = 1000;
 
     static AbstractPartitionAssignor make(String name) {
         switch (name) {
@@ -122,21 +128,27 @@ public class ClientAssignorBench {
                     double best = Double.MAX_VALUE;
                     int assigned = 0;
                     int calls = 0;
-                    double spent = 0;
-                    // 2 warm-up calls, then 3 timed; a slow case stops after BUDGET seconds (its
-                    // warm-up calls then count as timed: the min of what ran)
-                    for (int call = 0; call < 5; call++) {
+                    int timedCalls = 0;
+                    double warm = 0;
+                    double timed = 0;
+                    // warm-up: at least 2 calls and WARM seconds; then timed calls until at least
+                    // 3 ran and TIMED seconds passed (at most MAX_CALLS); the fastest counts. A slow
+                    // case stops once its calls took BUDGET seconds: then the min of what ran.
+                    while (true) {
                         AbstractPartitionAssignor assignor = make(name);
                         if (subs != fresh) for (Subscription s : subs.values()) if (s.userData() != null) s.userData().rewind();
                         long start = System.nanoTime();
                         Map<String, List<TopicPartition>> result = assignor.assignPartitions(partitionsPerTopic, subs);
                         double took = (System.nanoTime() - start) / 1e9;
-                        spent += took;
                         calls++;
-                        if (call >= 2 || spent > BUDGET) best = Math.min(best, took);
+                        boolean warming = calls <= 2 || (warm < WARM && calls <= MAX_WARM_CALLS);
+                        if (warming) warm += took; else { timed += took; timedCalls++; }
+                        boolean overBudget = warm + timed > BUDGET;
+                        if (!warming || overBudget) best = Math.min(best, took);
                         assigned = 0;
                         for (List<TopicPartition> tps : result.values()) assigned += tps.size();
-                        if (spent > BUDGET) break;
+                        if (overBudget || timedCalls >= MAX_CALLS) break;
+                        if (timedCalls >= 3 && timed >= TIMED) break;
                     }
                     System.out.println("{\"workload\":\"" + f.get("key") + "\",\"assignor\":\"" + name
                             + "\",\"round\":\"" + round + "\",\"seconds\":" + best + ",\"calls\":" + calls + ",\"assigned\":" + assigned + "}");
