@@ -147,6 +147,52 @@ def named_emissions() -> Iterator[tuple[str, str]]:
                         yield where, constants[name]
 
 
+def spelled_out_emissions() -> Iterator[tuple[str, str, list[str]]]:
+    """(where, event name, field names) of every event a hot path appends as a literal,
+    ``<step>.events.append(("name", {"field": ...}))``, instead of calling ``event``."""
+    for package in ("coordinator", "assignors", "members", "scenarios", "pipeline"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            if "events.append(" not in source:
+                continue
+            for node in ast.walk(ast.parse(source)):
+                if not (isinstance(node, ast.Call) and len(node.args) == 1):
+                    continue
+                func = node.func
+                if not (
+                    isinstance(func, ast.Attribute)
+                    and func.attr == "append"
+                    and isinstance(func.value, ast.Attribute)
+                    and func.value.attr == "events"
+                ):
+                    continue
+                arg = node.args[0]
+                if not (
+                    isinstance(arg, ast.Tuple)
+                    and len(arg.elts) == 2
+                    and isinstance(arg.elts[0], ast.Constant)
+                    and isinstance(arg.elts[1], ast.Dict)
+                ):
+                    continue  # a forwarded (name, fields) pair: Step.event's own append
+                keys = [k.value for k in arg.elts[1].keys if isinstance(k, ast.Constant)]
+                yield f"{path.relative_to(ROOT)}:{node.lineno}", str(arg.elts[0].value), keys
+
+
+def test_every_spelled_out_event_is_catalogued_with_only_catalogued_fields():
+    """The hot paths' literal events (no ``event`` call) are held to the catalog too."""
+    found = list(spelled_out_emissions())
+    assert [(where, name) for where, name, _ in found if name not in CATALOG] == []
+    bad = [
+        (where, name, k)
+        for where, name, keys in found
+        if name in CATALOG
+        for k in keys
+        if not CATALOG[name].allows(k)
+    ]
+    assert bad == []
+    assert len(found) >= 6, "the spelled-out events were found"
+
+
 def test_every_event_the_source_names_is_catalogued():
     """Statically, so an event on a path no lesson or noisy run takes is checked too."""
     named = list(named_emissions())
