@@ -17,17 +17,12 @@ down explicitly to everything that emits; nothing is kept on the coordinator bet
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any
 
 from attrs import frozen
 
 from coordinator.effects import Effect
-from coordinator.errors import Errors
-
-# The enum members the hot paths read, as module constants: reading ``Errors.NONE`` goes
-# through the enum metaclass's attribute hook (about 0.3 us a read on CPython 3.11, many
-# reads per message); a module global is a dict lookup.
-_NO_ERROR: Final = Errors.NONE
+from coordinator.errors import NO_ERROR
 
 LoggedEvent = tuple[str, dict[str, Any]]
 """An event: its name and its fields (``event`` and ``seq`` are added by the recorder)."""
@@ -54,7 +49,7 @@ class Step:
         self.effects: list[Effect] = []
         self.events: list[LoggedEvent] = []
         self.appends = 0  # log appends that succeeded in this call
-        self.append_error = _NO_ERROR  # the last append of this call that failed, if any
+        self.append_error = NO_ERROR  # the last append of this call that failed, if any
 
     def event(self, name: str, **fields: Any) -> None:
         self.events.append((name, fields))

@@ -12,19 +12,13 @@ OffsetFetch retry.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final
 
 from attrs import define
 
 from assignors.api import TopicPartition
-from coordinator.errors import Errors
+from coordinator.errors import NO_ERROR, Errors
 from coordinator.protocol import OffsetFetchResponse
 from members.backoff import ExponentialBackoff
-
-# The enum members the hot paths read, as module constants: reading ``Errors.NONE`` goes
-# through the enum metaclass's attribute hook (about 0.3 us a read on CPython 3.11, many
-# reads per message); a module global is a dict lookup.
-_NO_ERROR: Final = Errors.NONE
 
 
 @define
@@ -137,13 +131,13 @@ def offset_fetch_error(resp: OffsetFetchResponse) -> tuple[Errors, bool]:
     failing with it after the loop) and UNSTABLE_OFFSET_COMMIT (the only retriable one, when
     nothing worse is found), UNKNOWN_TOPIC_OR_PARTITION included (a KafkaException here).
     ``(NONE, False)`` when every partition has its offset."""
-    if resp.error_code != _NO_ERROR:
+    if resp.error_code != NO_ERROR:
         return resp.error_code, resp.error_code.retriable
     unauthorized = unstable = False
     for topic in resp.topics:
         for p in topic.partitions:
             code = p.error_code
-            if code == _NO_ERROR:
+            if code == NO_ERROR:
                 continue
             if code == Errors.TOPIC_AUTHORIZATION_FAILED:
                 unauthorized = True
@@ -155,4 +149,4 @@ def offset_fetch_error(resp: OffsetFetchResponse) -> tuple[Errors, bool]:
         return Errors.TOPIC_AUTHORIZATION_FAILED, False
     if unstable:
         return Errors.UNSTABLE_OFFSET_COMMIT, True
-    return _NO_ERROR, False
+    return NO_ERROR, False
