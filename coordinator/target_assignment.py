@@ -407,6 +407,7 @@ class MemberSpecs:
         return self.describer
 
 
+@gc_paused()
 def build_target_assignment(
     *,
     assignor: ConsumerGroupPartitionAssignor,
@@ -424,36 +425,10 @@ def build_target_assignment(
     ``specs``: the group's :class:`MemberSpecs` from earlier builds (a fresh one if omitted).
 
     The cyclic garbage collector is paused for the build (:func:`coordinator.gc_pause.gc_paused`,
-    as ``LazyMembers`` pauses it for its own part): a build allocates a few acyclic objects per member (specs, views, assignments), over
-    which CPython would otherwise run many collections, some walking the whole heap."""
-    with gc_paused():
-        return _build(
-            assignor,
-            members,
-            static_members,
-            subscription_metadata,
-            subscription_type,
-            target_assignment,
-            inverted_target_assignment,
-            topic_ids,
-            updated_members,
-            MemberSpecs() if specs is None else specs,
-        )
-
-
-def _build(
-    assignor: ConsumerGroupPartitionAssignor,
-    members: Mapping[str, ConsumerGroupMember],
-    static_members: Mapping[str, str],
-    subscription_metadata: Mapping[str, TopicMetadata],
-    subscription_type: SubscriptionType,
-    target_assignment: Mapping[str, Partitions],
-    inverted_target_assignment: Mapping[Uuid, Mapping[int, str]],
-    topic_ids: Mapping[str, Uuid],
-    updated_members: Mapping[str, ConsumerGroupMember | None],
-    cache: MemberSpecs,
-) -> TargetAssignmentResult:
-    """:func:`build_target_assignment`'s work."""
+    as ``LazyMembers`` pauses it for its own part): a build allocates a few acyclic objects per
+    member (specs, views, assignments), over which CPython would otherwise run many
+    collections, some walking the whole heap."""
+    cache = MemberSpecs() if specs is None else specs
     cache.start(topic_ids, len(members), subscription_type)
     old_of = target_assignment.get
     ids, member_specs, same = cache.member_specs(members, target_assignment)

@@ -38,3 +38,19 @@ def test_nested_pauses_restore_only_at_the_outermost():
             pass
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_as_a_decorator_each_call_is_paused():
+    seen = []
+
+    @gc_paused()
+    def build(fail: bool) -> None:
+        seen.append(gc.isenabled())
+        if fail:
+            raise ValueError("boom")
+
+    build(False)
+    with pytest.raises(ValueError):
+        build(True)
+    build(False)
+    assert seen == [False, False, False] and gc.isenabled()
