@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from enum import IntEnum
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from attrs import field, frozen
 
@@ -49,6 +49,12 @@ class RebalanceProtocol(IntEnum):
 
     EAGER = 0
     COOPERATIVE = 1
+
+
+#: RebalanceProtocol's members as module constants, for the consumer's hot paths (see
+#: coordinator.errors.NO_ERROR)
+EAGER: Final = RebalanceProtocol.EAGER
+COOPERATIVE: Final = RebalanceProtocol.COOPERATIVE
 
 
 @frozen

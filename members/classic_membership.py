@@ -41,16 +41,20 @@ from members.failure import ConsumerFatal
 from members.heartbeat import Heartbeat
 from members.membership import JOIN_GROUP, SYNC_GROUP, Action, Retry, join_reaction
 from members.network import InFlightRequest
-from members.state import NO_GENERATION, ConsumerStatus, Generation, MemberState
+from members.state import (
+    NO_GENERATION,
+    STATE_COMPLETING_REBALANCE,
+    STATE_PREPARING_REBALANCE,
+    STATE_STABLE,
+    STATE_UNJOINED,
+    STATUS_RUNNING,
+    Generation,
+    MemberState,
+)
 from members.timers import HeartbeatTimer, JoinRetryTimer
 
-# The enum members the hot paths read, as module constants (why: coordinator.errors.NO_ERROR).
-_UNJOINED: Final = MemberState.UNJOINED
-_STABLE: Final = MemberState.STABLE
-_PREPARING_REBALANCE: Final = MemberState.PREPARING_REBALANCE
-_COMPLETING_REBALANCE: Final = MemberState.COMPLETING_REBALANCE
+# read on every answer: a module constant (why: coordinator.errors.NO_ERROR)
 _NO_ACTION: Final = Action.NOTHING
-_RUNNING: Final = ConsumerStatus.RUNNING
 
 if TYPE_CHECKING:
     from members.membership import ClassicMembershipHost
@@ -96,7 +100,7 @@ class ClassicMembershipManager:
         self._c = host
         config = host.config
         # plain attributes, read on every poll (the MembershipManager protocol's properties)
-        self.member_state: MemberState = _UNJOINED
+        self.member_state: MemberState = STATE_UNJOINED
         self.generation: Generation = NO_GENERATION
         self.rejoin_needed = True
         self._rejoin_reason = ""
@@ -131,11 +135,11 @@ class ClassicMembershipManager:
     def local_commit_error(self) -> str | None:
         """ConsumerCoordinator.sendOffsetCommitRequest outside STABLE: during a rebalance a
         RebalanceInProgressException, else a CommitFailedException."""
-        if self.member_state is _STABLE:
+        if self.member_state is STATE_STABLE:
             return None
         if self.member_state in (
-            _PREPARING_REBALANCE,
-            _COMPLETING_REBALANCE,
+            STATE_PREPARING_REBALANCE,
+            STATE_COMPLETING_REBALANCE,
         ):
             return "REBALANCE_IN_PROGRESS"
         return "COMMIT_FAILED"
@@ -251,7 +255,7 @@ class ClassicMembershipManager:
                 return
             result, self._join = self._join, None
             if result.error is None:
-                if not self.generation.is_reset and self.member_state is _STABLE:
+                if not self.generation.is_reset and self.member_state is STATE_STABLE:
                     self._c._on_join_complete(step, result.assignment, now)
                     self._needs_join_prepare = True
                 else:
@@ -303,7 +307,7 @@ class ClassicMembershipManager:
         self.generation = (
             NO_GENERATION if reset_member_id else Generation(-1, self.generation.member_id, None)
         )
-        self._set_state(step, _UNJOINED, now, reason)
+        self._set_state(step, STATE_UNJOINED, now, reason)
         self.heartbeat.enabled = False
 
     def reset_state_and_rejoin(
@@ -322,7 +326,7 @@ class ClassicMembershipManager:
         if (
             (static_too or not self._c.is_static)
             and self._c.lookup.coordinator is not None
-            and self.member_state is not _UNJOINED
+            and self.member_state is not STATE_UNJOINED
             and self.generation.has_member_id
         ):
             self._c._send(
@@ -360,7 +364,7 @@ class ClassicMembershipManager:
 
     def _initiate_join_group(self, step: ConsumerStep, now: int) -> None:
         assert self._c.lookup.coordinator is not None
-        self._set_state(step, _PREPARING_REBALANCE, now, self._rejoin_reason or "join")
+        self._set_state(step, STATE_PREPARING_REBALANCE, now, self._rejoin_reason or "join")
         self._join = JoinFuture()
         request = JoinGroupRequest(
             group_id=self._c.config.group_id,
@@ -459,7 +463,7 @@ class ClassicMembershipManager:
                     "protocol type mismatch",
                 )
                 return
-            if self.member_state is not _PREPARING_REBALANCE:
+            if self.member_state is not STATE_PREPARING_REBALANCE:
                 # UnjoinedGroupException: retriable.
                 self.fail_join(
                     step,
@@ -471,7 +475,7 @@ class ClassicMembershipManager:
                 )
                 return
             self.generation = Generation(resp.generation_id, resp.member_id, resp.protocol_name)
-            self._set_state(step, _COMPLETING_REBALANCE, now, "JoinGroup succeeded")
+            self._set_state(step, STATE_COMPLETING_REBALANCE, now, "JoinGroup succeeded")
             self._enable_heartbeat(step, now)
             step.event(
                 "joined",
@@ -486,7 +490,7 @@ class ClassicMembershipManager:
             )
             if resp.assignment is not None:
                 # seed 004's design 2: the coordinator assigned; there is no SyncGroup round
-                self._set_state(step, _STABLE, now, "JoinGroup carried the assignment")
+                self._set_state(step, STATE_STABLE, now, "JoinGroup carried the assignment")
                 self._rejoin_reason = ""
                 self.rejoin_needed = False
                 self._join.done = True
@@ -540,7 +544,7 @@ class ClassicMembershipManager:
                     now,
                     "protocol type mismatch",
                 )
-            elif self.generation.is_reset or self.member_state is not _COMPLETING_REBALANCE:
+            elif self.generation.is_reset or self.member_state is not STATE_COMPLETING_REBALANCE:
                 self.fail_join(
                     step,
                     Errors.ILLEGAL_GENERATION,
@@ -560,7 +564,7 @@ class ClassicMembershipManager:
                     "protocol name mismatch",
                 )
             else:
-                self._set_state(step, _STABLE, now, "SyncGroup succeeded")
+                self._set_state(step, STATE_STABLE, now, "SyncGroup succeeded")
                 self._rejoin_reason = ""
                 self.rejoin_needed = False
                 self._join.done = True
@@ -578,7 +582,7 @@ class ClassicMembershipManager:
 
     def schedule_heartbeat(self, step: ConsumerStep, now: int) -> None:
         hb = self.heartbeat
-        if not hb.enabled or self._c.status is not _RUNNING:
+        if not hb.enabled or self._c.status is not STATUS_RUNNING:
             return
         if self._c.lookup.coordinator is None:
             at = now + self._c.config.retry_backoff_ms
@@ -676,7 +680,7 @@ class ClassicMembershipManager:
         if err == NO_ERROR:
             self._receive_heartbeat(now)
         elif err == Errors.REBALANCE_IN_PROGRESS:
-            if self.member_state is _STABLE:
+            if self.member_state is STATE_STABLE:
                 self.request_rejoin(step, "group is already rebalancing", now)
                 self._c._maybe_drive(step, now)
             self._receive_heartbeat(now)  # still counts as a live heartbeat

@@ -47,11 +47,13 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from attrs import define
 
 from assignors.api import (
+    COOPERATIVE,
+    EAGER,
     RebalanceProtocol,
     Subscription,
     TopicPartition,
@@ -118,7 +120,18 @@ from members.offsets import (
 )
 from members.positions import FetchPositions
 from members.result import ConsumerResult, ConsumerStep
-from members.state import ConsumerStatus, Generation, MemberState
+from members.state import (
+    STATE_COMPLETING_REBALANCE,
+    STATE_PREPARING_REBALANCE,
+    STATUS_CLOSED,
+    STATUS_CLOSING,
+    STATUS_CRASHED,
+    STATUS_FAILED,
+    STATUS_NEW,
+    STATUS_RUNNING,
+    Generation,
+    MemberState,
+)
 from members.timers import (
     TIMER_NAMES,
     CloseTimer,
@@ -135,18 +148,6 @@ from members.timers import (
     RequestTimeout,
 )
 from members.transactions import TXN_APIS, TXN_RESPONSES, ExactlyOnce, TxnStep
-
-# The enum members the hot paths read, as module constants (why: coordinator.errors.NO_ERROR).
-_NEW: Final = ConsumerStatus.NEW
-_COOPERATIVE: Final = RebalanceProtocol.COOPERATIVE
-_FAILED: Final = ConsumerStatus.FAILED
-_RUNNING: Final = ConsumerStatus.RUNNING
-_CLOSING: Final = ConsumerStatus.CLOSING
-_CLOSED: Final = ConsumerStatus.CLOSED
-_CRASHED: Final = ConsumerStatus.CRASHED
-_EAGER: Final = RebalanceProtocol.EAGER
-_COMPLETING_REBALANCE: Final = MemberState.COMPLETING_REBALANCE
-_PREPARING_REBALANCE: Final = MemberState.PREPARING_REBALANCE
 
 COMMIT_HISTORY = 1000
 COOPERATIVE_STICKY = "cooperative-sticky"
@@ -213,7 +214,7 @@ class Consumer:
         self.commits: deque[CommitResult] = deque(maxlen=COMMIT_HISTORY)
         self.committed: dict[TopicPartition, int] = {}
         self.incarnation = 0
-        self.status = _NEW
+        self.status = STATUS_NEW
         self.fatal_error: str | None = None
         self.network = ConsumerNetworkClient(
             node,
@@ -244,7 +245,7 @@ class Consumer:
         self.rebalance_protocol: RebalanceProtocol = (
             rebalance_protocol_of(self._assignors)
             if config.group_protocol == "classic"
-            else _COOPERATIVE  # KIP-848 revokes and assigns incrementally
+            else COOPERATIVE  # KIP-848 revokes and assigns incrementally
         )
         self._backoff = ExponentialBackoff(
             config.retry_backoff_ms, config.retry_backoff_max_ms, self._rng
@@ -400,11 +401,11 @@ class Consumer:
 
     @property
     def failed(self) -> bool:
-        return self.status is _FAILED
+        return self.status is STATUS_FAILED
 
     @property
     def alive(self) -> bool:
-        return self.status in (_RUNNING, _CLOSING)
+        return self.status in (STATUS_RUNNING, STATUS_CLOSING)
 
     @property
     def rejoin_needed(self) -> bool:
@@ -593,13 +594,13 @@ class Consumer:
 
     def _start(self, step: ConsumerStep, now_ms: int) -> None:
         """Construct + subscribe + first poll(): discover the coordinator and join."""
-        if self.status not in (_NEW, _CLOSED):
+        if self.status not in (STATUS_NEW, STATUS_CLOSED):
             return
-        if self.status is _CLOSED:
+        if self.status is STATUS_CLOSED:
             self.incarnation += 1
             self._reset_incarnation_state()
             self.fatal_error = None  # a consumer closed after a failure opens afresh
-        self.status = _RUNNING
+        self.status = STATUS_RUNNING
         step.event(
             "consumer_started",
             t_ms=now_ms,
@@ -618,7 +619,7 @@ class Consumer:
 
     def _crash(self, step: ConsumerStep, now_ms: int) -> None:
         """The process dies: nothing more is sent or answered until ``restart``."""
-        if self.status in (_RUNNING, _CLOSING):
+        if self.status in (STATUS_RUNNING, STATUS_CLOSING):
             step.event(
                 "consumer_crashed",
                 t_ms=now_ms,
@@ -626,7 +627,7 @@ class Consumer:
                 generation_id=self.membership.generation.generation_id,
                 partitions=[str(tp) for tp in self.assignment],
             )
-            self.status = _CRASHED
+            self.status = STATUS_CRASHED
 
     def _restart(
         self, step: ConsumerStep, now_ms: int, config: ConsumerConfig | None = None
@@ -641,7 +642,7 @@ class Consumer:
                 f"a restart cannot move {self.node} to another group "
                 f"({self.config.group_id!r} -> {config.group_id!r})"
             )
-        if self.status in (_RUNNING, _CLOSING):
+        if self.status in (STATUS_RUNNING, STATUS_CLOSING):
             self._crash(step, now_ms)
         if config is not None:
             self._configure(config)
@@ -649,7 +650,7 @@ class Consumer:
             self.network.join_request_timeout_ms = config.join_request_timeout_ms
         self.incarnation += 1
         self._reset_incarnation_state()
-        self.status = _NEW
+        self.status = STATUS_NEW
         self.fatal_error = None
         step.event("consumer_restarted", t_ms=now_ms, incarnation=self.incarnation)
         self._start(step, now_ms)
@@ -661,15 +662,15 @@ class Consumer:
         CLOSING until then. ``timeout_ms`` None is close(): the 30 s default
         (ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS); 0 sends the commit and the LeaveGroup but
         waits for no answer."""
-        if self.status is _FAILED:
+        if self.status is STATUS_FAILED:
             # Kafka's consumer can be closed after poll() threw; the simulated one has been
             # silent since its failure and closes without sending anything.
             step.event("consumer_closing", t_ms=now_ms)
             self._closed(step, now_ms)
             return
-        if self.status is not _RUNNING:
+        if self.status is not STATUS_RUNNING:
             return
-        self.status = _CLOSING
+        self.status = STATUS_CLOSING
         step.event("consumer_closing", t_ms=now_ms)
         # ClassicKafkaConsumer.close: one timer, min(timeout, request.timeout.ms), bounds it all.
         timeout = DEFAULT_CLOSE_TIMEOUT_MS if timeout_ms is None else timeout_ms
@@ -705,7 +706,7 @@ class Consumer:
         self._set_subscription(topics, pattern)
         new = (self._explicit_topics, self._pattern.pattern if self._pattern else None)
         changed = old != new
-        if self.status is not _RUNNING or not (changed or self._pattern):
+        if self.status is not STATUS_RUNNING or not (changed or self._pattern):
             return
         if self._pattern is not None:
             # ConsumerCoordinator.updatePatternSubscription(metadata.fetch()): match what is known
@@ -728,7 +729,7 @@ class Consumer:
     def _commit_now(self, step: ConsumerStep, now_ms: int) -> None:
         """commitSync() of the consumed positions, retried until default.api.timeout.ms (the
         outcome lands in ``commits``; the application is not blocked meanwhile)."""
-        if self.status is _RUNNING:
+        if self.status is STATUS_RUNNING:
             self._commit(
                 step,
                 self._all_consumed(),
@@ -740,7 +741,7 @@ class Consumer:
 
     def _stall(self, step: ConsumerStep, duration_ms: int, now_ms: int) -> None:
         """The application blocks (slow processing) for ``duration_ms`` before its next poll()."""
-        if self.status is not _RUNNING:
+        if self.status is not STATUS_RUNNING:
             return
         self.fetch.materialize(now_ms)
         if self.app.in_poll(now_ms):
@@ -758,7 +759,7 @@ class Consumer:
     def _handle_timer(self, step: ConsumerStep, key: str, now_ms: int) -> None:
         """A timer the consumer set fired: its rendered key is parsed back into the typed key
         (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
-        if self.status not in (_RUNNING, _CLOSING):
+        if self.status not in (STATUS_RUNNING, STATUS_CLOSING):
             return
         timer = self._timers.parse(key)
         if timer is None:
@@ -767,7 +768,7 @@ class Consumer:
             self._on_request_timeout(step, timer, now_ms)
             return
         kind = type(timer)
-        if self.status is _CLOSING:
+        if self.status is STATUS_CLOSING:
             if self._close_node is not None:
                 # close() waits for the coordinator's answers and does nothing else
                 if kind is CloseTimer:
@@ -834,7 +835,7 @@ class Consumer:
     def _handle_disconnect(
         self, step: ConsumerStep, dst: str, correlation_id: int, now_ms: int
     ) -> None:
-        if self.status not in (_RUNNING, _CLOSING):
+        if self.status not in (STATUS_RUNNING, STATUS_CLOSING):
             return
         entry = self.network.complete(correlation_id)
         if entry is None:
@@ -857,7 +858,7 @@ class Consumer:
     def _handle_response(
         self, step: ConsumerStep, src: str, correlation_id: int, message: object, now_ms: int
     ) -> None:
-        if self.status not in (_RUNNING, _CLOSING):
+        if self.status not in (STATUS_RUNNING, STATUS_CLOSING):
             return
         entry = self.network.complete(correlation_id)
         if entry is None:
@@ -894,7 +895,7 @@ class Consumer:
 
     def _fail(self, step: ConsumerStep, fatal: ConsumerFatal, now: int) -> None:
         """A fatal error thrown from poll(): the application stops using the consumer."""
-        if self.status is _FAILED:
+        if self.status is STATUS_FAILED:
             return
         self.fatal_error = fatal.error
         self.membership.stop()
@@ -906,7 +907,7 @@ class Consumer:
             member_id=self.membership.generation.member_id,
             generation_id=self.membership.generation.generation_id,
         )
-        self.status = _FAILED
+        self.status = STATUS_FAILED
         step.effects.extend(self._timers.cancel_all())
 
     def _on_failed_request(
@@ -957,7 +958,7 @@ class Consumer:
         The update goes out once Metadata.timeToAllowUpdate allows (_maybe_update_metadata),
         so at once unless the last answer or failed request is recent; a request in flight
         serves it."""
-        if self.status is not _RUNNING:
+        if self.status is not STATUS_RUNNING:
             return  # a closing consumer sends nothing new
         self._md.request_update(False)
         self._maybe_update_metadata(step, now)
@@ -1138,7 +1139,7 @@ class Consumer:
                 step.event("pattern_matched", t_ms=now, topics=list(matched))
                 self._subscription = matched
         self._refresh_metadata_snapshot()
-        if invalid and self.status is _RUNNING:
+        if invalid and self.status is STATUS_RUNNING:
             # Metadata.handleMetadataResponse keeps the topics answered INVALID_TOPIC_EXCEPTION
             # (an illegal name: Topic.validate) and ConsumerNetworkClient.poll ends with
             # Metadata.maybeThrowAnyException, so the application's poll() throws
@@ -1197,7 +1198,7 @@ class Consumer:
         coordinator is found; the batches in between are accounted lazily. Processing model: one
         batch per call, processed for ``processing_time_ms (+ per record)``, then the next poll.
         """
-        if self.status is not _RUNNING or not self.app.in_poll(now):
+        if self.status is not STATUS_RUNNING or not self.app.in_poll(now):
             return
         self._timers.forget(PollTimer)
         self.membership.on_poll(step, now)
@@ -1207,7 +1208,7 @@ class Consumer:
             if self._poll_fatal is not None:
                 raise self._poll_fatal
             self._drive(step, now)
-            if self.status is not _RUNNING:
+            if self.status is not STATUS_RUNNING:
                 return
             self._maybe_auto_commit(step, now)
             self._maybe_transaction(step, now)
@@ -1224,7 +1225,7 @@ class Consumer:
     def _schedule_continuous_poll(self, step: ConsumerStep, now: int) -> None:
         """The next time the always-polling application has something to do on its own."""
         app = self.app
-        if not app.continuous or self.status is not _RUNNING:
+        if not app.continuous or self.status is not STATUS_RUNNING:
             return
         if not app.in_poll(now):
             self._set_poll_timer(step, app.busy_until)
@@ -1257,7 +1258,7 @@ class Consumer:
 
     def _maybe_drive(self, step: ConsumerStep, now: int) -> None:
         """Run application-thread work now if the application is inside poll(), else when it is."""
-        if self.status is not _RUNNING:
+        if self.status is not STATUS_RUNNING:
             return
         until = self.app.busy_until
         if now >= until:
@@ -1267,7 +1268,7 @@ class Consumer:
 
     def _drive(self, step: ConsumerStep, now: int) -> None:
         """ConsumerCoordinator.poll up to the join: coordinator, then joinGroupIfNeeded."""
-        if self.status is not _RUNNING or not self._subscribed:
+        if self.status is not STATUS_RUNNING or not self._subscribed:
             return
         try:
             if self.membership.fatal is not None:
@@ -1348,7 +1349,7 @@ class Consumer:
         self._prepare_commit = op
         self.fetch.pending_revocation = (
             op is not None
-            and self.rebalance_protocol is _EAGER
+            and self.rebalance_protocol is EAGER
             and self.config.pause_pending_revocation is not False
         )
 
@@ -1576,7 +1577,7 @@ class Consumer:
         node = self._close_node
         if (
             node is not None
-            and self.status is _CLOSING
+            and self.status is STATUS_CLOSING
             and (self.lookup.coordinator != node or not self.network.pending_request_count(node))
         ):
             self._closed(step, now)
@@ -1601,7 +1602,7 @@ class Consumer:
 
     def _closed(self, step: ConsumerStep, now: int) -> None:
         self._close_node = None
-        self.status = _CLOSED
+        self.status = STATUS_CLOSED
         step.event("consumer_closed", t_ms=now)
         step.effects.extend(self._timers.cancel_all())
 
@@ -1708,7 +1709,7 @@ class Consumer:
             return
         if (
             pending.generation != self.membership.generation
-            or self.membership.member_state is not _COMPLETING_REBALANCE
+            or self.membership.member_state is not STATE_COMPLETING_REBALANCE
         ):
             # The member left the group while its leader waited for metadata (in the simulator
             # the application may unsubscribe meanwhile; Kafka's is blocked in onLeaderElected).
@@ -1756,7 +1757,7 @@ class Consumer:
                     f"assignor {name} failed: {exc!r}",
                 )
                 return
-            if self.rebalance_protocol is _COOPERATIVE and name != COOPERATIVE_STICKY:
+            if self.rebalance_protocol is COOPERATIVE and name != COOPERATIVE_STICKY:
                 bad = rebalance.cooperative_violations(subscriptions, result)
                 if bad:
                     self.membership.fail_join(
@@ -1842,7 +1843,7 @@ class Consumer:
         """initWithCommittedOffsetsIfNeeded: positions of new partitions start at the commit."""
         if self.offset_lookup.in_flight is not None or self.lookup.coordinator is None:
             return
-        if self.status is not _RUNNING:
+        if self.status is not STATUS_RUNNING:
             return  # only poll() looks offsets up (updateFetchPositions); close() never does
         if self.offset_lookup.retry_at is not None:
             if now < self.offset_lookup.retry_at:
@@ -2180,7 +2181,7 @@ class Consumer:
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             if (
                 not self._generation_unchanged(entry)
-                and self.membership.member_state is _PREPARING_REBALANCE
+                and self.membership.member_state is STATE_PREPARING_REBALANCE
             ):
                 self._finish_commit(step, op, "REBALANCE_IN_PROGRESS", now, False)
             else:
@@ -2202,7 +2203,7 @@ class Consumer:
                 )
                 self._maybe_drive(step, now)
             else:
-                rebalancing = self.membership.member_state is _PREPARING_REBALANCE
+                rebalancing = self.membership.member_state is STATE_PREPARING_REBALANCE
                 self._finish_commit(
                     step,
                     op,
@@ -2230,7 +2231,7 @@ class Consumer:
         errors = {p.error_code for t in resp.topics for p in t.partitions}
         if (
             self.config.commit_error_handling == "franz-go-1.4"
-            and self.rebalance_protocol is _COOPERATIVE
+            and self.rebalance_protocol is COOPERATIVE
             and op.tries < 3
             and errors <= _ACROSS_REBALANCE_ERRORS
             and set(op.offsets) <= set(self.assignment)

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Final
 
 from attrs import frozen
 
-from assignors.api import RebalanceProtocol, Subscription, TopicPartition
-from members.state import Generation, MemberState
-
-# The enum members the hot paths read, as module constants (why: coordinator.errors.NO_ERROR).
-_EAGER: Final = RebalanceProtocol.EAGER
-_COOPERATIVE: Final = RebalanceProtocol.COOPERATIVE
-_PREPARING_REBALANCE: Final = MemberState.PREPARING_REBALANCE
-_COMPLETING_REBALANCE: Final = MemberState.COMPLETING_REBALANCE
+from assignors.api import COOPERATIVE, EAGER, RebalanceProtocol, Subscription, TopicPartition
+from members.state import (
+    STATE_COMPLETING_REBALANCE,
+    STATE_PREPARING_REBALANCE,
+    Generation,
+    MemberState,
+)
 
 LOST = "lost"
 REVOKED = "revoked"
@@ -56,7 +54,7 @@ def on_join_prepare(
     revokes only those of topics no longer subscribed."""
     if out_of_group(generation):
         return Revocation(LOST, list(owned), []) if owned else NOTHING
-    if protocol is _EAGER:
+    if protocol is EAGER:
         return Revocation(REVOKED, list(owned), [])
     subscribed = set(subscription)
     revoked = [tp for tp in owned if tp.topic not in subscribed]
@@ -76,7 +74,7 @@ def on_join_complete(
     owned_set = set(owned)
     assigned_set = set(assigned)
     added = sorted(assigned_set - owned_set)
-    if protocol is _COOPERATIVE:
+    if protocol is COOPERATIVE:
         return sorted(owned_set - assigned_set), added
     return [], added
 
@@ -88,7 +86,7 @@ def on_leave_prepare(
     revoked; None when nothing is owned."""
     if not owned:
         return None
-    rebalancing = state in (_PREPARING_REBALANCE, _COMPLETING_REBALANCE)
+    rebalancing = state in (STATE_PREPARING_REBALANCE, STATE_COMPLETING_REBALANCE)
     return LOST if out_of_group(generation) or rebalancing else REVOKED
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 from attrs import frozen
 
@@ -33,6 +34,20 @@ class ConsumerStatus(StrEnum):
     CLOSED = "CLOSED"
     CRASHED = "CRASHED"  # silent until restart()
     FAILED = "FAILED"  # a fatal error was thrown from poll(); the application stopped
+
+
+# The members the hot paths read, as module constants: reading one off its enum class goes
+# through the enum metaclass's attribute hook (see coordinator.errors.NO_ERROR).
+STATE_UNJOINED: Final = MemberState.UNJOINED
+STATE_PREPARING_REBALANCE: Final = MemberState.PREPARING_REBALANCE
+STATE_COMPLETING_REBALANCE: Final = MemberState.COMPLETING_REBALANCE
+STATE_STABLE: Final = MemberState.STABLE
+STATUS_NEW: Final = ConsumerStatus.NEW
+STATUS_RUNNING: Final = ConsumerStatus.RUNNING
+STATUS_CLOSING: Final = ConsumerStatus.CLOSING
+STATUS_CLOSED: Final = ConsumerStatus.CLOSED
+STATUS_CRASHED: Final = ConsumerStatus.CRASHED
+STATUS_FAILED: Final = ConsumerStatus.FAILED
 
 
 @frozen
