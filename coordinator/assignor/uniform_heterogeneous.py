@@ -56,14 +56,15 @@ INTERNED_LIMIT = 1 << 16
 _SINGLES: list[OrderedPartitions] = []
 
 
-def _singles(partitions: list[int]) -> list[OrderedPartitions]:
+def _singles(partitions: list[int], high: int | None = None) -> list[OrderedPartitions]:
     """A one-partition set for each of ``partitions``. The sets are read-only tuples, equal by
     content, and a one-element ``HashSet`` iterates the same at any capacity, so the same
     object serves every member holding that partition number (made once per process, like
-    Java's ``Integer`` cache); numbers from :data:`INTERNED_LIMIT` up are made each time."""
+    Java's ``Integer`` cache); numbers from :data:`INTERNED_LIMIT` up are made each time.
+    ``high``: the largest of ``partitions`` when the caller knows it."""
     if not partitions:
         return []
-    high = max(partitions)
+    high = max(partitions) if high is None else high
     if high >= INTERNED_LIMIT:
         return list(map(OrderedPartitions, zip(partitions)))
     if high >= len(_SINGLES):
@@ -268,17 +269,22 @@ class _Builder:
             has_keys = keys_per_member > 0
             trailing = np.zeros(member_count, dtype=bool)
             trailing[has_keys] = multi[bounds[1:][has_keys] - 1]
-            map_caps = np.fromiter(
-                map(fresh_map_capacity, key_list, trailing.tolist()),
+            most = int(keys_per_member.max())
+            table = np.array(
+                [fresh_map_capacity(k, t) for k in range(most + 1) for t in (False, True)],
                 dtype=np.int64,
-                count=member_count,
             )
+            map_caps = table[keys_per_member * 2 + trailing]
             rank = np.arange(entries, dtype=np.int64) - np.repeat(bounds[:-1], keys_per_member)
             bucket = self._topic_hashes()[topics] & (map_caps - 1)[position]
-            order = np.argsort((position << 42) | (bucket << 21) | ((1 << 21) - 1 - rank))
+            order = np.argsort(
+                (position << 42) | (bucket << 21) | ((1 << 21) - 1 - rank), kind="stable"
+            )
             topics = topics[order]
         if not multi.any():
-            sets = _singles((firsts if order is None else firsts[order]).tolist())
+            sets = _singles(
+                (firsts if order is None else firsts[order]).tolist(), int(firsts.max(initial=0))
+            )
         else:
             sets = _singles(firsts.tolist())
             at = np.flatnonzero(multi)
@@ -333,12 +339,9 @@ class _Builder:
         if not entries:
             self.sizes = np.zeros(count, dtype=np.int64)
             return
-        keys: list[Uuid] = list(itertools.chain.from_iterable(olds))
-        values: list[AbstractSet[int]] = list(
-            itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
-        )
-        numbers = list(map(self.index_by_object.get, map(id, keys)))
+        numbers = list(map(self.index_by_object.get, map(id, itertools.chain.from_iterable(olds))))
         if None in numbers:  # equal topic ids held by other objects, or unknown topics
+            keys = list(itertools.chain.from_iterable(olds))
             for j, t in enumerate(numbers):
                 if t is None:
                     numbers[j] = self.topic_index.get(keys[j], -1)
@@ -349,22 +352,42 @@ class _Builder:
         for g, group_topics in enumerate(self.group_topics):
             subscribed[g, group_topics] = True
         kept = subscribed[self.member_group_array[member], topics]
-        sizes = np.fromiter(map(len, values), np.int64, entries)
-        kept_sizes = sizes[kept]
-        self.sizes = np.bincount(member[kept], weights=kept_sizes, minlength=count).astype(np.int64)
-        kept_at = np.flatnonzero(kept)
-        partitions = np.fromiter(
-            itertools.chain.from_iterable(map(values.__getitem__, kept_at.tolist())),
-            np.int64,
-            int(kept_sizes.sum()),
+        # Every partition of every entry in one list (one C-level pass); when there are as many
+        # as entries, each set holds one partition and their sizes need no pass of their own.
+        flat = list(
+            itertools.chain.from_iterable(
+                itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
+            )
         )
-        kept_topics = topics[kept]
+        if len(flat) == entries:
+            sizes = np.ones(entries, dtype=np.int64)
+        else:
+            sizes = np.fromiter(
+                map(len, itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))),
+                np.int64,
+                entries,
+            )
+        partitions = np.array(flat, dtype=np.int64)
+        all_kept = bool(kept.all())
+        if all_kept:
+            kept_sizes = sizes
+            kept_topics = topics
+            kept_members = member
+        else:
+            kept_sizes = sizes[kept]
+            kept_topics = topics[kept]
+            kept_members = member[kept]
+            partitions = partitions[np.repeat(kept, sizes)]
+        self.sizes = np.bincount(kept_members, weights=kept_sizes, minlength=count).astype(np.int64)
         limits = np.repeat(np.asarray(self.num_partitions, dtype=np.int64)[kept_topics], kept_sizes)
         if len(partitions) and ((partitions < 0) | (partitions >= limits)).any():
             raise IndexError("a member owns a partition beyond its topic's partition count")
         owners[np.repeat(offsets[kept_topics], kept_sizes) + partitions] = np.repeat(
-            member[kept], kept_sizes
+            kept_members, kept_sizes
         )
+        if all_kept:
+            return
+        keys = list(itertools.chain.from_iterable(olds))
         for j in np.flatnonzero(~kept).tolist():
             index = int(member[j])
             new = self.changed[index]
@@ -514,26 +537,46 @@ class _Builder:
         if not topics:
             return
         ordered = sorted(topics, key=self._sort_key)
-        # Every topic already within one (the usual outcome of step 2): balanceTopic would
-        # return at its imbalance check for each, so the loop ends after one pass, unchanged.
-        # One vectorised check over all the topics' subscribers instead of a call per topic.
+        # balanceTopic changes nothing for a topic whose subscribers are within one, nor for
+        # one it already found nothing to move in while no subscriber's size changed since:
+        # such topics are "settled" and skipped (as if called: it would return 0). One
+        # vectorised check over all the topics' subscribers settles the balanced ones; a move
+        # unsettles every topic of the groups of the members it touched.
         starts = np.zeros(len(ordered), dtype=np.int64)
         np.cumsum([len(self.subscribers[t]) for t in ordered[:-1]], out=starts[1:])
         loads = self.sizes[np.concatenate([self.subscribers[t] for t in ordered])]
-        if (np.maximum.reduceat(loads, starts) - np.minimum.reduceat(loads, starts) <= 1).all():
+        settled = (
+            np.maximum.reduceat(loads, starts) - np.minimum.reduceat(loads, starts) <= 1
+        ).tolist()
+        if all(settled):  # the usual outcome of step 2: one pass, no change
             return
+        position = {t: i for i, t in enumerate(ordered)}
+        member_group = self.member_group
         last = -1
         for _ in range(MAX_ITERATION_COUNT):
             for i, t in enumerate(ordered):
                 if i == last:
                     return
-                moved = self.balance_topic(t)
+                if settled[i]:
+                    moved = 0
+                else:
+                    touched: list[int] = []
+                    moved = self.balance_topic(t, touched)
+                    if moved:
+                        for g in set(map(member_group.__getitem__, touched)):
+                            for u in self.group_topics[g]:
+                                j = position.get(u)
+                                if j is not None:
+                                    settled[j] = False
+                    else:
+                        settled[i] = True
                 if moved > 0 or last == -1:
                     last = i
 
-    def balance_topic(self, t: int) -> int:
+    def balance_topic(self, t: int, touched: list[int]) -> int:
         """balanceTopic: move the topic's partitions from its most to its least loaded
-        subscribers (Kafka's MemberAssignmentBalancer, step by step)."""
+        subscribers (Kafka's MemberAssignmentBalancer, step by step); the members that gave or
+        took a partition are appended to ``touched``."""
         subscribers = self.subscribers[t]
         loads = self.sizes[subscribers]
         if int(loads.max()) - int(loads.min()) <= 1:
@@ -613,6 +656,8 @@ class _Builder:
             )
             owners[partition] = least
             sizes[least] += 1
+            touched.append(old_owner)
+            touched.append(least)
             moved += 1
         return moved
 
