@@ -78,29 +78,41 @@ class NewTargetAssignment(Mapping[str, Partitions]):
     in the result's order. A member's map is converted when first read: the coordinator reads
     only the members it writes records for (and the member that heartbeats)."""
 
-    __slots__ = ("_assignments", "_converted")
+    __slots__ = ("_converted", "_ids", "_index", "_maps")
 
     def __init__(
-        self, assignments: Mapping[str, MemberAssignment], converted: dict[str, Partitions]
+        self,
+        member_ids: Sequence[str],
+        maps: Sequence[TopicPartitions],
+        converted: dict[str, Partitions],
     ) -> None:
-        self._assignments = assignments
+        self._ids = member_ids
+        self._maps = maps
         self._converted = converted
+        self._index: dict[str, int] | None = None
+
+    def _position(self, member_id: object) -> int | None:
+        if self._index is None:
+            self._index = dict(zip(self._ids, range(len(self._ids)), strict=True))
+        return self._index.get(member_id)  # type: ignore[call-overload]
 
     def __getitem__(self, member_id: str) -> Partitions:
         converted = self._converted.get(member_id)
         if converted is None:
-            partitions = self._assignments[member_id].partitions
-            converted = self._converted[member_id] = _as_sets(partitions)
+            i = self._position(member_id)
+            if i is None:
+                raise KeyError(member_id)
+            converted = self._converted[member_id] = _as_sets(self._maps[i])
         return converted
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._assignments)
+        return iter(self._ids)
 
     def __len__(self) -> int:
-        return len(self._assignments)
+        return len(self._ids)
 
     def __contains__(self, member_id: object) -> bool:
-        return member_id in self._assignments
+        return member_id in self._converted or self._position(member_id) is not None
 
     def __repr__(self) -> str:
         return f"NewTargetAssignment({dict(self)!r})"
@@ -462,38 +474,55 @@ def build_target_assignment(
         ),
         cache.topic_describer(subscription_metadata),
     )
-    # Every member's new assignment (a LazyMembers builds them now). dict_values.mapping is the
-    # result's own dict, read-only: no copy of it.
-    values = result.members.values()
-    assignments: Mapping[str, MemberAssignment] | None = getattr(values, "mapping", None)
-    if assignments is None:
-        assignments = dict(result.members.items())
-        values = assignments.values()
-    if list(assignments) == order:
-        news: list[MemberAssignment | None] = list(values)
+    # Every member's new map, in the result's order: a LazyMembers hands its maps over without
+    # making the assignment objects; another mapping is read once.
+    result_ids, result_maps = _result_maps(result.members)
+    if result_ids == order:
+        new_parts: list[TopicPartitions] = result_maps
+        present: list[bool] | None = None
     else:
-        news = list(map(assignments.get, order))
+        by_id: dict[str, TopicPartitions] = dict(zip(result_ids, result_maps, strict=True))
+        present = list(map(by_id.__contains__, order))
+        # a member the assignor left out gets Kafka's Assignment.EMPTY
+        new_parts = list(map(by_id.get, order, itertools.repeat(EMPTY_PARTITIONS)))
     # the delta, in the member map's order: a member whose new map is its old map object is
     # unchanged (AbstractMap.equals' identity check); the others are compared by content
     converted: dict[str, Partitions] = {}
     changed: list[str] = []
     olds = list(map(old_of, order, itertools.repeat(_NO_TARGET)))
-    try:
-        new_parts = list(map(_partitions_of, news))
-    except AttributeError:  # a member the assignor left out (Kafka: Assignment.EMPTY)
-        new_parts = [EMPTY_PARTITIONS if a is None else a.partitions for a in news]
     for i in itertools.compress(range(len(order)), map(operator.is_not, new_parts, olds)):
         member_id = order[i]
         old = olds[i]
         new_sets = _as_sets(new_parts[i])
-        if news[i] is not None:
+        if present is None or present[i]:
             converted[member_id] = new_sets
         if old is _NO_TARGET or _as_sets(old) != new_sets:
             changed.append(member_id)
-    return TargetAssignmentResult(NewTargetAssignment(assignments, converted), tuple(changed))
+    return TargetAssignmentResult(
+        NewTargetAssignment(result_ids, result_maps, converted), tuple(changed)
+    )
+
+
+def _result_maps(
+    members: Mapping[str, MemberAssignment],
+) -> tuple[Sequence[str], list[TopicPartitions]]:
+    """(The result's member ids, their partitions maps), in the result's order."""
+    partition_maps = getattr(members, "partition_maps", None)
+    if partition_maps is not None:
+        return members.member_ids(), partition_maps()  # type: ignore[attr-defined]
+    values = members.values()
+    # dict_values.mapping is the result's own dict, read-only: no copy of it
+    ids = list(getattr(values, "mapping", members))
+    return ids, list(map(_partitions_of, values))
 
 
 def _as_sets(assignment: TopicPartitions) -> dict[Uuid, frozenset[int]]:
+    """The map's non-empty sets as frozensets, in its order (an assignor's map may compute them
+    without building its Java-ordered tables: ``DeferredTopicMap.partition_sets``)."""
+    partition_sets = getattr(assignment, "partition_sets", None)
+    if partition_sets is not None:
+        result: dict[Uuid, frozenset[int]] = partition_sets()
+        return result
     return {t: frozenset(ps) for t, ps in assignment.items() if ps}
 
 

@@ -4,41 +4,63 @@ Kafka's assignors return a ``HashMap<String, MemberAssignment>`` holding one obj
 groupsim's keep, per member, what its assignment is made of (an ordinal, a stretch of partitions,
 recorded map steps) and build the member's :class:`MemberAssignmentImpl` when it is first read,
 once. The coordinator reads every member anyway; the assignor itself does not need to. A builder
-that can make every member at once (numpy passes, objects made in C) passes ``make_all``, used
-when everything is read before any single member was.
+that can make every member at once (numpy passes, objects made in C) passes ``make_all``, or
+``make_maps`` (every member's partitions map, in member order), used when everything is read
+before any single member was. :meth:`LazyMembers.partition_maps` hands those maps over without
+the per-member wrappers (``TargetAssignmentBuilder`` only reads the maps).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
 
-from coordinator.assignor.api import MemberAssignment
+from coordinator.assignor.api import MemberAssignment, TopicPartitions
+from coordinator.assignor.spec import MemberAssignmentImpl, member_assignments
 from coordinator.gc_pause import gc_paused
+
+_partitions_of = operator.attrgetter("partitions")
 
 
 class LazyMembers(Mapping[str, MemberAssignment]):
     """member id -> assignment, ``make(i)`` building the i-th member's on first read."""
 
-    __slots__ = ("_all_map", "_built", "_ids", "_index", "_make", "_make_all", "_some_built")
+    __slots__ = (
+        "_all_map",
+        "_built",
+        "_ids",
+        "_index",
+        "_make",
+        "_make_all",
+        "_make_maps",
+        "_maps",
+        "_some_built",
+    )
 
     def __init__(
         self,
         member_ids: Sequence[str],
         make: Callable[[int], MemberAssignment],
         make_all: Callable[[], list[MemberAssignment]] | None = None,
+        make_maps: Callable[[], list[TopicPartitions]] | None = None,
     ) -> None:
         self._ids = member_ids
         self._make = make
         self._make_all = make_all
+        self._make_maps = make_maps
         self._index: dict[str, int] | None = None
         self._built: list[MemberAssignment | None] = [None] * len(member_ids)
         self._some_built = False
         self._all_map: dict[str, MemberAssignment] | None = None
+        self._maps: list[TopicPartitions] | None = None
 
     def member(self, i: int) -> MemberAssignment:
         built = self._built[i]
         if built is None:
-            built = self._built[i] = self._make(i)
+            maps = self._maps  # made already: member i's map is there (make(i) made it again)
+            built = self._built[i] = (
+                self._make(i) if maps is None else MemberAssignmentImpl(maps[i])
+            )
             self._some_built = True
         return built
 
@@ -53,6 +75,21 @@ class LazyMembers(Mapping[str, MemberAssignment]):
     def __len__(self) -> int:
         return len(self._ids)
 
+    def member_ids(self) -> Sequence[str]:
+        """The member ids in the result's order (the sequence itself: do not mutate)."""
+        return self._ids
+
+    def partition_maps(self) -> list[TopicPartitions]:
+        """Every member's partitions map, in :meth:`member_ids` order (a builder's
+        ``make_maps`` when nothing was read before, without making the assignment objects)."""
+        if self._maps is None:
+            if self._make_maps is not None and not self._some_built and self._all_map is None:
+                with gc_paused():
+                    self._maps = self._make_maps()
+            else:
+                self._maps = list(map(_partitions_of, self._all().values()))
+        return self._maps
+
     def _all(self) -> dict[str, MemberAssignment]:
         """Every member's assignment, built now. The build allocates a few acyclic containers
         per member; CPython's cyclic collector would run on the allocation count many times
@@ -61,8 +98,12 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         if self._all_map is not None:
             return self._all_map
         with gc_paused():
-            if self._make_all is not None and not self._some_built:
+            everyone: list[MemberAssignment] | None = None
+            if not self._some_built and (self._maps is not None or self._make_maps is not None):
+                everyone = member_assignments(self.partition_maps())  # type: ignore[assignment]
+            elif self._make_all is not None and not self._some_built:
                 everyone = self._make_all()
+            if everyone is not None:
                 self._built = everyone  # type: ignore[assignment]
                 self._all_map = dict(zip(self._ids, everyone, strict=True))
             else:

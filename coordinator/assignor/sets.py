@@ -464,6 +464,52 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
             self._ops = []
         return self._map
 
+    def partition_sets(self) -> dict[Uuid, frozenset[int]]:
+        """``{topic id: frozenset}`` of the map's non-empty sets, in its iteration order, each
+        frozenset filled in its set's Java order (what the old ``{t: frozenset(ps) for t, ps in
+        map.items() if ps}`` gives, down to the frozensets' own iteration order). When the
+        steps leave one topic at most, the key order is trivial: only the sets are replayed
+        (:meth:`_replay_sets`), not the map's table; otherwise the map is built."""
+        if self._map is None:
+            sets = self._replay_sets()
+            if len(sets) <= 1:
+                return {t: frozenset(ps) for t, ps in sets.items() if ps}
+        return {t: frozenset(ps) for t, ps in self._built().items() if ps}
+
+    def _replay_sets(self) -> dict[Uuid, IntHashSet]:
+        """The sets :meth:`_built` ends with (same capacities, same insertion order, so the
+        same Java order), without the map: a base set is copied (the deep copy's ``new
+        HashSet<>(set)``) only if it survives the steps, or when a step changes it."""
+        base = self._base
+        pending = dict(base.items())  # base sets not copied yet
+        sets: dict[Uuid, IntHashSet] = {}
+        for kind, topic_id, arg, runs, _ in self._ops:
+            if kind == 0:  # computeIfAbsent(topic, new HashSet<>(arg)).add(...)
+                target = sets.get(topic_id)
+                if target is None:
+                    source = pending.pop(topic_id, None)
+                    target = IntHashSet(arg) if source is None else IntHashSet.copy_of(source)
+                    sets[topic_id] = target
+                target.add_runs(runs)
+            elif kind == 1:  # put(topic, new set)
+                pending.pop(topic_id, None)
+                fresh = sets[topic_id] = IntHashSet(arg)
+                fresh.add_runs(runs)
+            elif kind == 2:  # remove(topic)
+                pending.pop(topic_id, None)
+                sets.pop(topic_id, None)
+            else:  # remove a partition, and the topic once empty
+                existing = sets.get(topic_id)
+                if existing is None and topic_id in pending:
+                    existing = sets[topic_id] = IntHashSet.copy_of(pending.pop(topic_id))
+                if existing is not None:
+                    existing.remove(arg)
+                    if not existing:
+                        del sets[topic_id]
+        for topic_id, source in pending.items():
+            sets[topic_id] = IntHashSet.copy_of(source)
+        return sets
+
     def __getitem__(self, topic_id: Uuid) -> AbstractSet[int]:
         return self._built()[topic_id]
 

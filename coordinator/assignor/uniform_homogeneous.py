@@ -16,9 +16,11 @@ unassigned list found from the running sum of the quotas left.
 
 A map this builder returned carries ``DeferredTopicMap.summary`` (its size and a superset of its
 topics); next round a member whose summary fits its quota and whose topics are all still
-subscribed keeps its map without a walk, so an incremental round costs one attribute read per
-member plus a walk of the few that give partitions up. A topic's unassigned partitions are the
-difference of a cached ``{0..n-1}`` with its owners (empty when every partition is owned).
+subscribed keeps its map without a walk: the summaries are read and compared with the quotas in
+a few C-level and numpy passes over all members, and only the few members that give partitions
+up are walked in Python. A topic's unassigned partitions are the difference of a cached
+``{0..n-1}`` with its owners (empty when every partition is owned), one ``map`` over the topics;
+the subscription's topic order is computed once per subscription (:func:`subscription_of`).
 
 Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
 member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
@@ -33,22 +35,25 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
+from itertools import repeat
+from types import MappingProxyType
+from typing import NamedTuple, NoReturn
 
 import numpy as np
 
 from coordinator.assignor.api import (
     GroupAssignment,
     GroupSpec,
-    MemberAssignment,
     PartitionAssignorException,
     SubscribedTopicDescriber,
+    TopicPartitions,
 )
 from coordinator.assignor.bulk import (
     SMALL_BATCH,
     build_fresh_maps,
-    empty_maps,
     uuid_spread_hashes,
 )
 from coordinator.assignor.lazy import LazyMembers
@@ -61,7 +66,11 @@ from coordinator.assignor.sets import (
     copy_capacity,
     java_runs,
 )
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
+from coordinator.assignor.spec import (
+    GroupSpecImpl,
+    MemberAssignmentImpl,
+    SubscribedTopicDescriberImpl,
+)
 from coordinator.kafka_uuid import Uuid
 
 Runs = list[tuple[Uuid, range]]
@@ -116,6 +125,101 @@ def split_runs(runs: list[range], keep: int) -> tuple[list[range], list[range]]:
     return kept, rest
 
 
+class _Subscription(NamedTuple):
+    """The first member's subscribed topic ids as the builder uses them: the ids in the order
+    they were read (to recognise the same subscription), as a frozenset, and in the iteration
+    order of ``new HashSet<>(ids)``."""
+
+    ids: list[Uuid]
+    subscribed: frozenset[Uuid]
+    order: list[Uuid]
+
+
+#: subscriptions seen lately, by the identity of the ids object (held, so the id stays its own)
+#: and then by content; a hit is checked against the ids read now, so it never changes a result
+_SEEN_BY_ID: dict[int, tuple[AbstractSet[Uuid], _Subscription]] = {}
+_SEEN: dict[tuple[Uuid, ...], _Subscription] = {}
+_SEEN_LIMIT = 64
+
+
+def subscription_of(first: AbstractSet[Uuid]) -> _Subscription:
+    """The :class:`_Subscription` of ``first``, computed once per subscription: the topic order
+    sorts every topic id by its Java bucket, which a group pays on each build otherwise (the
+    group's members share one ids object, see ``coordinator.target_assignment.TopicIds``)."""
+    ids = list(first)
+    seen = _SEEN_BY_ID.get(id(first))
+    if seen is not None and seen[0] is first and seen[1].ids == ids:
+        return seen[1]
+    key = tuple(ids)
+    made = _SEEN.get(key)
+    if made is None or made.ids != ids:
+        if len(_SEEN) >= _SEEN_LIMIT:
+            _SEEN.clear()
+        made = _SEEN[key] = _Subscription(
+            ids, frozenset(ids), uuid_order(ids, copy_capacity(len(ids)))
+        )
+    if len(_SEEN_BY_ID) >= _SEEN_LIMIT:
+        _SEEN_BY_ID.clear()
+    _SEEN_BY_ID[id(first)] = (first, made)
+    return made
+
+
+def _unassigned(
+    group_spec: GroupSpec, describer: SubscribedTopicDescriber, topic_order: list[Uuid]
+) -> tuple[Runs, int]:
+    """(The partitions no member owns, topic by topic in ``topic_order``, each ascending, as
+    runs; the partition count of the topics). Kafka's ``!isPartitionAssigned`` per partition;
+    with Kafka's own ``GroupSpecImpl`` and ``SubscribedTopicDescriberImpl`` one C-level pass
+    per step over the topics (a set difference per topic), else through the interfaces."""
+    if not (
+        isinstance(group_spec, GroupSpecImpl)
+        and isinstance(describer, SubscribedTopicDescriberImpl)
+    ):
+        unassigned: Runs = []
+        total = 0
+        for topic_id in topic_order:
+            count = describer.num_partitions(topic_id)
+            if count == -1:
+                _missing_topic(topic_id)
+            unassigned.extend(unassigned_runs(topic_id, count, group_spec))
+            total += count
+        return unassigned, total
+    metadata = list(map(describer.topic_metadata.get, topic_order))
+    if not all(metadata):
+        _missing_topic(topic_order[metadata.index(None)])
+    counts = list(map(_num_partitions_of, metadata))
+    owned = list(map(group_spec.inverted_member_assignment.get, topic_order, repeat(_NOBODY)))
+    missing = list(map(frozenset.difference, map(all_partitions, counts), owned))
+    unassigned = []
+    for i in itertools.compress(range(len(topic_order)), missing):
+        topic_id = topic_order[i]
+        free = missing[i]
+        if len(free) == counts[i]:
+            unassigned.append((topic_id, range(counts[i])))
+            continue
+        for p in sorted(free):
+            if unassigned and unassigned[-1][1].stop == p and unassigned[-1][0] is topic_id:
+                unassigned[-1] = (topic_id, range(unassigned[-1][1].start, p + 1))
+            else:
+                unassigned.append((topic_id, range(p, p + 1)))
+    return unassigned, sum(counts)
+
+
+def _missing_topic(topic_id: Uuid) -> NoReturn:
+    raise PartitionAssignorException(
+        f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata."
+    )
+
+
+_NOBODY: Mapping[int, str] = MappingProxyType({})
+_num_partitions_of = operator.attrgetter("num_partitions")
+_partitions_of = operator.attrgetter("partitions")
+_summary_size = operator.itemgetter(0)
+_summary_topics = operator.itemgetter(1)
+#: the size a map without a summary is taken to have: too big for any quota, so it is walked
+_TOO_BIG = 1 << 62
+
+
 def build_homogeneous(
     group_spec: GroupSpec, describer: SubscribedTopicDescriber
 ) -> GroupAssignment:
@@ -123,19 +227,9 @@ def build_homogeneous(
     first = group_spec.member_subscription(member_ids[0]).subscribed_topic_ids
     if not first:
         return GroupAssignment({})
-    subscribed = frozenset(first)
-    topic_order = uuid_order(first, copy_capacity(len(first)))
-
-    unassigned: Runs = []
-    total = 0
-    for topic_id in topic_order:
-        count = describer.num_partitions(topic_id)
-        if count == -1:
-            raise PartitionAssignorException(
-                f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata."
-            )
-        unassigned.extend(unassigned_runs(topic_id, count, group_spec))
-        total += count
+    subscription = subscription_of(first)
+    subscribed = subscription.subscribed
+    unassigned, total = _unassigned(group_spec, describer, subscription.order)
 
     min_quota, extra = divmod(total, len(member_ids))
     count = len(member_ids)
@@ -145,30 +239,40 @@ def build_homogeneous(
     # their whole quota and are not visited.
     if isinstance(group_spec, GroupSpecImpl):
         specs = group_spec.members
-        olds = [spec.partitions for spec in specs.values()]  # member_ids is specs' key order
+        olds = list(map(_partitions_of, specs.values()))  # member_ids is specs' key order
     else:
         olds = [group_spec.member_assignment(m).partitions for m in member_ids]
-    remaining = [min_quota + 1] * extra + [min_quota] * (count - extra)
-    quotas = list(remaining)
+    # A map this builder returned knows its size and topics (``summary``): when it fits the
+    # quota and every topic is still subscribed, the walk below would keep it whole, so those
+    # members are settled in a few array passes and only the others are walked.
+    # (A map without one is taken as too big for any quota, with the subscribed topics: one
+    # topic-set object for the whole list, usually, checked once.)
+    no_summary = (_TOO_BIG, subscribed)
+    summaries = list(map(getattr, olds, repeat("summary"), repeat(no_summary)))
+    try:
+        sizes = np.fromiter(map(_summary_size, summaries), np.int64, count)
+    except TypeError:  # a TopicMap or DeferredTopicMap whose summary is None
+        summaries = [no_summary if s is None else s for s in summaries]
+        sizes = np.fromiter(map(_summary_size, summaries), np.int64, count)
+    quota_array = np.full(count, min_quota, dtype=np.int64)
+    quota_array[:extra] += 1
+    fits = sizes <= quota_array
+    topics_of = list(map(_summary_topics, summaries))
+    common = topics_of[0]
+    # list.count compares by ==: a topic set equal to `common` is inside iff `common` is
+    if topics_of.count(common) != count or not common <= subscribed:
+        distinct = dict(zip(map(id, topics_of), topics_of, strict=True))
+        outside = {key for key, topics in distinct.items() if not topics <= subscribed}
+        if outside:
+            fits &= ~np.fromiter(map(outside.__contains__, map(id, topics_of)), bool, count)
+    left = quota_array - np.where(fits, sizes, 0)
+    remaining = left.tolist()
     targets: list[Mapping[Uuid, AbstractSet[int]]] = list(olds)
-    changed = [False] * count
-    last_topics: frozenset[Uuid] | None = None  # summaries share a few topic sets: check once
-    inside = False
-    for index, old in enumerate(olds):
-        # A map this builder returned knows its size and topics (DeferredTopicMap.summary): when
-        # it fits the quota and every topic is still subscribed, the walk below would keep it
-        # whole, so skip the walk.
-        summary = getattr(old, "summary", None)
-        if summary is not None:
-            size, topics = summary
-            if topics is not last_topics:
-                last_topics = topics
-                inside = topics <= subscribed
-            if inside and size <= remaining[index]:
-                remaining[index] -= size
-                continue
-        if not old:
-            continue
+    changed_ids: list[int] = []
+    walk = np.flatnonzero(~fits).tolist()
+    walked = list(itertools.compress(walk, map(bool, map(olds.__getitem__, walk))))
+    for index in walked:
+        old = olds[index]
         quota = remaining[index]
         new: DeferredTopicMap | None = None
         for topic_id, partitions in old.items():
@@ -194,29 +298,32 @@ def build_homogeneous(
         remaining[index] = quota
         if new is not None:
             targets[index] = new
-            changed[index] = True
+            changed_ids.append(index)
+    if walked:
+        left[walked] = list(map(remaining.__getitem__, walked))
+    changed = np.zeros(count, dtype=bool)
+    changed[changed_ids] = True
 
     # assignRemainingPartitions: unfilled members take consecutive stretches of the unassigned
     # list, in member order; member i's stretch starts at the sum of the earlier quotas left.
-    handed = sum(remaining)
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(left, out=offsets[1:])
     available = sum(len(run) for _, run in unassigned)
-    if handed < available:
+    if int(offsets[-1]) < available:
         raise PartitionAssignorException("Partitions were left unassigned")
     starts = [0, *itertools.accumulate(len(r) for _, r in unassigned)]
-    offsets: list[int] = []
 
-    def make(i: int) -> MemberAssignment:
+    def make_map(i: int) -> TopicPartitions:
         """Member i's map: its revoke-phase map, deep-copied if still the caller's, plus one
         recorded computeIfAbsent/add step per piece of its stretch of the unassigned list."""
         target = targets[i]
         want = remaining[i]
+        quota = min_quota + (i < extra)
         if changed[i]:
             assert isinstance(target, DeferredTopicMap)
-            target.summary = (quotas[i] - want, subscribed)
+            target.summary = (quota - want, subscribed)
         if want > 0:
-            if not offsets:
-                offsets.extend(itertools.accumulate(remaining, initial=0))
-            begin = offsets[i]
+            begin = int(offsets[i])
             end = min(begin + want, available)
             position = bisect.bisect_right(starts, begin) - 1
             if not changed[i] and begin < end and not target:
@@ -230,9 +337,10 @@ def build_homogeneous(
                         topic_id, IntHashSet.filled(16, run[offset : offset + take]), take
                     )
                     single.summary = (take, subscribed)
-                    return MemberAssignmentImpl(single)
+                    return single
             deferred = target if changed[i] else DeferredTopicMap(target)
             assert isinstance(deferred, DeferredTopicMap)
+            taken = max(end - begin, 0)
             while begin < end:
                 topic_id, run = unassigned[position]
                 offset = begin - starts[position]
@@ -241,52 +349,48 @@ def build_homogeneous(
                 begin += take
                 position += 1
             # kept + taken; every topic is subscribed: the revoke walk removed the others
-            deferred.summary = (
-                quotas[i] - want + min(want, max(available - offsets[i], 0)),
-                subscribed,
-            )
+            deferred.summary = (quota - want + taken, subscribed)
             target = deferred
-        return MemberAssignmentImpl(target)
+        return target
 
-    def make_all() -> list[MemberAssignment]:
-        """Every member's assignment: the members whose map starts empty and only takes a
-        stretch of the unassigned list (a first assignment's members, a joining member) in one
+    def make_maps() -> list[TopicPartitions]:
+        """Every member's map: the members whose map starts empty and only takes a stretch of
+        the unassigned list (a first assignment's members) in one
         :func:`~coordinator.assignor.bulk.build_fresh_maps` batch, the members that keep their
-        map as it is, and :func:`make` for the others (the revoke phase changed their map)."""
-        result = member_assignments(targets)
-        want = np.array(remaining, dtype=np.int64)
-        fresh = (want > 0) & ~np.array(changed, dtype=bool)
-        if fresh.any():
-            fresh &= empty_maps(targets, changed)
-        if not offsets:
-            offsets.extend(itertools.accumulate(remaining, initial=0))
-        fresh_members = np.flatnonzero(fresh)
-        if len(fresh_members) < SMALL_BATCH:
-            fresh_members = fresh_members[:0]  # a joining member or two: make() is cheaper
-        pieces = _fresh_pieces(fresh_members, want, offsets, available, unassigned, starts)
-        if pieces is not None:
-            fresh_members, maps, sizes = pieces
-            if len(maps):
-                for built, size in zip(maps, sizes, strict=True):
-                    built.summary = (size, subscribed)
-                for i, assignment in zip(
-                    fresh_members.tolist(), member_assignments(maps), strict=True
-                ):
-                    result[i] = assignment
+        map as it is, and :func:`make_map` for the others (a joining member or two, the members
+        whose map the revoke phase changed)."""
+        maps: list[TopicPartitions] = list(targets)
+        takers = left > 0
+        fresh_members = np.flatnonzero(takers & ~changed)
+        if len(fresh_members) >= SMALL_BATCH:  # below: make_map() is cheaper
+            # only maps that start empty (a changed map is not asked: that would build it)
+            empty = list(map(operator.not_, map(targets.__getitem__, fresh_members.tolist())))
+            fresh_members = fresh_members[np.array(empty, dtype=bool)]
+        else:
+            fresh_members = fresh_members[:0]
         done = np.zeros(count, dtype=bool)
-        done[fresh_members] = True
-        others = np.flatnonzero(~done & ((want > 0) | np.array(changed, dtype=bool)))
-        for i in others.tolist():
-            result[i] = make(i)  # type: ignore[call-overload]
-        return result  # type: ignore[return-value]
+        pieces = _fresh_pieces(fresh_members, left, offsets, available, unassigned, starts)
+        if pieces is not None:
+            built_members, built, sizes = pieces
+            for fresh_map, size in zip(built, sizes, strict=True):
+                fresh_map.summary = (size, subscribed)
+            members_list = built_members.tolist()
+            for i, fresh_map in zip(members_list, built, strict=True):
+                maps[i] = fresh_map
+            done[built_members] = True
+        for i in np.flatnonzero(~done & (takers | changed)).tolist():
+            maps[i] = make_map(i)
+        return maps
 
-    return GroupAssignment(LazyMembers(member_ids, make, make_all))
+    return GroupAssignment(
+        LazyMembers(member_ids, lambda i: MemberAssignmentImpl(make_map(i)), make_maps=make_maps)
+    )
 
 
 def _fresh_pieces(
     members: np.ndarray,
     want: np.ndarray,
-    offsets: list[int],
+    offsets: np.ndarray,
     available: int,
     unassigned: Runs,
     starts: list[int],
@@ -311,7 +415,7 @@ def _fresh_pieces(
     run_step = np.array([r.step for _, r in unassigned], dtype=np.int64)
     run_starts = np.array(starts, dtype=np.int64)
     while True:
-        begin = np.array(offsets, dtype=np.int64)[members]
+        begin = offsets[members]
         end = np.minimum(begin + want[members], available)
         end = np.maximum(end, begin)
         first_run = np.searchsorted(run_starts, begin, side="right") - 1

@@ -10,6 +10,9 @@
   groups with previous assignments (Hypothesis, bounded).
 * ``IntHashSet``: a partition added back by ``add_run`` after its removal is present again (it
   was lost before), at the end of its bucket.
+* ``DeferredTopicMap.partition_sets`` equals the built map read as frozensets (order included);
+  ``LazyMembers.partition_maps`` hands over the maps the members hold; a homogeneous round over
+  maps without a summary equals one over maps with one; ``subscription_of`` is kept by content.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ from coordinator.assignor import (
     uniform_homogeneous,
 )
 from coordinator.assignor.bulk import build_fresh_maps, fresh_map_capacity, uuid_spread_hashes
+from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.range import RangeAssignor
 from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, OrderedPartitions
 from coordinator.assignor.spec import MemberAssignmentImpl, member_assignments
 from coordinator.assignor.uniform import UniformAssignor
+from coordinator.java import copy_capacity
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
 from .helpers import describer, inverted
@@ -228,3 +233,112 @@ def test_heterogeneous_revoke_matches_topic_ids_by_value(group, gone):
         ours = [(m, sorted((t, sorted(ps)) for t, ps in a)) for m, a in ours]
         theirs = [(m, sorted((t, sorted(ps)) for t, ps in a)) for m, a in theirs]
     assert ours == theirs
+
+
+deferred_steps = st.lists(
+    st.tuples(
+        st.integers(0, 3),  # 0 add, 1 put_new, 2 remove_topic, 3 remove_partition
+        st.integers(0, 3),  # topic
+        st.lists(st.integers(0, 40), min_size=1, max_size=6, unique=True),
+        st.sampled_from([1, 2, 16]),
+    ),
+    max_size=8,
+)
+deferred_bases = st.dictionaries(
+    st.integers(0, 3), st.lists(st.integers(0, 40), max_size=6, unique=True), max_size=3
+)
+
+
+@SETTINGS
+@given(deferred_bases, deferred_steps)
+def test_partition_sets_equal_the_built_map_read_as_frozensets(base, steps):
+    """``DeferredTopicMap.partition_sets`` (the sets replayed without the map when one topic is
+    left) gives what reading the built map gives: same topics in the same order, each
+    frozenset filled in its set's Java order (so it iterates the same way)."""
+
+    def made() -> DeferredTopicMap:
+        deferred = DeferredTopicMap({TOPIC_IDS[t]: OrderedPartitions(ps) for t, ps in base.items()})
+        present = {t: set(ps) for t, ps in base.items()}
+        for kind, t, partitions, capacity in steps:
+            topic = TOPIC_IDS[t]
+            if kind == 0:
+                fresh = [p for p in partitions if p not in present.get(t, ())]
+                if fresh:
+                    deferred.add(topic, capacity, [range(p, p + 1) for p in fresh], len(fresh))
+                    present.setdefault(t, set()).update(fresh)
+            elif kind == 1:
+                deferred.put_new(topic, capacity, [range(p, p + 1) for p in partitions])
+                present[t] = set(partitions)
+            elif kind == 2:
+                deferred.remove_topic(topic)
+                present.pop(t, None)
+            elif present.get(t):
+                gone = min(present[t])
+                deferred.remove_partition(topic, gone)
+                present[t].discard(gone)
+                if not present[t]:
+                    del present[t]
+        return deferred
+
+    ours = made().partition_sets()
+    theirs = {t: frozenset(ps) for t, ps in made().items() if ps}
+    assert [(t, list(ps)) for t, ps in ours.items()] == [(t, list(ps)) for t, ps in theirs.items()]
+
+
+@SETTINGS
+@given(groups(homogeneous=True), st.booleans())
+def test_partition_maps_are_the_maps_the_members_read(group, one_first):
+    """``LazyMembers.partition_maps`` hands over every member's map in member order, the very
+    objects the assignments read later hold (a changed member's recorded steps are not
+    recorded twice), whether or not a member was read before."""
+    spec, counts = group
+    again = _second_round(spec, UniformAssignor().assign(spec, describer(counts)).members)
+    for round_spec in (spec, again):
+        members = UniformAssignor().assign(round_spec, describer(counts)).members
+        expected = _ordered(UniformAssignor().assign(round_spec, describer(counts)).members.items())
+        ids = list(members)
+        if one_first and ids:
+            members[ids[-1]].partitions.items()
+        maps = members.partition_maps()  # type: ignore[attr-defined]
+        assert list(members.member_ids()) == ids  # type: ignore[attr-defined]
+        assert all(a.partitions is m for a, m in zip(members.values(), maps, strict=True))
+        assert _ordered(members.items()) == expected
+
+
+@SETTINGS
+@given(groups(homogeneous=True))
+def test_maps_without_a_summary_are_walked(group):
+    """A previous map that carries no summary (a heterogeneous result's, or a plain dict) is
+    walked as the Java builder walks every map: the same assignment, in the same order, as
+    from the same partitions held in maps that carry one."""
+    spec, counts = group
+    first = UniformAssignor().assign(spec, describer(counts)).members
+    with_summary = _second_round(spec, first)
+    plain = GroupSpecImpl(
+        {
+            m: MemberSubscriptionAndAssignmentImpl(
+                None, None, s.subscribed_topic_ids, dict(s.partitions.items())
+            )
+            for m, s in with_summary.members.items()
+        },
+        with_summary.subscription_type(),
+        with_summary.inverted_member_assignment,
+    )
+    assert _ordered(
+        UniformAssignor().assign(with_summary, describer(counts)).members.items()
+    ) == _ordered(UniformAssignor().assign(plain, describer(counts)).members.items())
+
+
+def test_a_subscription_is_kept_while_its_content_is_the_same():
+    """``subscription_of`` computes a subscription's topic order once: the same ids object, or
+    an equal one, gets the kept result; an ids object whose content changed gets a new one."""
+    ids = dict.fromkeys(TOPIC_IDS[:3])
+    view = ids.keys()
+    first = uniform_homogeneous.subscription_of(view)
+    assert uniform_homogeneous.subscription_of(view) is first
+    assert uniform_homogeneous.subscription_of(dict.fromkeys(TOPIC_IDS[:3]).keys()) is first
+    ids[TOPIC_IDS[5]] = None  # the same view object, another content
+    changed = uniform_homogeneous.subscription_of(view)
+    assert changed.ids == [*TOPIC_IDS[:3], TOPIC_IDS[5]]
+    assert changed.subscribed == frozenset(changed.ids)
+    assert changed.order == uuid_order(changed.ids, copy_capacity(4))
