@@ -203,7 +203,7 @@ class _Builder:
         shares (a first assignment's members, a joining member) in one :meth:`_fresh_maps`
         batch, the members that keep their map as it is, and :meth:`_member` for the others."""
         count = len(self.member_ids)
-        result = member_assignments(self.targets)
+        result: list[MemberAssignmentImpl] | None = None
         slow = np.zeros(count, dtype=bool)
         slow[np.fromiter(map(operator.is_not, self.changed, repeat(None)), bool, count)] = True
         slow[list(self.moves)] = True
@@ -239,10 +239,15 @@ class _Builder:
                     counts,
                     len(fresh_members),
                 )
+                if len(fresh_members) == count:  # everyone (a first assignment); none slow
+                    return member_assignments(maps)  # type: ignore[return-value]
+                result = member_assignments(self.targets)
                 for i, assignment in zip(
                     fresh_members.tolist(), member_assignments(maps), strict=True
                 ):
                     result[i] = assignment
+        if result is None:
+            result = member_assignments(self.targets)
         for i in np.flatnonzero(slow).tolist():
             result[i] = self._member(i)  # type: ignore[call-overload]
         return result  # type: ignore[return-value]
