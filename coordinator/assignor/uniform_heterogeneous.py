@@ -16,7 +16,9 @@ one strided ``range`` when it is one. A changed member map is a
 :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
 ``computeIfAbsent``/``add``/``remove`` calls, replayed on first read); sets keep Java's order.
 A read of the whole result builds the members whose map starts empty and only takes step-2
-shares in one batch (:func:`~coordinator.assignor.bulk.build_fresh_maps`).
+shares in one batch (``_Builder._fresh_maps``: Java's orders as
+:func:`~coordinator.assignor.bulk.build_fresh_maps` computes them, one-partition sets shared).
+The balancing loop skips the topics it knows ``balanceTopic`` would leave unchanged.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
 MAX_ITERATION_COUNT = 16
+_BY_VALUE = -2  # revoke: a topic id object not among the subscribed ones (look it up by value)
 
 #: One-partition sets below this partition number are made once and shared (see _singles).
 INTERNED_LIMIT = 1 << 16
@@ -141,7 +144,9 @@ class _Builder:
             sized_capacity((n + len(v) - 1) // len(v))
             for n, v in zip(self.num_partitions, self.subscribers, strict=True)
         ]
-        self.owners: list[np.ndarray] = []
+        self.owners: list[np.ndarray] = []  # per topic: views of all_owners (topics end to end)
+        self.all_owners = np.zeros(0, dtype=np.int64)
+        self.offsets = np.zeros(1, dtype=np.int64)  # each topic's start in all_owners, then end
         self.sizes = np.zeros(len(self.member_ids), dtype=np.int64)
         self.targets: list[Mapping[Uuid, AbstractSet[int]]] = []
         self.changed: list[DeferredTopicMap | None] = []
@@ -175,11 +180,19 @@ class _Builder:
         if not self.topic_ids:
             return GroupAssignment({})
         self.revoke()
+        # computeUnassignedPartitions: each topic's free partitions, ascending. Counted for all
+        # topics at once; a topic free throughout (a first assignment) needs no scan.
+        free_mask = self.all_owners == -1
+        free_before = np.zeros(len(free_mask) + 1, dtype=np.int64)
+        np.cumsum(free_mask, out=free_before[1:])
+        free_counts = np.diff(free_before[self.offsets]).tolist()
         unassigned = {}
-        for t, owners in enumerate(self.owners):
-            free = np.flatnonzero(owners == -1)
-            if len(free):
-                unassigned[t] = free
+        for t, (free, total) in enumerate(zip(free_counts, self.num_partitions, strict=True)):
+            if free == total:
+                if free:
+                    unassigned[t] = np.arange(total, dtype=np.int64)
+            elif free:
+                unassigned[t] = np.flatnonzero(self.owners[t] == -1)
         for t in sorted(unassigned, key=self._sort_key):
             self.assign_topic(t, unassigned[t])
         self.balance()
@@ -190,7 +203,7 @@ class _Builder:
         shares (a first assignment's members, a joining member) in one :meth:`_fresh_maps`
         batch, the members that keep their map as it is, and :meth:`_member` for the others."""
         count = len(self.member_ids)
-        result = member_assignments(self.targets)
+        result: list[MemberAssignmentImpl] | None = None
         slow = np.zeros(count, dtype=bool)
         slow[np.fromiter(map(operator.is_not, self.changed, repeat(None)), bool, count)] = True
         slow[list(self.moves)] = True
@@ -226,10 +239,15 @@ class _Builder:
                     counts,
                     len(fresh_members),
                 )
+                if len(fresh_members) == count:  # everyone (a first assignment); none slow
+                    return member_assignments(maps)  # type: ignore[return-value]
+                result = member_assignments(self.targets)
                 for i, assignment in zip(
                     fresh_members.tolist(), member_assignments(maps), strict=True
                 ):
                     result[i] = assignment
+        if result is None:
+            result = member_assignments(self.targets)
         for i in np.flatnonzero(slow).tolist():
             result[i] = self._member(i)  # type: ignore[call-overload]
         return result  # type: ignore[return-value]
@@ -333,33 +351,42 @@ class _Builder:
         offsets = np.zeros(len(self.num_partitions) + 1, dtype=np.int64)
         np.cumsum(self.num_partitions, out=offsets[1:])
         owners = np.full(int(offsets[-1]), -1, dtype=np.int64)
+        self.all_owners = owners
+        self.offsets = offsets
         self.owners = [owners[a:b] for a, b in itertools.pairwise(offsets.tolist())]
         lengths = np.fromiter(map(len, olds), np.int64, count)
         entries = int(lengths.sum())
         if not entries:
             self.sizes = np.zeros(count, dtype=np.int64)
             return
-        numbers = list(map(self.index_by_object.get, map(id, itertools.chain.from_iterable(olds))))
-        if None in numbers:  # equal topic ids held by other objects, or unknown topics
-            keys = list(itertools.chain.from_iterable(olds))
-            for j, t in enumerate(numbers):
-                if t is None:
-                    numbers[j] = self.topic_index.get(keys[j], -1)
-        topics = np.array(numbers, dtype=np.int64)
+        topics = np.fromiter(
+            map(
+                self.index_by_object.get,
+                map(id, itertools.chain.from_iterable(olds)),
+                repeat(_BY_VALUE),
+            ),
+            np.int64,
+            entries,
+        )
+        if (topics == _BY_VALUE).any():  # equal topic ids held by other objects, or unknown
+            for j, key in enumerate(itertools.chain.from_iterable(olds)):
+                if topics[j] == _BY_VALUE:
+                    topics[j] = self.topic_index.get(key, -1)
         member = np.repeat(np.arange(count, dtype=np.int64), lengths)
         # subscribed[g, t]: group g subscribes to topic t (column -1: an unknown topic)
         subscribed = np.zeros((len(self.group_topics), len(self.topic_ids) + 1), dtype=bool)
         for g, group_topics in enumerate(self.group_topics):
             subscribed[g, group_topics] = True
         kept = subscribed[self.member_group_array[member], topics]
-        # Every partition of every entry in one list (one C-level pass); when there are as many
+        # Every partition of every entry in one C-level pass; when there are as many
         # as entries, each set holds one partition and their sizes need no pass of their own.
-        flat = list(
+        partitions = np.fromiter(
             itertools.chain.from_iterable(
                 itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
-            )
+            ),
+            np.int64,
         )
-        if len(flat) == entries:
+        if len(partitions) == entries:
             sizes = np.ones(entries, dtype=np.int64)
         else:
             sizes = np.fromiter(
@@ -367,7 +394,6 @@ class _Builder:
                 np.int64,
                 entries,
             )
-        partitions = np.array(flat, dtype=np.int64)
         all_kept = bool(kept.all())
         if all_kept:
             kept_sizes = sizes
