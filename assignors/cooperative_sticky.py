@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,9 @@ from assignors.sticky_user_data import (
 )
 
 __all__ = ["CooperativeStickyAssignor"]
+
+_OWNED = attrgetter("owned_partitions")
+_GENERATION_ID = attrgetter("generation_id")
 
 
 class CooperativeStickyAssignor(AbstractStickyAssignor):
@@ -71,16 +75,19 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
         """Every member's owned partitions converted to ids in one pass; malformed input takes
         the member-by-member path, whose error names the member."""
         try:
-            pids = index.pids_of_many([s.owned_partitions for s in subs])
-            decode = decode_cooperative_user_data
-            gens = [
-                s.generation_id
-                if s.generation_id >= 0
-                else None
-                if s.user_data is None
-                else decode(s.user_data)
-                for s in subs
-            ]
+            pids = index.pids_of_many(list(map(_OWNED, subs)))
+            generation_ids: list[int] = list(map(_GENERATION_ID, subs))
+            gens: list[int | None] = list(generation_ids)
+            if generation_ids and min(generation_ids) < 0:
+                decode = decode_cooperative_user_data
+                gens = [
+                    s.generation_id
+                    if s.generation_id >= 0
+                    else None
+                    if s.user_data is None
+                    else decode(s.user_data)
+                    for s in subs
+                ]
         except (TypeError, ValueError):
             return super()._all_claims(members, subs, index)
         # the tuples built in C (``Claims`` adds nothing to ``tuple.__new__``): one per member
@@ -117,7 +124,7 @@ def _transferring_by_diff(ctx: StickyContext, result: BuildResult) -> dict[int, 
         if result.claims is not None
         else [ctx.index.pids(sub.owned_partitions) for sub in ctx.subs]
     )
-    sizes = np.fromiter((c.size for c in claims), dtype=np.int64, count=len(claims))
+    sizes = np.fromiter(map(len, claims), dtype=np.int64, count=len(claims))
     kept_by_owner = np.zeros(n, dtype=bool)
     revoked = np.zeros(n, dtype=bool)
     if sizes.any():

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ from assignors.sticky_user_data import (
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _NO_CLAIMS = Claims(_EMPTY, None)  # no user data: owns nothing, no generation
+_USER_DATA = attrgetter("user_data")
 # below this many bytes of user data in all, plain Python decodes faster than numpy's batch
 _PYTHON_BATCH_BYTES = 16384
 
@@ -63,27 +66,36 @@ class StickyAssignor(AbstractStickyAssignor):
     def _all_claims(
         self, members: list[str], subs: list[Subscription], index: PartitionIndex
     ) -> list[Claims]:
-        """Short user data (``bytes``, up to 512) of all members decoded together
-        (:func:`_batch_claims`); the rest, and whatever the batch declines, one by one."""
+        """Short user data (``bytes``, up to 512) of all members decoded together: as one byte
+        matrix when they share a layout (:func:`_same_layout_claims`), else entry by entry
+        (:func:`_batch_claims`); the rest, and whatever a batch declines, one by one."""
+        datas = list(map(_USER_DATA, subs))
+        if not any(datas):  # one C pass: nobody claims anything
+            return [_NO_CLAIMS] * len(subs)
         short: list[int] = []
         raws: list[bytes] = []
-        for i, s in enumerate(subs):
-            data = s.user_data
+        for i, data in enumerate(datas):
             if type(data) is bytes and 0 < len(data) <= 512:
                 short.append(i)
                 raws.append(data)
-        if not short:
-            batch: list[Claims | None] = []
+        batch = _same_layout_claims(raws, index) if len(raws) > 1 else None
+        if batch is not None:
+            pass
+        elif not short:
+            batch = []
         elif sum(map(len, raws)) <= _PYTHON_BATCH_BYTES:
             batch = _python_batch_claims(raws, index)
         else:
             batch = _batch_claims(raws, index)
-        decoded: dict[int, Claims] = {i: c for i, c in zip(short, batch, strict=True) if c}
-        checked = self._claims_checked
-        return [
-            _NO_CLAIMS if not s.user_data else decoded[i] if i in decoded else checked(m, s, index)
-            for i, (m, s) in enumerate(zip(members, subs, strict=True))
-        ]
+        out: list[Claims | None] = [_NO_CLAIMS if not data else None for data in datas]
+        for i, c in zip(short, batch, strict=True):
+            out[i] = c
+        if None in out:
+            checked = self._claims_checked
+            for i, c in enumerate(out):
+                if c is None:
+                    out[i] = checked(members[i], subs[i], index)
+        return out  # type: ignore[return-value]  # no None left
 
     def member_claims(self, subscription: Subscription, index: PartitionIndex) -> Claims:
         """Decode the user data straight into partition ids: the leader's hot path.
@@ -241,6 +253,84 @@ def _small_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
         pos += 4 * count
     generation = unpack_i(raw, pos)[0] if pos + 4 <= n else None
     return Claims(np.array(out, dtype=np.int64) if out else _EMPTY, generation)
+
+
+def _layout(
+    raw: bytes, index: PartitionIndex
+) -> tuple[list[int], list[int], list[int], int] | None:
+    """What :func:`_small_claims` reads from ``raw`` besides the partition numbers and the
+    generation: (the byte positions it reads the layout from: entry count, name lengths, names,
+    partition counts; the byte position of every partition number; each number's topic
+    position; where the generation starts). ``None`` where :func:`_small_claims` declines, or
+    for an empty entry list."""
+    n = len(raw)
+    if n < 4:
+        return None
+    (entries,) = _I32.unpack_from(raw, 0)
+    if entries <= 0 or entries > n - 4:
+        return None
+    fixed = [0, 1, 2, 3]
+    value_at: list[int] = []
+    value_topic: list[int] = []
+    lookup = index.topic_pos_bytes
+    pos = 4
+    for _ in range(entries):
+        if pos + 2 > n:
+            return None
+        (length,) = _I16.unpack_from(raw, pos)
+        if length < 0 or pos + 2 + length + 4 > n:
+            return None
+        t = lookup.get(raw[pos + 2 : pos + 2 + length])
+        fixed.extend(range(pos, pos + 6 + length))
+        pos += 2 + length
+        (count,) = _I32.unpack_from(raw, pos)
+        pos += 4
+        if t is None or count < 0 or 4 * count > n - pos:
+            return None
+        value_at.extend(range(pos, pos + 4 * count, 4))
+        value_topic.extend([t] * count)
+        pos += 4 * count
+    return fixed, value_at, value_topic, pos
+
+
+def _same_layout_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims | None] | None:
+    """Every member's claims at once when all user data share one layout: the same length, and
+    the same bytes wherever :func:`_small_claims` reads the layout (entry count, topic names,
+    partition counts), so only partition numbers and generations differ. A uniform group's
+    members (each owning the same number of partitions of the same topics) write such data.
+
+    The data then form a byte matrix: the layout is read from the first row, checked against
+    every row in one comparison, and the numbers of all members read as one ``>i4`` view.
+    ``None`` (the member-by-member decoders decide) when the layout differs anywhere, or some
+    number is outside its topic (the exact decoders drop it)."""
+    size = len(raws[0])
+    if len(set(map(len, raws))) != 1:
+        return None
+    layout = _layout(raws[0], index)
+    if layout is None:
+        return None
+    fixed, value_at, value_topic, end = layout
+    rows = np.frombuffer(b"".join(raws), dtype=np.uint8).reshape(len(raws), size)
+    cols = np.array(fixed, dtype=np.int64)
+    if not (rows[:, cols] == rows[0, cols]).all():
+        return None
+    at = np.array(value_at, dtype=np.int64)
+    values = (
+        np.ascontiguousarray(rows[:, (at[:, None] + np.arange(4)).ravel()])
+        .view(">i4")
+        .astype(np.int64)
+    )
+    topic = np.array(value_topic, dtype=np.int64)
+    if values.size and not ((values >= 0) & (values < index.counts[topic])).all():
+        return None
+    pids = values + index.offsets[topic]
+    if end + 4 <= size:
+        gens: list[int | None] = (
+            np.ascontiguousarray(rows[:, end : end + 4]).view(">i4").ravel().tolist()
+        )
+    else:
+        gens = [None] * len(raws)
+    return list(map(tuple.__new__, repeat(Claims), zip(pids, gens, strict=True)))
 
 
 def _python_batch_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims | None]:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,12 @@ from assignors.sticky_common_general import PartitionMovements, build_general
 from assignors.sticky_common_index import PartitionIndex, partition_index
 from assignors.sticky_context import BuildResult, Claims, RackInfo, StickyContext
 from assignors.sticky_user_data import DEFAULT_GENERATION
-from coordinator.java import java_hashmap_order, java_string_key, needs_utf16_order
+from coordinator.java import (
+    java_hashmap_capacity,
+    java_spread_hash,
+    java_string_key,
+    needs_utf16_order,
+)
 
 __all__ = [
     "AbstractStickyAssignor",
@@ -110,14 +116,62 @@ def _all_subscriptions_equal(subs: list[Subscription], group: GroupTopics) -> bo
     return uniform
 
 
-def _member_ranks(members: list[str]) -> np.ndarray:
-    key = java_string_key if needs_utf16_order(members) else None
-    order = sorted(
-        range(len(members)), key=(lambda i: key(members[i])) if key else members.__getitem__
-    )
-    rank = np.empty(len(members), dtype=np.int64)
-    rank[np.array(order, dtype=np.int64)] = np.arange(len(members), dtype=np.int64)
-    return rank
+_PIDS = itemgetter(0)  # Claims.pids
+_GENERATION = itemgetter(1)  # Claims.generation
+
+#: ``HashMap.hash`` of member ids seen before: a Java ``String`` caches its own hash, and a
+#: group's leader assigns the same members again and again (bounded, cleared when full)
+_SPREAD: dict[str, int] = {}
+_SPREAD_LIMIT = 1 << 16
+
+
+def _spread_hashes(ids: list[str]) -> list[int]:
+    try:
+        return list(map(_SPREAD.__getitem__, ids))
+    except KeyError:
+        if len(ids) > _SPREAD_LIMIT:
+            return list(map(java_spread_hash, ids))
+        if len(_SPREAD) + len(ids) > _SPREAD_LIMIT:
+            _SPREAD.clear()
+        for m in ids:
+            if m not in _SPREAD:
+                _SPREAD[m] = java_spread_hash(m)
+        return list(map(_SPREAD.__getitem__, ids))
+
+
+def member_order(ids: list[str]) -> tuple[list[str], list[int], np.ndarray]:
+    """Distinct member ids (input order) -> (the ids in Java ``HashMap`` iteration order, for
+    each input position its position in that order, each member's rank in Java ``String``
+    order of the ids, by HashMap position).
+
+    The same order as :func:`coordinator.java.java_hashmap_order` (bucket ascending, insertion
+    order within a bucket: a stable sort by bucket); sorting the ids in input order, which
+    callers usually keep sorted, is cheaper than sorting them in hash order.
+    """
+    n = len(ids)
+    mask = java_hashmap_capacity(n) - 1
+    if n < 64:
+        buckets = [h & mask for h in _spread_hashes(ids)]
+        order = np.array(sorted(range(n), key=buckets.__getitem__), dtype=np.int64)
+    else:
+        order = np.argsort(np.array(_spread_hashes(ids), dtype=np.int64) & mask, kind="stable")
+    order_list = order.tolist()
+    members = [ids[i] for i in order_list]
+    utf16 = needs_utf16_order(ids)
+    if not utf16 and sorted(ids) == ids:  # the caller's order is id order: rank = input position
+        rank = order
+    else:
+        if utf16:
+            keys = [java_string_key(m) for m in ids]
+            by_id = sorted(range(n), key=keys.__getitem__)
+        else:
+            by_id = sorted(range(n), key=ids.__getitem__)
+        rank_in = np.empty(n, dtype=np.int64)
+        rank_in[np.array(by_id, dtype=np.int64)] = np.arange(n, dtype=np.int64)
+        rank = rank_in[order]
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n, dtype=np.int64)
+    return members, position.tolist(), rank
 
 
 class AbstractStickyAssignor(PartitionAssignor):
@@ -193,6 +247,8 @@ class AbstractStickyAssignor(PartitionAssignor):
         if ctx is None:
             return {}
         lists = ctx.index.partition_lists(flat, sizes, runs)
+        if ctx.position is not None:
+            return dict(zip(subscriptions, map(lists.__getitem__, ctx.position), strict=True))
         by_member = dict(zip(ctx.members, lists, strict=True))
         return {m: by_member[m] for m in subscriptions}
 
@@ -207,15 +263,15 @@ class AbstractStickyAssignor(PartitionAssignor):
             return None, BuildResult.from_lists([], {})
         counts = existing_partition_counts(meta, group.topics)
         index = partition_index(counts)
-        # String.hashCode is memoised per id, as a Java String caches its own hash
-        members = java_hashmap_order(subscriptions)
-        subs = [subscriptions[m] for m in members]
+        members, position, rank = member_order(list(subscriptions))
+        subs = list(map(subscriptions.__getitem__, members))
         ctx = StickyContext(
             index=index,
             members=members,
             subs=subs,
-            rank=_member_ranks(members),
+            rank=rank,
             racks=RackInfo(index, meta, subs, self.prefer_rack_aware_logic),
+            position=position,
         )
         claims = self._all_claims(members, subs, index)
         self.last_conflicts = []
@@ -281,15 +337,18 @@ class AbstractStickyAssignor(PartitionAssignor):
     ) -> tuple[bool, list[np.ndarray], set[int]]:
         """``allSubscriptionsEqual``: builder choice, owned lists (pids) and doubly-claimed pids."""
         uniform = _all_subscriptions_equal(ctx.subs, group)
-        gens = [DEFAULT_GENERATION if c.generation is None else c.generation for c in claims]
-        self.max_generation = max(self.max_generation, max(gens))
-        arrays = [c.pids for c in claims]
-        nonempty = [a for a in arrays if a.size]
+        # C-level passes over the members: this runs on every call, whatever the group's size
+        seen = set(map(_GENERATION, claims))
+        seen.discard(None)
+        self.max_generation = max(self.max_generation, max(seen, default=DEFAULT_GENERATION))
+        arrays = list(map(_PIDS, claims))
+        nonempty = list(filter(len, arrays))
         if not nonempty:
             return uniform, arrays, set()
         flat = np.concatenate(nonempty)
         if np.bincount(flat, minlength=ctx.index.n).max() <= 1:
             return uniform, arrays, set()
+        gens = [DEFAULT_GENERATION if c.generation is None else c.generation for c in claims]
         owned, multi, conflicts = self._sanitise_conflicts(ctx, [a.tolist() for a in arrays], gens)
         self.last_conflicts = conflicts
         return uniform, owned, multi

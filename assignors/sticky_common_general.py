@@ -28,6 +28,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Sequence
+from operator import attrgetter
 
 import numpy as np
 
@@ -159,6 +160,7 @@ def _waterfill(c: np.ndarray, r: np.ndarray, k: int) -> np.ndarray:
     return idx[np.argsort(level * span + r[idx], kind="stable")]
 
 
+_TOPICS = attrgetter("topics")
 _NO_OWNER = np.array([-1], dtype=np.int64)  # the count read for an unowned partition
 
 
@@ -180,11 +182,12 @@ class _GeneralBuilder:
 
         # potential topics per member (duplicates kept, as Kafka's lists do): every member's
         # topics looked up in one pass, then the ones without partitions dropped
-        listed = [len(sub.topics) for sub in ctx.subs]
+        topic_lists = list(map(_TOPICS, ctx.subs))
+        listed = list(map(len, topic_lists))
         cols = np.fromiter(
             map(
                 index.topic_pos.get,
-                itertools.chain.from_iterable(sub.topics for sub in ctx.subs),
+                itertools.chain.from_iterable(topic_lists),
                 itertools.repeat(-1),
             ),
             dtype=np.int64,
@@ -225,7 +228,7 @@ class _GeneralBuilder:
         self.balanced_cache: tuple[int, bool] = (-1, False)
 
         self.owned = owned
-        self.lists: list[list[int]] = [o.tolist() for o in owned]
+        self.lists: list[list[int]] = list(map(np.ndarray.tolist, owned))
         self.owner = np.full(index.n, -1, dtype=np.int64)
         self.owned_flat, self.owned_rows = owned_flat, owned_rows = _flatten(owned)
         self.owner[owned_flat] = owned_rows  # each pid is claimed by one member after sanitising
@@ -489,7 +492,7 @@ class _GeneralBuilder:
         index = self.index
         assigned = self._keep_owned()
         unassigned = self.sorted_all[~assigned[self.sorted_all]]
-        self.counts = np.array([len(lst) for lst in self.lists], dtype=np.int64)
+        self.counts = np.fromiter(map(len, self.lists), dtype=np.int64, count=len(self.lists))
         initializing = self.n_members == 0 or int(self.counts.max()) == 0
 
         self._place(unassigned)

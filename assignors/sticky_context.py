@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -18,6 +19,8 @@ from attrs import define
 
 from assignors.api import ClusterMetadata, Subscription
 from assignors.sticky_common_index import PartitionIndex
+
+_RACK_ID = attrgetter("rack_id")
 
 
 class RackInfo:
@@ -36,15 +39,15 @@ class RackInfo:
         subs: Sequence[Subscription],
         prefer_rack_aware_logic: bool,
     ) -> None:
+        self.consumer_racks: dict[int, str] = {}
+        self.partition_racks: list[frozenset[str]] = []
+        self.num_consumers: np.ndarray | None = None
+        if not any(map(_RACK_ID, subs)):  # one C pass: usually nobody has a rack
+            return
         consumers_by_rack: dict[str, list[int]] = {}
         for m, sub in enumerate(subs):
             if sub.rack_id:
                 consumers_by_rack.setdefault(sub.rack_id, []).append(m)
-        self.consumer_racks: dict[int, str] = {}
-        self.partition_racks: list[frozenset[str]] = []
-        self.num_consumers: np.ndarray | None = None
-        if not consumers_by_rack:
-            return
         empty: frozenset[str] = frozenset()
         if cluster.partition_racks:
             racks = [
@@ -95,6 +98,8 @@ class StickyContext:
     subs: list[Subscription]
     rank: np.ndarray  # member index -> position in Java String order of member ids
     racks: RackInfo
+    #: for each member in the caller's order, its index in ``members`` (None: look up by id)
+    position: list[int] | None = None
 
 
 class BuildResult:
@@ -128,15 +133,15 @@ class BuildResult:
     def from_lists(
         cls, lists: Sequence[np.ndarray | list[int]], transferring: dict[int, int] | None
     ) -> BuildResult:
-        if all(type(a) is list for a in lists):  # one pass, not one array per member
-            size_list = [len(a) for a in lists]
+        if not set(map(type, lists)) - {list}:  # one pass, not one array per member
+            size_list = list(map(len, lists))
             total = sum(size_list)
             flat_ids = np.fromiter(
                 itertools.chain.from_iterable(lists), dtype=np.int64, count=total
             )
             return cls(flat_ids, np.array(size_list, dtype=np.int64), transferring)
         arrays = [a if isinstance(a, np.ndarray) else np.array(a, dtype=np.int64) for a in lists]
-        sizes = np.array([a.size for a in arrays], dtype=np.int64)
+        sizes = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
         nonempty = [a for a in arrays if a.size]
         flat = np.concatenate(nonempty) if nonempty else np.zeros(0, dtype=np.int64)
         return cls(flat.astype(np.int64, copy=False), sizes, transferring)

@@ -16,6 +16,7 @@ still live (lazy deletion), so a heartbeat timer re-armed a million times costs 
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Hashable
 from typing import Any, overload
 
@@ -176,9 +177,10 @@ class Engine:
         pop = heapq.heappop
         ran = 0
         limit = max_events if max_events is not None else -1
+        stop = until if until is not None else math.inf  # one comparison an event
         while heap and ran != limit:
             at, seq, fn, arg = heap[0]
-            if until is not None and at > until:
+            if at > stop:
                 break
             pop(heap)
             if fn is None:  # a timer: live only if its token is still the current one

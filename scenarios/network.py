@@ -44,26 +44,45 @@ class Network:
     """Computes when (and whether) each message arrives; holds no messages itself."""
 
     __slots__ = (
+        "_config",
+        "_fixed_delay",
         "_island",
         "_last_arrival",
         "_partition_until",
         "_track_constant",
-        "config",
         "rng",
         "stats",
     )
 
     def __init__(self, config: NetworkConfig, rng: random.Random) -> None:
-        self.config = config
+        self._config = config
         self.rng = rng
         self._last_arrival: dict[tuple[str, str], int] = {}
         # With a constant latency a notice at least one latency later is behind everything sent
         # before it, so only a quicker notice needs the last arrival of each link remembered.
         notices = [self.disconnect_delay(), config.partition_disconnect_ms]
         self._track_constant = any(n is not None and n < config.latency_ms for n in notices)
+        self._fixed_delay = self._fixed_delay_of(config)
         self._island: dict[str, int] = {}
         self._partition_until: int | None = None
         self.stats = {"sent": 0, "dropped": 0, "partitioned": 0}
+
+    @property
+    def config(self) -> NetworkConfig:
+        return self._config
+
+    @config.setter
+    def config(self, config: NetworkConfig) -> None:
+        """A new configuration (loss switched on or off mid-run) from the next message on."""
+        self._config = config
+        self._fixed_delay = self._fixed_delay_of(config)
+
+    def _fixed_delay_of(self, config: NetworkConfig) -> int | None:
+        """The quiet network (no loss, no jitter, no link to remember): every message takes the
+        latency, so ``arrival`` only counts it (the runner asks it for every message)."""
+        if config.drop_probability or config.jitter_ms or self._track_constant:
+            return None
+        return config.latency_ms
 
     # --- partitions -------------------------------------------------------------------------
 
@@ -103,7 +122,9 @@ class Network:
         if self._island and not self.can_reach(src, dst):
             stats["partitioned"] += 1
             return None
-        config = self.config
+        if self._fixed_delay is not None:
+            return now + self._fixed_delay
+        config = self._config
         if config.drop_probability and self.rng.random() < config.drop_probability:
             stats["dropped"] += 1
             return None

@@ -26,6 +26,7 @@ import random
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from assignors.api import TopicPartition
@@ -49,6 +50,9 @@ CLUSTER = "@cluster"
 
 STABLE = "STABLE"
 UNJOINED = "UNJOINED"
+
+_FIELDS = itemgetter(1)
+"""An event's fields dict (the second of its ``(name, fields)`` pair), which the log stores."""
 
 
 class SimulationError(Exception):
@@ -712,7 +716,9 @@ class Simulation:
             consumer = slot.consumer
             if getattr(consumer, "failed", False):
                 continue
-            state = str(_client_state(consumer))
+            state = consumer.state
+            if type(state) is not str:  # _client_state, for a consumer stand-in
+                state = str(_client_state(consumer))
             if state == STABLE:
                 stable = not _rejoin_pending(consumer)
             elif state == UNJOINED and not _rejoin_pending(consumer):
@@ -755,16 +761,15 @@ class Simulation:
         reach the log: neither the coordinator nor the consumers log by themselves."""
         events = result.events
         if events:
-            if self._direct_events is not None:
-                # the logger's fast path, inlined: each event's fields dict becomes the entry
-                log = self._direct_events
-                append = log.append
-                seq = len(log)
-                for name, fields in events:
+            log = self._direct_events
+            if log is not None:
+                # the logger's fast path, inlined: each event's fields dict becomes the entry,
+                # stamped here and added by one extend (no append call per event: this loop
+                # runs for every event of a run)
+                for seq, (name, fields) in enumerate(events, len(log)):
                     fields["event"] = name
                     fields["seq"] = seq
-                    append(fields)
-                    seq += 1
+                log.extend(map(_FIELDS, events))
             elif self._logs_group_events:
                 record_events(events, self.logger)
         effects = result.effects
@@ -1074,8 +1079,7 @@ def _owned(consumer: Any) -> Iterable[TopicPartition]:
 def _rejoin_pending(consumer: Any) -> bool:
     """``rejoin_pending`` (Kafka's rejoinNeededOrPending: it also covers a finished join whose
     assignment the consumer has not applied yet) first; ``rejoin_needed`` for simpler fakes."""
-    for name in ("rejoin_pending", "rejoin_needed"):
-        value = getattr(consumer, name, None)
-        if value is not None:
-            return bool(value)
-    return False
+    value = getattr(consumer, "rejoin_pending", None)
+    if value is None:
+        value = getattr(consumer, "rejoin_needed", None)
+    return bool(value)  # is_stable asks it of every consumer of a touched group: no loop

@@ -38,18 +38,38 @@ from coordinator.assignor.api import (
 )
 from coordinator.assignor.bulk import (
     SMALL_BATCH,
-    build_fresh_maps,
     empty_maps,
+    fresh_map_capacity,
     group_subscriptions,
     uuid_spread_hashes,
 )
 from coordinator.assignor.lazy import LazyMembers
-from coordinator.assignor.sets import DeferredTopicMap
+from coordinator.assignor.sets import AssignmentMap, DeferredTopicMap, OrderedPartitions
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
 from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
 MAX_ITERATION_COUNT = 16
+
+#: One-partition sets below this partition number are made once and shared (see _singles).
+INTERNED_LIMIT = 1 << 16
+_SINGLES: list[OrderedPartitions] = []
+
+
+def _singles(partitions: list[int], high: int | None = None) -> list[OrderedPartitions]:
+    """A one-partition set for each of ``partitions``. The sets are read-only tuples, equal by
+    content, and a one-element ``HashSet`` iterates the same at any capacity, so the same
+    object serves every member holding that partition number (made once per process, like
+    Java's ``Integer`` cache); numbers from :data:`INTERNED_LIMIT` up are made each time.
+    ``high``: the largest of ``partitions`` when the caller knows it."""
+    if not partitions:
+        return []
+    high = max(partitions) if high is None else high
+    if high >= INTERNED_LIMIT:
+        return list(map(OrderedPartitions, zip(partitions)))
+    if high >= len(_SINGLES):
+        _SINGLES.extend(map(OrderedPartitions, zip(range(len(_SINGLES), high + 1))))
+    return list(map(_SINGLES.__getitem__, partitions))
 
 
 def _runs_of(partitions: list[int]) -> list[range]:
@@ -133,9 +153,17 @@ class _Builder:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _sort_key(self, t: int) -> tuple[float, int, Uuid]:
+    def _sort_key(self, t: int) -> tuple[float, int, int, int]:
+        """topicComparator: partitions per subscriber descending, subscribers ascending, then
+        ``Uuid.compareTo`` (the signed halves as plain ints: no attrs comparison per pair)."""
         subscribers = len(self.subscribers[t])
-        return (-(self.num_partitions[t] / subscribers), subscribers, self.topic_ids[t])
+        topic_id = self.topic_ids[t]
+        return (
+            -(self.num_partitions[t] / subscribers),
+            subscribers,
+            topic_id.most_significant_bits,
+            topic_id.least_significant_bits,
+        )
 
     def _topic_of(self, topic_id: Uuid) -> int | None:
         t = self.index_by_object.get(id(topic_id))
@@ -159,62 +187,44 @@ class _Builder:
 
     def _all_members(self) -> list[MemberAssignment]:
         """Every member's assignment: the members whose map starts empty and only takes step-2
-        shares (a first assignment's members, a joining member) in one
-        :func:`~coordinator.assignor.bulk.build_fresh_maps` batch, the members that keep their
-        map as it is, and :meth:`_member` for the others."""
+        shares (a first assignment's members, a joining member) in one :meth:`_fresh_maps`
+        batch, the members that keep their map as it is, and :meth:`_member` for the others."""
         count = len(self.member_ids)
         result = member_assignments(self.targets)
         slow = np.zeros(count, dtype=bool)
         slow[np.fromiter(map(operator.is_not, self.changed, repeat(None)), bool, count)] = True
         slow[list(self.moves)] = True
-        if self.records:
-            share_members = np.concatenate([r[2] for r in self.records])
-            share_record = np.repeat(
-                np.arange(len(self.records), dtype=np.int64), [len(r[2]) for r in self.records]
-            )
-            share_index = np.concatenate(
-                [np.arange(len(r[2]), dtype=np.int64) for r in self.records]
-            )
-            irregular = [k for k, r in enumerate(self.records) if r[7]]
-            for k in irregular:
-                slow[self.records[k][2][list(self.records[k][7])]] = True
+        records = self.records
+        if records:
+            # The step-2 shares of every topic laid end to end: owner, first partition, step,
+            # count (one entry per computeIfAbsent(...).add run of a member).
+            share_members = np.concatenate([r[2] for r in records])
+            for r in records:
+                if r[7]:
+                    slow[r[2][list(r[7])]] = True
             with_shares = np.zeros(count, dtype=bool)
             with_shares[share_members] = True
-            empty = empty_maps(self.targets, slow.tolist())
-            fresh = with_shares & empty & ~slow
+            fresh = with_shares & empty_maps(self.targets, slow.tolist()) & ~slow
             slow |= with_shares & ~fresh
-            keep = fresh[share_members]
-            order = np.argsort(share_members[keep], kind="stable")
-            members = share_members[keep][order]
-            records = share_record[keep][order]
-            shares = share_index[keep][order]
             fresh_members = np.flatnonzero(fresh)
             if len(fresh_members) < SMALL_BATCH:  # a joining member or two: _member is cheaper
                 slow |= fresh
             else:
-                columns = [np.concatenate([r[i] for r in self.records]) for i in (3, 5, 6)]
-                offsets = np.zeros(len(self.records) + 1, dtype=np.int64)
-                np.cumsum([len(r[2]) for r in self.records], out=offsets[1:])
-                at = offsets[records] + shares
-                firsts, steps, counts = (c[at] for c in columns)
-                flat_at = np.repeat(np.cumsum(counts) - counts, counts)
-                partitions = np.repeat(firsts, counts) + (
-                    np.arange(int(counts.sum()), dtype=np.int64) - flat_at
-                ) * np.repeat(steps, counts)
-                record_topics = np.array(
-                    [self.topic_index[r[0]] for r in self.records], dtype=np.int64
+                at = np.flatnonzero(fresh[share_members])
+                at = at[np.argsort(share_members[at], kind="stable")]  # by member, topic order
+                record_of = np.repeat(
+                    np.arange(len(records), dtype=np.int64), [len(r[2]) for r in records]
+                )[at]
+                firsts, steps, counts = (
+                    np.concatenate([r[i] for r in records])[at] for i in (3, 5, 6)
                 )
-                record_caps = np.array([r[1] for r in self.records], dtype=np.int64)
-                position = np.searchsorted(fresh_members, members)
-                maps = build_fresh_maps(
-                    position,
-                    record_topics[records],
-                    record_caps[records],
+                maps = self._fresh_maps(
+                    np.searchsorted(fresh_members, share_members[at]),
+                    record_of,
+                    firsts,
+                    steps,
                     counts,
-                    partitions,
                     len(fresh_members),
-                    self.topic_ids,
-                    self._topic_hashes(),
                 )
                 for i, assignment in zip(
                     fresh_members.tolist(), member_assignments(maps), strict=True
@@ -223,6 +233,91 @@ class _Builder:
         for i in np.flatnonzero(slow).tolist():
             result[i] = self._member(i)  # type: ignore[call-overload]
         return result  # type: ignore[return-value]
+
+    def _fresh_maps(
+        self,
+        position: np.ndarray,
+        record_of: np.ndarray,
+        firsts: np.ndarray,
+        steps: np.ndarray,
+        counts: np.ndarray,
+        member_count: int,
+    ) -> list[AssignmentMap]:
+        """The maps of ``member_count`` members that start empty (``new HashMap<>(0)``) and
+        take ``computeIfAbsent(topic, k -> new HashSet<>(c)).add(p)`` calls: entry ``e`` is
+        member ``position[e]``'s share of step-2 record ``record_of[e]``, ``counts[e]``
+        partitions from ``firsts[e]`` by ``steps[e]``; entries grouped by member, in call
+        order. The same Java orders as :func:`~coordinator.assignor.bulk.build_fresh_maps`
+        (which the homogeneous builder uses), with two shortcuts for what this builder makes
+        most: one-partition shares are the shared :func:`_singles` sets (a one-element set's
+        order does not depend on its table), and a whole share's order is computed from its
+        first partition and step, without a partition list per entry."""
+        records = self.records
+        entries = len(position)
+        record_topic = np.array([self.topic_index[r[0]] for r in records], dtype=np.int64)
+        topics = record_topic[record_of]
+        keys_per_member = np.bincount(position, minlength=member_count)
+        bounds = np.zeros(member_count + 1, dtype=np.int64)
+        np.cumsum(keys_per_member, out=bounds[1:])
+        key_list = keys_per_member.tolist()
+        multi = counts > 1
+        order = None
+        if entries and int(keys_per_member.max()) > 1:
+            # Each map's final table (computeIfAbsent doubles it before linking a new key once
+            # over its threshold; one more time when a call follows the last new key) and its
+            # order: bucket of spread(topic hash) ascending, the later key first within one.
+            has_keys = keys_per_member > 0
+            trailing = np.zeros(member_count, dtype=bool)
+            trailing[has_keys] = multi[bounds[1:][has_keys] - 1]
+            most = int(keys_per_member.max())
+            table = np.array(
+                [fresh_map_capacity(k, t) for k in range(most + 1) for t in (False, True)],
+                dtype=np.int64,
+            )
+            map_caps = table[keys_per_member * 2 + trailing]
+            rank = np.arange(entries, dtype=np.int64) - np.repeat(bounds[:-1], keys_per_member)
+            bucket = self._topic_hashes()[topics] & (map_caps - 1)[position]
+            order = np.argsort(
+                (position << 42) | (bucket << 21) | ((1 << 21) - 1 - rank), kind="stable"
+            )
+            topics = topics[order]
+        if not multi.any():
+            sets = _singles(
+                (firsts if order is None else firsts[order]).tolist(), int(firsts.max(initial=0))
+            )
+        else:
+            sets = _singles(firsts.tolist())
+            at = np.flatnonzero(multi)
+            sized = counts[at]
+            # Each set's final table (doubled while over 0.75 x capacity) and its iteration
+            # order: bucket spread(p) & (capacity - 1) ascending, insertion order within one.
+            caps = np.array([r[1] for r in records], dtype=np.int64)[record_of[at]]
+            while True:
+                grow = sized * 4 > caps * 3
+                if not grow.any():
+                    break
+                caps[grow] <<= 1
+            starts = np.zeros(len(at) + 1, dtype=np.int64)
+            np.cumsum(sized, out=starts[1:])
+            entry_of = np.repeat(np.arange(len(at), dtype=np.int64), sized)
+            partitions = np.repeat(firsts[at], sized) + (
+                np.arange(int(starts[-1]), dtype=np.int64) - starts[entry_of]
+            ) * np.repeat(steps[at], sized)
+            buckets = (partitions ^ (partitions >> 16)) & (caps - 1)[entry_of]
+            inside = entry_of[1:] == entry_of[:-1]
+            if (np.diff(buckets)[inside] < 0).any():
+                partitions = partitions[np.argsort((entry_of << 32) | buckets, kind="stable")]
+            flat = partitions.tolist()
+            made = map(
+                OrderedPartitions,
+                map(flat.__getitem__, map(slice, starts[:-1].tolist(), starts[1:].tolist())),
+            )
+            for e, partition_set in zip(at.tolist(), made, strict=True):
+                sets[e] = partition_set
+            if order is not None:
+                sets = list(map(sets.__getitem__, order.tolist()))
+        pairs = zip(map(self.topic_ids.__getitem__, topics.tolist()), sets, strict=True)
+        return list(map(AssignmentMap, map(itertools.islice, repeat(pairs), key_list)))
 
     def _topic_hashes(self) -> np.ndarray:
         return uuid_spread_hashes(self.topic_ids)
@@ -244,12 +339,9 @@ class _Builder:
         if not entries:
             self.sizes = np.zeros(count, dtype=np.int64)
             return
-        keys: list[Uuid] = list(itertools.chain.from_iterable(olds))
-        values: list[AbstractSet[int]] = list(
-            itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
-        )
-        numbers = list(map(self.index_by_object.get, map(id, keys)))
+        numbers = list(map(self.index_by_object.get, map(id, itertools.chain.from_iterable(olds))))
         if None in numbers:  # equal topic ids held by other objects, or unknown topics
+            keys = list(itertools.chain.from_iterable(olds))
             for j, t in enumerate(numbers):
                 if t is None:
                     numbers[j] = self.topic_index.get(keys[j], -1)
@@ -260,22 +352,42 @@ class _Builder:
         for g, group_topics in enumerate(self.group_topics):
             subscribed[g, group_topics] = True
         kept = subscribed[self.member_group_array[member], topics]
-        sizes = np.fromiter(map(len, values), np.int64, entries)
-        kept_sizes = sizes[kept]
-        self.sizes = np.bincount(member[kept], weights=kept_sizes, minlength=count).astype(np.int64)
-        kept_at = np.flatnonzero(kept)
-        partitions = np.fromiter(
-            itertools.chain.from_iterable(map(values.__getitem__, kept_at.tolist())),
-            np.int64,
-            int(kept_sizes.sum()),
+        # Every partition of every entry in one list (one C-level pass); when there are as many
+        # as entries, each set holds one partition and their sizes need no pass of their own.
+        flat = list(
+            itertools.chain.from_iterable(
+                itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
+            )
         )
-        kept_topics = topics[kept]
+        if len(flat) == entries:
+            sizes = np.ones(entries, dtype=np.int64)
+        else:
+            sizes = np.fromiter(
+                map(len, itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))),
+                np.int64,
+                entries,
+            )
+        partitions = np.array(flat, dtype=np.int64)
+        all_kept = bool(kept.all())
+        if all_kept:
+            kept_sizes = sizes
+            kept_topics = topics
+            kept_members = member
+        else:
+            kept_sizes = sizes[kept]
+            kept_topics = topics[kept]
+            kept_members = member[kept]
+            partitions = partitions[np.repeat(kept, sizes)]
+        self.sizes = np.bincount(kept_members, weights=kept_sizes, minlength=count).astype(np.int64)
         limits = np.repeat(np.asarray(self.num_partitions, dtype=np.int64)[kept_topics], kept_sizes)
         if len(partitions) and ((partitions < 0) | (partitions >= limits)).any():
             raise IndexError("a member owns a partition beyond its topic's partition count")
         owners[np.repeat(offsets[kept_topics], kept_sizes) + partitions] = np.repeat(
-            member[kept], kept_sizes
+            kept_members, kept_sizes
         )
+        if all_kept:
+            return
+        keys = list(itertools.chain.from_iterable(olds))
         for j in np.flatnonzero(~kept).tolist():
             index = int(member[j])
             new = self.changed[index]
@@ -425,18 +537,46 @@ class _Builder:
         if not topics:
             return
         ordered = sorted(topics, key=self._sort_key)
+        # balanceTopic changes nothing for a topic whose subscribers are within one, nor for
+        # one it already found nothing to move in while no subscriber's size changed since:
+        # such topics are "settled" and skipped (as if called: it would return 0). One
+        # vectorised check over all the topics' subscribers settles the balanced ones; a move
+        # unsettles every topic of the groups of the members it touched.
+        starts = np.zeros(len(ordered), dtype=np.int64)
+        np.cumsum([len(self.subscribers[t]) for t in ordered[:-1]], out=starts[1:])
+        loads = self.sizes[np.concatenate([self.subscribers[t] for t in ordered])]
+        settled = (
+            np.maximum.reduceat(loads, starts) - np.minimum.reduceat(loads, starts) <= 1
+        ).tolist()
+        if all(settled):  # the usual outcome of step 2: one pass, no change
+            return
+        position = {t: i for i, t in enumerate(ordered)}
+        member_group = self.member_group
         last = -1
         for _ in range(MAX_ITERATION_COUNT):
             for i, t in enumerate(ordered):
                 if i == last:
                     return
-                moved = self.balance_topic(t)
+                if settled[i]:
+                    moved = 0
+                else:
+                    touched: list[int] = []
+                    moved = self.balance_topic(t, touched)
+                    if moved:
+                        for g in set(map(member_group.__getitem__, touched)):
+                            for u in self.group_topics[g]:
+                                j = position.get(u)
+                                if j is not None:
+                                    settled[j] = False
+                    else:
+                        settled[i] = True
                 if moved > 0 or last == -1:
                     last = i
 
-    def balance_topic(self, t: int) -> int:
+    def balance_topic(self, t: int, touched: list[int]) -> int:
         """balanceTopic: move the topic's partitions from its most to its least loaded
-        subscribers (Kafka's MemberAssignmentBalancer, step by step)."""
+        subscribers (Kafka's MemberAssignmentBalancer, step by step); the members that gave or
+        took a partition are appended to ``touched``."""
         subscribers = self.subscribers[t]
         loads = self.sizes[subscribers]
         if int(loads.max()) - int(loads.min()) <= 1:
@@ -516,6 +656,8 @@ class _Builder:
             )
             owners[partition] = least
             sizes[least] += 1
+            touched.append(old_owner)
+            touched.append(least)
             moved += 1
         return moved
 

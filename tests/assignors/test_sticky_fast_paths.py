@@ -81,6 +81,22 @@ def test_partition_lists_equal_plain_lookup(members: list[list[int]]) -> None:
             assert ps == list(range(f, f + s * len(ps), s))
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(member_pids(), max_size=8))
+def test_partition_lists_from_runs_equal_plain_lookup(members: list[list[int]]) -> None:
+    """A small result whose runs the builder knows (a fresh deal) is cut into strided slices
+    without the lookup: the same lists, each a list of its own."""
+    sizes = [len(p) for p in members]
+    flat = np.array([p for ps in members for p in ps], dtype=np.int64)
+    size_arr = np.array(sizes, dtype=np.int64)
+    first, step = arithmetic_runs(flat, size_arr)
+    step[size_arr == 0] = 7  # an empty member's run says nothing: any step, still empty
+    got = INDEX.partition_lists(flat, size_arr, (first, step))
+    assert got == _plain(INDEX, flat, sizes)
+    assert all(type(x) is list for x in got)
+    assert len({id(x) for x in got}) == len(got)
+
+
 @pytest.mark.parametrize(
     ("members", "regular"),
     [

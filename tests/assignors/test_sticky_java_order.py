@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assignors.api import Subscription
 from assignors.cooperative_sticky import CooperativeStickyAssignor
 from assignors.sticky import StickyAssignor
+from assignors.sticky_common import member_order
+from coordinator.java import java_hashmap_order, java_sorted
 from tests.assignors.sticky_support import tp
 
 
@@ -49,3 +55,36 @@ def test_owned_keeping_pass_follows_hashmap_order_not_input_order() -> None:
         a = CooperativeStickyAssignor()
         a.assign({"topic1": 2, "topic2": 2}, {m: subs[m] for m in order})
         assert a.partitions_transferring_ownership == {tp("topic2", 0): "consumer3"}
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(["a", "b", "c", "0", "9", "\uffff", "😀"]), max_size=4),
+        unique=True,
+        max_size=150,
+    ),
+    st.booleans(),
+)
+def test_member_order_is_java_hashmap_order_with_string_ranks(ids, presorted) -> None:
+    """The sticky assignors' member order (both sides of the 64-member threshold, input in id
+    order or not, ids outside the BMP): Java HashMap iteration order, each input position's
+    place in it, and each member's rank in Java ``String`` order."""
+    if presorted:
+        ids = java_sorted(ids)
+    members, position, rank = member_order(ids)
+    assert members == java_hashmap_order(ids)
+    assert [members[p] for p in position] == ids
+    assert [members[i] for i in sorted(range(len(ids)), key=rank.__getitem__)] == java_sorted(ids)
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 1000])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_member_order_at_group_sizes(n: int, shuffled: bool) -> None:
+    ids = [f"consumer-{i:04d}" for i in range(n)]
+    if shuffled:
+        random.Random(n).shuffle(ids)
+    members, position, rank = member_order(ids)
+    assert members == java_hashmap_order(ids)
+    assert [members[p] for p in position] == ids
+    assert [members[i] for i in sorted(range(n), key=rank.__getitem__)] == sorted(ids)

@@ -15,6 +15,7 @@ from assignors.sticky import (
     _batch_claims,
     _python_batch_claims,
     _regular_claims,
+    _same_layout_claims,
     _small_claims,
 )
 from assignors.sticky_common_index import partition_index
@@ -208,3 +209,67 @@ def test_plain_python_batch_equals_numpy_batch_and_reference(members) -> None:
         decoded, gen = decode_sticky_user_data(raw)
         assert got.generation == gen
         assert got.pids.tolist() == index.pids(decoded).tolist()
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["t0", "t1", "t2", "zz", "päy", "t0", "t1", "nope"]), st.integers(0, 3)
+        ),
+        max_size=5,
+    ),
+    st.lists(
+        st.tuples(
+            st.integers(0, 7),
+            st.one_of(st.none(), st.integers(-1, 5)),
+            st.sampled_from(["same"] * 12 + ["rename", "cut", "recount", "outside"]),
+        ),
+        min_size=2,
+        max_size=8,
+    ),
+)
+def test_same_layout_batch_equals_one_by_one(template, members) -> None:
+    """User data sharing one layout (same topics, partition counts and length: a uniform
+    group's) are decoded as one byte matrix (``_same_layout_claims``): each member's claims are
+    the one-member decoder's. Any member whose layout differs (another topic name, a cut,
+    another partition count), or any number outside its topic, sends the whole batch back
+    (``None``) to the member-by-member decoders."""
+    index = partition_index(_BATCH_INDEX)
+    same_generation_kind = len({gen is None for _, gen, _ in members}) == 1
+    raws = []
+    for value, gen, change in members:
+        parts = [
+            tp(t, (value + i) % _BATCH_INDEX.get(t, 1) if change != "outside" else 9)
+            for t, k in template
+            for i in range(k)
+        ]
+        if change == "rename" and parts:
+            parts[0] = tp("t1" if parts[0].topic != "t1" else "t0", parts[0].partition)
+        if change == "recount" and parts:
+            parts.append(parts[0])
+        data = encode_sticky_user_data(parts, gen if same_generation_kind else 3)
+        raws.append(data[:-1] if change == "cut" and len(data) > 4 else data)
+    got = _same_layout_claims(raws, index)
+    if got is None:
+        return  # declined: the member-by-member decoders decide
+    for raw, claims in zip(raws, got, strict=True):
+        one = _small_claims(raw, index)
+        assert one is not None
+        assert claims.generation == one.generation
+        assert claims.pids.tolist() == one.pids.tolist()
+        decoded, gen = decode_sticky_user_data(raw)
+        assert (claims.generation, claims.pids.tolist()) == (gen, index.pids(decoded).tolist())
+
+
+def test_same_layout_batch_reads_uniform_group_data() -> None:
+    """The shape it is for: every member owns one partition of each topic."""
+    index = partition_index({"a": 4, "b": 4})
+    raws = [encode_sticky_user_data([tp("a", m), tp("b", 3 - m)], 2) for m in range(4)]
+    got = _same_layout_claims(raws, index)
+    assert got is not None
+    assert [(c.pids.tolist(), c.generation) for c in got] == [
+        (index.pids([tp("a", m), tp("b", 3 - m)]).tolist(), 2) for m in range(4)
+    ]
+    raws[2] = encode_sticky_user_data([tp("a", 2), tp("b", 9)], 2)  # 9: not a partition of b
+    assert _same_layout_claims(raws, index) is None
