@@ -21,18 +21,22 @@ a :class:`MemberSpecs` keeps the specs between builds, reusing a member's while 
 and target object are the same ones (found by identity scans over whole lists, so an unchanged
 group costs a few C-level passes), and hands the assignor the previous member map itself when
 no spec in it changed; the delta compares by identity first and deep-compares only the
-others; the assignor's result dict is read in place, and the new target is converted to
-frozensets only for the members someone reads (:class:`NewTargetAssignment`).
+others; the assignor's maps are read without their per-member wrappers
+(``LazyMembers.partition_maps``), and the new target is converted to frozensets only for the
+members someone reads (:class:`NewTargetAssignment`). A group's first build (nothing kept) makes
+the specs and views in bulk (tuples made in C), orders the members with numpy, and shares the
+topic describer made lately from equal metadata.
 """
 
 from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 
+import numpy as np
 from attrs import frozen
 
 from coordinator.assignor.api import (
@@ -47,11 +51,17 @@ from coordinator.assignor.spec import (
     GroupSpecImpl,
     MemberSubscriptionAndAssignmentImpl,
     SubscribedTopicDescriberImpl,
+    member_subscriptions,
 )
 from coordinator.assignor.spec import TopicMetadata as SpecTopicMetadata
 from coordinator.consumer_group import ConsumerGroupMember, Partitions, TopicMetadata
 from coordinator.gc_pause import gc_paused
-from coordinator.java import copy_capacity, java_hashmap_order
+from coordinator.java import (
+    copy_capacity,
+    java_hashmap_capacity,
+    java_hashmap_order,
+    java_string_hashcode,
+)
 from coordinator.kafka_uuid import Uuid
 from coordinator.timeline_order import iteration_order
 
@@ -276,9 +286,11 @@ class MemberSpecs:
         member_id: str,
         member: ConsumerGroupMember,
         target: TopicPartitions,
+        in_group: bool = True,
     ) -> _Spec:
-        """An updated member's spec (kept for the next build)."""
-        made = self.updated.get(member_id) or self._previous(member_id)
+        """An updated member's spec (kept for the next build); ``in_group=False``: the member
+        is not among the group's members of this build (no group spec of it to reuse)."""
+        made = self.updated.get(member_id) or (self._previous(member_id) if in_group else None)
         if made is not None and made[0] is member and made[1] is target:
             spec = made[2]
         elif made is not None:
@@ -337,21 +349,13 @@ class MemberSpecs:
         names = map(_names_of, members)
         ids: Iterator[AbstractSet[Uuid]]
         if self.lazy:
-            ids = map(
-                TopicIds, names, itertools.repeat(self.topic_ids), itertools.repeat(self.resolved)
-            )
+            ids = topic_ids_views(names, self.topic_ids, self.resolved)
         else:
             ids = map(
                 _resolved, names, itertools.repeat(self.topic_ids), itertools.repeat(self.resolved)
             )
-        return list(
-            map(
-                MemberSubscriptionAndAssignmentImpl,
-                map(_rack_of, members),
-                map(_instance_of, members),
-                ids,
-                targets,
-            )
+        return member_subscriptions(
+            map(_rack_of, members), map(_instance_of, members), ids, targets
         )
 
     def in_timeline_order(
@@ -371,7 +375,7 @@ class MemberSpecs:
     def member_order(self, inserted: list[str]) -> list[str]:
         """``java_hashmap_order(inserted)``, kept while the insertion sequence is the same."""
         if inserted != self.inserted:
-            self.order = java_hashmap_order(inserted)
+            self.order = _distinct_keys_order(inserted)
             self.inserted = inserted
         return self.order
 
@@ -408,15 +412,39 @@ class MemberSpecs:
         TopicMetadata>``), kept while the metadata is equal and in the same order."""
         items = list(subscription_metadata.items())
         if self.describer is None or self.metadata != items:
-            metadata = {
-                t.id: SpecTopicMetadata(t.id, t.name, t.num_partitions)
-                for t in subscription_metadata.values()
-            }
-            self.describer = SubscribedTopicDescriberImpl(
-                {t: metadata[t] for t in uuid_order(metadata)}
-            )
+            self.describer = _describer(items)
             self.metadata = items
         return self.describer
+
+
+#: describers made lately, with the metadata items they were made from (shared by the groups
+#: and by a group's first build: a describer is immutable and depends on the items alone)
+_DESCRIBERS: list[tuple[list[tuple[str, TopicMetadata]], SubscribedTopicDescriberImpl]] = []
+_DESCRIBERS_KEPT = 8
+
+
+def _describer(items: list[tuple[str, TopicMetadata]]) -> SubscribedTopicDescriberImpl:
+    """The ``SubscribedTopicDescriberImpl`` of the metadata ``items`` (name, metadata): one made
+    lately from equal items (same order), else a new one."""
+    for made_from, describer in _DESCRIBERS:
+        if made_from == items:
+            return describer
+    metadata = {t.id: SpecTopicMetadata(t.id, t.name, t.num_partitions) for _, t in items}
+    describer = SubscribedTopicDescriberImpl({t: metadata[t] for t in uuid_order(metadata)})
+    _DESCRIBERS.insert(0, (items, describer))
+    del _DESCRIBERS[_DESCRIBERS_KEPT:]
+    return describer
+
+
+def _distinct_keys_order(keys: list[str]) -> list[str]:
+    """``java_hashmap_order(keys)`` of distinct keys (a default ``HashMap``), the buckets
+    sorted with numpy for a large map (stable: insertion order within a bucket)."""
+    if len(keys) < 64:
+        return java_hashmap_order(keys)
+    mask = java_hashmap_capacity(len(keys)) - 1
+    hashes = np.fromiter(map(java_string_hashcode, keys), np.int64, len(keys)) & 0xFFFFFFFF
+    buckets = (hashes ^ (hashes >> 16)) & mask  # HashMap.hash, as java.spread
+    return list(map(keys.__getitem__, np.argsort(buckets, kind="stable").tolist()))
 
 
 @gc_paused()
@@ -455,11 +483,12 @@ def build_target_assignment(
             previous = static_members.get(updated.instance_id)
             if previous is not None and previous != member_id:
                 assignment = old_of(previous, EMPTY_PARTITIONS)
-        if member_id not in members:
+        in_group = member_id in members
+        if not in_group:
             if inserted is ids:
                 inserted = list(ids)
             inserted.append(member_id)
-        updates[member_id] = cache.spec(member_id, updated, assignment)
+        updates[member_id] = cache.spec(member_id, updated, assignment, in_group)
     cache.forget_updated(updates)
     # HashMap<String, ...> iteration order: capacity grown by every key ever put
     order = cache.member_order(inserted)
@@ -542,28 +571,25 @@ def _resolved(
     return ids
 
 
-class TopicIds(AbstractSet[Uuid]):
+class TopicIds(tuple, AbstractSet[Uuid]):
     """Kafka's ``modern.TopicIds``: a member's subscribed topic names seen as their ids,
-    resolved when first read (then the memo's shared ids object, same content and order)."""
+    resolved when read (through the memo: the shared ids object, same content and order).
 
-    __slots__ = ("_ids", "_names", "_resolved", "_topic_ids")
+    A tuple ``(names, topic ids by name, memo)`` underneath, so that a group's views are made
+    in bulk with the construction in C (:func:`topic_ids_views`); equality is a set's."""
 
-    def __init__(
-        self,
+    __slots__ = ()
+
+    def __new__(
+        cls,
         names: AbstractSet[str],
         topic_ids: Mapping[str, Uuid],
         resolved: dict[tuple[str, ...], AbstractSet[Uuid]],
-    ) -> None:
-        self._names = names
-        self._topic_ids = topic_ids
-        self._resolved = resolved
-        self._ids: AbstractSet[Uuid] | None = None
+    ) -> TopicIds:
+        return tuple.__new__(cls, (names, topic_ids, resolved))
 
     def _get(self) -> AbstractSet[Uuid]:
-        ids = self._ids
-        if ids is None:
-            ids = self._ids = _resolved(self._names, self._topic_ids, self._resolved)
-        return ids
+        return _resolved(self[0], self[1], self[2])
 
     def __iter__(self) -> Iterator[Uuid]:
         return iter(self._get())
@@ -574,8 +600,26 @@ class TopicIds(AbstractSet[Uuid]):
     def __contains__(self, topic_id: object) -> bool:
         return topic_id in self._get()
 
+    __eq__ = AbstractSet.__eq__
+    __ne__ = AbstractSet.__ne__
+    __le__ = AbstractSet.__le__  # type: ignore[assignment]
+    __lt__ = AbstractSet.__lt__  # type: ignore[assignment]
+    __ge__ = AbstractSet.__ge__  # type: ignore[assignment]
+    __gt__ = AbstractSet.__gt__  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
         return f"TopicIds({list(self._get())!r})"
+
+
+def topic_ids_views(
+    names: Iterable[AbstractSet[str]],
+    topic_ids: Mapping[str, Uuid],
+    resolved: dict[tuple[str, ...], AbstractSet[Uuid]],
+) -> Iterator[TopicIds]:
+    """A :class:`TopicIds` view of each subscription, without a Python call per view."""
+    rows = zip(names, itertools.repeat(topic_ids), itertools.repeat(resolved))
+    return map(tuple.__new__, itertools.repeat(TopicIds), rows)
 
 
 def _resolve(names: tuple[str, ...], topic_ids: Mapping[str, Uuid]) -> AbstractSet[Uuid]:

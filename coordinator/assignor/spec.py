@@ -47,15 +47,28 @@ def member_assignments(maps: Iterable[TopicPartitions]) -> list[MemberAssignment
     return list(map(tuple.__new__, repeat(MemberAssignmentImpl), zip(maps)))
 
 
-@frozen
-class MemberSubscriptionAndAssignmentImpl:
+class MemberSubscriptionAndAssignmentImpl(NamedTuple):
     """MemberSubscriptionAndAssignmentImpl: one member's subscription and current target
-    assignment (Kafka wraps the latter in an ``Assignment``; here its partitions map directly)."""
+    assignment (Kafka wraps the latter in an ``Assignment``; here its partitions map directly).
+    A named tuple (immutable, equal by content), so that the coordinator can make a group's
+    specs in bulk (:func:`member_subscriptions`) with the construction in C."""
 
     rack_id: str | None
     instance_id: str | None
     subscribed_topic_ids: AbstractSet[Uuid]
     partitions: TopicPartitions = EMPTY_PARTITIONS
+
+
+def member_subscriptions(
+    rack_ids: Iterable[str | None],
+    instance_ids: Iterable[str | None],
+    subscribed_topic_ids: Iterable[AbstractSet[Uuid]],
+    partitions: Iterable[TopicPartitions],
+) -> list[MemberSubscriptionAndAssignmentImpl]:
+    """``MemberSubscriptionAndAssignmentImpl`` of each row of the columns, without a Python
+    call per member."""
+    rows = zip(rack_ids, instance_ids, subscribed_topic_ids, partitions, strict=True)
+    return list(map(tuple.__new__, repeat(MemberSubscriptionAndAssignmentImpl), rows))
 
 
 @frozen

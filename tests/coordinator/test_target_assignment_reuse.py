@@ -461,3 +461,45 @@ def test_the_kept_timeline_order_is_the_computed_one():
         got = specs.in_timeline_order(members, capacity)
         assert list(got) == iteration_order(members, capacity)
     assert iteration_order(members, capacity) != iteration_order(members, capacity_for(high_water))
+
+
+def test_topic_id_views_are_sets_of_their_resolved_ids():
+    """A ``TopicIds`` view (a tuple underneath, made in bulk) is equal, as a set, to its
+    resolved ids and to any set of the same ids, and unhashable like Java's views in a map."""
+    from coordinator.target_assignment import TopicIds, topic_ids_views
+
+    topic_ids = {n: topic_id_for(n) for n in ("a", "b", "c")}
+    memo: dict = {}
+    made = list(topic_ids_views([frozenset({"a", "b"}), frozenset({"c", "x"})], topic_ids, memo))
+    assert made[0] == TopicIds(frozenset({"b", "a"}), topic_ids, memo)
+    assert made[0] == {topic_ids["a"], topic_ids["b"]} and made[0] != made[1]
+    assert made[1] == {topic_ids["c"]} and len(made[1]) == 1  # "x" has no topic: left out
+    assert made[0] == frozenset(made[0]) and made[1] <= set(topic_ids.values())
+    with pytest.raises(TypeError):
+        hash(made[0])
+
+
+def test_the_member_order_of_a_large_group_is_javas():
+    """The member map's order (numpy buckets above 64 members) is ``java_hashmap_order``."""
+    import random
+
+    from coordinator.java import java_hashmap_order
+    from coordinator.target_assignment import _distinct_keys_order
+
+    rng = random.Random(17)
+    for n in (0, 5, 63, 64, 65, 700, 3000):
+        keys = list(dict.fromkeys(f"m{rng.getrandbits(48):x}-é{i}" for i in range(n)))
+        assert _distinct_keys_order(keys) == java_hashmap_order(keys)
+
+
+def test_equal_subscription_metadata_shares_one_describer():
+    """Fresh ``MemberSpecs`` (a group's first build) reuse the describer made lately from
+    equal metadata items; other metadata gets its own."""
+    metadata = {n: TopicMetadata(topic_id_for(n), n, 3) for n in ("d1", "d2")}
+    first = MemberSpecs().topic_describer(metadata)
+    again = MemberSpecs().topic_describer(dict(metadata))
+    assert again is first
+    bigger = {**metadata, "d1": TopicMetadata(topic_id_for("d1"), "d1", 4)}
+    other = MemberSpecs().topic_describer(bigger)
+    assert other is not first and other.num_partitions(topic_id_for("d1")) == 4
+    assert first.num_partitions(topic_id_for("d1")) == 3
