@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from operator import itemgetter
+from itertools import repeat
+from operator import is_, itemgetter
 from typing import Any
 
 import numpy as np
@@ -338,6 +339,12 @@ class AbstractStickyAssignor(PartitionAssignor):
     ) -> tuple[bool, list[np.ndarray], set[int]]:
         """``allSubscriptionsEqual``: builder choice, owned lists (pids) and doubly-claimed pids."""
         uniform = _all_subscriptions_equal(ctx.subs, group)
+        first = claims[0]
+        if not len(first.pids) and all(map(is_, claims, repeat(first))):
+            # one shared empty claim (a fresh group): one C-level identity pass decides
+            if first.generation is not None:
+                self.max_generation = max(self.max_generation, first.generation)
+            return uniform, [first.pids] * len(claims), set()
         # C-level passes over the members: this runs on every call, whatever the group's size
         seen = set(map(_GENERATION, claims))
         seen.discard(None)
