@@ -44,6 +44,8 @@ from assignors.sticky_user_data import (
 __all__ = ["CooperativeStickyAssignor"]
 
 _OWNED = attrgetter("owned_partitions")
+_USER_DATA = attrgetter("user_data")
+_NO_CLAIMS = Claims(np.zeros(0, dtype=np.int64), None)
 _GENERATION_ID = attrgetter("generation_id")
 
 
@@ -74,21 +76,23 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
     ) -> list[Claims]:
         """Every member's owned partitions converted to ids in one pass; malformed input takes
         the member-by-member path, whose error names the member."""
+        owned = list(map(_OWNED, subs))
+        generation_ids: list[int] = list(map(_GENERATION_ID, subs))
         try:
-            pids = index.pids_of_many(list(map(_OWNED, subs)))
-            generation_ids: list[int] = list(map(_GENERATION_ID, subs))
+            if (
+                not any(owned)
+                and not any(map(_USER_DATA, subs))
+                and max(generation_ids, default=-1) < 0
+            ):
+                return [_NO_CLAIMS] * len(subs)  # C-level passes: a fresh group claims nothing
+            pids = index.pids_of_many(owned)
             gens: list[int | None] = list(generation_ids)
-            if generation_ids and min(generation_ids) < 0:
-                decode = decode_cooperative_user_data
-                gens = [
-                    s.generation_id
-                    if s.generation_id >= 0
-                    else None
-                    if s.user_data is None
-                    else decode(s.user_data)
-                    for s in subs
-                ]
-        except (TypeError, ValueError):
+            if min(generation_ids) < 0:  # those members' generation is in their user data
+                ids = np.fromiter(generation_ids, dtype=np.int64, count=len(generation_ids))
+                for m in np.flatnonzero(ids < 0).tolist():
+                    data = subs[m].user_data
+                    gens[m] = None if data is None else decode_cooperative_user_data(data)
+        except (TypeError, ValueError, OverflowError):  # e.g. a generation beyond int64
             return super()._all_claims(members, subs, index)
         # the tuples built in C (``Claims`` adds nothing to ``tuple.__new__``): one per member
         return list(map(tuple.__new__, repeat(Claims), zip(pids, gens, strict=True)))

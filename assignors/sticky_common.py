@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from operator import itemgetter
+from itertools import repeat
+from operator import is_, itemgetter
 from typing import Any
 
 import numpy as np
@@ -139,7 +140,7 @@ def _spread_hashes(ids: list[str]) -> list[int]:
         return list(map(_SPREAD.__getitem__, ids))
 
 
-def member_order(ids: list[str]) -> tuple[list[str], list[int], np.ndarray]:
+def member_order(ids: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Distinct member ids (input order) -> (the ids in Java ``HashMap`` iteration order, for
     each input position its position in that order, each member's rank in Java ``String``
     order of the ids, by HashMap position).
@@ -156,7 +157,7 @@ def member_order(ids: list[str]) -> tuple[list[str], list[int], np.ndarray]:
     else:
         order = np.argsort(np.array(_spread_hashes(ids), dtype=np.int64) & mask, kind="stable")
     order_list = order.tolist()
-    members = [ids[i] for i in order_list]
+    members = list(map(ids.__getitem__, order_list))
     utf16 = needs_utf16_order(ids)
     if not utf16 and sorted(ids) == ids:  # the caller's order is id order: rank = input position
         rank = order
@@ -171,7 +172,7 @@ def member_order(ids: list[str]) -> tuple[list[str], list[int], np.ndarray]:
         rank = rank_in[order]
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n, dtype=np.int64)
-    return members, position.tolist(), rank
+    return members, position, rank
 
 
 class AbstractStickyAssignor(PartitionAssignor):
@@ -246,9 +247,10 @@ class AbstractStickyAssignor(PartitionAssignor):
         member order (:meth:`PartitionIndex.partition_lists`; ``runs``: the builder's)."""
         if ctx is None:
             return {}
-        lists = ctx.index.partition_lists(flat, sizes, runs)
         if ctx.position is not None:
-            return dict(zip(subscriptions, map(lists.__getitem__, ctx.position), strict=True))
+            lists = ctx.index.partition_lists(flat, sizes, runs, ctx.position)
+            return dict(zip(subscriptions, lists, strict=True))
+        lists = ctx.index.partition_lists(flat, sizes, runs)
         by_member = dict(zip(ctx.members, lists, strict=True))
         return {m: by_member[m] for m in subscriptions}
 
@@ -337,6 +339,12 @@ class AbstractStickyAssignor(PartitionAssignor):
     ) -> tuple[bool, list[np.ndarray], set[int]]:
         """``allSubscriptionsEqual``: builder choice, owned lists (pids) and doubly-claimed pids."""
         uniform = _all_subscriptions_equal(ctx.subs, group)
+        first = claims[0]
+        if not len(first.pids) and all(map(is_, claims, repeat(first))):
+            # one shared empty claim (a fresh group): one C-level identity pass decides
+            if first.generation is not None:
+                self.max_generation = max(self.max_generation, first.generation)
+            return uniform, [first.pids] * len(claims), set()
         # C-level passes over the members: this runs on every call, whatever the group's size
         seen = set(map(_GENERATION, claims))
         seen.discard(None)

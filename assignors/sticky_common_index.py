@@ -178,9 +178,13 @@ class PartitionIndex:
         flat: np.ndarray,
         sizes: np.ndarray,
         runs: tuple[np.ndarray, np.ndarray] | None = None,
+        order: np.ndarray | None = None,
     ) -> list[list[TopicPartition]]:
         """``flat`` (pids, member after member) cut by ``sizes`` into lists of partitions;
-        ``runs``, if given, is :func:`arithmetic_runs`' answer, known to the caller.
+        ``runs``, if given, is :func:`arithmetic_runs`' answer, known to the caller; ``order``,
+        if given, the members whose lists to return, in that order (the caller's member order:
+        callers usually keep it in id order, the fresh deal's order of first pids, so the
+        strided slices then touch neighbouring partition objects, see below).
 
         A member whose pids step evenly forwards through the index (round robin over sorted
         partitions: in a fresh uniform group the member at position ``j`` gets ``j, j+M,
@@ -193,11 +197,12 @@ class PartitionIndex:
         Either way a member's list holds the same shared TopicPartition objects in the same
         order.
         """
-        size_list = sizes.tolist()
         if runs is not None and flat.size < _STRIDED_MIN and bool(runs[1].all()):
             # every member's ids step evenly (a fresh deal): one strided slice each, straight
             # from the shared partitions, in C-level maps
             first, step = runs
+            if order is not None:
+                first, step, sizes = first[order], step[order], sizes[order]
             stop = np.maximum(first + (sizes - 1) * step + 1, first)  # an empty member: empty
             return list(
                 map(
@@ -205,6 +210,16 @@ class PartitionIndex:
                     map(slice, first.tolist(), stop.tolist(), step.tolist()),
                 )
             )
+        lists = self._partition_lists(flat, sizes, runs)
+        return lists if order is None else list(map(lists.__getitem__, order.tolist()))
+
+    def _partition_lists(
+        self,
+        flat: np.ndarray,
+        sizes: np.ndarray,
+        runs: tuple[np.ndarray, np.ndarray] | None,
+    ) -> list[list[TopicPartition]]:
+        size_list = sizes.tolist()
         if flat.size < _STRIDED_MIN:
             parts = self.flat[flat].tolist() if flat.size else []
             ends = list(itertools.accumulate(size_list))
@@ -246,10 +261,13 @@ def _cut(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
     empty piece), by C-level maps rather than a Python loop: this runs for every member."""
     ends = list(itertools.accumulate(sizes))
     pieces = list(map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-    if 0 in sizes:
-        for m in [m for m, size in enumerate(sizes) if not size]:
+    m = -1
+    try:
+        while True:  # C-level searches: empty members are usually few
+            m = sizes.index(0, m + 1)
             pieces[m] = _EMPTY
-    return pieces
+    except ValueError:
+        return pieces
 
 
 def arithmetic_runs(flat: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

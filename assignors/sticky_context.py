@@ -99,7 +99,7 @@ class StickyContext:
     rank: np.ndarray  # member index -> position in Java String order of member ids
     racks: RackInfo
     #: for each member in the caller's order, its index in ``members`` (None: look up by id)
-    position: list[int] | None = None
+    position: np.ndarray | None = None
 
 
 class BuildResult:

@@ -92,9 +92,14 @@ def test_partition_lists_from_runs_equal_plain_lookup(members: list[list[int]]) 
     first, step = arithmetic_runs(flat, size_arr)
     step[size_arr == 0] = 7  # an empty member's run says nothing: any step, still empty
     got = INDEX.partition_lists(flat, size_arr, (first, step))
-    assert got == _plain(INDEX, flat, sizes)
+    plain = _plain(INDEX, flat, sizes)
+    assert got == plain
     assert all(type(x) is list for x in got)
     assert len({id(x) for x in got}) == len(got)
+    # in a given member order (the caller's), by the runs or by the lookup
+    order = np.arange(len(members), dtype=np.int64)[::-1].copy()
+    assert INDEX.partition_lists(flat, size_arr, (first, step), order) == plain[::-1]
+    assert INDEX.partition_lists(flat, size_arr, None, order) == plain[::-1]
 
 
 @pytest.mark.parametrize(
