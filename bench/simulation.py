@@ -40,11 +40,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from attrs import frozen
 
 from coordinator.config import CoordinatorConfig
 from scenarios.simulation import Simulation
+
+if TYPE_CHECKING:  # only a type: scripts/rolling_restart_loop.py loads this file in older trees
+    from scenarios.sim_values import Settled
 
 GOAL_S = 5.0
 
@@ -88,13 +92,12 @@ def cold_join(members: int = 1_000, partitions: int = 100_000) -> Measurement:
     )
 
 
-def rolling_restart(
-    groups: int = 1_000,
-    members: int = 10,
-    log_level: str = "debug",
-    keep: list[Simulation] | None = None,
-) -> Measurement:
-    started = time.perf_counter()
+def restart_groups(
+    groups: int, members: int = 10, log_level: str = "debug"
+) -> tuple[Simulation, list[str], Settled]:
+    """The rolling restart's groups, joined until settled: ``groups`` groups of ``members``
+    consumers on 3 brokers, group g on topic g mod 10. Uses only ``Simulation``'s public calls,
+    so ``scripts/rolling_restart_loop.py`` can run it against an older tree."""
     sim = Simulation(
         log_level=log_level,
         brokers=3,
@@ -108,12 +111,15 @@ def rolling_restart(
             members, prefix=f"{group_id}-c", group_id=group_id, topics=[f"topic-{g % 10}"]
         )
     sim.start()
-    settled = sim.run_until_stable(group_ids, timeout_ms=300_000)
-    # counted before the clock starts: reading the history is a query, not the simulation
-    first_events, first_log = sim.engine.events_run, len(sim.events)
-    first_ms, first_rebalances = sim.now, len(sim.rebalances())
-    built = time.perf_counter()
-    cpu = time.process_time()  # the same span as the wall time: the share of a busy machine's CPU
+    return sim, group_ids, sim.run_until_stable(group_ids, timeout_ms=300_000)
+
+
+def restart_each_member(
+    sim: Simulation, group_ids: list[str], settled: Settled, members: int = 10
+) -> Settled:
+    """Round k closes member k of every group, starts it 2 s later and waits until every group
+    is settled. Returns ``settled`` unless a round did not settle; then that round's answer,
+    which says where it stopped."""
     for k in range(1, members + 1):
         restarted = [f"{group_id}-c{k}" for group_id in group_ids]
         for cid in restarted:
@@ -121,6 +127,23 @@ def rolling_restart(
         sim.run_for(2_000)
         sim.start(restarted)
         settled = sim.run_until_stable(group_ids, timeout_ms=300_000) and settled
+    return settled
+
+
+def rolling_restart(
+    groups: int = 1_000,
+    members: int = 10,
+    log_level: str = "debug",
+    keep: list[Simulation] | None = None,
+) -> Measurement:
+    started = time.perf_counter()
+    sim, group_ids, settled = restart_groups(groups, members, log_level)
+    # counted before the clock starts: reading the history is a query, not the simulation
+    first_events, first_log = sim.engine.events_run, len(sim.events)
+    first_ms, first_rebalances = sim.now, len(sim.rebalances())
+    built = time.perf_counter()
+    cpu = time.process_time()  # the same span as the wall time: the share of a busy machine's CPU
+    settled = restart_each_member(sim, group_ids, settled, members)
     done = time.perf_counter()
     cpu = time.process_time() - cpu
     if keep is not None:  # the caller reads its log
