@@ -212,34 +212,42 @@ _I32 = struct.Struct(">i")
 _I16 = struct.Struct(">h")
 
 
-def _small_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
-    """One pass over short, well-formed user data with known topics; ``None`` otherwise."""
+class _Declined:
+    """:func:`_read_claims_into`'s answer for data not of the shape it reads."""
+
+
+_DECLINED = _Declined()
+
+
+def _read_claims_into(raw: bytes, index: PartitionIndex, out: list[int]) -> int | _Declined | None:
+    """Append the partition ids of short, well-formed user data with known topics to ``out``
+    (numbers outside their topic dropped) and return the generation (``None`` when its 4 bytes
+    are missing); :data:`_DECLINED`, with ``out`` left partly filled, for any other data."""
     n = len(raw)
     if n < 4:
-        return None
+        return _DECLINED
     unpack_i = _I32.unpack_from
     unpack_h = _I16.unpack_from
     (entries,) = unpack_i(raw, 0)
     if entries < 0 or entries > n - 4:
-        return None
+        return _DECLINED
     lookup = index.topic_pos_bytes
     sizes = index.count_list
     starts = index.offset_list
-    out: list[int] = []
     pos = 4
     for _ in range(entries):
         if pos + 2 > n:
-            return None
+            return _DECLINED
         (length,) = unpack_h(raw, pos)
         pos += 2
         if length < 0 or pos + length + 4 > n:
-            return None
+            return _DECLINED
         t = lookup.get(raw[pos : pos + length])
         pos += length
         (count,) = unpack_i(raw, pos)
         pos += 4
         if t is None or count < 0 or 4 * count > n - pos:
-            return None  # unknown topic (validity of its name is checked on the exact path)
+            return _DECLINED  # unknown topic (validity of its name is checked on the exact path)
         limit = sizes[t]
         base = starts[t]
         if count == 1:
@@ -251,7 +259,15 @@ def _small_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
                 base + v for v in struct.unpack_from(f">{count}i", raw, pos) if 0 <= v < limit
             )
         pos += 4 * count
-    generation = unpack_i(raw, pos)[0] if pos + 4 <= n else None
+    return unpack_i(raw, pos)[0] if pos + 4 <= n else None
+
+
+def _small_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
+    """One pass over short, well-formed user data with known topics; ``None`` otherwise."""
+    out: list[int] = []
+    generation = _read_claims_into(raw, index, out)
+    if isinstance(generation, _Declined):
+        return None
     return Claims(np.array(out, dtype=np.int64) if out else _EMPTY, generation)
 
 
@@ -335,58 +351,19 @@ def _same_layout_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims
 
 def _python_batch_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims | None]:
     """:func:`_batch_claims` in plain Python, for few short user data where numpy's per-call
-    cost dominates: every member's data parsed as :func:`_small_claims` does, into one flat
-    list turned into one array, then cut into per-member views. Same results (``None`` where
+    cost dominates: every member's data read by :func:`_read_claims_into` into one flat list
+    turned into one array, then cut into per-member views. Same results (``None`` where
     :func:`_small_claims` declines)."""
-    unpack_i = _I32.unpack_from
-    unpack_h = _I16.unpack_from
-    lookup = index.topic_pos_bytes
-    sizes = index.count_list
-    starts = index.offset_list
     out: list[int] = []
-    extend = out.extend
     bounds: list[tuple[int, int, int | None] | None] = []
     for raw in raws:
-        n = len(raw)
         first = len(out)
-        (entries,) = unpack_i(raw, 0) if n >= 4 else (-1,)
-        if entries < 0 or entries > n - 4:
-            bounds.append(None)
-            continue
-        pos = 4
-        ok = True
-        for _ in range(entries):
-            if pos + 2 > n:
-                ok = False
-                break
-            (length,) = unpack_h(raw, pos)
-            pos += 2
-            if length < 0 or pos + length + 4 > n:
-                ok = False
-                break
-            t = lookup.get(raw[pos : pos + length])
-            pos += length
-            (count,) = unpack_i(raw, pos)
-            pos += 4
-            if t is None or count < 0 or 4 * count > n - pos:
-                ok = False
-                break
-            limit = sizes[t]
-            base = starts[t]
-            if count == 1:
-                (v,) = unpack_i(raw, pos)
-                if 0 <= v < limit:
-                    out.append(base + v)
-            elif count:
-                extend(
-                    base + v for v in struct.unpack_from(f">{count}i", raw, pos) if 0 <= v < limit
-                )
-            pos += 4 * count
-        if not ok:
+        generation = _read_claims_into(raw, index, out)
+        if isinstance(generation, _Declined):
             del out[first:]
             bounds.append(None)
-            continue
-        bounds.append((first, len(out), unpack_i(raw, pos)[0] if pos + 4 <= n else None))
+        else:
+            bounds.append((first, len(out), generation))
     flat = np.array(out, dtype=np.int64)
     return [
         None if b is None else Claims(flat[b[0] : b[1]] if b[1] > b[0] else _EMPTY, b[2])
