@@ -4,9 +4,9 @@ Kafka's assignors return a ``HashMap<String, MemberAssignment>`` holding one obj
 groupsim's keep, per member, what its assignment is made of (an ordinal, a stretch of partitions,
 recorded map steps) and build the member's :class:`MemberAssignmentImpl` when it is first read,
 once. The coordinator reads every member anyway; the assignor itself does not need to. A builder
-that can make every member at once (numpy passes, objects made in C) passes ``make_all``, or
-``make_maps`` (every member's partitions map, in member order), used when everything is read
-before any single member was. :meth:`LazyMembers.partition_maps` hands those maps over without
+that can make every member at once (numpy passes, objects made in C) passes ``make_maps``
+(every member's partitions map, in member order), used when everything is read before any
+single member was. :meth:`LazyMembers.partition_maps` hands those maps over without
 the per-member wrappers (``TargetAssignmentBuilder`` only reads the maps).
 """
 
@@ -31,7 +31,6 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         "_ids",
         "_index",
         "_make",
-        "_make_all",
         "_make_maps",
         "_maps",
         "_some_built",
@@ -41,12 +40,10 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         self,
         member_ids: Sequence[str],
         make: Callable[[int], MemberAssignment],
-        make_all: Callable[[], list[MemberAssignment]] | None = None,
         make_maps: Callable[[], list[TopicPartitions]] | None = None,
     ) -> None:
         self._ids = member_ids
         self._make = make
-        self._make_all = make_all
         self._make_maps = make_maps
         self._index: dict[str, int] | None = None
         self._built: list[MemberAssignment | None] = [None] * len(member_ids)
@@ -98,12 +95,8 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         if self._all_map is not None:
             return self._all_map
         with gc_paused():
-            everyone: list[MemberAssignment] | None = None
             if not self._some_built and (self._maps is not None or self._make_maps is not None):
-                everyone = member_assignments(self.partition_maps())  # type: ignore[assignment]
-            elif self._make_all is not None and not self._some_built:
-                everyone = self._make_all()
-            if everyone is not None:
+                everyone = member_assignments(self.partition_maps())
                 self._built = everyone  # type: ignore[assignment]
                 self._all_map = dict(zip(self._ids, everyone, strict=True))
             else:

@@ -34,6 +34,7 @@ from coordinator.assignor.api import (
     PartitionAssignorException,
     SubscribedTopicDescriber,
     SubscriptionType,
+    TopicPartitions,
 )
 from coordinator.assignor.bulk import group_subscriptions
 from coordinator.assignor.lazy import LazyMembers
@@ -43,7 +44,6 @@ from coordinator.assignor.spec import (
     EMPTY_PARTITIONS,
     GroupSpecImpl,
     MemberAssignmentImpl,
-    member_assignments,
 )
 from coordinator.java import java_sorted, java_string_key, needs_utf16_order, sized_capacity
 from coordinator.kafka_uuid import Uuid
@@ -196,12 +196,11 @@ class RangeAssignor:
         ordered = uuid_order(subscribed, sized_capacity(len(counts)))
         topics = _Topics(ordered, [counts[t] for t in ordered], [len(member_ids)] * len(ordered))
 
-        def make_all() -> list[MemberAssignment]:
+        def make_maps() -> list[TopicPartitions]:
             """Every member's map at once: plain dicts (reads run in C)."""
             n = len(member_ids)
             if topics.uniform is None:
-                every = map(range_map, repeat(topics), range(n))
-                return member_assignments(every)  # type: ignore[return-value]
+                return list(map(range_map, repeat(topics), range(n)))
             # One shared RangeSet per member: ordinal k starts at k*q + min(k, e).
             q, e = topics.uniform
             given = n if q else min(e, n)
@@ -211,11 +210,13 @@ class RangeAssignor:
                 *map(dict.fromkeys, repeat(topics.template), sets),
                 *repeat(EMPTY_PARTITIONS, n - given),
             ]
-            return member_assignments(maps)  # type: ignore[return-value]
+            return maps
 
         return GroupAssignment(
             LazyMembers(
-                member_ids, lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)), make_all
+                member_ids,
+                lambda k: MemberAssignmentImpl(RangeAssignment(topics, k)),
+                make_maps=make_maps,
             )
         )
 
@@ -273,7 +274,7 @@ class RangeAssignor:
                 RangeAssignment(tables[member_group[position]], ordinal(position))
             )
 
-        def make_all() -> list[MemberAssignment]:
+        def make_maps() -> list[TopicPartitions]:
             """Every member's map at once: plain dicts (reads run in C). Ordinals are laid out
             per member with numpy (an int when the same on every topic, else the row)."""
             n = len(member_ids)
@@ -286,7 +287,6 @@ class RangeAssignor:
             ords: list[int | np.ndarray] = list(first.tolist())
             for position in np.flatnonzero(~uniform).tolist():
                 ords[position] = ordinal(position)
-            every = map(range_map, map(tables.__getitem__, member_group), ords)
-            return member_assignments(every)  # type: ignore[return-value]
+            return list(map(range_map, map(tables.__getitem__, member_group), ords))
 
-        return GroupAssignment(LazyMembers(member_ids, make, make_all))
+        return GroupAssignment(LazyMembers(member_ids, make, make_maps=make_maps))

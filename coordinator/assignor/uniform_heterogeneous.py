@@ -37,6 +37,7 @@ from coordinator.assignor.api import (
     MemberAssignment,
     PartitionAssignorException,
     SubscribedTopicDescriber,
+    TopicPartitions,
 )
 from coordinator.assignor.bulk import (
     SMALL_BATCH,
@@ -47,7 +48,7 @@ from coordinator.assignor.bulk import (
 )
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.sets import AssignmentMap, DeferredTopicMap, OrderedPartitions
-from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl, member_assignments
+from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
@@ -196,14 +197,15 @@ class _Builder:
         for t in sorted(unassigned, key=self._sort_key):
             self.assign_topic(t, unassigned[t])
         self.balance()
-        return GroupAssignment(LazyMembers(self.member_ids, self._member, self._all_members))
+        return GroupAssignment(LazyMembers(self.member_ids, self._member, make_maps=self._all_maps))
 
-    def _all_members(self) -> list[MemberAssignment]:
-        """Every member's assignment: the members whose map starts empty and only takes step-2
+    def _all_maps(self) -> list[TopicPartitions]:
+        """Every member's map: the members whose map starts empty and only takes step-2
         shares (a first assignment's members, a joining member) in one :meth:`_fresh_maps`
-        batch, the members that keep their map as it is, and :meth:`_member` for the others."""
+        batch, the members that keep their map as it is, and :meth:`_member_map` for the
+        others."""
         count = len(self.member_ids)
-        result: list[MemberAssignmentImpl] | None = None
+        result: list[TopicPartitions] | None = None
         slow = np.zeros(count, dtype=bool)
         slow[np.fromiter(map(operator.is_not, self.changed, repeat(None)), bool, count)] = True
         slow[list(self.moves)] = True
@@ -240,17 +242,15 @@ class _Builder:
                     len(fresh_members),
                 )
                 if len(fresh_members) == count:  # everyone (a first assignment); none slow
-                    return member_assignments(maps)  # type: ignore[return-value]
-                result = member_assignments(self.targets)
-                for i, assignment in zip(
-                    fresh_members.tolist(), member_assignments(maps), strict=True
-                ):
-                    result[i] = assignment
+                    return maps
+                result = list(self.targets)
+                for i, member_map in zip(fresh_members.tolist(), maps, strict=True):
+                    result[i] = member_map
         if result is None:
-            result = member_assignments(self.targets)
+            result = list(self.targets)
         for i in np.flatnonzero(slow).tolist():
-            result[i] = self._member(i)  # type: ignore[call-overload]
-        return result  # type: ignore[return-value]
+            result[i] = self._member_map(i)
+        return result
 
     def _fresh_maps(
         self,
@@ -260,7 +260,7 @@ class _Builder:
         steps: np.ndarray,
         counts: np.ndarray,
         member_count: int,
-    ) -> list[AssignmentMap]:
+    ) -> list[TopicPartitions]:
         """The maps of ``member_count`` members that start empty (``new HashMap<>(0)``) and
         take ``computeIfAbsent(topic, k -> new HashSet<>(c)).add(p)`` calls: entry ``e`` is
         member ``position[e]``'s share of step-2 record ``record_of[e]``, ``counts[e]``
@@ -543,6 +543,9 @@ class _Builder:
         return steps
 
     def _member(self, index: int) -> MemberAssignment:
+        return MemberAssignmentImpl(self._member_map(index))
+
+    def _member_map(self, index: int) -> TopicPartitions:
         """The member's new map: its revoke-phase map (or the caller's, deep-copied on the first
         change) with the step-2 additions, then the balancing moves, replayed on read."""
         steps = self._assign_steps(index)
@@ -556,7 +559,7 @@ class _Builder:
             if moves:
                 deferred._ops.extend(moves)
             target = deferred
-        return MemberAssignmentImpl(target)
+        return target
 
     def balance(self) -> None:
         topics = [t for t, s in enumerate(self.subscribers) if len(s) >= 2]
