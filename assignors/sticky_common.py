@@ -285,7 +285,9 @@ class AbstractStickyAssignor(PartitionAssignor):
                 index.flat[p]: members[m] for p, m in (result.transferring or {}).items()
             }
         else:
-            result, self._movements = build_general(ctx, owned, claims, self.max_generation)
+            result, self._movements = build_general(
+                ctx, owned, claims, self.max_generation, group.lists.keys()
+            )
             self.partitions_transferring_ownership = None
         result.claims = claims
         if self.logger is not None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from operator import attrgetter
 
 import numpy as np
@@ -171,6 +171,7 @@ class _GeneralBuilder:
         owned: list[np.ndarray],
         claims: Sequence[Claims],
         max_generation: int,
+        distinct_lists: Collection[tuple[str, ...]] | None = None,
     ) -> None:
         self.ctx = ctx
         index = ctx.index
@@ -180,31 +181,41 @@ class _GeneralBuilder:
         self.rank = ctx.rank
         self.movements = PartitionMovements(ctx)
 
-        # potential topics per member (duplicates kept, as Kafka's lists do): every member's
-        # topics looked up in one pass, then the ones without partitions dropped
+        # potential topics per member (duplicates kept, as Kafka's lists do): looked up once per
+        # distinct topic list when members share a few (``distinct_lists``), else per member
         topic_lists = list(map(_TOPICS, ctx.subs))
-        listed = list(map(len, topic_lists))
+        few = distinct_lists is not None and len(distinct_lists) * 4 <= n_members
+        keys = list(distinct_lists) if few and distinct_lists is not None else topic_lists
+        listed = list(map(len, keys))
         cols = np.fromiter(
-            map(
-                index.topic_pos.get,
-                itertools.chain.from_iterable(topic_lists),
-                itertools.repeat(-1),
-            ),
+            map(index.topic_pos.get, itertools.chain.from_iterable(keys), itertools.repeat(-1)),
             dtype=np.int64,
             count=sum(listed),
         )
-        rows = np.repeat(np.arange(n_members, dtype=np.int64), listed)
+        rows = np.repeat(np.arange(len(keys), dtype=np.int64), listed)
         if cols.size and int(cols.min()) < 0:
             known = cols >= 0
             cols, rows = cols[known], rows[known]
-        sizes = np.bincount(rows, minlength=n_members)
-        self.pot = np.zeros((n_members, n_topics), dtype=bool)
-        self.pot[rows, cols] = True
-        self.pot_count = np.bincount(cols, minlength=n_topics).astype(np.int64)
+        # per list, how often it names each topic
+        times = np.bincount(rows * n_topics + cols, minlength=len(keys) * n_topics).reshape(
+            len(keys), n_topics
+        )
         # a member's maximum: all partitions if it lists as many topics as exist (Kafka's
         # shortcut, duplicates included), else the sum over its listed topics
-        sums = np.bincount(rows, weights=index.counts[cols], minlength=n_members)
-        self.max_size = np.where(sizes == n_topics, index.n, sums.astype(np.int64)).astype(np.int64)
+        max_size = np.where(times.sum(axis=1) == n_topics, index.n, times @ index.counts)
+        if few:
+            which = np.fromiter(
+                map(dict(zip(keys, itertools.count())).__getitem__, topic_lists),
+                dtype=np.int64,
+                count=n_members,
+            )
+            self.pot = (times > 0)[which]
+            self.pot_count = np.bincount(which, minlength=len(keys)) @ times
+            self.max_size = max_size[which]
+        else:
+            self.pot = times > 0
+            self.pot_count = times.sum(axis=0)
+            self.max_size = max_size
         # subscriber groups: topics with the same set of potential members share one group
         # (numbered in topic order); one packbits call gives every topic's member set as bytes
         groups: dict[bytes, int] = {}
@@ -243,6 +254,7 @@ class _GeneralBuilder:
         self.active_members = np.arange(n_members, dtype=np.int64)
         self.active_max = self.max_size
         self.revocation_required = False
+        self._snapshot: dict[int, list[int]] | None = None  # set by a non-initial build
 
     # -- setup ------------------------------------------------------------------------------------
     def _prev_assignment(
@@ -426,6 +438,11 @@ class _GeneralBuilder:
         pid = self.movements.actual_partition_to_move(pid, old, new)
         old = int(self.owner[pid])
         self.movements.move(pid, old, new)
+        snapshot = self._snapshot
+        if snapshot is not None:  # the lists as they were before the first move, to revert
+            for m in (old, new):
+                if m not in snapshot and self.active[m]:
+                    snapshot[m] = list(self.lists[m])
         self.lists[old].remove(pid)
         self.lists[new].append(pid)
         self.owner[pid] = new
@@ -515,8 +532,10 @@ class _GeneralBuilder:
         self.active_members = act  # fixed from here on
         self.active_max = self.max_size[act]
         # Kafka keeps the pre-reassignment state only to revert a non-initial build that
-        # worsened the balance; an initial build is never reverted, so it copies nothing
-        snapshot = {} if initializing else {m: list(self.lists[m]) for m in act.tolist()}
+        # worsened the balance; an initial build is never reverted, so it copies nothing, and a
+        # later one copies a member's list at its first move (:meth:`_move`), not every list
+        snapshot: dict[int, list[int]] = {}
+        self._snapshot = None if initializing else snapshot
         owner_before = self.owner if initializing else self.owner.copy()
         counts_before = self.counts if initializing else self.counts.copy()
 
@@ -542,6 +561,8 @@ def build_general(
     owned: list[np.ndarray],
     claims: Sequence[Claims],
     max_generation: int,
+    distinct_lists: Collection[tuple[str, ...]] | None = None,
 ) -> tuple[BuildResult, PartitionMovements]:
-    builder = _GeneralBuilder(ctx, owned, claims, max_generation)
+    """``distinct_lists``: the members' distinct topic lists, if known (each once)."""
+    builder = _GeneralBuilder(ctx, owned, claims, max_generation, distinct_lists)
     return builder.build(), builder.movements
