@@ -130,14 +130,27 @@ def _spread_hashes(ids: list[str]) -> list[int]:
     try:
         return list(map(_SPREAD.__getitem__, ids))
     except KeyError:
-        if len(ids) > _SPREAD_LIMIT:
-            return list(map(java_spread_hash, ids))
-        if len(_SPREAD) + len(ids) > _SPREAD_LIMIT:
-            _SPREAD.clear()
-        for m in ids:
-            if m not in _SPREAD:
-                _SPREAD[m] = java_spread_hash(m)
-        return list(map(_SPREAD.__getitem__, ids))
+        return _spread_hashes_missing(ids)
+
+
+def _spread_hash_array(ids: list[str]) -> np.ndarray:
+    """:func:`_spread_hashes` as an array, read straight from the memo when it holds every id."""
+    try:
+        return np.fromiter(map(_SPREAD.__getitem__, ids), dtype=np.int64, count=len(ids))
+    except KeyError:
+        return np.array(_spread_hashes_missing(ids), dtype=np.int64)
+
+
+def _spread_hashes_missing(ids: list[str]) -> list[int]:
+    """:func:`_spread_hashes` when some id is not memoised yet."""
+    if len(ids) > _SPREAD_LIMIT:
+        return list(map(java_spread_hash, ids))
+    if len(_SPREAD) + len(ids) > _SPREAD_LIMIT:
+        _SPREAD.clear()
+    for m in ids:
+        if m not in _SPREAD:
+            _SPREAD[m] = java_spread_hash(m)
+    return list(map(_SPREAD.__getitem__, ids))
 
 
 def member_order(ids: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -155,7 +168,7 @@ def member_order(ids: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
         buckets = [h & mask for h in _spread_hashes(ids)]
         order = np.array(sorted(range(n), key=buckets.__getitem__), dtype=np.int64)
     else:
-        order = np.argsort(np.array(_spread_hashes(ids), dtype=np.int64) & mask, kind="stable")
+        order = np.argsort(_spread_hash_array(ids) & mask, kind="stable")
     order_list = order.tolist()
     members = list(map(ids.__getitem__, order_list))
     utf16 = needs_utf16_order(ids)

@@ -13,6 +13,7 @@ from assignors.api import Subscription
 from assignors.sticky import (
     StickyAssignor,
     _batch_claims,
+    _grouped_claims,
     _python_batch_claims,
     _regular_claims,
     _same_layout_claims,
@@ -273,3 +274,66 @@ def test_same_layout_batch_reads_uniform_group_data() -> None:
     ]
     raws[2] = encode_sticky_user_data([tp("a", 2), tp("b", 9)], 2)  # 9: not a partition of b
     assert _same_layout_claims(raws, index) is None
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(
+                st.tuples(
+                    st.sampled_from(["t0", "t1", "zz"] * 4 + ["päy", "nope"]),
+                    st.sampled_from([0, 1, 2] * 5 + [-1, 5]),
+                ),
+                min_size=1,
+                max_size=2,
+            ),
+            st.sampled_from([None, -1, 1, 2, 2, 2]),
+            st.sampled_from([b""] * 8 + [b"\x00", b"\x00\x00\x00\x07\x01"]),
+            st.sampled_from(["keep"] * 8 + ["cut", "count"]),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_grouped_batch_equals_one_by_one(members) -> None:
+    """Short user data grouped by length (``_grouped_claims``: a length shared by a few members
+    is read as one layout, with each member's own topic names and numbers) give the one-member
+    decoder's claims, ``None`` (the exact path) wherever it declines. Few distinct topics and
+    numbers make lengths collide; mutations keep the length but break the layout (a cut entry
+    count, a partition count changed in place) or a number (outside its topic)."""
+    index = partition_index(_BATCH_INDEX)
+    raws = []
+    for parts, generation, trailer, change in members:
+        data = encode_sticky_user_data([tp(t, p) for t, p in parts], generation) + trailer
+        if change == "cut":
+            data = struct.pack(">i", len(data)) + data[4:]  # an entry count beyond the data
+        elif change == "count" and len(data) >= 10:
+            name_len = struct.unpack_from(">h", data, 4)[0]
+            at = 6 + name_len
+            if at + 4 <= len(data):
+                data = data[:at] + struct.pack(">i", 0) + data[at + 4 :]
+        raws.append(data)
+    got = _grouped_claims(raws, index)
+    for raw, claims in zip(raws, got, strict=True):
+        one = _small_claims(raw, index)
+        assert (claims is None) == (one is None)
+        if claims is None:
+            continue
+        assert claims.generation == one.generation
+        assert claims.pids.tolist() == one.pids.tolist()
+
+
+def test_grouped_batch_reads_a_shared_layout_with_other_names() -> None:
+    """The shape it is for: members owning one partition of one topic each (another topic,
+    another number, one length) are read together, and out-of-topic numbers still drop."""
+    index = partition_index({"t1": 3, "t2": 5, "t3": 2})
+    owned = [("t1", 0), ("t2", 4), ("t3", 1), ("t1", 2), ("t2", 0)]
+    raws = [encode_sticky_user_data([tp(t, p)], 1) for t, p in owned]
+    got = _grouped_claims(raws, index)
+    assert [(c.pids.tolist(), c.generation) for c in got] == [
+        (index.pids([tp(t, p)]).tolist(), 1) for t, p in owned
+    ]
+    raws[1] = encode_sticky_user_data([tp("t2", 7)], 1)  # 7: not a partition of t2
+    got = _grouped_claims(raws, index)
+    assert got[1] is not None and got[1].pids.tolist() == []
