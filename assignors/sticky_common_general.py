@@ -203,35 +203,43 @@ class _GeneralBuilder:
         # a member's maximum: all partitions if it lists as many topics as exist (Kafka's
         # shortcut, duplicates included), else the sum over its listed topics
         max_size = np.where(times.sum(axis=1) == n_topics, index.n, times @ index.counts)
+        present = times > 0
         if few:
             which = np.fromiter(
                 map(dict(zip(keys, itertools.count())).__getitem__, topic_lists),
                 dtype=np.int64,
                 count=n_members,
             )
-            self.pot = (times > 0)[which]
+            self.pot = present[which]
             self.pot_count = np.bincount(which, minlength=len(keys)) @ times
             self.max_size = max_size[which]
         else:
-            self.pot = times > 0
+            self.pot = present
             self.pot_count = times.sum(axis=0)
             self.max_size = max_size
         # subscriber groups: topics with the same set of potential members share one group
-        # (numbered in topic order); one packbits call gives every topic's member set as bytes
+        # (numbered in topic order); one packbits call gives every topic's set as bytes (of
+        # lists, when members share few: the same lists name the same members)
         groups: dict[bytes, int] = {}
         group_of_topic: list[int] = []
-        self.group_members: list[np.ndarray] = []
-        packed = np.ascontiguousarray(np.packbits(self.pot, axis=0).T)
-        by_topic = self.pot.T.nonzero()[1]  # each topic's potential members, topic by topic
-        ends = np.cumsum(self.pot.sum(axis=0)).tolist()
-        starts = [0, *ends[:-1]]
+        first_topics: list[int] = []
+        packed = np.ascontiguousarray(np.packbits(present, axis=0).T)
         for t, row in enumerate(packed):
             key = row.tobytes()
             g = groups.get(key)
             if g is None:
-                g = groups[key] = len(self.group_members)
-                self.group_members.append(by_topic[starts[t] : ends[t]])
+                g = groups[key] = len(first_topics)
+                first_topics.append(t)
             group_of_topic.append(g)
+        if few:
+            self.group_members: list[np.ndarray] = [
+                np.flatnonzero(self.pot[:, t]) for t in first_topics
+            ]
+        else:
+            by_topic = self.pot.T.nonzero()[1]  # each topic's potential members, topic by topic
+            ends = np.cumsum(self.pot.sum(axis=0)).tolist()
+            starts = [0, *ends[:-1]]
+            self.group_members = [by_topic[starts[t] : ends[t]] for t in first_topics]
         self.group_of_topic = np.array(group_of_topic, dtype=np.int64)
         self.group_cache: dict[int, tuple[int, int, int]] = {}
         self._rack_eligible: dict[tuple[int, frozenset[str]], np.ndarray] = {}
@@ -239,9 +247,13 @@ class _GeneralBuilder:
         self.balanced_cache: tuple[int, bool] = (-1, False)
 
         self.owned = owned
-        self.lists: list[list[int]] = list(map(np.ndarray.tolist, owned))
         self.owner = np.full(index.n, -1, dtype=np.int64)
         self.owned_flat, self.owned_rows = owned_flat, owned_rows = _flatten(owned)
+        # each member's list cut from one list of all: one tolist, not one per member
+        ends = list(itertools.accumulate(map(len, owned)))
+        self.lists: list[list[int]] = list(
+            map(owned_flat.tolist().__getitem__, map(slice, [0, *ends[:-1]], ends))
+        )
         self.owner[owned_flat] = owned_rows  # each pid is claimed by one member after sanitising
         # partitions topic by topic, topics by (number of potential members, position)
         topic_order = np.lexsort((np.arange(n_topics), self.pot_count))
