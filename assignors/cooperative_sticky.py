@@ -132,7 +132,11 @@ def _transferring_by_diff(ctx: StickyContext, result: BuildResult) -> dict[int, 
     kept_by_owner = np.zeros(n, dtype=bool)
     revoked = np.zeros(n, dtype=bool)
     if sizes.any():
-        pids = np.concatenate([c for c in claims if c.size])
+        pids = (
+            result.claims_flat
+            if result.claims_flat is not None
+            else np.concatenate([c for c in claims if c.size])
+        )
         claimant = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
         mine = final_owner[pids] == claimant
         kept_by_owner[pids[mine]] = True

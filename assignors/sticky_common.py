@@ -290,19 +290,20 @@ class AbstractStickyAssignor(PartitionAssignor):
         )
         claims = self._all_claims(members, subs, index)
         self.last_conflicts = []
-        uniform, owned, multi = self._sanitise(ctx, claims, group)
+        uniform, owned, multi, owned_flat = self._sanitise(ctx, claims, group)
         self.last_builder = "constrained" if uniform else "general"
         if uniform:
-            result = build_constrained(ctx, owned, multi)
+            result = build_constrained(ctx, owned, multi, owned_flat)
             self.partitions_transferring_ownership = {
                 index.flat[p]: members[m] for p, m in (result.transferring or {}).items()
             }
         else:
             result, self._movements = build_general(
-                ctx, owned, claims, self.max_generation, group.lists.keys()
+                ctx, owned, claims, self.max_generation, group.lists.keys(), owned_flat
             )
             self.partitions_transferring_ownership = None
         result.claims = claims
+        result.claims_flat = owned_flat  # when known, the claims are the owned lists
         if self.logger is not None:
             self._log(ctx)
         return ctx, result
@@ -351,15 +352,16 @@ class AbstractStickyAssignor(PartitionAssignor):
 
     def _sanitise(
         self, ctx: StickyContext, claims: list[Claims], group: GroupTopics
-    ) -> tuple[bool, list[np.ndarray], set[int]]:
-        """``allSubscriptionsEqual``: builder choice, owned lists (pids) and doubly-claimed pids."""
+    ) -> tuple[bool, list[np.ndarray], set[int], np.ndarray | None]:
+        """``allSubscriptionsEqual``: builder choice, owned lists (pids), doubly-claimed pids,
+        and the owned lists concatenated when that is known (the claims, none conflicting)."""
         uniform = _all_subscriptions_equal(ctx.subs, group)
         first = claims[0]
         if not len(first.pids) and all(map(is_, claims, repeat(first))):
             # one shared empty claim (a fresh group): one C-level identity pass decides
             if first.generation is not None:
                 self.max_generation = max(self.max_generation, first.generation)
-            return uniform, [first.pids] * len(claims), set()
+            return uniform, [first.pids] * len(claims), set(), None
         # C-level passes over the members: this runs on every call, whatever the group's size
         seen = set(map(_GENERATION, claims))
         seen.discard(None)
@@ -367,14 +369,14 @@ class AbstractStickyAssignor(PartitionAssignor):
         arrays = list(map(_PIDS, claims))
         nonempty = list(filter(len, arrays))
         if not nonempty:
-            return uniform, arrays, set()
+            return uniform, arrays, set(), None
         flat = np.concatenate(nonempty)
         if np.bincount(flat, minlength=ctx.index.n).max() <= 1:
-            return uniform, arrays, set()
+            return uniform, arrays, set(), flat
         gens = [DEFAULT_GENERATION if c.generation is None else c.generation for c in claims]
         owned, multi, conflicts = self._sanitise_conflicts(ctx, [a.tolist() for a in arrays], gens)
         self.last_conflicts = conflicts
-        return uniform, owned, multi
+        return uniform, owned, multi, None
 
     @staticmethod
     def _sanitise_conflicts(

@@ -34,7 +34,13 @@ class StickyAssignmentError(RuntimeError):
     """Kafka's ``IllegalStateException`` from the builders: an internal inconsistency."""
 
 
-def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[int]) -> BuildResult:
+def build_constrained(
+    ctx: StickyContext,
+    owned: list[np.ndarray],
+    multi: set[int],
+    owned_flat: np.ndarray | None = None,
+) -> BuildResult:
+    """``owned_flat``: the owned lists concatenated, if the caller has them."""
     index = ctx.index
     racks = ctx.racks
     n_members = len(ctx.members)
@@ -54,7 +60,7 @@ def build_constrained(ctx: StickyContext, owned: list[np.ndarray], multi: set[in
         )
     else:
         kept_flat, kept_mem, counts, under_min, exactly_min, current_over = _keep_owned(
-            ctx, owned, min_q, max_q, expected_over, maybe_revoked
+            ctx, owned, min_q, max_q, expected_over, maybe_revoked, owned_flat
         )
 
     # 2. unassigned partitions, (topic, partition) order
@@ -150,6 +156,7 @@ def _keep_owned(
     max_q: int,
     expected_over: int,
     maybe_revoked: np.ndarray,
+    owned_flat: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], list[int], int]:
     """Step 1 without racks or doubly-claimed partitions, for all members at once.
 
@@ -188,7 +195,9 @@ def _keep_owned(
             [a[np.argsort(sort_key[a], kind="stable")] for a in owned if a.size]
         ).astype(np.int64, copy=False)
     else:
-        flat = np.concatenate(list(filter(len, owned))).astype(np.int64, copy=False)
+        flat = (
+            owned_flat if owned_flat is not None else np.concatenate(list(filter(len, owned)))
+        ).astype(np.int64, copy=False)
         if int(sizes.max()) > 1:
             mem_all = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
             span = max(index.count_list, default=1) * max(1, len(index.topics))  # > any key

@@ -111,13 +111,18 @@ class PartitionMovements:
 _SMALL_PLACEMENT = 20_000
 
 
-def _flatten(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenated ``arrays`` and, for each entry, the index of its array."""
+def _flatten(
+    arrays: list[np.ndarray], flat: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenated ``arrays`` (``flat``, if the caller has it) and, for each entry, the index
+    of its array."""
     sizes = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
-    nonempty = [a for a in arrays if a.size]
-    if not nonempty:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    flat = np.concatenate(nonempty).astype(np.int64, copy=False)
+    if flat is None:
+        nonempty = [a for a in arrays if a.size]
+        if not nonempty:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        flat = np.concatenate(nonempty)
+    flat = flat.astype(np.int64, copy=False)
     return flat, np.repeat(np.arange(len(arrays), dtype=np.int64), sizes)
 
 
@@ -172,6 +177,7 @@ class _GeneralBuilder:
         claims: Sequence[Claims],
         max_generation: int,
         distinct_lists: Collection[tuple[str, ...]] | None = None,
+        owned_flat: np.ndarray | None = None,
     ) -> None:
         self.ctx = ctx
         index = ctx.index
@@ -248,7 +254,7 @@ class _GeneralBuilder:
 
         self.owned = owned
         self.owner = np.full(index.n, -1, dtype=np.int64)
-        self.owned_flat, self.owned_rows = owned_flat, owned_rows = _flatten(owned)
+        self.owned_flat, self.owned_rows = owned_flat, owned_rows = _flatten(owned, owned_flat)
         # each member's list cut from one list of all: one tolist, not one per member
         ends = list(itertools.accumulate(map(len, owned)))
         self.lists: list[list[int]] = list(
@@ -574,7 +580,9 @@ def build_general(
     claims: Sequence[Claims],
     max_generation: int,
     distinct_lists: Collection[tuple[str, ...]] | None = None,
+    owned_flat: np.ndarray | None = None,
 ) -> tuple[BuildResult, PartitionMovements]:
-    """``distinct_lists``: the members' distinct topic lists, if known (each once)."""
-    builder = _GeneralBuilder(ctx, owned, claims, max_generation, distinct_lists)
+    """``distinct_lists``: the members' distinct topic lists, if known (each once);
+    ``owned_flat``: the owned lists concatenated, if known."""
+    builder = _GeneralBuilder(ctx, owned, claims, max_generation, distinct_lists, owned_flat)
     return builder.build(), builder.movements

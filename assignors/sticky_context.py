@@ -113,7 +113,7 @@ class BuildResult:
     (:func:`assignors.sticky_common_index.arithmetic_runs` need not look).
     """
 
-    __slots__ = ("claims", "flat", "runs", "sizes", "transferring")
+    __slots__ = ("claims", "claims_flat", "flat", "runs", "sizes", "transferring")
 
     def __init__(
         self,
@@ -127,6 +127,8 @@ class BuildResult:
         self.sizes = sizes
         self.transferring = transferring
         self.claims = claims
+        #: the claims' ids concatenated, when the assignor has them (else None)
+        self.claims_flat: np.ndarray | None = None
         self.runs = runs
 
     @classmethod
