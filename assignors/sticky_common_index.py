@@ -203,6 +203,9 @@ class PartitionIndex:
             first, step = runs
             if order is not None:
                 first, step, sizes = first[order], step[order], sizes[order]
+            dealt = self._dealt_lists(first, step, sizes)
+            if dealt is not None:
+                return dealt
             stop = np.maximum(first + (sizes - 1) * step + 1, first)  # an empty member: empty
             return list(
                 map(
@@ -212,6 +215,34 @@ class PartitionIndex:
             )
         lists = self._partition_lists(flat, sizes, runs)
         return lists if order is None else list(map(lists.__getitem__, order.tolist()))
+
+    def _dealt_lists(
+        self, first: np.ndarray, step: np.ndarray, sizes: np.ndarray
+    ) -> list[list[TopicPartition]] | None:
+        """The lists of a whole round-robin deal, or ``None`` if the progressions are not one.
+
+        When the ``M`` members' ids are ``j, j + M, j + 2M, ...`` for the positions ``j`` of all
+        members, covering every partition once (a fresh group: ``q`` each, one more for the
+        first ``n mod M`` positions), the lists are the columns of the index's partitions laid
+        out ``M`` to a row: one ``reshape(q, M).T.tolist()`` in C instead of a slice per member,
+        then the last, partial row appended to the first members' lists."""
+        m = sizes.size
+        if not m or int(sizes.sum()) != self.n or not bool((step == m).all()):
+            return None
+        q, r = divmod(self.n, m)
+        if not (
+            np.array_equal(sizes, q + (first < r))
+            and np.array_equal(np.sort(first), np.arange(m, dtype=np.int64))
+        ):
+            return None
+        rows: list[list[TopicPartition]] = self.flat[: q * m].reshape(q, m).T.tolist()
+        if r:
+            rest = self.flat_list
+            for j in range(r):
+                rows[j].append(rest[q * m + j])
+        if np.array_equal(first, np.arange(m, dtype=np.int64)):
+            return rows  # the members are in deal (id) order, as callers usually keep them
+        return list(map(rows.__getitem__, first.tolist()))
 
     def _partition_lists(
         self,

@@ -61,3 +61,38 @@ def test_lookup_path_runs_and_the_limit_turns_it_off(monkeypatch: pytest.MonkeyP
     index = PartitionIndex(COUNTS)
     assert [list(a) for a in index.pids_of_many(lists)] == [[8, 0], [], [3]]
     assert index._pid_of is None
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.lists(st.integers(1, 7), min_size=1, max_size=4),
+    st.integers(1, 12),
+    st.randoms(use_true_random=False),
+    st.sampled_from(["deal", "short", "shifted"]),
+)
+def test_a_whole_deal_is_cut_as_one_table(counts: list[int], m: int, rnd: Any, kind: str) -> None:
+    """A fresh group's round robin (member ``j`` of ``M`` gets ``j, j + M, ...``, all partitions
+    dealt) is cut as one table (``_dealt_lists``); the lists, in any caller order, are the ones
+    cut member by member. Progressions that are not a whole deal (a member short of its share,
+    or shifted ones) take the slices."""
+    index = PartitionIndex(tuple((f"t{i}", c) for i, c in enumerate(counts)))
+    n = index.n
+    first = np.arange(m, dtype=np.int64)
+    sizes = (n // m + (first < n % m)).astype(np.int64)
+    if kind == "short":
+        sizes[int(np.argmax(sizes))] -= 1
+    if kind == "shifted":
+        first = first + 1
+    runs = (first, np.full(m, m, dtype=np.int64))
+    order = np.array(rnd.sample(range(m), m), dtype=np.int64)
+    dealt = index._dealt_lists(first[order], runs[1][order], sizes[order])
+    assert (dealt is not None) == (kind == "deal")
+    if kind == "shifted":
+        return  # ids beyond the index: only the table check above applies
+    stop = first + sizes * m
+    flat = np.concatenate(
+        [np.arange(f, s, m, dtype=np.int64) for f, s in zip(first, stop, strict=True)]
+    )
+    expected = [index.flat[np.arange(f, s, m)].tolist() for f, s in zip(first, stop, strict=True)]
+    got = index.partition_lists(flat, sizes, runs, order)
+    assert got == [expected[i] for i in order.tolist()]
