@@ -7,11 +7,13 @@ each topic's quota counts only its subscribers.
 
 Data layout: Kafka hands ranges out member by member (``addPartitionsToAssignment``), so the
 ``k``-th subscriber of a topic with ``n`` partitions among ``m`` gets ``[k*q + min(k, e), ...)``
-with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k`` (one number in a
-homogeneous group; a numpy row per subscription in a heterogeneous one) and returns
-:class:`RangeAssignment` values that build their ``RangeSet`` map when first read: the work per
-member is constant, not per topic. A read of the whole result builds plain dicts for every member
-at once.
+with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k``: one number in
+a homogeneous group (its position). In a heterogeneous group members are first grouped by
+subscription (:func:`group_members`, no ``Uuid`` hashed per member); each topic's subscribing
+groups (its signature) give one numpy column of ordinals per group and signature, usually one
+column per group. The result builds the ``RangeSet`` maps when first read: a read of the whole
+result makes every member's plain dict at once in numpy and C-level passes
+(:func:`range_maps`), a read of one member only that member's (:class:`RangeAssignment`).
 
 Order: each member's ``topic id -> RangeSet`` map iterates like Kafka's pre-sized
 ``HashMap<Uuid, Set<Integer>>`` (topics put in the order of the member's subscribed-topic set);
@@ -39,14 +41,19 @@ from coordinator.assignor.api import (
     TopicPartitions,
 )
 from coordinator.assignor.lazy import LazyMembers
-from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import RangeSet
+from coordinator.assignor.sets import RangeSet, uuid_hashcode
 from coordinator.assignor.spec import (
     EMPTY_PARTITIONS,
     GroupSpecImpl,
     MemberAssignmentImpl,
 )
-from coordinator.java import java_sorted, java_string_key, needs_utf16_order, sized_capacity
+from coordinator.java import (
+    java_sorted,
+    java_string_key,
+    needs_utf16_order,
+    sized_capacity,
+    spread,
+)
 from coordinator.kafka_uuid import Uuid
 
 RANGE_ASSIGNOR_NAME = "range"
@@ -58,12 +65,10 @@ _subscribed = operator.attrgetter("subscribed_topic_ids")
 class _Topics:
     """The topics of one subscription, in the member map's order, with their quotas."""
 
-    __slots__ = ("extra", "ids", "index", "num_partitions", "quota", "template", "uniform")
+    __slots__ = ("extra", "ids", "quota", "template", "uniform")
 
     def __init__(self, ids: Sequence[Uuid], num_partitions: Sequence[int], members: Sequence[int]):
         self.ids = tuple(ids)
-        self.index = {t: i for i, t in enumerate(self.ids)}
-        self.num_partitions = list(num_partitions)
         self.quota = [n // m for n, m in zip(num_partitions, members, strict=True)]
         self.extra = [n % m for n, m in zip(num_partitions, members, strict=True)]
         # dict.fromkeys(template, value) copies the keys with their stored hashes: a member's map
@@ -231,12 +236,16 @@ class RangeAssignor:
     @staticmethod
     def _homogeneous(group_spec: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
         member_ids = sort_member_ids(group_spec)
-        subscribed = _subscriptions(group_spec, member_ids[:1])[0]
-        counts = dict(zip(subscribed, _counts(subscribed, describer), strict=True))
+        subscribed = tuple(_subscriptions(group_spec, member_ids[:1])[0])
+        counts = _counts(subscribed, describer)
         # Every member's map holds (a subset of) the same topics, put in the same order into a
         # table of the same size: one bucket order serves all.
-        ordered = uuid_order(subscribed, sized_capacity(len(counts)))
-        topics = _Topics(ordered, [counts[t] for t in ordered], [len(member_ids)] * len(ordered))
+        order = map_order(list(map(_spread_hash, subscribed)))
+        topics = _Topics(
+            [subscribed[i] for i in order],
+            [counts[i] for i in order],
+            [len(member_ids)] * len(order),
+        )
 
         def make_maps() -> list[TopicPartitions]:
             """Every member's map at once: the k-th member's ordinal is k on every topic."""
@@ -261,22 +270,37 @@ class RangeAssignor:
         member_group, group_firsts, arrays = _group_positions(group_members(subscriptions))
         group_subs = [subscriptions[f] for f in group_firsts]
         sizes = [len(a) for a in arrays]
-        # numMembers of each topic, counted by group; a topic's subscribing groups (ascending)
-        # are its "signature": its k-th subscriber is the k-th position among their members.
-        topic_groups: dict[Uuid, list[int]] = {}
+        # Topics numbered (a topic id hashed once per object, then known by its id()), each
+        # group's as numbers. A topic's subscribing groups (ascending) are its "signature": they
+        # give its numMembers, and its k-th subscriber is the k-th position among their members.
+        topic_ids: list[Uuid] = []
+        number: dict[Uuid, int] = {}
+        number_by_id: dict[int, int] = {}
+        group_topics: list[list[int]] = []
+        topic_groups: list[list[int]] = []
         for g, subscribed in enumerate(group_subs):
+            numbers = []
             for topic_id in subscribed:
-                topic_groups.setdefault(topic_id, []).append(g)
-        counts = dict(zip(topic_groups, _counts(topic_groups, describer), strict=True))
+                t = number_by_id.get(id(topic_id))
+                if t is None:
+                    t = number_by_id[id(topic_id)] = number.setdefault(topic_id, len(topic_ids))
+                    if t == len(topic_ids):
+                        topic_ids.append(topic_id)
+                        topic_groups.append([])
+                numbers.append(t)
+                topic_groups[t].append(g)
+            group_topics.append(numbers)
+        counts = _counts(topic_ids, describer)
+        hashes = list(map(_spread_hash, topic_ids))
         subscribers: dict[tuple[int, ...], np.ndarray] = {}
         tables: list[_Topics] = []
         columns: list[list[np.ndarray]] = []
-        for g, subscribed in enumerate(group_subs):
-            ordered = uuid_order(subscribed, sized_capacity(len(subscribed)))
+        for g, numbers in enumerate(group_topics):
+            ordered = [numbers[i] for i in map_order([hashes[t] for t in numbers])]
             signatures = [tuple(topic_groups[t]) for t in ordered]
             tables.append(
                 _Topics(
-                    ordered,
+                    [topic_ids[t] for t in ordered],
                     [counts[t] for t in ordered],
                     [sum(sizes[h] for h in s) for s in signatures],
                 )
@@ -321,6 +345,19 @@ class RangeAssignor:
             return list(map(maps.__getitem__, inverse.tolist()))
 
         return GroupAssignment(LazyMembers(member_ids, make, make_maps=make_maps))
+
+
+def map_order(hashes: Sequence[int]) -> list[int]:
+    """Where each of the topics put into a member's map (``new HashMap<>((int) (n / 0.75f +
+    1))``, ``spread(hashCode)`` of each given in put order) comes in its iteration: by bucket,
+    in put order within one (a stable sort)."""
+    mask = sized_capacity(len(hashes)) - 1
+    buckets = [h & mask for h in hashes]
+    return sorted(range(len(buckets)), key=buckets.__getitem__)
+
+
+def _spread_hash(topic_id: Uuid) -> int:
+    return spread(uuid_hashcode(topic_id))
 
 
 def _stack(columns: list[np.ndarray], rows: int) -> np.ndarray:
