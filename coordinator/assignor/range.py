@@ -7,11 +7,13 @@ each topic's quota counts only its subscribers.
 
 Data layout: Kafka hands ranges out member by member (``addPartitionsToAssignment``), so the
 ``k``-th subscriber of a topic with ``n`` partitions among ``m`` gets ``[k*q + min(k, e), ...)``
-with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k`` (one number in a
-homogeneous group; a numpy row per subscription in a heterogeneous one) and returns
-:class:`RangeAssignment` values that build their ``RangeSet`` map when first read: the work per
-member is constant, not per topic. A read of the whole result builds plain dicts for every member
-at once.
+with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k``: one number in
+a homogeneous group (its position). In a heterogeneous group members are first grouped by
+subscription (:func:`group_members`, no ``Uuid`` hashed per member); each topic's subscribing
+groups (its signature) give one numpy column of ordinals per group and signature, usually one
+column per group. The result builds the ``RangeSet`` maps when first read: a read of the whole
+result makes every member's plain dict at once in numpy and C-level passes
+(:func:`range_maps`), a read of one member only that member's (:class:`RangeAssignment`).
 
 Order: each member's ``topic id -> RangeSet`` map iterates like Kafka's pre-sized
 ``HashMap<Uuid, Set<Integer>>`` (topics put in the order of the member's subscribed-topic set);
@@ -21,9 +23,11 @@ member order (Kafka's is a HashMap that nobody iterates: the coordinator reads i
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
+import operator
+from collections import deque
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from collections.abc import Set as AbstractSet
-from itertools import repeat
+from itertools import chain, compress, repeat
 
 import numpy as np
 
@@ -36,31 +40,35 @@ from coordinator.assignor.api import (
     SubscriptionType,
     TopicPartitions,
 )
-from coordinator.assignor.bulk import group_subscriptions
 from coordinator.assignor.lazy import LazyMembers
-from coordinator.assignor.ordering import uuid_order
-from coordinator.assignor.sets import RangeSet
+from coordinator.assignor.sets import RangeSet, uuid_hashcode
 from coordinator.assignor.spec import (
     EMPTY_PARTITIONS,
     GroupSpecImpl,
     MemberAssignmentImpl,
 )
-from coordinator.java import java_sorted, java_string_key, needs_utf16_order, sized_capacity
+from coordinator.java import (
+    java_sorted,
+    java_string_key,
+    needs_utf16_order,
+    sized_capacity,
+    spread,
+)
 from coordinator.kafka_uuid import Uuid
 
 RANGE_ASSIGNOR_NAME = "range"
 NON_EXISTENT = "Member is subscribed to a non-existent topic"
+_instance_id = operator.attrgetter("instance_id")
+_subscribed = operator.attrgetter("subscribed_topic_ids")
 
 
 class _Topics:
     """The topics of one subscription, in the member map's order, with their quotas."""
 
-    __slots__ = ("extra", "ids", "index", "num_partitions", "quota", "template", "uniform")
+    __slots__ = ("extra", "ids", "quota", "template", "uniform")
 
     def __init__(self, ids: Sequence[Uuid], num_partitions: Sequence[int], members: Sequence[int]):
         self.ids = tuple(ids)
-        self.index = {t: i for i, t in enumerate(self.ids)}
-        self.num_partitions = list(num_partitions)
         self.quota = [n // m for n, m in zip(num_partitions, members, strict=True)]
         self.extra = [n % m for n, m in zip(num_partitions, members, strict=True)]
         # dict.fromkeys(template, value) copies the keys with their stored hashes: a member's map
@@ -132,16 +140,56 @@ def range_map(
     return built
 
 
+def range_maps(topics: _Topics, ordinals: np.ndarray) -> list[TopicPartitions]:
+    """The maps of members with these ordinals (one per member: the same on every topic; or
+    rows x topics), made in numpy and C-level passes, no Python call per member: one
+    ``RangeSet`` shared by a member's topics when every topic gives its ordinal the same range
+    (a copy of the template map), else each member's non-empty ranges zipped with its topics."""
+    rows = len(ordinals)
+    if ordinals.ndim == 1 and topics.uniform is not None:
+        q, e = topics.uniform
+        starts = ordinals * q + np.minimum(ordinals, e)
+        stops = starts + q + (ordinals < e)
+        given = np.flatnonzero(stops > starts)
+        sets = _range_sets(starts[given], stops[given])
+        maps: list[TopicPartitions] = list(map(dict.fromkeys, repeat(topics.template), sets))
+        if len(maps) == rows:
+            return maps
+        out = [EMPTY_PARTITIONS] * rows
+        deque(map(out.__setitem__, given.tolist(), maps), maxlen=0)
+        return out
+    ks = ordinals if ordinals.ndim == 2 else ordinals[:, None]
+    quota = np.array(topics.quota, dtype=np.int64)
+    extra = np.array(topics.extra, dtype=np.int64)
+    starts = ks * quota + np.minimum(ks, extra)
+    stops = starts + quota + (ks < extra)
+    given = stops > starts  # rows x topics, read row by row: members in order
+    sets = _range_sets(starts[given], stops[given])
+    keys = list(map(topics.ids.__getitem__, np.nonzero(given)[1].tolist()))
+    bounds = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(given.sum(axis=1), out=bounds[1:])
+    slices = list(map(slice, bounds[:-1].tolist(), bounds[1:].tolist()))
+    return list(map(dict, map(zip, map(keys.__getitem__, slices), map(sets.__getitem__, slices))))
+
+
+def _range_sets(starts: np.ndarray, stops: np.ndarray) -> list[RangeSet]:
+    """``RangeSet(start, stop)`` of each non-empty range, made in C (``tuple.__new__``: a
+    non-empty RangeSet is its tuple of elements, nothing else)."""
+    ranges = map(range, starts.tolist(), stops.tolist())
+    return list(map(tuple.__new__, repeat(RangeSet), ranges))
+
+
 def sort_member_ids(group_spec: GroupSpec) -> list[str]:
     """RangeAssignor.sortMemberIds: static members first by instance id, then the others by
     member id, both in Java ``String.compareTo`` order (a stable sort, like Java's)."""
     ids = list(group_spec.member_ids())
     if isinstance(group_spec, GroupSpecImpl):
-        instance = {m: s.instance_id for m, s in group_spec.members.items()}
+        instance_ids = list(map(_instance_id, group_spec.members.values()))
     else:
-        instance = {m: group_spec.member_subscription(m).instance_id for m in ids}
-    if all(v is None for v in instance.values()):
+        instance_ids = [group_spec.member_subscription(m).instance_id for m in ids]
+    if instance_ids.count(None) == len(instance_ids):
         return java_sorted(ids)
+    instance = dict(zip(ids, instance_ids, strict=True))
     strings = [v for v in instance.values() if v is not None] + ids
     if needs_utf16_order(strings):
         return sorted(
@@ -157,12 +205,11 @@ def sort_member_ids(group_spec: GroupSpec) -> list[str]:
 
 def _subscriptions(group_spec: GroupSpec, member_ids: list[str]) -> list[AbstractSet[Uuid]]:
     if isinstance(group_spec, GroupSpecImpl):
-        members = group_spec.members
-        return [members[m].subscribed_topic_ids for m in member_ids]
+        return list(map(_subscribed, map(group_spec.members.__getitem__, member_ids)))
     return [group_spec.member_subscription(m).subscribed_topic_ids for m in member_ids]
 
 
-def _counts(topic_ids: AbstractSet[Uuid], describer: SubscribedTopicDescriber) -> list[int]:
+def _counts(topic_ids: Iterable[Uuid], describer: SubscribedTopicDescriber) -> list[int]:
     counts = []
     for topic_id in topic_ids:
         n = describer.num_partitions(topic_id)
@@ -189,28 +236,20 @@ class RangeAssignor:
     @staticmethod
     def _homogeneous(group_spec: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
         member_ids = sort_member_ids(group_spec)
-        subscribed = _subscriptions(group_spec, member_ids[:1])[0]
-        counts = dict(zip(subscribed, _counts(subscribed, describer), strict=True))
+        subscribed = tuple(_subscriptions(group_spec, member_ids[:1])[0])
+        counts = _counts(subscribed, describer)
         # Every member's map holds (a subset of) the same topics, put in the same order into a
         # table of the same size: one bucket order serves all.
-        ordered = uuid_order(subscribed, sized_capacity(len(counts)))
-        topics = _Topics(ordered, [counts[t] for t in ordered], [len(member_ids)] * len(ordered))
+        order = map_order(list(map(_spread_hash, subscribed)))
+        topics = _Topics(
+            [subscribed[i] for i in order],
+            [counts[i] for i in order],
+            [len(member_ids)] * len(order),
+        )
 
         def make_maps() -> list[TopicPartitions]:
-            """Every member's map at once: plain dicts (reads run in C)."""
-            n = len(member_ids)
-            if topics.uniform is None:
-                return list(map(range_map, repeat(topics), range(n)))
-            # One shared RangeSet per member: ordinal k starts at k*q + min(k, e).
-            q, e = topics.uniform
-            given = n if q else min(e, n)
-            starts = [k * q + min(k, e) for k in range(given + 1)]
-            sets = map(RangeSet, starts[:-1], starts[1:])
-            maps = [
-                *map(dict.fromkeys, repeat(topics.template), sets),
-                *repeat(EMPTY_PARTITIONS, n - given),
-            ]
-            return maps
+            """Every member's map at once: the k-th member's ordinal is k on every topic."""
+            return range_maps(topics, np.arange(len(member_ids), dtype=np.int64))
 
         return GroupAssignment(
             LazyMembers(
@@ -226,67 +265,137 @@ class RangeAssignor:
     ) -> GroupAssignment:
         member_ids = sort_member_ids(group_spec)
         subscriptions = _subscriptions(group_spec, member_ids)
-        # Members with the same subscription (the same topic objects in the same order) share
-        # one topic table; positions are indices in the sorted member list.
-        groups, group_firsts, arrays = group_subscriptions(subscriptions)
+        # Members with the same subscription share one topic table; positions are indices in
+        # the sorted member list, each group's ascending.
+        member_group, group_firsts, arrays = _group_positions(group_members(subscriptions))
         group_subs = [subscriptions[f] for f in group_firsts]
-        member_group = groups.tolist()
-        counts: dict[Uuid, int] = {}
-        positions_of: dict[Uuid, list[np.ndarray]] = {}
+        sizes = [len(a) for a in arrays]
+        # Topics numbered (a topic id hashed once per object, then known by its id()), each
+        # group's as numbers. A topic's subscribing groups (ascending) are its "signature": they
+        # give its numMembers, and its k-th subscriber is the k-th position among their members.
+        topic_ids: list[Uuid] = []
+        number: dict[Uuid, int] = {}
+        number_by_id: dict[int, int] = {}
+        group_topics: list[list[int]] = []
+        topic_groups: list[list[int]] = []
         for g, subscribed in enumerate(group_subs):
-            for topic_id, n in zip(subscribed, _counts(subscribed, describer), strict=True):
-                counts[topic_id] = n
-                positions_of.setdefault(topic_id, []).append(arrays[g])
-        subscribers = {
-            t: np.sort(np.concatenate(ps)) if len(ps) > 1 else ps[0]
-            for t, ps in positions_of.items()
-        }
-        tables = []
-        ordinals = []
-        for g, subscribed in enumerate(group_subs):
-            ordered = uuid_order(subscribed, sized_capacity(len(subscribed)))
+            numbers = []
+            for topic_id in subscribed:
+                t = number_by_id.get(id(topic_id))
+                if t is None:
+                    t = number_by_id[id(topic_id)] = number.setdefault(topic_id, len(topic_ids))
+                    if t == len(topic_ids):
+                        topic_ids.append(topic_id)
+                        topic_groups.append([])
+                numbers.append(t)
+                topic_groups[t].append(g)
+            group_topics.append(numbers)
+        counts = _counts(topic_ids, describer)
+        hashes = list(map(_spread_hash, topic_ids))
+        subscribers: dict[tuple[int, ...], np.ndarray] = {}
+        tables: list[_Topics] = []
+        columns: list[list[np.ndarray]] = []
+        for g, numbers in enumerate(group_topics):
+            ordered = [numbers[i] for i in map_order([hashes[t] for t in numbers])]
+            signatures = [tuple(topic_groups[t]) for t in ordered]
             tables.append(
                 _Topics(
-                    ordered, [counts[t] for t in ordered], [len(subscribers[t]) for t in ordered]
+                    [topic_ids[t] for t in ordered],
+                    [counts[t] for t in ordered],
+                    [sum(sizes[h] for h in s) for s in signatures],
                 )
             )
-            columns = [np.searchsorted(subscribers[t], arrays[g]) for t in ordered]
-            ordinals.append(np.stack(columns, axis=1) if columns else np.zeros((len(arrays[g]), 0)))
-        rows_array = np.zeros(len(member_ids), dtype=np.int64)  # row in its group's ordinals
-        for positions in arrays:
-            rows_array[positions] = np.arange(len(positions))
-        rows = rows_array.tolist()
-
-        # A member whose ordinal is the same on every topic of its subscription (the usual case:
-        # topics with the same subscribers) passes it as one int, the cheap path above.
-        same = [
-            (o == o[:, :1]).all(axis=1).tolist() if o.shape[1] else [False] * len(o)
-            for o in ordinals
+            made: dict[tuple[int, ...], np.ndarray] = {}
+            for signature in signatures:
+                if signature in made:
+                    continue
+                if signature == (g,):  # only this group: the k-th member is the k-th subscriber
+                    made[signature] = np.arange(sizes[g], dtype=np.int64)
+                    continue
+                if signature not in subscribers:
+                    subscribers[signature] = np.sort(np.concatenate([arrays[h] for h in signature]))
+                made[signature] = np.searchsorted(subscribers[signature], arrays[g])
+            columns.append([made[s] for s in signatures])
+        # A group whose topics all have one signature gives each member one ordinal.
+        ordinals = [
+            c[0] if c and all(x is c[0] for x in c) else _stack(c, size)
+            for c, size in zip(columns, sizes, strict=True)
         ]
-
-        def ordinal(position: int) -> int | np.ndarray:
-            g = member_group[position]
-            row = rows[position]
-            return int(ordinals[g][row, 0]) if same[g][row] else ordinals[g][row]
+        rows: list[int] = []
 
         def make(position: int) -> MemberAssignment:
-            return MemberAssignmentImpl(
-                RangeAssignment(tables[member_group[position]], ordinal(position))
-            )
+            if not rows:
+                rows_array = np.zeros(len(member_ids), dtype=np.int64)
+                for positions in arrays:
+                    rows_array[positions] = np.arange(len(positions))
+                rows.extend(rows_array.tolist())
+            g = member_group[position]
+            row = ordinals[g][rows[position]]
+            ks = int(row) if row.ndim == 0 else row.tolist()
+            return MemberAssignmentImpl(RangeAssignment(tables[g], ks))
 
         def make_maps() -> list[TopicPartitions]:
-            """Every member's map at once: plain dicts (reads run in C). Ordinals are laid out
-            per member with numpy (an int when the same on every topic, else the row)."""
-            n = len(member_ids)
-            first = np.zeros(n, dtype=np.int64)
-            uniform = np.zeros(n, dtype=bool)
-            for positions, o, same_g in zip(arrays, ordinals, same, strict=True):
-                if o.shape[1]:
-                    first[positions] = o[:, 0]
-                uniform[positions] = same_g
-            ords: list[int | np.ndarray] = list(first.tolist())
-            for position in np.flatnonzero(~uniform).tolist():
-                ords[position] = ordinal(position)
-            return list(map(range_map, map(tables.__getitem__, member_group), ords))
+            """Every member's map at once, a group at a time (:func:`range_maps`), put back in
+            member order."""
+            maps = list(chain.from_iterable(map(range_maps, tables, ordinals)))
+            if len(arrays) == 1:
+                return maps
+            inverse = np.empty(len(member_ids), dtype=np.int64)
+            inverse[np.concatenate(arrays)] = np.arange(len(member_ids))
+            return list(map(maps.__getitem__, inverse.tolist()))
 
         return GroupAssignment(LazyMembers(member_ids, make, make_maps=make_maps))
+
+
+def map_order(hashes: Sequence[int]) -> list[int]:
+    """Where each of the topics put into a member's map (``new HashMap<>((int) (n / 0.75f +
+    1))``, ``spread(hashCode)`` of each given in put order) comes in its iteration: by bucket,
+    in put order within one (a stable sort)."""
+    mask = sized_capacity(len(hashes)) - 1
+    buckets = [h & mask for h in hashes]
+    return sorted(range(len(buckets)), key=buckets.__getitem__)
+
+
+def _spread_hash(topic_id: Uuid) -> int:
+    return spread(uuid_hashcode(topic_id))
+
+
+def _stack(columns: list[np.ndarray], rows: int) -> np.ndarray:
+    """The ordinals of a group's members, one column per topic (rows x topics)."""
+    return np.stack(columns, axis=1) if columns else np.zeros((rows, 0), dtype=np.int64)
+
+
+def group_members(subscriptions: Sequence[AbstractSet[Uuid]]) -> list[int]:
+    """Each member's group, named by the position of its first member: members whose
+    subscriptions hold the same topic objects in the same order (which gives them the same
+    map order too). Found in C-level passes, without hashing a ``Uuid``: a member's candidate
+    is the first member with the same first topic object, and it joins that member's group
+    when their topics compare equal as tuples (element by element, identical objects first);
+    the others, if any, are grouped by the ids of their topics."""
+    count = len(subscriptions)
+    by_first: dict[int, int] = {}
+    firsts = list(
+        map(
+            by_first.setdefault,
+            map(id, map(next, map(iter, subscriptions), repeat(None))),
+            range(count),
+        )
+    )
+    candidates = {f: tuple(subscriptions[f]) for f in by_first.values()}
+    same = list(map(operator.eq, map(tuple, subscriptions), map(candidates.__getitem__, firsts)))
+    if not all(same):
+        by_key: dict[tuple[int, ...], int] = {}
+        for i in compress(range(count), map(operator.not_, same)):
+            firsts[i] = by_key.setdefault(tuple(map(id, subscriptions[i])), i)
+    return firsts
+
+
+def _group_positions(firsts: list[int]) -> tuple[list[int], list[int], list[np.ndarray]]:
+    """(each member's group number, each group's first member, each group's positions
+    ascending), groups numbered in the order of their first member."""
+    group_firsts, member_group = np.unique(np.array(firsts, dtype=np.int64), return_inverse=True)
+    if len(group_firsts) == 1:
+        return [0] * len(firsts), group_firsts.tolist(), [np.arange(len(firsts), dtype=np.int64)]
+    by_group = np.argsort(member_group, kind="stable")
+    cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
+    return member_group.tolist(), group_firsts.tolist(), np.split(by_group, cuts)
