@@ -16,7 +16,7 @@ from coordinator.effects import Send
 from coordinator.errors import ERROR_NAMES, NO_ERROR, Errors
 from coordinator.group import Parked
 from coordinator.log import AppendFailed, OffsetsLog
-from coordinator.protocol import api_name, response_error
+from coordinator.protocol import API_NAMES, api_name, response_error
 from coordinator.records import (
     NO_PRODUCER_ID,
     ControlRecordKey,
@@ -126,9 +126,14 @@ def respond(
     generation_id: int | None = None,
 ) -> None:
     """Answer the request ``waiter`` from ``node`` (now, or one parked until now)."""
-    error = response_error(response)
+    error = getattr(response, "error_code", None)  # response_error's first case, without the call
     if error is None:
-        error = NO_ERROR
+        error = response_error(response)
+        if error is None:
+            error = NO_ERROR
+    api = API_NAMES.get(type(response))  # api_name's memo first: one call less per answer
+    if api is None:
+        api = api_name(response)
     src, correlation_id = waiter.src, waiter.correlation_id
     out.events.append(  # out.event, spelled out: every answer is logged
         (
@@ -136,8 +141,9 @@ def respond(
             {
                 "t_ms": out.now,
                 "node": node,
-                "api": api_name(response),
-                "error": ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
+                "api": api,
+                # exact type: an enum with members cannot be subclassed, so it is isinstance
+                "error": ERROR_NAMES[error] if type(error) is Errors else str(error),
                 "group_id": group_id,
                 "member_id": member_id,
                 "generation_id": generation_id

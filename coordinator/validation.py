@@ -35,6 +35,12 @@ def _is_tuple_of(value: object, kind: type) -> bool:
     return True
 
 
+def request_check(kind: type) -> Callable[[Any], str | None] | None:
+    """The shape check of request type ``kind`` itself (it covers ``api_version``), or None for
+    any other type: the broker looks it up once per type, ``malformed_reason`` per request."""
+    return _CHECKS.get(kind)
+
+
 def malformed_reason(request: object) -> str | None:
     check = _CHECKS.get(type(request))
     if check is not None:
