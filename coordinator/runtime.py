@@ -27,6 +27,9 @@ from coordinator.records import (
 )
 from coordinator.result import Step
 
+# A record key's type -> the name the event log gives it ("OffsetCommit", "GroupMetadata", ...)
+_RECORD_TYPES: dict[type, str] = {}
+
 
 class PartitionWriter:
     """Appends batches to this shard's ``__consumer_offsets`` partition and reports each record."""
@@ -67,16 +70,24 @@ class PartitionWriter:
             out.append_error = failure.error
             return failure.error, ()
         out.appends += 1
+        events, now, node, partition = out.events, out.now, self.node, self.partition
         for (key, _), record in zip(entries, records, strict=True):
-            out.event(
-                "record_appended",
-                t_ms=out.now,
-                node=self.node,
-                partition=self.partition,
-                offset=record.offset,
-                group_id=key.group,  # one batch can hold several groups' records
-                record_type=type(key).__name__.removesuffix("Key"),
-                tombstone=record.value is None,
+            record_type = _RECORD_TYPES.get(type(key))
+            if record_type is None:
+                record_type = _RECORD_TYPES[type(key)] = type(key).__name__.removesuffix("Key")
+            events.append(  # out.event, spelled out: every commit writes records
+                (
+                    "record_appended",
+                    {
+                        "t_ms": now,
+                        "node": node,
+                        "partition": partition,
+                        "offset": record.offset,
+                        "group_id": key.group,  # one batch can hold several groups' records
+                        "record_type": record_type,
+                        "tombstone": record.value is None,
+                    },
+                )
             )
         return NO_ERROR, records
 
