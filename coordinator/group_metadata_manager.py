@@ -80,9 +80,10 @@ _JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 
 
 # parse_subscribed_topics' memo (a pure parse of immutable bytes: a member's subscription mostly
-# repeats from one rebalance to the next); cleared when full
+# repeats from one rebalance to the next); as large as the memos of
+# coordinator/consumer_protocol.py, cleared when full
 _SUBSCRIBED_TOPICS: dict[bytes, frozenset[str] | None] = {}
-_SUBSCRIBED_TOPICS_KEPT = 4096
+_SUBSCRIBED_TOPICS_KEPT = 65_536
 
 
 def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
