@@ -21,7 +21,7 @@ offsets partition replays it for ``config.load_time_ms``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from coordinator.config import CoordinatorConfig
 from coordinator.errors import Errors
@@ -40,6 +40,11 @@ DEFAULT_CONFIG = CoordinatorConfig()
 
 class KafkaCluster:
     """N brokers, user topics and the ``__consumer_offsets`` coordinators, driven by the runner."""
+
+    handle_request: Callable[[str, str, int, object, int], CoordinatorResult]
+    """``handle_request(dst, src, correlation_id, request, now_ms)``: a request arriving at
+    broker ``dst`` (a dead or unknown node answers nothing). It is the brokers' request handler
+    itself, ``KafkaApis.handle``, bound once: the facade adds no call to every request."""
 
     def __init__(
         self,
@@ -73,6 +78,7 @@ class KafkaCluster:
             topology=self.topology,
         )
         self.apis = KafkaApis(config=config, topology=self.topology, service=self.service)
+        self.handle_request = self.apis.handle
         # Every offsets partition starts on its preferred leader, loaded.
         for p, leader in enumerate(self.topology.offsets_leader):
             assert leader is not None
@@ -246,11 +252,3 @@ class KafkaCluster:
         if shard is None or shard.node != key.node or not self.is_alive(key.node):
             return NO_RESULT
         return shard.fire_timer(key, now_ms)
-
-    def handle_request(
-        self, dst: str, src: str, correlation_id: int, request: object, now_ms: int
-    ) -> CoordinatorResult:
-        """A request arriving at broker ``dst`` (a dead or unknown node answers nothing)."""
-        if not self.topology.alive.get(dst, False):
-            return NO_RESULT
-        return self.apis.handle(dst, src, correlation_id, request, now_ms)

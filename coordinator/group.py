@@ -203,10 +203,16 @@ class ClassicGroup:
         return new
 
     def has_all_members_joined(self) -> bool:
-        return not self.pending_members and all(m.awaiting_join for m in self.members.values())
+        if self.pending_members:
+            return False
+        # a loop, not all() over a generator; m.join_waiter, not the awaiting_join property
+        for m in self.members.values():  # noqa: SIM110  (every JoinGroup asks)
+            if m.join_waiter is None:
+                return False
+        return True
 
     def num_awaiting_join(self) -> int:
-        return sum(1 for m in self.members.values() if m.awaiting_join)
+        return sum([1 for m in self.members.values() if m.join_waiter is not None])
 
     def rebalance_timeout_ms(self) -> int:
         """R: the largest rebalance timeout among current members (0 with no members)."""
@@ -214,12 +220,16 @@ class ClassicGroup:
 
     def supports_protocols(self, protocol_type: str, names: list[str]) -> bool:
         """ClassicGroup.supportsProtocols."""
-        if self.state == EMPTY:
+        if self.model.state == EMPTY:
             return protocol_type != "" and bool(names)
         if protocol_type != self.protocol_type:
             return False
         n = len(self.members)
-        return any(self.protocol_counts.get(name, 0) == n for name in names)
+        counts = self.protocol_counts
+        for name in names:  # noqa: SIM110  (not any() over a generator: every JoinGroup asks)
+            if counts.get(name, 0) == n:
+                return True
+        return False
 
     def candidate_protocols(self) -> set[str]:
         n = len(self.members)

@@ -79,12 +79,33 @@ _HEARTBEAT_TIMERS_KEPT = 65_536
 _JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 
 
+# parse_subscribed_topics' memo (a pure parse of immutable bytes: a member's subscription mostly
+# repeats from one rebalance to the next); as large as the memos of
+# coordinator/consumer_protocol.py, cleared when full
+_SUBSCRIBED_TOPICS: dict[bytes, frozenset[str] | None] = {}
+_SUBSCRIBED_TOPICS_KEPT = 65_536
+
+
 def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
     """Topics of a ConsumerProtocolSubscription (the version-0 prefix: int16 version, topics).
 
     Kafka parses this only to know which offsets of a Stable consumer group may expire; a parse
     failure just disables that (None).
     """
+    if type(metadata) is not bytes:
+        return _parse_subscribed_topics(metadata)
+    try:
+        return _SUBSCRIBED_TOPICS[metadata]
+    except KeyError:
+        pass
+    topics = _parse_subscribed_topics(metadata)
+    if len(_SUBSCRIBED_TOPICS) >= _SUBSCRIBED_TOPICS_KEPT:
+        _SUBSCRIBED_TOPICS.clear()
+    _SUBSCRIBED_TOPICS[metadata] = topics
+    return topics
+
+
+def _parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
     try:
         (version,) = struct.unpack_from(">h", metadata, 0)
         if version < 0:
@@ -341,7 +362,7 @@ class GroupMetadataManager:
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
         """GroupMetadataManager.acceptJoiningMember: group.max.size."""
         limit = self.config.group_max_size
-        state = group.state
+        state = group.model.state  # not group.state: one property call less per join
         if state in (EMPTY, DEAD):
             return True
         if state == PREPARING_REBALANCE:
@@ -398,7 +419,7 @@ class GroupMetadataManager:
     ) -> None:
         member_id = req.member_id
         protocols = self._protocols(req)
-        state = group.state  # nothing below changes it before the branch on it
+        state = group.model.state  # nothing below changes it before the branch on it
         if state == DEAD:
             self._join_error(out, waiter, req, Errors.COORDINATOR_NOT_AVAILABLE, member_id)
             return
@@ -421,7 +442,7 @@ class GroupMetadataManager:
             return
         member = group.members[member_id]
         if state == PREPARING_REBALANCE:
-            self._update_member(out, group, member, req, waiter)
+            self._update_member(out, group, member, req, waiter, protocols)
             self._maybe_prepare_rebalance_or_complete_join(
                 out, group, f"member {member_id} rejoined"
             )
@@ -430,14 +451,14 @@ class GroupMetadataManager:
                 members = self._members_list(group) if group.is_leader(member_id) else ()
                 self._answer_current_generation(out, waiter, group, member_id, members)
             else:
-                self._update_member(out, group, member, req, waiter)
+                self._update_member(out, group, member, req, waiter, protocols)
                 self._maybe_prepare_rebalance_or_complete_join(
                     out, group, f"member {member_id} changed its metadata"
                 )
         elif state == STABLE:
             if group.is_leader(member_id) or not member.matches(protocols):
                 why = "the leader rejoined" if group.is_leader(member_id) else "metadata changed"
-                self._update_member(out, group, member, req, waiter)
+                self._update_member(out, group, member, req, waiter, protocols)
                 self._maybe_prepare_rebalance_or_complete_join(out, group, f"{member_id}: {why}")
             else:
                 self._answer_current_generation(out, waiter, group, member_id, ())
@@ -506,9 +527,13 @@ class GroupMetadataManager:
         member: Member,
         req: JoinGroupRequest,
         waiter: Parked | None,
+        protocols: tuple[tuple[str, bytes], ...] | None = None,
     ) -> None:
-        """ClassicGroup.updateMember: new protocols/timeouts; a previous parked join is dropped."""
-        group.update_protocols(member, self._protocols(req))
+        """ClassicGroup.updateMember: new protocols/timeouts; a previous parked join is dropped.
+        ``protocols``: the request's, if the caller has them already."""
+        if protocols is None:
+            protocols = self._protocols(req)
+        group.update_protocols(member, protocols)
         member.rebalance_timeout_ms = self._rebalance_timeout(req)
         member.session_timeout_ms = req.session_timeout_ms
         if member.join_waiter is not None and waiter is not None:
@@ -693,9 +718,10 @@ class GroupMetadataManager:
             self._maybe_complete_join_phase(out, group)
 
     def _maybe_complete_join_phase(self, out: Step, group: ClassicGroup) -> None:
-        if not group.is_in(PREPARING_REBALANCE):
+        model = group.model  # its fields, not the group's properties: every rejoin asks
+        if model.state != PREPARING_REBALANCE:
             return
-        if group.previous_state == EMPTY:
+        if model.previous_state == EMPTY:
             return  # an initial rebalance only ends by its delay chain
         if group.has_all_members_joined():
             self._complete_join(out, group)
@@ -746,7 +772,8 @@ class GroupMetadataManager:
         """GroupMetadataManager.completeClassicGroupJoin."""
         self.timer.cancel(out, self.timer.join_key(group.group_id))
         for member in group.iter_members():
-            if not member.awaiting_join and not member.is_static:
+            # not awaiting_join and not is_static (their fields: one property call less each)
+            if member.join_waiter is None and member.group_instance_id is None:
                 before = group.leader_id
                 group.remove(member.member_id)
                 self.timer.cancel(out, self.timer.heartbeat_key(group.group_id, member.member_id))
@@ -1003,7 +1030,7 @@ class GroupMetadataManager:
 
         if group is None:
             return fail(Errors.UNKNOWN_MEMBER_ID)
-        state = group.state  # nothing below changes it before the branch on it
+        state = group.model.state  # nothing below changes it before the branch on it
         if state == EMPTY:
             return fail(Errors.UNKNOWN_MEMBER_ID)
         if state == DEAD:
@@ -1087,7 +1114,7 @@ class GroupMetadataManager:
         error = NO_ERROR
         if group is None:
             error = Errors.UNKNOWN_MEMBER_ID
-        elif (state := group.state) == DEAD:
+        elif (state := group.model.state) == DEAD:
             error = Errors.COORDINATOR_NOT_AVAILABLE
         else:
             error = self.validate_member(group, req.member_id, req.group_instance_id)

@@ -9,6 +9,9 @@ protocol type and name (handleSyncGroupRequest).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import attrs
 
 from coordinator.config import CoordinatorConfig
@@ -55,15 +58,16 @@ from coordinator.protocol import (
     TxnOffsetCommitResponsePartition,
     TxnOffsetCommitResponseTopic,
     api_name,
+    api_name_of,
     error_name,
     request_type,
 )
-from coordinator.result import CoordinatorResult, Step
+from coordinator.result import NO_RESULT, CoordinatorResult, Step
 from coordinator.service import GroupCoordinatorService, GroupRequest, error_response
 from coordinator.topics import invalid_topic_reason
 from coordinator.topology import OFFSETS_TOPIC, Topology, broker_id
 from coordinator.transaction_coordinator import TransactionCoordinator
-from coordinator.validation import malformed_reason
+from coordinator.validation import malformed_reason, request_check
 
 BROKER_PORT = 9092
 
@@ -97,6 +101,16 @@ _TXN_OFFSET_COMMIT_KINDS = (
 _GROUP_API_TYPES = frozenset(_GROUP_APIS)
 
 
+def _exact_type(kind: type) -> tuple[Callable[[Any], str | None], str]:
+    check = request_check(kind)
+    assert check is not None, kind
+    return check, api_name_of(kind)
+
+
+# Each request type itself -> its shape check and its API name.
+_EXACT_TYPES = {kind: _exact_type(kind) for kind in REQUEST_TYPES}
+
+
 class KafkaApis:
     """The request handler of every broker (they share the cluster's metadata)."""
 
@@ -112,12 +126,25 @@ class KafkaApis:
     def handle(
         self, dst: str, src: str, correlation_id: int, request: object, now_ms: int
     ) -> CoordinatorResult:
-        """A request that reached the live broker ``dst``: logged, checked, answered or routed."""
+        """A request arriving at broker ``dst`` (a dead or unknown node answers nothing): logged,
+        checked, answered or routed."""
+        if not self.topology.alive.get(dst, False):
+            return NO_RESULT
         # The shape check is pure, so it may run before the request is logged: once it passed on
         # an instance of a request type itself (slotted, so no extra attributes), the logged
         # fields hold str/int/None only, which _loggable would return unchanged.
-        reason = malformed_reason(request)
-        if reason is None and type(request) in REQUEST_TYPES:
+        exact = _EXACT_TYPES.get(type(request))
+        if exact is not None:
+            # a request type itself (the common case): its check and its API name in one lookup,
+            # and it is routed as its own type
+            check, api = exact
+            reason = check(request)
+            kind: type | None = type(request)
+        else:
+            reason = malformed_reason(request)
+            api = api_name(request)
+            kind = request_type(request)
+        if reason is None and exact is not None:
             group_id = getattr(request, "group_id", None)
             member_id = getattr(request, "member_id", None)
             generation_id = getattr(request, "generation_id", None)
@@ -127,7 +154,6 @@ class KafkaApis:
             member_id = _loggable(getattr(request, "member_id", None))
             generation_id = _loggable(getattr(request, "generation_id", None))
             group_instance_id = _loggable(getattr(request, "group_instance_id", None))
-        api = api_name(request)
         out = Step(now_ms)
         out.events.append(  # out.event, spelled out: every request is logged
             (
@@ -155,7 +181,6 @@ class KafkaApis:
             return out.result()
         # A subclass passed the check of the request type it extends (only one can be: the
         # types are slotted, so none can extend two); it is routed as that type.
-        kind = request_type(request)
         if kind in _GROUP_API_TYPES:
             self._group_request(out, dst, src, correlation_id, request, kind)  # type: ignore[arg-type]
             return out.result()

@@ -97,7 +97,7 @@ class OffsetMetadataManager:
             if req.generation_id < 0:
                 return None
             return Errors.GROUP_ID_NOT_FOUND if req.api_version >= 9 else Errors.ILLEGAL_GENERATION
-        state = group.state
+        state = group.model.state  # not group.state: one property call less per commit
         if state == DEAD:
             return Errors.COORDINATOR_NOT_AVAILABLE
         if req.generation_id < 0 and state == EMPTY:
@@ -178,8 +178,10 @@ class OffsetMetadataManager:
                 metadata = part.committed_metadata or ""
                 key = (topic.name, part.partition_index)
                 # OffsetMetadataManager.isMetadataInvalid compares String.length(), in
-                # UTF-16 code units, not bytes, whatever the config's name says.
-                if java_string_length(metadata) > self.config.offset_metadata_max_bytes:
+                # UTF-16 code units, not bytes, whatever the config's name says; a string of n
+                # characters has at most 2n of them, so a short one needs no count.
+                limit = self.config.offset_metadata_max_bytes
+                if 2 * len(metadata) > limit and java_string_length(metadata) > limit:
                     per_partition[key] = Errors.OFFSET_METADATA_TOO_LARGE
                     continue
                 per_partition[key] = NO_ERROR

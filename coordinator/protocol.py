@@ -636,14 +636,24 @@ def error_name(message: object) -> str | None:
 def api_name(message: object) -> str:
     """Kafka's API key name for a request or response ("JoinGroup", "Heartbeat", ...)."""
     kind = type(message)
-    name = _API_NAMES.get(kind)
+    name = API_NAMES.get(kind)
     if name is None:
-        # memoised per type: every message sent and received is logged with its API name
-        name = _API_NAMES[kind] = _strip_api_suffix(kind.__name__)
+        name = api_name_of(kind)
     return name
 
 
-_API_NAMES: dict[type, str] = {}
+def api_name_of(kind: type) -> str:
+    """The API key name of message type ``kind`` (memoised: every message sent and received
+    is logged with its API name)."""
+    name = API_NAMES.get(kind)
+    if name is None:
+        name = API_NAMES[kind] = _strip_api_suffix(kind.__name__)
+    return name
+
+
+API_NAMES: dict[type, str] = {}
+"""api_name's memo, by message type: the hot paths read it first (``API_NAMES.get(type(m))``)
+and call ``api_name`` only for a type not named yet."""
 
 
 def _strip_api_suffix(name: str) -> str:

@@ -16,7 +16,7 @@ from coordinator.effects import Send
 from coordinator.errors import ERROR_NAMES, NO_ERROR, Errors
 from coordinator.group import Parked
 from coordinator.log import AppendFailed, OffsetsLog
-from coordinator.protocol import api_name, response_error
+from coordinator.protocol import API_NAMES, api_name, response_error
 from coordinator.records import (
     NO_PRODUCER_ID,
     ControlRecordKey,
@@ -26,6 +26,9 @@ from coordinator.records import (
     RecordValue,
 )
 from coordinator.result import Step
+
+# A record key's type -> the name the event log gives it ("OffsetCommit", "GroupMetadata", ...)
+_RECORD_TYPES: dict[type, str] = {}
 
 
 class PartitionWriter:
@@ -67,16 +70,24 @@ class PartitionWriter:
             out.append_error = failure.error
             return failure.error, ()
         out.appends += 1
+        events, now, node, partition = out.events, out.now, self.node, self.partition
         for (key, _), record in zip(entries, records, strict=True):
-            out.event(
-                "record_appended",
-                t_ms=out.now,
-                node=self.node,
-                partition=self.partition,
-                offset=record.offset,
-                group_id=key.group,  # one batch can hold several groups' records
-                record_type=type(key).__name__.removesuffix("Key"),
-                tombstone=record.value is None,
+            record_type = _RECORD_TYPES.get(type(key))
+            if record_type is None:
+                record_type = _RECORD_TYPES[type(key)] = type(key).__name__.removesuffix("Key")
+            events.append(  # out.event, spelled out: every commit writes records
+                (
+                    "record_appended",
+                    {
+                        "t_ms": now,
+                        "node": node,
+                        "partition": partition,
+                        "offset": record.offset,
+                        "group_id": key.group,  # one batch can hold several groups' records
+                        "record_type": record_type,
+                        "tombstone": record.value is None,
+                    },
+                )
             )
         return NO_ERROR, records
 
@@ -126,9 +137,14 @@ def respond(
     generation_id: int | None = None,
 ) -> None:
     """Answer the request ``waiter`` from ``node`` (now, or one parked until now)."""
-    error = response_error(response)
+    error = getattr(response, "error_code", None)  # response_error's first case, without the call
     if error is None:
-        error = NO_ERROR
+        error = response_error(response)
+        if error is None:
+            error = NO_ERROR
+    api = API_NAMES.get(type(response))  # api_name's memo first: one call less per answer
+    if api is None:
+        api = api_name(response)
     src, correlation_id = waiter.src, waiter.correlation_id
     out.events.append(  # out.event, spelled out: every answer is logged
         (
@@ -136,8 +152,9 @@ def respond(
             {
                 "t_ms": out.now,
                 "node": node,
-                "api": api_name(response),
-                "error": ERROR_NAMES[error] if isinstance(error, Errors) else str(error),
+                "api": api,
+                # exact type: an enum with members cannot be subclassed, so it is isinstance
+                "error": ERROR_NAMES[error] if type(error) is Errors else str(error),
                 "group_id": group_id,
                 "member_id": member_id,
                 "generation_id": generation_id

@@ -210,22 +210,9 @@ class GroupCoordinatorService:
         """
         if kind is None:
             kind = request_type(request)
-        error = self._check(kind, request)
-        if error is not None:
-            return error_response(request, error)
-        shard, error = self.routed_shard(dst, request.group_id)
-        if shard is None:
-            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
-                error = NO_ERROR  # "respond blindly" while loading
-            return error_response(request, error, failed_operation=True)
-        shard.handle_into(out, src, correlation_id, request, kind)
-        return None
-
-    def _check(self, kind: type | None, request: GroupRequest) -> Errors | None:
-        """isGroupIdNotEmpty (Join/Sync/Heartbeat/Leave), then JoinGroup's session timeout
-        (``kind``: the request type the request is handled as)."""
+        # isGroupIdNotEmpty (Join/Sync/Heartbeat/Leave), then JoinGroup's session timeout
         if kind in _ID_CHECKED_APIS and request.group_id == "":
-            return Errors.INVALID_GROUP_ID
+            return error_response(request, Errors.INVALID_GROUP_ID)
         if (
             kind is JoinGroupRequest
             and isinstance(request, JoinGroupRequest)  # cannot fail: narrows the type for mypy
@@ -235,7 +222,13 @@ class GroupCoordinatorService:
                 <= self.config.group_max_session_timeout_ms
             )
         ):
-            return Errors.INVALID_SESSION_TIMEOUT
+            return error_response(request, Errors.INVALID_SESSION_TIMEOUT)
+        shard, error = self.routed_shard(dst, request.group_id)
+        if shard is None:
+            if kind is HeartbeatRequest and error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
+                error = NO_ERROR  # "respond blindly" while loading
+            return error_response(request, error, failed_operation=True)
+        shard.handle_into(out, src, correlation_id, request, kind)
         return None
 
     # --- fan-out -------------------------------------------------------------------------------

@@ -35,6 +35,12 @@ def _is_tuple_of(value: object, kind: type) -> bool:
     return True
 
 
+def request_check(kind: type) -> Callable[[Any], str | None] | None:
+    """The shape check of request type ``kind`` itself (it covers ``api_version``), or None for
+    any other type: the broker looks it up once per type, ``malformed_reason`` per request."""
+    return _CHECKS.get(kind)
+
+
 def malformed_reason(request: object) -> str | None:
     check = _CHECKS.get(type(request))
     if check is not None:
@@ -98,7 +104,8 @@ def _delete_groups(request: P.DeleteGroupsRequest) -> str | None:
 
 
 def _join_group(request: P.JoinGroupRequest) -> str | None:
-    if not _valid_version(request):
+    version = request.api_version  # _valid_version, inlined: every such request is checked
+    if not ((type(version) is int or _is_int(version)) and version >= 0):
         return "api_version"
     if not isinstance(request.group_id, str):
         return "group_id"
@@ -135,7 +142,8 @@ def _join_group(request: P.JoinGroupRequest) -> str | None:
 
 
 def _sync_group(request: P.SyncGroupRequest) -> str | None:
-    if not _valid_version(request):
+    version = request.api_version  # _valid_version, inlined: every such request is checked
+    if not ((type(version) is int or _is_int(version)) and version >= 0):
         return "api_version"
     if not isinstance(request.group_id, str):
         return "group_id"
@@ -186,7 +194,8 @@ def _leave_group(request: P.LeaveGroupRequest) -> str | None:
 
 
 def _offset_commit(request: P.OffsetCommitRequest) -> str | None:
-    if not _valid_version(request):
+    version = request.api_version  # _valid_version, inlined: every such request is checked
+    if not ((type(version) is int or _is_int(version)) and version >= 0):
         return "api_version"
     if not isinstance(request.group_id, str):
         return "group_id"
@@ -262,7 +271,10 @@ def _txn_offset_commit(request: P.TxnOffsetCommitRequest) -> str | None:
 def _offset_fetch(request: P.OffsetFetchRequest) -> str | None:
     if not isinstance(request.group_id, str):
         return "group_id"
-    if not _opt_str(request.member_id) or not _is_int(request.member_epoch):
+    member_id, epoch = request.member_id, request.member_epoch
+    if not (member_id is None or isinstance(member_id, str)) or not (
+        type(epoch) is int or _is_int(epoch)
+    ):
         return "member_id"
     if request.topics is None:
         return None
