@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from attrs import field, frozen
 
 from coordinator.java import java_utf8
+from coordinator.memo import Memo
 from coordinator.tuples import to_tuple
 
 SUBSCRIPTION_HIGHEST_VERSION = 3
@@ -181,28 +182,22 @@ class SubscriptionFields:
     rack_id: str | None
 
 
-# Memos of the pure conversions below, keyed by their immutable input (bytes, or a tuple of the
-# partitions): a rebalance's leader reads every member's subscription, and each member reads its
-# assignment, which mostly repeat between rebalances (about 9 reads in 10 in the rolling restart
-# repeat an earlier one, and groups on the same topic share them: about 110 distinct
-# subscriptions and 100 assignments at 10 or 100 groups). Room for tens of thousands of distinct
-# members; cleared when full; only successful results are kept.
-_MEMO_LIMIT = 65_536
-_SUBSCRIPTIONS: dict[bytes, SubscriptionFields] = {}
-_ASSIGNMENTS: dict[bytes, tuple[tuple[tuple[str, int], ...], bytes | None]] = {}
-_ENCODED: dict[tuple[tuple[tuple[str, int], ...], bytes | None, int], bytes] = {}
+# Memos of the pure conversions below (coordinator/memo.py), keyed by their immutable input
+# (bytes, or a tuple of the partitions): about 9 reads in 10 in the rolling restart repeat an
+# earlier one, and groups on the same topic share them (about 110 distinct subscriptions and 100
+# assignments at 10 or 100 groups).
+_SUBSCRIPTIONS: Memo[bytes, SubscriptionFields] = Memo()
+_ASSIGNMENTS: Memo[bytes, tuple[tuple[tuple[str, int], ...], bytes | None]] = Memo()
+_ENCODED: Memo[tuple[tuple[tuple[str, int], ...], bytes | None, int], bytes] = Memo()
 
 
 def read_subscription(data: bytes) -> SubscriptionFields:
     """ConsumerProtocol.deserializeConsumerProtocolSubscription (memoised: the result is frozen)."""
     if type(data) is not bytes:
         return _read_subscription(data)
-    fields = _SUBSCRIPTIONS.get(data)
+    fields = _SUBSCRIPTIONS.answers.get(data)
     if fields is None:
-        fields = _read_subscription(data)
-        if len(_SUBSCRIPTIONS) >= _MEMO_LIMIT:
-            _SUBSCRIPTIONS.clear()
-        _SUBSCRIPTIONS[data] = fields
+        return _SUBSCRIPTIONS.keep(data, _read_subscription(data), len(data))
     return fields
 
 
@@ -220,15 +215,13 @@ def _read_subscription(data: bytes) -> SubscriptionFields:
 def read_assignment(data: bytes) -> tuple[list[tuple[str, int]], bytes | None]:
     """ConsumerProtocol.deserializeAssignment -> (partitions in wire order, user data); the list
     is the caller's own (memoised as a tuple)."""
-    read = _ASSIGNMENTS.get(data) if type(data) is bytes else None
+    read = _ASSIGNMENTS.answers.get(data) if type(data) is bytes else None
     if read is None:
         reader = _Reader(data, "assignment")
         _check_version(reader.int16(), ASSIGNMENT_HIGHEST_VERSION, "assignment")
         read = (tuple(reader.topic_partitions()), reader.nullable_bytes())
         if type(data) is bytes:
-            if len(_ASSIGNMENTS) >= _MEMO_LIMIT:
-                _ASSIGNMENTS.clear()
-            _ASSIGNMENTS[data] = read
+            _ASSIGNMENTS.keep(data, read, len(data))
     return list(read[0]), read[1]
 
 
@@ -244,14 +237,13 @@ def write_assignment(
         return _write_assignment(partitions, user_data, version)
     key = (partitions, user_data, version)
     try:
-        encoded = _ENCODED.get(key)
+        encoded = _ENCODED.answers.get(key)
     except TypeError:  # an unhashable partition or user data: not memoised
         return _write_assignment(partitions, user_data, version)
     if encoded is None:
         encoded = _write_assignment(partitions, user_data, version)
-        if len(_ENCODED) >= _MEMO_LIMIT:
-            _ENCODED.clear()
-        _ENCODED[key] = encoded
+        # the key holds what the encoding holds, give or take the framing
+        _ENCODED.keep(key, encoded, len(encoded))
     return encoded
 
 

@@ -35,6 +35,7 @@ from coordinator.group import (
     Parked,
 )
 from coordinator.log import append_error_to_response_error, operation_error_to_response_error
+from coordinator.memo import Memo
 from coordinator.protocol import (
     DescribedGroup,
     DescribedGroupMember,
@@ -80,10 +81,8 @@ _JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 
 
 # parse_subscribed_topics' memo (a pure parse of immutable bytes: a member's subscription mostly
-# repeats from one rebalance to the next); as large as the memos of
-# coordinator/consumer_protocol.py, cleared when full
-_SUBSCRIBED_TOPICS: dict[bytes, frozenset[str] | None] = {}
-_SUBSCRIBED_TOPICS_KEPT = 65_536
+# repeats from one rebalance to the next)
+_SUBSCRIBED_TOPICS: Memo[bytes, frozenset[str] | None] = Memo()
 
 
 def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
@@ -94,15 +93,10 @@ def parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
     """
     if type(metadata) is not bytes:
         return _parse_subscribed_topics(metadata)
-    try:
-        return _SUBSCRIBED_TOPICS[metadata]
-    except KeyError:
-        pass
-    topics = _parse_subscribed_topics(metadata)
-    if len(_SUBSCRIBED_TOPICS) >= _SUBSCRIBED_TOPICS_KEPT:
-        _SUBSCRIBED_TOPICS.clear()
-    _SUBSCRIBED_TOPICS[metadata] = topics
-    return topics
+    answers = _SUBSCRIBED_TOPICS.answers
+    if metadata in answers:  # None (not parseable) is an answer too
+        return answers[metadata]
+    return _SUBSCRIBED_TOPICS.keep(metadata, _parse_subscribed_topics(metadata), len(metadata))
 
 
 def _parse_subscribed_topics(metadata: bytes) -> frozenset[str] | None:
