@@ -51,6 +51,45 @@ def fresh_map_capacity(keys: int, trailing_call: bool) -> int:
     return cap
 
 
+def fresh_map_capacities(keys: np.ndarray, trailing_call: np.ndarray) -> np.ndarray:
+    """:func:`fresh_map_capacity` of each member (``keys[i]``, ``trailing_call[i]``), from a
+    table of the few distinct key counts rather than a call per member."""
+    largest = int(keys.max()) if len(keys) else 0
+    table = np.array(
+        [[fresh_map_capacity(k, False), fresh_map_capacity(k, True)] for k in range(largest + 1)],
+        dtype=np.int64,
+    )
+    return table[keys, trailing_call.astype(np.int64)]
+
+
+#: Partition numbers as shared int objects (``_INT_OBJECTS[p] is p``'s one object), so that a
+#: batch's sets hold references to them rather than new ints: CPython caches only -5..256, and
+#: a first assignment of 100,000 partitions would otherwise make (and later free) as many ints.
+_INT_OBJECTS = np.arange(0, dtype=np.int64).astype(object)
+#: Partitions at or above this are made as new ints (a table that size is 8 MB of pointers).
+_INT_OBJECTS_LIMIT = 1 << 20
+
+
+def partition_objects(partitions: np.ndarray) -> np.ndarray:
+    """``partitions`` as an object array of Python ints, sharing one int object per value
+    (``.tolist()`` of the result makes no new ints) while the values are below a limit."""
+    global _INT_OBJECTS
+    if not len(partitions):
+        return partitions.astype(object)
+    high = int(partitions.max())
+    if high >= _INT_OBJECTS_LIMIT or int(partitions.min()) < 0:
+        return partitions.astype(object)
+    if high >= len(_INT_OBJECTS):
+        size = max(1024, len(_INT_OBJECTS))
+        while size <= high:
+            size <<= 1
+        grown = np.empty(size, dtype=object)
+        grown[: len(_INT_OBJECTS)] = _INT_OBJECTS
+        grown[len(_INT_OBJECTS) :] = list(range(len(_INT_OBJECTS), size))
+        _INT_OBJECTS = grown
+    return _INT_OBJECTS[partitions]
+
+
 def group_subscriptions(
     subscriptions: Sequence[Iterable[Uuid]],
 ) -> tuple[np.ndarray, list[int], list[np.ndarray]]:
@@ -120,10 +159,15 @@ def build_fresh_maps(
         if (np.diff(buckets)[inside] < 0).any():
             order = np.argsort((entry_of << 32) | buckets, kind="stable")
             partitions = partitions[order]
-    flat = partitions.tolist()
-    if entries and int(counts.max()) == 1:
-        sets = list(map(OrderedPartitions, zip(flat)))  # one partition each: no slicing
+    largest = int(counts.max()) if entries else 0
+    smallest = int(counts.min()) if entries else 0
+    objects = partition_objects(partitions)
+    if largest == 1:
+        sets = list(map(OrderedPartitions, zip(objects.tolist())))  # one each: no slicing
+    elif largest == smallest:  # the same size each (a first assignment's usual case)
+        sets = list(map(OrderedPartitions, objects.reshape(entries, largest).tolist()))
     else:
+        flat = objects.tolist()
         starts = bounds[:-1].tolist()
         stops = bounds[1:].tolist()
         sets = list(map(OrderedPartitions, map(flat.__getitem__, map(slice, starts, stops))))
@@ -135,13 +179,9 @@ def build_fresh_maps(
     has_keys = keys_per_member > 0
     trailing = np.zeros(member_count, dtype=bool)
     trailing[has_keys] = counts[last[has_keys]] > 1
-    key_list = keys_per_member.tolist()
-    trailing_list = trailing.tolist()
-    map_caps = np.fromiter(
-        map(fresh_map_capacity, key_list, trailing_list), dtype=np.int64, count=member_count
-    )
     topic_list = topics.tolist()
     if entries and int(keys_per_member.max()) > 1:
+        map_caps = fresh_map_capacities(keys_per_member, trailing)
         rank = np.arange(entries, dtype=np.int64) - np.repeat(member_bounds[:-1], keys_per_member)
         bucket = topic_hashes[topics] & (map_caps - 1)[members]
         # (member, bucket, later key first) as one int64 key; members are already grouped

@@ -7,13 +7,16 @@ once. The coordinator reads every member anyway; the assignor itself does not ne
 that can make every member at once (numpy passes, objects made in C) passes ``make_maps``
 (every member's partitions map, in member order), used when everything is read before any
 single member was. :meth:`LazyMembers.partition_maps` hands those maps over without
-the per-member wrappers (``TargetAssignmentBuilder`` only reads the maps).
+the per-member wrappers (``TargetAssignmentBuilder`` only reads the maps); ``values()`` is
+the list of assignments itself (no ``member id -> assignment`` dict is made unless
+``items()`` asks for it).
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
+from typing import cast
 
 from coordinator.assignor.api import MemberAssignment, TopicPartitions
 from coordinator.assignor.spec import MemberAssignmentImpl, member_assignments
@@ -28,6 +31,7 @@ class LazyMembers(Mapping[str, MemberAssignment]):
     __slots__ = (
         "_all_map",
         "_built",
+        "_everyone_list",
         "_ids",
         "_index",
         "_make",
@@ -49,6 +53,7 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         self._built: list[MemberAssignment | None] = [None] * len(member_ids)
         self._some_built = False
         self._all_map: dict[str, MemberAssignment] | None = None
+        self._everyone_list: list[MemberAssignment] | None = None
         self._maps: list[TopicPartitions] | None = None
 
     def member(self, i: int) -> MemberAssignment:
@@ -80,31 +85,50 @@ class LazyMembers(Mapping[str, MemberAssignment]):
         """Every member's partitions map, in :meth:`member_ids` order (a builder's
         ``make_maps`` when nothing was read before, without making the assignment objects)."""
         if self._maps is None:
-            if self._make_maps is not None and not self._some_built and self._all_map is None:
+            if self._make_maps is not None and not self._some_built:
                 with gc_paused():
                     self._maps = self._make_maps()
             else:
-                self._maps = list(map(_partitions_of, self._all().values()))
+                self._maps = list(map(_partitions_of, self._everyone()))
         return self._maps
 
+    def _everyone(self) -> list[MemberAssignment]:
+        """Every member's assignment in member order, built now (once). The build allocates a
+        few acyclic containers per member; CPython's cyclic collector would run on the
+        allocation count many times over (each pass also walking the older heap) and find
+        nothing, so it is paused for the build and resumed after (objects stay tracked: the
+        next pass sees them)."""
+        everyone = self._everyone_list
+        if everyone is None:
+            with gc_paused():
+                if not self._some_built and (self._maps is not None or self._make_maps is not None):
+                    everyone = _Values(member_assignments(self.partition_maps()))
+                else:
+                    everyone = _Values(map(self.member, range(len(self._ids))))
+            self._built = everyone  # type: ignore[assignment]
+            self._some_built = True
+            self._everyone_list = everyone
+        return everyone
+
     def _all(self) -> dict[str, MemberAssignment]:
-        """Every member's assignment, built now. The build allocates a few acyclic containers
-        per member; CPython's cyclic collector would run on the allocation count many times
-        over (each pass also walking the older heap) and find nothing, so it is paused for
-        the build and resumed after (objects stay tracked: the next pass sees them)."""
-        if self._all_map is not None:
-            return self._all_map
-        with gc_paused():
-            if not self._some_built and (self._maps is not None or self._make_maps is not None):
-                everyone = member_assignments(self.partition_maps())
-                self._built = everyone  # type: ignore[assignment]
-                self._all_map = dict(zip(self._ids, everyone, strict=True))
-            else:
-                self._all_map = {m: self.member(i) for i, m in enumerate(self._ids)}
-            return self._all_map
+        """member id -> assignment, every member built (the dict made on first use: a read of
+        :meth:`values` alone, what the coordinator does, does not need it)."""
+        if self._all_map is None:
+            self._all_map = dict(zip(self._ids, self._everyone(), strict=True))
+        return self._all_map
 
     def values(self) -> ValuesView[MemberAssignment]:
-        return self._all().values()
+        return cast(ValuesView[MemberAssignment], self._everyone())
 
     def items(self) -> ItemsView[str, MemberAssignment]:
         return self._all().items()
+
+
+class _Values(list[MemberAssignment]):
+    """``LazyMembers.values()``: the assignments in member order, as a list (iterated in C),
+    registered as a :class:`~collections.abc.ValuesView`; read-only by contract."""
+
+    __slots__ = ()
+
+
+ValuesView.register(_Values)

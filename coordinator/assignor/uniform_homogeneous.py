@@ -36,6 +36,7 @@ import bisect
 import functools
 import itertools
 import operator
+from collections import deque
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from itertools import repeat
@@ -372,11 +373,13 @@ def build_homogeneous(
         pieces = _fresh_pieces(fresh_members, left, offsets, available, unassigned, starts)
         if pieces is not None:
             built_members, built, sizes = pieces
-            for fresh_map, size in zip(built, sizes, strict=True):
-                fresh_map.summary = (size, subscribed)
-            members_list = built_members.tolist()
-            for i, fresh_map in zip(members_list, built, strict=True):
-                maps[i] = fresh_map
+            # one summary tuple per distinct size, set on every map by C-level calls
+            summary_of = {size: (size, subscribed) for size in set(sizes)}
+            deque(map(setattr, built, repeat("summary"), map(summary_of.__getitem__, sizes)), 0)
+            if len(built_members) == count:  # members ascending: every map is a fresh one
+                maps[:] = built
+            else:
+                deque(map(maps.__setitem__, built_members.tolist(), built), 0)
             done[built_members] = True
         for i in np.flatnonzero(~done & (takers | changed)).tolist():
             maps[i] = make_map(i)

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import ValuesView
 
 import numpy as np
 import pytest
@@ -30,7 +31,13 @@ from coordinator.assignor import (
     uniform_heterogeneous,
     uniform_homogeneous,
 )
-from coordinator.assignor.bulk import build_fresh_maps, fresh_map_capacity, uuid_spread_hashes
+from coordinator.assignor.bulk import (
+    build_fresh_maps,
+    fresh_map_capacities,
+    fresh_map_capacity,
+    partition_objects,
+    uuid_spread_hashes,
+)
 from coordinator.assignor.ordering import uuid_order
 from coordinator.assignor.range import RangeAssignor
 from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, OrderedPartitions
@@ -96,6 +103,26 @@ def test_fresh_map_capacity_follows_compute_if_absent():
             if trailing:
                 sim.compute_if_absent(0, 0)
             assert fresh_map_capacity(keys, trailing) == len(sim.table or [])
+
+
+def test_fresh_map_capacities_are_fresh_map_capacity_per_member():
+    keys = np.array([0, 1, 2, 3, 7, 13, 1, 40], dtype=np.int64)
+    trailing = np.array([False, True, False, True, True, False, False, True])
+    assert fresh_map_capacities(keys, trailing).tolist() == [
+        fresh_map_capacity(k, t) for k, t in zip(keys.tolist(), trailing.tolist(), strict=True)
+    ]
+
+
+def test_partition_objects_share_one_int_per_value():
+    partitions = np.array([300, 5000, 300, 0, 70000], dtype=np.int64)
+    first = partition_objects(partitions).tolist()
+    second = partition_objects(partitions[::-1].copy()).tolist()
+    assert first == [300, 5000, 300, 0, 70000]
+    assert all(type(p) is int for p in first)
+    assert first[0] is first[2] is second[2]  # the same object for the same value
+    assert first[1] is second[3] and first[4] is second[0]
+    huge = partition_objects(np.array([1 << 40, 7], dtype=np.int64)).tolist()
+    assert huge == [1 << 40, 7]  # above the shared table: made as new ints
 
 
 entry_lists = st.lists(
@@ -303,6 +330,27 @@ def test_partition_maps_are_the_maps_the_members_read(group, one_first):
         assert list(members.member_ids()) == ids  # type: ignore[attr-defined]
         assert all(a.partitions is m for a, m in zip(members.values(), maps, strict=True))
         assert _ordered(members.items()) == expected
+
+
+@SETTINGS
+@given(groups(homogeneous=False), st.sampled_from(["values", "items", "one"]))
+def test_values_items_and_lookups_give_the_same_objects(group, first_read):
+    """``values()`` (a list, no dict made), ``items()`` and ``members[id]`` hand out the same
+    assignment objects in member order, whichever is read first."""
+    spec, counts = group
+    members = UniformAssignor().assign(spec, describer(counts)).members
+    ids = list(members)
+    if first_read == "one" and ids:
+        picked = members[ids[0]]
+    values = members.values()
+    assert isinstance(values, ValuesView)
+    assert len(values) == len(ids)
+    if first_read == "items":
+        assert [m for m, _ in members.items()] == ids
+    assert all(members[m] is a for m, a in zip(ids, values, strict=True))
+    assert all(a is b for (_, a), b in zip(members.items(), values, strict=True))
+    if first_read == "one" and ids:
+        assert values[0] is picked  # type: ignore[index]
 
 
 @SETTINGS
