@@ -119,7 +119,7 @@ from members.offsets import (
     offset_fetch_error,
 )
 from members.positions import FetchPositions
-from members.result import ConsumerResult, ConsumerStep
+from members.result import NO_RESULT, ConsumerResult, ConsumerStep
 from members.state import (
     STATE_COMPLETING_REBALANCE,
     STATE_PREPARING_REBALANCE,
@@ -431,6 +431,20 @@ class Consumer:
             )
         )
 
+    def group_standing(self) -> tuple[bool, int] | None:
+        """The runner's settled check (``Simulation.is_stable``) in one call: None when the
+        consumer takes no part in a group (it failed, or is UNJOINED with nothing to join), else
+        whether it is settled (STABLE with no rejoin pending) and its generation id."""
+        if self.status is STATUS_FAILED:
+            return None
+        membership = self.membership
+        state = membership.member_state._value_
+        if state == "STABLE":
+            return not self.rejoin_pending, membership.generation.generation_id
+        if state == "UNJOINED" and not self.rejoin_pending:
+            return None
+        return False, membership.generation.generation_id
+
     def callback_history(self) -> list[tuple[str, list[str]]]:
         """``[("revoked", ["t-0"]), ("assigned", [...]), ...]`` in invocation order."""
         return [(c.callback, c.partition_names()) for c in self.callbacks]
@@ -554,12 +568,35 @@ class Consumer:
         return self._call(now_ms, self._stall, duration_ms, now_ms)
 
     def handle_timer(self, key: str, now_ms: int) -> ConsumerResult:
-        """A timer the consumer set fired (see ``_handle_timer``)."""
-        # ``_call`` spelled out: timers and answers are most of a consumer's inputs
+        """A timer the consumer set fired: its rendered key is parsed back into the typed key
+        (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
+        # ``_call`` spelled out, the body inline: timers and answers are most of a consumer's
+        # inputs
         if now_ms > self._last_now:
             self._last_now = now_ms
+        if self.status not in (STATUS_RUNNING, STATUS_CLOSING):
+            return NO_RESULT
+        timer = self._timers.parse(key)
+        if timer is None:
+            return NO_RESULT  # a timer of an earlier incarnation
         step = ConsumerStep(self.node, self.config.group_id)
-        self._handle_timer(step, key, now_ms)
+        if isinstance(timer, RequestTimeout):
+            self._on_request_timeout(step, timer, now_ms)
+            return step.result()
+        kind = type(timer)
+        if self.status is STATUS_CLOSING:
+            if self._close_node is not None:
+                # close() waits for the coordinator's answers and does nothing else
+                if kind is CloseTimer:
+                    self._close_timed_out(step, now_ms)
+                return step.result()
+            if kind not in _CLOSING_TIMERS and not (
+                kind is MetadataTimer and self.lookup.awaits_metadata
+            ):
+                # close() only waits for its commit (and the coordinator it needs, whose lookup
+                # may wait for a metadata refresh the backoff held back)
+                return NO_RESULT
+        _TIMER_HANDLERS[kind](self, step, now_ms)
         return step.result()
 
     def handle_disconnect(self, dst: str, correlation_id: int, now_ms: int) -> ConsumerResult:
@@ -570,10 +607,43 @@ class Consumer:
         self, src: str, correlation_id: int, message: object, now_ms: int
     ) -> ConsumerResult:
         """The answer to a request in flight arrived."""
-        if now_ms > self._last_now:  # ``_call`` spelled out, as in handle_timer
+        if now_ms > self._last_now:  # ``_call`` spelled out, the body inline, as handle_timer
             self._last_now = now_ms
+        if self.status not in (STATUS_RUNNING, STATUS_CLOSING):
+            return NO_RESULT
+        entry = self.network.complete(correlation_id)
+        if entry is None:
+            return NO_RESULT  # a late answer to a request that timed out or an earlier incarnation
         step = ConsumerStep(self.node, self.config.group_id)
-        self._handle_response(step, src, correlation_id, message, now_ms)
+        step.effects.append(CancelTimer(entry.timer_key))
+        # step.event, spelled out for the most frequent events (a dict literal, no call)
+        step.events.append(
+            (
+                "response_received",
+                {
+                    "t_ms": now_ms,
+                    "api": entry.api,
+                    "src": src,
+                    "correlation_id": correlation_id,
+                    "error": error_name(message),
+                    "node": step.node,
+                    "group_id": step.group_id,
+                },
+            )
+        )
+        handler = _HANDLERS.get(type(message))
+        try:
+            if handler is None:
+                step.event("response_ignored", t_ms=now_ms, api=entry.api, reason="unexpected type")
+            elif handler is _MEMBERSHIP:
+                # JoinGroup, SyncGroup, Heartbeat and LeaveGroup answers belong to the membership
+                self.membership.on_response(step, entry, message, now_ms)
+            else:
+                handler(self, step, entry, message, now_ms)
+        except ConsumerFatal as fatal:
+            self._fail(step, fatal, now_ms)
+        if self._close_node is not None:
+            self._maybe_finish_closing(step, now_ms)
         return step.result()
 
     def mark_coordinator_unknown(self, reason: str, now_ms: int) -> ConsumerResult:
@@ -756,33 +826,6 @@ class Consumer:
 
     # ------------------------------------------------------------------ inputs (public)
 
-    def _handle_timer(self, step: ConsumerStep, key: str, now_ms: int) -> None:
-        """A timer the consumer set fired: its rendered key is parsed back into the typed key
-        (``members.timers``), whose type picks the handler (``_TIMER_HANDLERS``)."""
-        if self.status not in (STATUS_RUNNING, STATUS_CLOSING):
-            return
-        timer = self._timers.parse(key)
-        if timer is None:
-            return  # a timer of an earlier incarnation
-        if isinstance(timer, RequestTimeout):
-            self._on_request_timeout(step, timer, now_ms)
-            return
-        kind = type(timer)
-        if self.status is STATUS_CLOSING:
-            if self._close_node is not None:
-                # close() waits for the coordinator's answers and does nothing else
-                if kind is CloseTimer:
-                    self._close_timed_out(step, now_ms)
-                return
-            if kind not in _CLOSING_TIMERS and not (
-                kind is MetadataTimer and self.lookup.awaits_metadata
-            ):
-                # close() only waits for its commit (and the coordinator it needs, whose lookup
-                # may wait for a metadata refresh the backoff held back)
-                return
-        _TIMER_HANDLERS[kind](self, step, now_ms)
-        return
-
     def _on_request_timeout(self, step: ConsumerStep, timer: RequestTimeout, now: int) -> None:
         """NetworkClient.handleTimedOutRequests: the request fails as a disconnect would."""
         corr = timer.correlation_id
@@ -851,42 +894,6 @@ class Consumer:
         )
         self._on_failed_request(step, entry, correlation_id, now_ms, "disconnected")
         self._request_update_after_disconnect(step, now_ms)
-        if self._close_node is not None:
-            self._maybe_finish_closing(step, now_ms)
-        return
-
-    def _handle_response(
-        self, step: ConsumerStep, src: str, correlation_id: int, message: object, now_ms: int
-    ) -> None:
-        if self.status not in (STATUS_RUNNING, STATUS_CLOSING):
-            return
-        entry = self.network.complete(correlation_id)
-        if entry is None:
-            return  # a late answer to a request that timed out or an earlier incarnation
-        step.effects.append(CancelTimer(entry.timer_key))
-        # step.event, spelled out for the most frequent events (a dict literal, no call)
-        step.events.append(
-            (
-                "response_received",
-                {
-                    "t_ms": now_ms,
-                    "api": entry.api,
-                    "src": src,
-                    "correlation_id": correlation_id,
-                    "error": error_name(message),
-                    "node": step.node,
-                    "group_id": step.group_id,
-                },
-            )
-        )
-        handler = _HANDLERS.get(type(message))
-        try:
-            if handler is None:
-                step.event("response_ignored", t_ms=now_ms, api=entry.api, reason="unexpected type")
-            else:
-                handler(self, step, entry, message, now_ms)
-        except ConsumerFatal as fatal:
-            self._fail(step, fatal, now_ms)
         if self._close_node is not None:
             self._maybe_finish_closing(step, now_ms)
         return
@@ -1003,12 +1010,6 @@ class Consumer:
         delay = self.lookup.failed()
         step.effects.append(self._timers.set(FindCoordinatorTimer, now + delay))
         step.event("coordinator_lookup_failed", t_ms=now, reason=reason, retry_in_ms=delay)
-
-    def _on_membership_response(
-        self, step: ConsumerStep, entry: InFlightRequest, message: object, now: int
-    ) -> None:
-        """JoinGroup, SyncGroup, Heartbeat and LeaveGroup answers belong to the membership."""
-        self.membership.on_response(step, entry, message, now)
 
     def _generation_unchanged(self, entry: InFlightRequest) -> bool:
         """The request was sent in the member's current generation."""
@@ -2266,16 +2267,20 @@ _GROUP_COMMIT_ERRORS = frozenset(
 _ACROSS_REBALANCE_ERRORS = frozenset({Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION})
 
 
+#: ``_HANDLERS``' mark for the answers the membership manager handles (``on_response``).
+_MEMBERSHIP: Any = object()
+
+#: Each answer's handler (``handle_response`` dispatches on the message's type).
 _HANDLERS: dict[type, Any] = {
     FindCoordinatorResponse: Consumer._on_find_coordinator,
     MetadataResponse: Consumer._on_metadata,
-    JoinGroupResponse: Consumer._on_membership_response,
-    SyncGroupResponse: Consumer._on_membership_response,
-    HeartbeatResponse: Consumer._on_membership_response,
+    JoinGroupResponse: _MEMBERSHIP,
+    SyncGroupResponse: _MEMBERSHIP,
+    HeartbeatResponse: _MEMBERSHIP,
     OffsetCommitResponse: Consumer._on_offset_commit,
     OffsetFetchResponse: Consumer._on_offset_fetch,
-    LeaveGroupResponse: Consumer._on_membership_response,
-    ConsumerGroupHeartbeatResponse: Consumer._on_membership_response,
+    LeaveGroupResponse: _MEMBERSHIP,
+    ConsumerGroupHeartbeatResponse: _MEMBERSHIP,
     **dict.fromkeys(TXN_RESPONSES, Consumer._on_txn_response),
 }
 

@@ -8,6 +8,7 @@ defaults or ``object`` annotations. Here they stay ordinary Python classes in ei
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from attrs import define, field
@@ -76,6 +77,8 @@ class _ConsumerSlot:
     running: bool = False  # started and not crashed
     ever_started: bool = False
     closed: bool = False
+    #: ``consumer.group_standing`` (``Simulation.is_stable`` asks it), bound once
+    standing: Callable[[], tuple[bool, int] | None] | None = None
 
 
 @define

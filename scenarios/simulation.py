@@ -230,6 +230,9 @@ class Simulation:
             seed=derive_seed(self.seed, f"consumer/{consumer_id}"),
         )
         slot = _ConsumerSlot(consumer)
+        slot.standing = getattr(consumer, "group_standing", None) or (
+            lambda: _group_standing(consumer)  # a stand-in without the method
+        )
         self._consumers[consumer_id] = slot
         self._by_group.setdefault(getattr(config, "group_id", None), []).append(slot)
         if start:
@@ -713,22 +716,14 @@ class Simulation:
         for slot in self._by_group.get(group_id, ()):
             if not slot.running or slot.closed:
                 continue
-            consumer = slot.consumer
-            if getattr(consumer, "failed", False):
-                continue
-            state = consumer.state
-            if type(state) is not str:  # _client_state, for a consumer stand-in
-                state = str(_client_state(consumer))
-            if state == STABLE:
-                stable = not _rejoin_pending(consumer)
-            elif state == UNJOINED and not _rejoin_pending(consumer):
-                continue  # subscribed to nothing: Kafka's consumer joins no group then
-            else:
-                stable = False
+            standing = slot.standing()  # type: ignore[misc]
+            if standing is None:
+                continue  # failed, or subscribed to nothing: Kafka's consumer joins no group then
+            stable, generation_id = standing
             if exact_members and not stable:
                 return False
-            candidates.append((consumer, stable))
-            generations.add(consumer.generation_id)
+            candidates.append((slot.consumer, stable))
+            generations.add(generation_id)
         if exact_members and len(generations) > 1:
             return False
         view = self.cluster.group(group_id)
@@ -1074,6 +1069,20 @@ def _owned(consumer: Any) -> Iterable[TopicPartition]:
     if owned is None:
         owned = getattr(consumer, "assignment", ())
     return owned or ()
+
+
+def _group_standing(consumer: Any) -> tuple[bool, int] | None:
+    """``Consumer.group_standing`` read from a consumer stand-in's duck-typed attributes: None
+    when it takes no part (failed, or UNJOINED with nothing to join), else whether it is settled
+    (STABLE with no rejoin pending) and its generation id."""
+    if getattr(consumer, "failed", False):
+        return None
+    state = str(_client_state(consumer))
+    if state == STABLE:
+        return not _rejoin_pending(consumer), consumer.generation_id
+    if state == UNJOINED and not _rejoin_pending(consumer):
+        return None
+    return False, consumer.generation_id
 
 
 def _rejoin_pending(consumer: Any) -> bool:
