@@ -26,7 +26,8 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 
 import numpy as np
@@ -91,18 +92,36 @@ def partition_objects(partitions: np.ndarray) -> np.ndarray:
 
 
 def group_subscriptions(
-    subscriptions: Sequence[Iterable[Uuid]],
+    subscriptions: Sequence[Sequence[Uuid] | AbstractSet[Uuid]],
 ) -> tuple[np.ndarray, list[int], list[np.ndarray]]:
-    """Members with the same subscription (the same topic objects in the same order), found
-    without a Python loop per member: (each member's group, each group's first member, each
-    group's members ascending). Groups are numbered in the order of their first member."""
+    """Members with the same subscription (the same topics in the same order), found without a
+    Python loop per member and without hashing a ``Uuid``: (each member's group, each group's
+    first member, each group's members ascending). Groups are numbered in the order of their
+    first member.
+
+    A member's candidate group is the first member with the same first topic object; it joins
+    that group when their topics compare equal as tuples (element by element, identical objects
+    first). The others, if any, are grouped by the ids of their topics."""
     count = len(subscriptions)
     if not count:
         return np.zeros(0, dtype=np.int64), [], []
-    keys = list(map(tuple, map(map, itertools.repeat(id), subscriptions)))
-    by_key: dict[tuple[int, ...], int] = {}
-    firsts = np.fromiter(map(by_key.setdefault, keys, range(count)), np.int64, count)
-    group_firsts, member_group = np.unique(firsts, return_inverse=True)
+    by_first: dict[int, int] = {}
+    firsts = list(
+        map(
+            by_first.setdefault,
+            map(id, map(next, map(iter, subscriptions), itertools.repeat(None))),
+            range(count),
+        )
+    )
+    candidates = {f: tuple(subscriptions[f]) for f in by_first.values()}
+    same = list(map(operator.eq, map(tuple, subscriptions), map(candidates.__getitem__, firsts)))
+    if not all(same):
+        by_key: dict[tuple[int, ...], int] = {}
+        for i in itertools.compress(range(count), map(operator.not_, same)):
+            firsts[i] = by_key.setdefault(tuple(map(id, subscriptions[i])), i)
+    if len(candidates) == 1 and all(same):
+        return np.zeros(count, dtype=np.int64), [0], [np.arange(count, dtype=np.int64)]
+    group_firsts, member_group = np.unique(np.array(firsts, dtype=np.int64), return_inverse=True)
     by_group = np.argsort(member_group, kind="stable")
     cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
     return member_group, group_firsts.tolist(), np.split(by_group, cuts)

@@ -9,9 +9,9 @@ Data layout: Kafka hands ranges out member by member (``addPartitionsToAssignmen
 ``k``-th subscriber of a topic with ``n`` partitions among ``m`` gets ``[k*q + min(k, e), ...)``
 with ``q, e = divmod(n, m)``. The assignor computes each member's ordinals ``k``: one number in
 a homogeneous group (its position). In a heterogeneous group members are first grouped by
-subscription (:func:`group_members`, no ``Uuid`` hashed per member); each topic's subscribing
-groups (its signature) give one numpy column of ordinals per group and signature, usually one
-column per group. The result builds the ``RangeSet`` maps when first read: a read of the whole
+subscription (:func:`~coordinator.assignor.bulk.group_subscriptions`, no ``Uuid`` hashed per
+member); each topic's subscribing groups (its signature) give one numpy column of ordinals per
+group and signature, usually one column per group. The result builds the ``RangeSet`` maps when first read: a read of the whole
 result makes every member's plain dict at once in numpy and C-level passes
 (:func:`range_maps`), a read of one member only that member's (:class:`RangeAssignment`).
 
@@ -27,7 +27,7 @@ import operator
 from collections import deque
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from collections.abc import Set as AbstractSet
-from itertools import chain, compress, repeat
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from coordinator.assignor.api import (
     SubscriptionType,
     TopicPartitions,
 )
+from coordinator.assignor.bulk import group_subscriptions
 from coordinator.assignor.lazy import LazyMembers
 from coordinator.assignor.sets import RangeSet, uuid_hashcode
 from coordinator.assignor.spec import (
@@ -267,7 +268,8 @@ class RangeAssignor:
         subscriptions = _subscriptions(group_spec, member_ids)
         # Members with the same subscription share one topic table; positions are indices in
         # the sorted member list, each group's ascending.
-        member_group, group_firsts, arrays = _group_positions(group_members(subscriptions))
+        member_groups, group_firsts, arrays = group_subscriptions(subscriptions)
+        member_group = member_groups.tolist()
         group_subs = [subscriptions[f] for f in group_firsts]
         sizes = [len(a) for a in arrays]
         # Topics numbered (a topic id hashed once per object, then known by its id()), each
@@ -363,39 +365,3 @@ def _spread_hash(topic_id: Uuid) -> int:
 def _stack(columns: list[np.ndarray], rows: int) -> np.ndarray:
     """The ordinals of a group's members, one column per topic (rows x topics)."""
     return np.stack(columns, axis=1) if columns else np.zeros((rows, 0), dtype=np.int64)
-
-
-def group_members(subscriptions: Sequence[AbstractSet[Uuid]]) -> list[int]:
-    """Each member's group, named by the position of its first member: members whose
-    subscriptions hold the same topic objects in the same order (which gives them the same
-    map order too). Found in C-level passes, without hashing a ``Uuid``: a member's candidate
-    is the first member with the same first topic object, and it joins that member's group
-    when their topics compare equal as tuples (element by element, identical objects first);
-    the others, if any, are grouped by the ids of their topics."""
-    count = len(subscriptions)
-    by_first: dict[int, int] = {}
-    firsts = list(
-        map(
-            by_first.setdefault,
-            map(id, map(next, map(iter, subscriptions), repeat(None))),
-            range(count),
-        )
-    )
-    candidates = {f: tuple(subscriptions[f]) for f in by_first.values()}
-    same = list(map(operator.eq, map(tuple, subscriptions), map(candidates.__getitem__, firsts)))
-    if not all(same):
-        by_key: dict[tuple[int, ...], int] = {}
-        for i in compress(range(count), map(operator.not_, same)):
-            firsts[i] = by_key.setdefault(tuple(map(id, subscriptions[i])), i)
-    return firsts
-
-
-def _group_positions(firsts: list[int]) -> tuple[list[int], list[int], list[np.ndarray]]:
-    """(each member's group number, each group's first member, each group's positions
-    ascending), groups numbered in the order of their first member."""
-    group_firsts, member_group = np.unique(np.array(firsts, dtype=np.int64), return_inverse=True)
-    if len(group_firsts) == 1:
-        return [0] * len(firsts), group_firsts.tolist(), [np.arange(len(firsts), dtype=np.int64)]
-    by_group = np.argsort(member_group, kind="stable")
-    cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
-    return member_group.tolist(), group_firsts.tolist(), np.split(by_group, cuts)
