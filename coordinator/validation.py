@@ -104,8 +104,7 @@ def _delete_groups(request: P.DeleteGroupsRequest) -> str | None:
 
 
 def _join_group(request: P.JoinGroupRequest) -> str | None:
-    version = request.api_version  # _valid_version, inlined: every such request is checked
-    if not ((type(version) is int or _is_int(version)) and version >= 0):
+    if not _valid_version(request):
         return "api_version"
     if not isinstance(request.group_id, str):
         return "group_id"
@@ -142,8 +141,7 @@ def _join_group(request: P.JoinGroupRequest) -> str | None:
 
 
 def _sync_group(request: P.SyncGroupRequest) -> str | None:
-    version = request.api_version  # _valid_version, inlined: every such request is checked
-    if not ((type(version) is int or _is_int(version)) and version >= 0):
+    if not _valid_version(request):
         return "api_version"
     if not isinstance(request.group_id, str):
         return "group_id"
@@ -194,8 +192,7 @@ def _leave_group(request: P.LeaveGroupRequest) -> str | None:
 
 
 def _offset_commit(request: P.OffsetCommitRequest) -> str | None:
-    version = request.api_version  # _valid_version, inlined: every such request is checked
-    if not ((type(version) is int or _is_int(version)) and version >= 0):
+    if not _valid_version(request):
         return "api_version"
     if not isinstance(request.group_id, str):
         return "group_id"
