@@ -272,6 +272,32 @@ def _small_claims(raw: bytes, index: PartitionIndex) -> Claims | None:
     return Claims(np.array(out, dtype=np.int64) if out else _EMPTY, generation)
 
 
+def _entry_shapes(raw: bytes) -> tuple[list[tuple[int, int, int]], int] | None:
+    """The shape of ``raw``'s entry list, read as :func:`_read_claims_into` reads it: each
+    entry's (byte position, name length, partition count) and where the list ends; ``None``
+    where the bytes cannot hold what they announce (that decoder declines them)."""
+    n = len(raw)
+    if n < 4:
+        return None
+    (entries,) = _I32.unpack_from(raw, 0)
+    if entries < 0 or entries > n - 4:
+        return None
+    shapes: list[tuple[int, int, int]] = []
+    pos = 4
+    for _ in range(entries):
+        if pos + 2 > n:
+            return None
+        (length,) = _I16.unpack_from(raw, pos)
+        if length < 0 or pos + 2 + length + 4 > n:
+            return None
+        (count,) = _I32.unpack_from(raw, pos + 2 + length)
+        if count < 0 or 4 * count > n - (pos + 6 + length):
+            return None
+        shapes.append((pos, length, count))
+        pos += 6 + length + 4 * count
+    return shapes, pos
+
+
 def _layout(
     raw: bytes, index: PartitionIndex
 ) -> tuple[list[int], list[int], list[int], int] | None:
@@ -280,34 +306,23 @@ def _layout(
     partition counts; the byte position of every partition number; each number's topic
     position; where the generation starts). ``None`` where :func:`_small_claims` declines, or
     for an empty entry list."""
-    n = len(raw)
-    if n < 4:
+    shape = _entry_shapes(raw)
+    if shape is None or not shape[0]:
         return None
-    (entries,) = _I32.unpack_from(raw, 0)
-    if entries <= 0 or entries > n - 4:
-        return None
+    entries, end = shape
     fixed = [0, 1, 2, 3]
     value_at: list[int] = []
     value_topic: list[int] = []
     lookup = index.topic_pos_bytes
-    pos = 4
-    for _ in range(entries):
-        if pos + 2 > n:
-            return None
-        (length,) = _I16.unpack_from(raw, pos)
-        if length < 0 or pos + 2 + length + 4 > n:
-            return None
+    for pos, length, count in entries:
         t = lookup.get(raw[pos + 2 : pos + 2 + length])
-        fixed.extend(range(pos, pos + 6 + length))
-        pos += 2 + length
-        (count,) = _I32.unpack_from(raw, pos)
-        pos += 4
-        if t is None or count < 0 or 4 * count > n - pos:
+        if t is None:
             return None
-        value_at.extend(range(pos, pos + 4 * count, 4))
+        fixed.extend(range(pos, pos + 6 + length))
+        first = pos + 6 + length
+        value_at.extend(range(first, first + 4 * count, 4))
         value_topic.extend([t] * count)
-        pos += 4 * count
-    return fixed, value_at, value_topic, pos
+    return fixed, value_at, value_topic, end
 
 
 def _same_layout_claims(raws: list[bytes], index: PartitionIndex) -> list[Claims | None] | None:
@@ -371,32 +386,19 @@ class _Layout(NamedTuple):
 def _struct_layout(raw: bytes) -> _Layout | None:
     """``raw``'s layout, read where :func:`_read_claims_into` reads it; ``None`` for data it
     declines for its shape."""
+    shape = _entry_shapes(raw)
+    if shape is None:
+        return None
+    entries, pos = shape
     n = len(raw)
-    if n < 4:
-        return None
-    (entries,) = _I32.unpack_from(raw, 0)
-    if entries < 0 or entries > n - 4:
-        return None
     fmt = [">i"]
     fixed = [0]
-    expected = [entries]
+    expected = [len(entries)]
     names: list[int] = []
     values: list[int] = []
     repeats: list[int] = []
     field = 1
-    pos = 4
-    for _ in range(entries):
-        if pos + 2 > n:
-            return None
-        (length,) = _I16.unpack_from(raw, pos)
-        if length < 0 or pos + 2 + length + 4 > n:
-            return None
-        pos += 2 + length
-        (count,) = _I32.unpack_from(raw, pos)
-        pos += 4
-        if count < 0 or 4 * count > n - pos:
-            return None
-        pos += 4 * count
+    for _, length, count in entries:
         fmt.append(f"h{length}si{count}i")
         fixed += [field, field + 2]
         expected += [length, count]
@@ -415,7 +417,7 @@ def _struct_layout(raw: bytes) -> _Layout | None:
     return _Layout(
         struct.Struct("".join(fmt)).unpack,
         getter,
-        tuple(expected) if len(fixed) > 1 else entries,  # one field: itemgetter gives it bare
+        tuple(expected) if len(fixed) > 1 else len(entries),  # one field: itemgetter gives it bare
         [itemgetter(f) for f in names],
         repeats,
         itemgetter(*values) if values else None,

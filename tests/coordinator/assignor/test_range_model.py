@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -143,20 +144,11 @@ def _reads(spec: GroupSpecImpl, counts: Mapping[Uuid, int]) -> tuple[dict, dict]
     return entries(whole), entries(by_member)
 
 
+@pytest.mark.parametrize("homogeneous", [False, True], ids=["heterogeneous", "homogeneous"])
 @SETTINGS
-@given(range_groups(homogeneous=False))
-def test_heterogeneous_range_is_kafkas(group):
-    spec, counts = group
-    expected = kafka_range(spec, counts)
-    whole, by_member = _reads(spec, counts)
-    assert whole == expected
-    assert by_member == expected
-
-
-@SETTINGS
-@given(range_groups(homogeneous=True))
-def test_homogeneous_range_is_kafkas(group):
-    spec, counts = group
+@given(data=st.data())
+def test_range_is_kafkas(homogeneous, data):
+    spec, counts = data.draw(range_groups(homogeneous=homogeneous))
     expected = kafka_range(spec, counts)
     whole, by_member = _reads(spec, counts)
     assert whole == expected
