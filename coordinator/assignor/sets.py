@@ -245,13 +245,20 @@ class RangeSet(OrderedPartitions):
 class AssignmentMap(dict[Uuid, AbstractSet[int]]):
     """A member's ``topic id -> partitions`` map built in bulk, in Java's iteration order (a
     dict: reads are C). ``summary`` as :attr:`DeferredTopicMap.summary`, when the builder set
-    it; ``batch`` and ``row`` when a builder made it as row ``row`` of a batch whose arrays
-    describe its content (the heterogeneous builder reads them next round instead of the
-    map); treated as read-only once returned."""
+    it; treated as read-only once returned."""
 
-    __slots__ = ("batch", "row", "summary")
+    __slots__ = ("summary",)
 
     summary: tuple[int, frozenset[Uuid]]
+
+
+class BatchMap(AssignmentMap):
+    """An :class:`AssignmentMap` made as row ``row`` of a batch whose arrays (``batch``)
+    describe its content: the builder that made it reads those next round instead of the map
+    (a type of its own, so that telling such maps apart costs no attribute lookup that fails)."""
+
+    __slots__ = ("batch", "row")
+
     batch: object
     row: int
 

@@ -48,7 +48,7 @@ from coordinator.assignor.bulk import (
     uuid_spread_hashes,
 )
 from coordinator.assignor.lazy import LazyMembers
-from coordinator.assignor.sets import AssignmentMap, DeferredTopicMap, OrderedPartitions
+from coordinator.assignor.sets import BatchMap, DeferredTopicMap, OrderedPartitions
 from coordinator.assignor.spec import GroupSpecImpl, MemberAssignmentImpl
 from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
@@ -410,7 +410,7 @@ class _Builder:
                 sets = list(map(sets.__getitem__, order.tolist()))
         pairs = zip(map(self.topic_ids.__getitem__, topics.tolist()), sets, strict=True)
         maps: list[TopicPartitions] = list(
-            map(AssignmentMap, map(itertools.islice, repeat(pairs), key_list))
+            map(BatchMap, map(itertools.islice, repeat(pairs), key_list))
         )
         deque(map(setattr, maps, repeat("batch"), repeat(batch)), 0)
         deque(map(setattr, maps, repeat("row"), range(batch.base, batch.base + member_count)), 0)
@@ -439,21 +439,31 @@ class _Builder:
         self.offsets = offsets
         self.owners = [owners[a:b] for a, b in itertools.pairwise(offsets.tolist())]
         self.sizes = np.zeros(count, dtype=np.int64)
-        rows = np.fromiter(map(getattr, olds, repeat("row"), repeat(-1)), np.int64, count)
-        batch_members = np.flatnonzero(rows >= 0)
-        if len(batch_members):
+        lengths = np.fromiter(map(len, olds), np.int64, count)
+        if not lengths.any():
+            return
+        in_batch = list(map(isinstance, olds, repeat(BatchMap)))
+        if any(in_batch):
+            batch_members = np.flatnonzero(np.fromiter(in_batch, bool, count))
             batch: _Batch = olds[int(batch_members[0])].batch  # type: ignore[attr-defined]
-            walk = self._take_batch(batch, rows, batch_members)
+            rows = np.fromiter(
+                map(getattr, itertools.compress(olds, in_batch), repeat("row")),
+                np.int64,
+                len(batch_members),
+            )
+            walk = self._take_batch(batch, rows, batch_members, count)
+            walk = walk[lengths[walk] > 0]
+            if len(walk):
+                self._take_walked(walk, lengths, after_batch=True)
         else:
-            walk = np.arange(count, dtype=np.int64)
-        if len(walk):
-            self._take_walked(walk, bool(len(batch_members)) and len(walk) < count)
+            self._take_walked(np.arange(count, dtype=np.int64), lengths, after_batch=False)
 
-    def _take_batch(self, batch: _Batch, rows: np.ndarray, members: np.ndarray) -> np.ndarray:
+    def _take_batch(
+        self, batch: _Batch, rows: np.ndarray, members: np.ndarray, count: int
+    ) -> np.ndarray:
         """Own and count the partitions of ``members``' maps (rows of ``batch``, or of another
         batch) that the batch's arrays describe; the members left to walk, ascending."""
-        count = len(rows)
-        rows = rows[members] - batch.base
+        rows = rows - batch.base
         theirs = (rows >= 0) & (rows < len(batch.groups))
         if not theirs.all():
             members, rows = members[theirs], rows[theirs]
@@ -493,15 +503,13 @@ class _Builder:
         walk[members[kept]] = False
         return np.flatnonzero(walk)
 
-    def _take_walked(self, walk: np.ndarray, after_batch: bool) -> None:
+    def _take_walked(self, walk: np.ndarray, lengths: np.ndarray, after_batch: bool) -> None:
         """Own and count the partitions of the maps of ``walk`` (ascending), read from the
         maps; drop the topics no longer subscribed (``after_batch``: owners were written
         for other members already)."""
         olds = self.olds
         count = len(olds)
-        member, topics, sizes, partitions, keys = self._walk(walk)
-        if not len(member):
-            return
+        member, topics, sizes, partitions, keys = self._walk(walk, lengths)
         # subscribed[g, t]: group g subscribes to topic t (column -1: an unknown topic)
         subscribed = np.zeros((len(self.group_topics), len(self.topic_ids) + 1), dtype=bool)
         for g, group_topics in enumerate(self.group_topics):
@@ -546,9 +554,9 @@ class _Builder:
             new.remove_topic(key_list[j])
 
     def _walk(
-        self, members: np.ndarray
+        self, members: np.ndarray, lengths: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Callable[[], list[Uuid]]]:
-        """The map entries of ``members`` (ascending), read from the maps: (each entry's
+        """The map entries of ``members`` (ascending; some entries), read from the maps: (each entry's
         member, topic number (-1: unknown), partition count; the partitions end to end; a
         function giving each entry's key)."""
         olds = self.olds
@@ -556,7 +564,7 @@ class _Builder:
             maps: list[TopicPartitions] = olds
         else:
             maps = list(map(olds.__getitem__, members.tolist()))
-        member_lengths = np.fromiter(map(len, maps), np.int64, len(maps))
+        member_lengths = lengths[members]
         entries = int(member_lengths.sum())
         topics = np.fromiter(
             map(
