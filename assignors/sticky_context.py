@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from itertools import repeat
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -18,7 +19,7 @@ import numpy as np
 from attrs import define
 
 from assignors.api import ClusterMetadata, Subscription
-from assignors.sticky_common_index import PartitionIndex
+from assignors.sticky_common_index import PartitionIndex, cut_by_sizes
 
 _RACK_ID = attrgetter("rack_id")
 
@@ -87,6 +88,23 @@ class Claims(NamedTuple):
 
     pids: np.ndarray
     generation: int | None
+
+
+class ClaimBatch(NamedTuple):
+    """Every member's claims at once, members in context order: their partition ids one after
+    the other (``sizes[m]`` of them for member ``m``) and their generations. One array for the
+    group instead of one per member: the constrained builder reads the claims only as a whole,
+    and a thousand small arrays cost more than the ids in them."""
+
+    flat: np.ndarray
+    sizes: list[int]
+    generations: list[int | None]
+
+    def cut(self) -> list[Claims]:
+        """Per member its :class:`Claims` (views of :attr:`flat`)."""
+        pieces = cut_by_sizes(self.flat, self.sizes)
+        # the tuples built in C (``Claims`` adds nothing to ``tuple.__new__``): one per member
+        return list(map(tuple.__new__, repeat(Claims), zip(pieces, self.generations, strict=True)))
 
 
 @define(slots=True)
