@@ -75,18 +75,18 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
         """Every member's owned partitions converted to ids in one pass; ``None`` for long
         lists and malformed input: :meth:`_all_claims` reads those member by member (an error
         then names the member)."""
-        n = len(subs)
         try:
             if (
                 not any(map(_OWNED, subs))
                 and not any(map(_USER_DATA, subs))
                 and max(map(_GENERATION_ID, subs), default=-1) < 0
             ):
-                return ClaimBatch(_EMPTY, [0] * n, [None] * n)  # a fresh group claims nothing
+                return ClaimBatch.nothing(len(subs))  # a fresh group
             batch = index.pids_flat(list(map(_OWNED, subs)))
             if batch is None:
                 return None
-            return ClaimBatch(batch[0], batch[1], _generations(subs))
+            flat, sizes = batch
+            return ClaimBatch(flat, np.array(sizes, dtype=np.int64), _generations(subs))
         except (TypeError, ValueError, OverflowError):  # e.g. a generation beyond int64
             return None
 

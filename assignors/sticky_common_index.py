@@ -56,6 +56,7 @@ class PartitionIndex:
         self._topic_of: np.ndarray | None = None
         self._names_by_length: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
         self._part_of: np.ndarray | None = None
+        self._partition_topic_key: np.ndarray | None = None
         self._pid_of: dict[TopicPartition, int] | None = None
         self._by_identity: tuple[np.ndarray, np.ndarray] | None = None
         self._flat_list: list[TopicPartition] | None = None
@@ -109,6 +110,14 @@ class PartitionIndex:
         if self._part_of is None:
             self._part_of = np.arange(self.n, dtype=np.int64) - self.offsets[self.topic_of]
         return self._part_of
+
+    @property
+    def partition_topic_key(self) -> np.ndarray:
+        """pid -> its rank in (partition, topic position) order: the order of the constrained
+        builder's owned lists (KAFKA-16277)."""
+        if self._partition_topic_key is None:
+            self._partition_topic_key = self.part_of * max(1, len(self.topics)) + self.topic_of
+        return self._partition_topic_key
 
     def pids(self, partitions: Sequence[TopicPartition]) -> np.ndarray:
         """Ids of ``partitions``, in order, dropping any outside the index (vanished topics,

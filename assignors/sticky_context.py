@@ -22,6 +22,7 @@ from assignors.api import ClusterMetadata, Subscription
 from assignors.sticky_common_index import PartitionIndex, cut_by_sizes
 
 _RACK_ID = attrgetter("rack_id")
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
 class RackInfo:
@@ -97,12 +98,20 @@ class ClaimBatch(NamedTuple):
     and a thousand small arrays cost more than the ids in them."""
 
     flat: np.ndarray
-    sizes: list[int]
+    sizes: np.ndarray
     generations: list[int | None]
+
+    @classmethod
+    def nothing(cls, n_members: int) -> ClaimBatch:
+        """A fresh group's: nobody claims anything, nobody has a generation."""
+        return cls(_EMPTY, np.zeros(n_members, dtype=np.int64), [None] * n_members)
 
     def cut(self) -> list[Claims]:
         """Per member its :class:`Claims` (views of :attr:`flat`)."""
-        pieces = cut_by_sizes(self.flat, self.sizes)
+        n = len(self.generations)
+        if not self.flat.size and self.generations.count(None) == n:
+            return [Claims(_EMPTY, None)] * n  # one shared claim: a fresh group, at a glance
+        pieces = cut_by_sizes(self.flat, self.sizes.tolist())
         # the tuples built in C (``Claims`` adds nothing to ``tuple.__new__``): one per member
         return list(map(tuple.__new__, repeat(Claims), zip(pieces, self.generations, strict=True)))
 
