@@ -245,11 +245,15 @@ class RangeSet(OrderedPartitions):
 class AssignmentMap(dict[Uuid, AbstractSet[int]]):
     """A member's ``topic id -> partitions`` map built in bulk, in Java's iteration order (a
     dict: reads are C). ``summary`` as :attr:`DeferredTopicMap.summary`, when the builder set
-    it; treated as read-only once returned."""
+    it; ``batch`` and ``row`` when a builder made it as row ``row`` of a batch whose arrays
+    describe its content (the heterogeneous builder reads them next round instead of the
+    map); treated as read-only once returned."""
 
-    __slots__ = ("summary",)
+    __slots__ = ("batch", "row", "summary")
 
     summary: tuple[int, frozenset[Uuid]]
+    batch: object
+    row: int
 
 
 def _to_runs(items: Iterable[int]) -> list[range]:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from itertools import repeat
 
@@ -74,6 +75,75 @@ def _singles(partitions: list[int], high: int | None = None) -> list[OrderedPart
     if high >= len(_SINGLES):
         _SINGLES.extend(map(OrderedPartitions, zip(range(len(_SINGLES), high + 1))))
     return list(map(_SINGLES.__getitem__, partitions))
+
+
+class _Batch:
+    """What the maps of one :meth:`_Builder._fresh_maps` call hold, as arrays, so that the
+    next round's revoke phase reads these rather than walking every entry of every map.
+
+    Map ``r`` (``r`` from 0; its ``row`` attribute is ``base + r``, a number no other batch's
+    map has) holds entries ``bounds[r]:bounds[r + 1]``: topic ``topic_ids[topics[e]]`` with
+    ``counts[e]`` partitions from ``firsts[e]`` by ``steps[e]``. Its member subscribed (in the
+    round that made it) to the topics ``group_topics[groups[r]]``, and topic ``k`` had
+    ``num_partitions[k]`` partitions. The maps are read-only, so neither changes."""
+
+    #: the first row number of the next batch (rows are numbered across all batches)
+    next_row = 0
+
+    __slots__ = (
+        "_flat",
+        "base",
+        "bounds",
+        "counts",
+        "firsts",
+        "group_topics",
+        "groups",
+        "num_partitions",
+        "steps",
+        "topic_ids",
+        "topics",
+    )
+
+    def __init__(
+        self,
+        builder: _Builder,
+        members: np.ndarray,
+        bounds: np.ndarray,
+        topics: np.ndarray,
+        firsts: np.ndarray,
+        steps: np.ndarray,
+        counts: np.ndarray,
+    ) -> None:
+        self.base = _Batch.next_row
+        _Batch.next_row += len(members)
+        self.topic_ids = builder.topic_ids
+        self.num_partitions = builder.num_partitions
+        self.group_topics = builder.group_topics
+        self.groups = builder.member_group_array[members]
+        self.bounds = bounds
+        self.topics = topics
+        self.firsts = firsts
+        self.steps = steps
+        self.counts = counts
+        self._flat: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(Every partition of every map end to end; each one's row; each one's topic number;
+        each row's partition count), made on first use."""
+        if self._flat is None:
+            counts = self.counts
+            rows = np.repeat(np.arange(len(self.bounds) - 1, dtype=np.int64), np.diff(self.bounds))
+            if bool((counts > 1).any()):
+                starts = np.cumsum(counts) - counts
+                of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+                rank = np.arange(int(counts.sum()), dtype=np.int64) - starts[of]
+                partitions = self.firsts[of] + rank * self.steps[of]
+                topics, rows = self.topics[of], rows[of]
+            else:
+                partitions, topics = self.firsts, self.topics
+            sizes = np.bincount(rows, minlength=len(self.bounds) - 1)
+            self._flat = (partitions, rows, topics, sizes)
+        return self._flat
 
 
 def _runs_of(partitions: list[int]) -> list[range]:
@@ -171,9 +241,10 @@ class _Builder:
             topic_id.least_significant_bits,
         )
 
-    def _topic_of(self, topic_id: Uuid) -> int | None:
+    def _topic_of(self, topic_id: Uuid) -> int:
+        """The topic's number, -1 when no member subscribes to it."""
         t = self.index_by_object.get(id(topic_id))
-        return t if t is not None else self.topic_index.get(topic_id)
+        return t if t is not None else self.topic_index.get(topic_id, -1)
 
     # --- the phases ------------------------------------------------------------------------
 
@@ -239,7 +310,7 @@ class _Builder:
                     firsts,
                     steps,
                     counts,
-                    len(fresh_members),
+                    fresh_members,
                 )
                 if len(fresh_members) == count:  # everyone (a first assignment); none slow
                     return maps
@@ -259,18 +330,20 @@ class _Builder:
         firsts: np.ndarray,
         steps: np.ndarray,
         counts: np.ndarray,
-        member_count: int,
+        members: np.ndarray,
     ) -> list[TopicPartitions]:
-        """The maps of ``member_count`` members that start empty (``new HashMap<>(0)``) and
+        """The maps of ``members`` (ascending), which start empty (``new HashMap<>(0)``) and
         take ``computeIfAbsent(topic, k -> new HashSet<>(c)).add(p)`` calls: entry ``e`` is
-        member ``position[e]``'s share of step-2 record ``record_of[e]``, ``counts[e]``
+        member ``members[position[e]]``'s share of step-2 record ``record_of[e]``, ``counts[e]``
         partitions from ``firsts[e]`` by ``steps[e]``; entries grouped by member, in call
         order. The same Java orders as :func:`~coordinator.assignor.bulk.build_fresh_maps`
         (which the homogeneous builder uses), with two shortcuts for what this builder makes
         most: one-partition shares are the shared :func:`_singles` sets (a one-element set's
         order does not depend on its table), and a whole share's order is computed from its
-        first partition and step, without a partition list per entry."""
+        first partition and step, without a partition list per entry. The maps carry their
+        :class:`_Batch` (``batch``, ``row``) for the next round."""
         records = self.records
+        member_count = len(members)
         entries = len(position)
         record_topic = np.array([self.topic_index[r[0]] for r in records], dtype=np.int64)
         topics = record_topic[record_of]
@@ -278,6 +351,7 @@ class _Builder:
         bounds = np.zeros(member_count + 1, dtype=np.int64)
         np.cumsum(keys_per_member, out=bounds[1:])
         key_list = keys_per_member.tolist()
+        batch = _Batch(self, members, bounds, topics, firsts, steps, counts)
         multi = counts > 1
         order = None
         if entries and int(keys_per_member.max()) > 1:
@@ -335,15 +409,25 @@ class _Builder:
             if order is not None:
                 sets = list(map(sets.__getitem__, order.tolist()))
         pairs = zip(map(self.topic_ids.__getitem__, topics.tolist()), sets, strict=True)
-        return list(map(AssignmentMap, map(itertools.islice, repeat(pairs), key_list)))
+        maps: list[TopicPartitions] = list(
+            map(AssignmentMap, map(itertools.islice, repeat(pairs), key_list))
+        )
+        deque(map(setattr, maps, repeat("batch"), repeat(batch)), 0)
+        deque(map(setattr, maps, repeat("row"), range(batch.base, batch.base + member_count)), 0)
+        return maps
 
     def _topic_hashes(self) -> np.ndarray:
         return uuid_spread_hashes(self.topic_ids)
 
     def revoke(self) -> None:
         """maybeRevokePartitions: drop topics no longer subscribed; count and own the rest.
-        Every member's map entries are read in one pass (C-level chains over the maps), and
-        the owners written with one numpy assignment over the topics laid end to end."""
+
+        A map made in a batch (:class:`_Batch`) whose topics the member still subscribes to
+        (its subscription then, mapped to this round's topics, within the one now) keeps all
+        of it: its partitions come from the batch's arrays. The other maps are walked
+        (:meth:`_walk`: C-level chains over their entries). Owners are written with numpy
+        over the topics laid end to end; a partition two members hold goes to the later in
+        member order, as in Kafka's loop."""
         olds = self.olds
         count = len(olds)
         self.targets = list(olds)
@@ -354,46 +438,75 @@ class _Builder:
         self.all_owners = owners
         self.offsets = offsets
         self.owners = [owners[a:b] for a, b in itertools.pairwise(offsets.tolist())]
-        lengths = np.fromiter(map(len, olds), np.int64, count)
-        entries = int(lengths.sum())
-        if not entries:
-            self.sizes = np.zeros(count, dtype=np.int64)
-            return
-        topics = np.fromiter(
-            map(
-                self.index_by_object.get,
-                map(id, itertools.chain.from_iterable(olds)),
-                repeat(_BY_VALUE),
-            ),
-            np.int64,
-            entries,
+        self.sizes = np.zeros(count, dtype=np.int64)
+        rows = np.fromiter(map(getattr, olds, repeat("row"), repeat(-1)), np.int64, count)
+        batch_members = np.flatnonzero(rows >= 0)
+        if len(batch_members):
+            batch: _Batch = olds[int(batch_members[0])].batch  # type: ignore[attr-defined]
+            walk = self._take_batch(batch, rows, batch_members)
+        else:
+            walk = np.arange(count, dtype=np.int64)
+        if len(walk):
+            self._take_walked(walk, bool(len(batch_members)) and len(walk) < count)
+
+    def _take_batch(self, batch: _Batch, rows: np.ndarray, members: np.ndarray) -> np.ndarray:
+        """Own and count the partitions of ``members``' maps (rows of ``batch``, or of another
+        batch) that the batch's arrays describe; the members left to walk, ascending."""
+        count = len(rows)
+        rows = rows[members] - batch.base
+        theirs = (rows >= 0) & (rows < len(batch.groups))
+        if not theirs.all():
+            members, rows = members[theirs], rows[theirs]
+        # This round's number of each of the batch's topics (-1: nobody subscribes now).
+        topic_map = np.fromiter(
+            map(self._topic_of, batch.topic_ids), np.int64, len(batch.topic_ids)
         )
-        if (topics == _BY_VALUE).any():  # equal topic ids held by other objects, or unknown
-            for j, key in enumerate(itertools.chain.from_iterable(olds)):
-                if topics[j] == _BY_VALUE:
-                    topics[j] = self.topic_index.get(key, -1)
-        member = np.repeat(np.arange(count, dtype=np.int64), lengths)
+        # A member keeps its whole map when its subscription then (mapped) is within its
+        # subscription now: checked once per (subscription then, subscription now) pair.
+        groups_now = self.member_group_array[members]
+        pairs = batch.groups[rows] * len(self.group_topics) + groups_now
+        distinct, which = np.unique(pairs, return_inverse=True)
+        keeps = np.zeros(len(distinct), dtype=bool)
+        for k, pair in enumerate(distinct.tolist()):
+            then, now = divmod(pair, len(self.group_topics))
+            mapped = topic_map[batch.group_topics[then]].tolist()  # -1 is never subscribed
+            keeps[k] = set(mapped) <= set(self.group_topics[now])
+        kept = keeps[which]
+        # Each partition's owner: its row's member (of two members holding one map object,
+        # the later: both count it, the later owns it, as in Kafka's loop).
+        member_of_row = np.full(len(batch.groups), -1, dtype=np.int64)
+        member_of_row[rows[kept]] = members[kept]
+        partitions, partition_rows, topics, row_sizes = batch.flat()
+        holders = member_of_row[partition_rows]
+        if not (member_of_row >= 0).all():
+            present = holders >= 0
+            partitions, holders, topics = partitions[present], holders[present], topics[present]
+        # Kafka indexes the owner array with each partition: one beyond a topic that shrank
+        # since is an error (its ArrayIndexOutOfBoundsException).
+        now_partitions = np.asarray(self.num_partitions, dtype=np.int64)[topic_map]
+        shrank = now_partitions < np.asarray(batch.num_partitions, dtype=np.int64)
+        if (shrank & (topic_map >= 0)).any() and (partitions >= now_partitions[topics]).any():
+            raise IndexError("a member owns a partition beyond its topic's partition count")
+        self.all_owners[self.offsets[topic_map][topics] + partitions] = holders
+        self.sizes[members[kept]] = row_sizes[rows[kept]]
+        walk = np.ones(count, dtype=bool)
+        walk[members[kept]] = False
+        return np.flatnonzero(walk)
+
+    def _take_walked(self, walk: np.ndarray, after_batch: bool) -> None:
+        """Own and count the partitions of the maps of ``walk`` (ascending), read from the
+        maps; drop the topics no longer subscribed (``after_batch``: owners were written
+        for other members already)."""
+        olds = self.olds
+        count = len(olds)
+        member, topics, sizes, partitions, keys = self._walk(walk)
+        if not len(member):
+            return
         # subscribed[g, t]: group g subscribes to topic t (column -1: an unknown topic)
         subscribed = np.zeros((len(self.group_topics), len(self.topic_ids) + 1), dtype=bool)
         for g, group_topics in enumerate(self.group_topics):
             subscribed[g, group_topics] = True
         kept = subscribed[self.member_group_array[member], topics]
-        # Every partition of every entry in one C-level pass; when there are as many
-        # as entries, each set holds one partition and their sizes need no pass of their own.
-        partitions = np.fromiter(
-            itertools.chain.from_iterable(
-                itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))
-            ),
-            np.int64,
-        )
-        if len(partitions) == entries:
-            sizes = np.ones(entries, dtype=np.int64)
-        else:
-            sizes = np.fromiter(
-                map(len, itertools.chain.from_iterable(map(operator.methodcaller("values"), olds))),
-                np.int64,
-                entries,
-            )
         all_kept = bool(kept.all())
         if all_kept:
             kept_sizes = sizes
@@ -404,23 +517,84 @@ class _Builder:
             kept_topics = topics[kept]
             kept_members = member[kept]
             partitions = partitions[np.repeat(kept, sizes)]
-        self.sizes = np.bincount(kept_members, weights=kept_sizes, minlength=count).astype(np.int64)
+        self.sizes += np.bincount(kept_members, weights=kept_sizes, minlength=count).astype(
+            np.int64
+        )
         limits = np.repeat(np.asarray(self.num_partitions, dtype=np.int64)[kept_topics], kept_sizes)
         if len(partitions) and ((partitions < 0) | (partitions >= limits)).any():
             raise IndexError("a member owns a partition beyond its topic's partition count")
-        owners[np.repeat(offsets[kept_topics], kept_sizes) + partitions] = np.repeat(
-            kept_members, kept_sizes
-        )
+        positions = np.repeat(self.offsets[kept_topics], kept_sizes) + partitions
+        holders = np.repeat(kept_members, kept_sizes)
+        owners = self.all_owners
+        if after_batch and (owners[positions] != -1).any():
+            # A partition a member of the batch holds too: rewrite all in member order.
+            taken = np.flatnonzero(owners != -1)
+            positions = np.concatenate((taken, positions))
+            holders = np.concatenate((owners[taken], holders))
+            by_member = np.argsort(holders, kind="stable")
+            positions, holders = positions[by_member], holders[by_member]
+        owners[positions] = holders
         if all_kept:
             return
-        keys = list(itertools.chain.from_iterable(olds))
+        key_list = keys()
         for j in np.flatnonzero(~kept).tolist():
             index = int(member[j])
             new = self.changed[index]
             if new is None:
                 new = self.changed[index] = DeferredTopicMap(olds[index])
                 self.targets[index] = new
-            new.remove_topic(keys[j])
+            new.remove_topic(key_list[j])
+
+    def _walk(
+        self, members: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Callable[[], list[Uuid]]]:
+        """The map entries of ``members`` (ascending), read from the maps: (each entry's
+        member, topic number (-1: unknown), partition count; the partitions end to end; a
+        function giving each entry's key)."""
+        olds = self.olds
+        if len(members) == len(olds):
+            maps: list[TopicPartitions] = olds
+        else:
+            maps = list(map(olds.__getitem__, members.tolist()))
+        member_lengths = np.fromiter(map(len, maps), np.int64, len(maps))
+        entries = int(member_lengths.sum())
+        topics = np.fromiter(
+            map(
+                self.index_by_object.get,
+                map(id, itertools.chain.from_iterable(maps)),
+                repeat(_BY_VALUE),
+            ),
+            np.int64,
+            entries,
+        )
+        if (topics == _BY_VALUE).any():  # equal topic ids held by other objects, or unknown
+            for j, key in enumerate(itertools.chain.from_iterable(maps)):
+                if topics[j] == _BY_VALUE:
+                    topics[j] = self.topic_index.get(key, -1)
+        member = np.repeat(members, member_lengths)
+        # Every partition of every entry in one C-level pass; when there are as many
+        # as entries, each set holds one partition and their sizes need no pass of their own.
+        partitions = np.fromiter(
+            itertools.chain.from_iterable(
+                itertools.chain.from_iterable(map(operator.methodcaller("values"), maps))
+            ),
+            np.int64,
+        )
+        if len(partitions) == entries:
+            sizes = np.ones(entries, dtype=np.int64)
+        else:
+            sizes = np.fromiter(
+                map(len, itertools.chain.from_iterable(map(operator.methodcaller("values"), maps))),
+                np.int64,
+                entries,
+            )
+        return (
+            member,
+            topics,
+            sizes,
+            partitions,
+            lambda: list(itertools.chain.from_iterable(maps)),
+        )
 
     def assign_topic(self, t: int, partitions: np.ndarray) -> None:
         """assignRemainingPartitions for one topic: the balancer's nextLeastLoadedMember
