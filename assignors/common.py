@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
+from operator import attrgetter
 from typing import NamedTuple
 
 from assignors.api import ClusterMetadata, Subscription
 from coordinator.java import java_string_key, needs_utf16_order
+
+_TOPICS = attrgetter("topics")
 
 
 class AssignmentInputError(ValueError):
@@ -31,11 +34,16 @@ class GroupTopics(NamedTuple):
 
 
 def group_topics(subscriptions: Mapping[str, Subscription]) -> GroupTopics:
-    lists: dict[tuple[str, ...], list[str]] = {}
+    topic_lists = list(map(_TOPICS, subscriptions.values()))
+    if topic_lists and topic_lists.count(topic_lists[0]) == len(topic_lists):
+        # everyone on one topic list, the usual group: C-level passes (equal tuples of the
+        # same strings compare item by identity)
+        lists = {topic_lists[0]: list(subscriptions)}
+        return GroupTopics(lists, list(dict.fromkeys(topic_lists[0])))
+    lists = {}
     last: tuple[str, ...] | None = None
     last_members: list[str] = []
-    for member, sub in subscriptions.items():
-        topics = sub.topics
+    for member, topics in zip(subscriptions, topic_lists, strict=True):
         # members in a row often share a list: comparing to the last one (item identity first)
         # is cheaper than hashing a long tuple again
         if topics != last:
@@ -56,10 +64,14 @@ def check_inputs(
         raise AssignmentInputError(
             f"subscriptions must map member id -> Subscription, got {type(subscriptions).__name__}"
         )
-    # One C-level pass over the types; the loop that names the culprit runs only on failure.
-    if set(map(type, subscriptions)) - {str} or set(map(type, subscriptions.values())) - {
-        Subscription
-    }:
+    # C-level passes over the types (joining the ids fails on a non-string); the loop that
+    # names the culprit runs only on failure.
+    try:
+        "".join(subscriptions)
+        ids_ok = True
+    except TypeError:
+        ids_ok = False
+    if not ids_ok or set(map(type, subscriptions.values())) - {Subscription}:
         for member_id, sub in subscriptions.items():
             if not isinstance(member_id, str):
                 raise AssignmentInputError(f"member ids must be strings, got {member_id!r}")

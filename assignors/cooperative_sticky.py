@@ -34,7 +34,7 @@ from assignors.api import (
 )
 from assignors.sticky_common import AbstractStickyAssignor, MemberData
 from assignors.sticky_common_index import PartitionIndex
-from assignors.sticky_context import BuildResult, Claims, StickyContext
+from assignors.sticky_context import BuildResult, ClaimBatch, Claims, StickyContext
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
     decode_cooperative_user_data,
@@ -45,7 +45,7 @@ __all__ = ["CooperativeStickyAssignor"]
 
 _OWNED = attrgetter("owned_partitions")
 _USER_DATA = attrgetter("user_data")
-_NO_CLAIMS = Claims(np.zeros(0, dtype=np.int64), None)
+_EMPTY = np.zeros(0, dtype=np.int64)
 _GENERATION_ID = attrgetter("generation_id")
 
 
@@ -71,28 +71,35 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
             subscription.owned_partitions, decode_cooperative_user_data(subscription.user_data)
         )
 
+    def _claim_batch(self, subs: list[Subscription], index: PartitionIndex) -> ClaimBatch | None:
+        """Every member's owned partitions converted to ids in one pass; ``None`` for long
+        lists and malformed input: :meth:`_all_claims` reads those member by member (an error
+        then names the member)."""
+        try:
+            if (
+                not any(map(_OWNED, subs))
+                and not any(map(_USER_DATA, subs))
+                and max(map(_GENERATION_ID, subs), default=-1) < 0
+            ):
+                return ClaimBatch.nothing(len(subs))  # a fresh group
+            batch = index.pids_flat(list(map(_OWNED, subs)))
+            if batch is None:
+                return None
+            flat, sizes = batch
+            return ClaimBatch(flat, np.array(sizes, dtype=np.int64), _generations(subs))
+        except (TypeError, ValueError, OverflowError):  # e.g. a generation beyond int64
+            return None
+
     def _all_claims(
         self, members: list[str], subs: list[Subscription], index: PartitionIndex
     ) -> list[Claims]:
-        """Every member's owned partitions converted to ids in one pass; malformed input takes
-        the member-by-member path, whose error names the member."""
+        """Long owned lists converted list by list; malformed input takes the member-by-member
+        path, whose error names the member."""
         owned = list(map(_OWNED, subs))
-        generation_ids: list[int] = list(map(_GENERATION_ID, subs))
         try:
-            if (
-                not any(owned)
-                and not any(map(_USER_DATA, subs))
-                and max(generation_ids, default=-1) < 0
-            ):
-                return [_NO_CLAIMS] * len(subs)  # C-level passes: a fresh group claims nothing
             pids = index.pids_of_many(owned)
-            gens: list[int | None] = list(generation_ids)
-            if min(generation_ids) < 0:  # those members' generation is in their user data
-                ids = np.fromiter(generation_ids, dtype=np.int64, count=len(generation_ids))
-                for m in np.flatnonzero(ids < 0).tolist():
-                    data = subs[m].user_data
-                    gens[m] = None if data is None else decode_cooperative_user_data(data)
-        except (TypeError, ValueError, OverflowError):  # e.g. a generation beyond int64
+            gens = _generations(subs)
+        except (TypeError, ValueError, OverflowError):
             return super()._all_claims(members, subs, index)
         # the tuples built in C (``Claims`` adds nothing to ``tuple.__new__``): one per member
         return list(map(tuple.__new__, repeat(Claims), zip(pids, gens, strict=True)))
@@ -115,6 +122,19 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
             sizes = np.bincount(result.owners()[keep], minlength=sizes.size)
             flat = flat[keep]
         return self._result_to_assignment(ctx, flat, sizes, subscriptions, runs)
+
+
+def _generations(subs: list[Subscription]) -> list[int | None]:
+    """Each member's generation: ``Subscription.generation_id``, or where that is negative
+    (absent) the one in its user data. Raises on a malformed generation."""
+    ids: list[int] = list(map(_GENERATION_ID, subs))
+    gens: list[int | None] = list(ids)
+    if min(ids) < 0:  # those members' generation is in their user data
+        at = np.fromiter(ids, dtype=np.int64, count=len(ids))
+        for m in np.flatnonzero(at < 0).tolist():
+            data = subs[m].user_data
+            gens[m] = None if data is None else decode_cooperative_user_data(data)
+    return gens
 
 
 def _transferring_by_diff(ctx: StickyContext, result: BuildResult) -> dict[int, int]:

@@ -23,7 +23,7 @@ import numpy as np
 from assignors.api import RebalanceProtocol, Subscription, TopicPartition
 from assignors.sticky_common import AbstractStickyAssignor, MemberData
 from assignors.sticky_common_index import PartitionIndex
-from assignors.sticky_context import Claims, split_by_sizes
+from assignors.sticky_context import ClaimBatch, Claims, split_by_sizes
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
     decode_sticky_user_data,
@@ -63,6 +63,10 @@ class StickyAssignor(AbstractStickyAssignor):
     def member_data(self, subscription: Subscription) -> MemberData:
         partitions, generation = decode_sticky_user_data(subscription.user_data)
         return MemberData(partitions, generation)
+
+    def _claim_batch(self, subs: list[Subscription], index: PartitionIndex) -> ClaimBatch | None:
+        """A fresh group's claims (nobody sends user data: one C pass); ``None`` otherwise."""
+        return None if any(map(_USER_DATA, subs)) else ClaimBatch.nothing(len(subs))
 
     def _all_claims(
         self, members: list[str], subs: list[Subscription], index: PartitionIndex

@@ -33,7 +33,7 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from itertools import repeat
 from operator import is_, itemgetter
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from attrs import define
@@ -55,7 +55,7 @@ from assignors.common import (
 from assignors.sticky_common_constrained import build_constrained
 from assignors.sticky_common_general import PartitionMovements, build_general
 from assignors.sticky_common_index import PartitionIndex, partition_index
-from assignors.sticky_context import BuildResult, Claims, RackInfo, StickyContext
+from assignors.sticky_context import BuildResult, ClaimBatch, Claims, RackInfo, StickyContext
 from assignors.sticky_user_data import DEFAULT_GENERATION
 from coordinator.java import (
     java_hashmap_capacity,
@@ -262,7 +262,11 @@ class AbstractStickyAssignor(PartitionAssignor):
             return {}
         if ctx.position is not None:
             lists = ctx.index.partition_lists(flat, sizes, runs, ctx.position)
-            return dict(zip(subscriptions, lists, strict=True))
+            # the caller's keys: a copy of its dict's key table (one step for a dict) whose
+            # values are then replaced, cheaper than inserting the keys one by one
+            out = cast("Assignment", dict(subscriptions))
+            out.update(zip(subscriptions, lists, strict=True))
+            return out
         lists = ctx.index.partition_lists(flat, sizes, runs)
         by_member = dict(zip(ctx.members, lists, strict=True))
         return {m: by_member[m] for m in subscriptions}
@@ -288,25 +292,55 @@ class AbstractStickyAssignor(PartitionAssignor):
             racks=RackInfo(index, meta, subs, self.prefer_rack_aware_logic),
             position=position,
         )
-        claims = self._all_claims(members, subs, index)
         self.last_conflicts = []
-        uniform, owned, multi, owned_flat = self._sanitise(ctx, claims, group)
-        self.last_builder = "constrained" if uniform else "general"
+        uniform = _all_subscriptions_equal(subs, group)
+        batch = self._claim_batch(subs, index)
+        owned_flat = batch.flat if batch is not None else None
+        if batch is not None and uniform and self._batch_is_clean(batch, index):
+            # the constrained builder reads the claims as a whole: no array per member
+            self.last_builder = "constrained"
+            result = build_constrained(ctx, None, set(), batch.flat, batch.sizes)
+            claims = None
+        else:
+            claims = batch.cut() if batch is not None else self._all_claims(members, subs, index)
+            owned, multi, owned_flat = self._sanitise(ctx, claims, owned_flat)
+            self.last_builder = "constrained" if uniform else "general"
+            if uniform:
+                result = build_constrained(ctx, owned, multi, owned_flat)
+            else:
+                result, self._movements = build_general(
+                    ctx, owned, claims, self.max_generation, group.lists.keys(), owned_flat
+                )
         if uniform:
-            result = build_constrained(ctx, owned, multi, owned_flat)
             self.partitions_transferring_ownership = {
                 index.flat[p]: members[m] for p, m in (result.transferring or {}).items()
             }
         else:
-            result, self._movements = build_general(
-                ctx, owned, claims, self.max_generation, group.lists.keys(), owned_flat
-            )
             self.partitions_transferring_ownership = None
         result.claims = claims
         result.claims_flat = owned_flat  # when known, the claims are the owned lists
         if self.logger is not None:
             self._log(ctx)
         return ctx, result
+
+    def _claim_batch(self, subs: list[Subscription], index: PartitionIndex) -> ClaimBatch | None:
+        """Every member's claims as one :class:`ClaimBatch`, when a subclass reads them so;
+        ``None``: :meth:`_all_claims` reads them member by member."""
+        return None
+
+    def _batch_is_clean(self, batch: ClaimBatch, index: PartitionIndex) -> bool:
+        """Note the batch's generations (``max_generation``); True when no partition is claimed
+        twice, so that the claims are the owned lists as they stand (see :meth:`_sanitise`)."""
+        self._note_generations(batch.generations)
+        flat = batch.flat
+        return not flat.size or int(np.bincount(flat, minlength=index.n).max()) <= 1
+
+    def _note_generations(self, generations: list[int | None]) -> None:
+        """``maxGeneration``: the largest generation claimed, kept across calls as in Kafka."""
+        seen = set(generations)
+        seen.discard(None)
+        top = max(cast("set[int]", seen), default=DEFAULT_GENERATION)
+        self.max_generation = max(self.max_generation, top)
 
     def _all_claims(
         self, members: list[str], subs: list[Subscription], index: PartitionIndex
@@ -351,32 +385,33 @@ class AbstractStickyAssignor(PartitionAssignor):
         )
 
     def _sanitise(
-        self, ctx: StickyContext, claims: list[Claims], group: GroupTopics
-    ) -> tuple[bool, list[np.ndarray], set[int], np.ndarray | None]:
-        """``allSubscriptionsEqual``: builder choice, owned lists (pids), doubly-claimed pids,
-        and the owned lists concatenated when that is known (the claims, none conflicting)."""
-        uniform = _all_subscriptions_equal(ctx.subs, group)
+        self, ctx: StickyContext, claims: list[Claims], flat: np.ndarray | None = None
+    ) -> tuple[list[np.ndarray], set[int], np.ndarray | None]:
+        """KIP-341's sanitising of the claims: owned lists (pids), doubly-claimed pids, and the
+        owned lists concatenated when that is known (the claims, none conflicting; ``flat``: the
+        claims concatenated, if the caller has them)."""
         first = claims[0]
         if not len(first.pids) and all(map(is_, claims, repeat(first))):
             # one shared empty claim (a fresh group): one C-level identity pass decides
             if first.generation is not None:
                 self.max_generation = max(self.max_generation, first.generation)
-            return uniform, [first.pids] * len(claims), set(), None
+            return [first.pids] * len(claims), set(), None
         # C-level passes over the members: this runs on every call, whatever the group's size
-        seen = set(map(_GENERATION, claims))
-        seen.discard(None)
-        self.max_generation = max(self.max_generation, max(seen, default=DEFAULT_GENERATION))
+        self._note_generations(list(map(_GENERATION, claims)))
         arrays = list(map(_PIDS, claims))
-        nonempty = list(filter(len, arrays))
-        if not nonempty:
-            return uniform, arrays, set(), None
-        flat = np.concatenate(nonempty)
+        if flat is None:
+            nonempty = list(filter(len, arrays))
+            if not nonempty:
+                return arrays, set(), None
+            flat = np.concatenate(nonempty)
+        if not flat.size:
+            return arrays, set(), None
         if np.bincount(flat, minlength=ctx.index.n).max() <= 1:
-            return uniform, arrays, set(), flat
+            return arrays, set(), flat
         gens = [DEFAULT_GENERATION if c.generation is None else c.generation for c in claims]
         owned, multi, conflicts = self._sanitise_conflicts(ctx, [a.tolist() for a in arrays], gens)
         self.last_conflicts = conflicts
-        return uniform, owned, multi, None
+        return owned, multi, None
 
     @staticmethod
     def _sanitise_conflicts(

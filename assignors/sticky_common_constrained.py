@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assignors.sticky_context import BuildResult, StickyContext
+from assignors.sticky_context import BuildResult, StickyContext, split_by_sizes
 
 
 class StickyAssignmentError(RuntimeError):
@@ -36,11 +36,14 @@ class StickyAssignmentError(RuntimeError):
 
 def build_constrained(
     ctx: StickyContext,
-    owned: list[np.ndarray],
+    owned: list[np.ndarray] | None,
     multi: set[int],
     owned_flat: np.ndarray | None = None,
+    owned_sizes: np.ndarray | None = None,
 ) -> BuildResult:
-    """``owned_flat``: the owned lists concatenated, if the caller has them."""
+    """``owned``: each member's owned pids; or ``None``, and the owned pids given as
+    ``owned_flat`` (all lists concatenated) cut by ``owned_sizes``. ``owned_flat`` alone: the
+    owned lists concatenated, if the caller has them."""
     index = ctx.index
     racks = ctx.racks
     n_members = len(ctx.members)
@@ -48,19 +51,27 @@ def build_constrained(
     min_q = total // n_members
     max_q = -(-total // n_members)
     expected_over = total % n_members
-
-    if _is_fresh(ctx, owned, multi):
-        return _deal_fresh(ctx, total, n_members)
+    if owned is None:
+        assert owned_flat is not None and owned_sizes is not None  # the other form
+        if _is_fresh(ctx, not owned_flat.size, multi):
+            return _deal_fresh(ctx, total, n_members)
+        sizes = owned_sizes
+    else:
+        if _is_fresh(ctx, not any(map(len, owned)), multi):
+            return _deal_fresh(ctx, total, n_members)
+        sizes = np.fromiter(map(len, owned), dtype=np.int64, count=len(owned))
 
     # 1. keep owned partitions, in HashMap order of members
     maybe_revoked = np.full(total, -1, dtype=np.int64) if total else np.zeros(0, dtype=np.int64)
     if racks.enabled or multi:
+        if owned is None:
+            owned = split_by_sizes(owned_flat, sizes.tolist())  # type: ignore[arg-type]
         kept_flat, kept_mem, counts, under_min, exactly_min, current_over = _keep_owned_loop(
             ctx, owned, multi, min_q, max_q, expected_over, maybe_revoked
         )
     else:
         kept_flat, kept_mem, counts, under_min, exactly_min, current_over = _keep_owned(
-            ctx, owned, min_q, max_q, expected_over, maybe_revoked, owned_flat
+            ctx, sizes, min_q, max_q, expected_over, maybe_revoked, owned, owned_flat
         )
 
     # 2. unassigned partitions, (topic, partition) order
@@ -117,14 +128,9 @@ def build_constrained(
     return BuildResult(flat, counts, transferring)
 
 
-def _is_fresh(ctx: StickyContext, owned: list[np.ndarray], multi: set[int]) -> bool:
+def _is_fresh(ctx: StickyContext, nothing_owned: bool, multi: set[int]) -> bool:
     """Nobody keeps anything and no member has a rack: :func:`_deal_fresh` gives the result."""
-    return (
-        bool(ctx.members)
-        and not multi
-        and ctx.racks.num_consumers is None
-        and not any(map(len, owned))
-    )
+    return bool(ctx.members) and nothing_owned and not multi and ctx.racks.num_consumers is None
 
 
 def _deal_fresh(ctx: StickyContext, total: int, n_members: int) -> BuildResult:
@@ -151,12 +157,13 @@ def _deal_fresh(ctx: StickyContext, total: int, n_members: int) -> BuildResult:
 
 def _keep_owned(
     ctx: StickyContext,
-    owned: list[np.ndarray],
+    sizes: np.ndarray,
     min_q: int,
     max_q: int,
     expected_over: int,
     maybe_revoked: np.ndarray,
-    owned_flat: np.ndarray | None = None,
+    owned: list[np.ndarray] | None,
+    owned_flat: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], list[int], int]:
     """Step 1 without racks or doubly-claimed partitions, for all members at once.
 
@@ -166,10 +173,10 @@ def _keep_owned(
     used up (Kafka clears it then and adds no more), else it holds every member that kept
     ``minQuota``. Owned lists are sorted by (partition, topic) in one sort keyed by member.
     Returns (kept pids grouped by member, their members, kept counts, under min, exactly min,
-    max slots used); the trimmed tails are recorded in ``maybe_revoked``.
+    max slots used); the trimmed tails are recorded in ``maybe_revoked``. ``sizes``: each
+    member's owned count; ``owned`` its owned pids, or ``None`` when ``owned_flat`` holds them.
     """
-    n_members = len(owned)
-    sizes = np.fromiter(map(len, owned), dtype=np.int64, count=n_members)
+    n_members = sizes.size
     over = np.zeros(0, dtype=np.int64)
     if expected_over:
         over = np.flatnonzero(sizes >= max_q)[:expected_over]
@@ -188,26 +195,33 @@ def _keep_owned(
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, counts, under_min, exactly_min, current_over
     index = ctx.index
-    sort_key = index.part_of * max(1, len(index.topics)) + index.topic_of
-    if owned_total >= 64 * n_members:
-        # long lists: one small sort per member beats one sort of everything
+    sort_key = index.partition_topic_key
+    long_lists = owned_total >= 64 * n_members
+    if long_lists:
+        # one small sort per member beats one sort of everything
+        if owned is None:
+            assert owned_flat is not None  # the other form of the owned lists
+            owned = split_by_sizes(owned_flat, sizes.tolist())
         flat = np.concatenate(
             [a[np.argsort(sort_key[a], kind="stable")] for a in owned if a.size]
         ).astype(np.int64, copy=False)
     else:
-        flat = (
-            owned_flat if owned_flat is not None else np.concatenate(list(filter(len, owned)))
-        ).astype(np.int64, copy=False)
-        if int(sizes.max()) > 1:
-            mem_all = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
-            span = max(index.count_list, default=1) * max(1, len(index.topics))  # > any key
-            if n_members * span < 2**62:
-                # one stable sort of (member, key) as one integer: several times faster than
-                # numpy's lexsort of the two columns
-                flat = flat[np.argsort(mem_all * span + sort_key[flat], kind="stable")]
-            else:
-                flat = flat[np.lexsort((sort_key[flat], mem_all))]
+        if owned_flat is None:
+            assert owned is not None
+            owned_flat = np.concatenate(list(filter(len, owned)))
+        flat = owned_flat.astype(np.int64, copy=False)
     mem = np.repeat(np.arange(n_members, dtype=np.int64), sizes)
+    if not long_lists and int(sizes.max()) > 1:
+        span = max(index.count_list, default=1) * max(1, len(index.topics))  # > any key
+        if n_members * span < 2**62:
+            # (member, key) as one integer: one stable sort several times faster than numpy's
+            # lexsort of the two columns, and none when the lists are sorted already (as the
+            # lists this builder hands out are, kept partitions first, while nothing was added)
+            keyed = mem * span + sort_key[flat]
+            if not bool((keyed[1:] >= keyed[:-1]).all()):
+                flat = flat[np.argsort(keyed, kind="stable")]
+        else:
+            flat = flat[np.lexsort((sort_key[flat], mem))]
     starts = np.cumsum(sizes) - sizes
     keep = np.arange(owned_total, dtype=np.int64) - starts[mem] < quota[mem]
     if keep.all():
@@ -248,7 +262,7 @@ def _keep_owned_loop(
             mine = np.asarray(keep, dtype=np.int64)
         if mine.size > 1:
             if sort_key is None:
-                sort_key = index.part_of * max(1, len(index.topics)) + index.topic_of
+                sort_key = index.partition_topic_key
             mine = mine[np.argsort(sort_key[mine], kind="stable")]
         if multi and mine.size:
             as_list = mine.tolist()

@@ -56,7 +56,9 @@ class PartitionIndex:
         self._topic_of: np.ndarray | None = None
         self._names_by_length: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
         self._part_of: np.ndarray | None = None
+        self._partition_topic_key: np.ndarray | None = None
         self._pid_of: dict[TopicPartition, int] | None = None
+        self._by_identity: tuple[np.ndarray, np.ndarray] | None = None
         self._flat_list: list[TopicPartition] | None = None
 
     @property
@@ -109,6 +111,14 @@ class PartitionIndex:
             self._part_of = np.arange(self.n, dtype=np.int64) - self.offsets[self.topic_of]
         return self._part_of
 
+    @property
+    def partition_topic_key(self) -> np.ndarray:
+        """pid -> its rank in (partition, topic position) order: the order of the constrained
+        builder's owned lists (KAFKA-16277)."""
+        if self._partition_topic_key is None:
+            self._partition_topic_key = self.part_of * max(1, len(self.topics)) + self.topic_of
+        return self._partition_topic_key
+
     def pids(self, partitions: Sequence[TopicPartition]) -> np.ndarray:
         """Ids of ``partitions``, in order, dropping any outside the index (vanished topics,
         partition numbers beyond the topic's count).
@@ -130,16 +140,29 @@ class PartitionIndex:
 
     def pids_of_many(self, lists: Sequence[Sequence[TopicPartition]]) -> list[np.ndarray]:
         """:meth:`pids` of every list, converted in one pass over all of them."""
+        batch = self.pids_flat(lists)
+        if batch is None:  # long lists: numpy's per-call cost is amortised
+            return [self.pids(x) for x in lists]
+        return cut_by_sizes(*batch)
+
+    def pids_flat(
+        self, lists: Sequence[Sequence[TopicPartition]]
+    ) -> tuple[np.ndarray, list[int]] | None:
+        """:meth:`pids_of_many`'s ids concatenated, and each list's count of them (items
+        outside the index dropped), without an array per list; ``None`` for long lists (64 and
+        more items per list on average), which :meth:`pids` converts one by one."""
         sizes = list(map(len, lists))
         total = sum(sizes)
         if not total or not self.topics:
-            return [_EMPTY] * len(lists)
-        if total >= 64 * len(lists):  # long lists: numpy's per-call cost is amortised
-            return [self.pids(x) for x in lists]
+            return _EMPTY, [0] * len(lists)
+        if total >= 64 * len(lists):
+            return None
         if self.n <= _LOOKUP_LIMIT:
-            found = self._pids_by_lookup(lists, sizes, total)
+            found = self._pids_by_identity(lists, total)
+            if found is None:
+                found = self._pids_by_lookup(lists, total)
             if found is not None:
-                return found
+                return found, sizes
         topics, numbers = zip(*itertools.chain.from_iterable(lists), strict=True)
         pos = np.fromiter(map(self.topic_pos.get, topics, repeat(-1)), dtype=np.int64, count=total)
         part = np.fromiter(numbers, dtype=np.int64, count=total)
@@ -151,12 +174,43 @@ class PartitionIndex:
             owner = np.repeat(np.arange(len(lists), dtype=np.int64), sizes)
             pids = pids[ok]
             sizes = np.bincount(owner[ok], minlength=len(lists)).tolist()
-        return _cut(pids, sizes)
+        return pids, sizes
+
+    def _pids_by_identity(
+        self, lists: Sequence[Sequence[TopicPartition]], total: int
+    ) -> np.ndarray | None:
+        """:meth:`pids_flat` when every item is one of this index's own partition objects
+        (:attr:`flat`): a member owns what an earlier call in this process handed out, the
+        shared tuples of ``partitions_of``. Such an item is found by its ``id``: the index
+        keeps its objects alive, so an item with one of their ids is that very object, and a
+        sorted array of the ids answers all items in one ``searchsorted``, where hashing a
+        ``(topic, partition)`` tuple per item costs several times more. ``None`` when some item
+        is another object (equal or not): :meth:`_pids_by_lookup` decides."""
+        if self._by_identity is None:
+            # CPython's ids are addresses, below 2**63; any other id fails the check below
+            ids = np.array(list(map(id, self.flat_list)), dtype=np.uint64).view(np.int64)
+            order = np.argsort(ids)
+            self._by_identity = (ids[order], order)
+        keys, pid_at = self._by_identity
+        items = itertools.chain.from_iterable(lists)
+        first = id(next(items))
+        at = int(np.searchsorted(keys, first)) if first < 2**63 else self.n
+        if at == self.n or int(keys[at]) != first:
+            return None  # the first item is not one of ours: the others usually are not either
+        try:
+            ids = np.array([first, *map(id, items)], dtype=np.int64)
+        except OverflowError:
+            return None
+        found = np.searchsorted(keys, ids)
+        np.minimum(found, self.n - 1, out=found)
+        if not np.array_equal(keys[found], ids):
+            return None
+        return pid_at[found]
 
     def _pids_by_lookup(
-        self, lists: Sequence[Sequence[TopicPartition]], sizes: list[int], total: int
-    ) -> list[np.ndarray] | None:
-        """:meth:`pids_of_many` by one dict lookup per partition (the partitions hash as
+        self, lists: Sequence[Sequence[TopicPartition]], total: int
+    ) -> np.ndarray | None:
+        """:meth:`pids_flat` by one dict lookup per partition (the partitions hash as
         tuples); ``None`` when some item is not a partition of the index (outside it, or
         malformed), so that the transposing path decides what to drop or reject."""
         if self._pid_of is None:
@@ -171,7 +225,7 @@ class PartitionIndex:
             return None
         if total and int(pids.min()) < 0:
             return None
-        return _cut(pids, sizes)
+        return pids
 
     def partition_lists(
         self,
@@ -213,6 +267,14 @@ class PartitionIndex:
                     map(slice, first.tolist(), stop.tolist(), step.tolist()),
                 )
             )
+        m = sizes.size
+        if m and flat.size < _STRIDED_MIN and flat.size == m * int(sizes[0]) and flat.size:
+            k = flat.size // m
+            if bool((sizes == k).all()):
+                # every member holds k partitions: the lists are the rows of one (m, k) table,
+                # put in the caller's order and turned into lists by numpy in C
+                table = flat.reshape(m, k)
+                return self.flat[table if order is None else table[order]].tolist()
         lists = self._partition_lists(flat, sizes, runs)
         return lists if order is None else list(map(lists.__getitem__, order.tolist()))
 
@@ -287,7 +349,7 @@ class PartitionIndex:
         return self.flat[arr].tolist()
 
 
-def _cut(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
+def cut_by_sizes(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
     """``flat`` cut into consecutive pieces of ``sizes`` (views; the shared empty array for an
     empty piece), by C-level maps rather than a Python loop: this runs for every member."""
     ends = list(itertools.accumulate(sizes))

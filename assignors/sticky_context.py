@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from itertools import repeat
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -18,9 +19,10 @@ import numpy as np
 from attrs import define
 
 from assignors.api import ClusterMetadata, Subscription
-from assignors.sticky_common_index import PartitionIndex
+from assignors.sticky_common_index import PartitionIndex, cut_by_sizes
 
 _RACK_ID = attrgetter("rack_id")
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
 class RackInfo:
@@ -87,6 +89,31 @@ class Claims(NamedTuple):
 
     pids: np.ndarray
     generation: int | None
+
+
+class ClaimBatch(NamedTuple):
+    """Every member's claims at once, members in context order: their partition ids one after
+    the other (``sizes[m]`` of them for member ``m``) and their generations. One array for the
+    group instead of one per member: the constrained builder reads the claims only as a whole,
+    and a thousand small arrays cost more than the ids in them."""
+
+    flat: np.ndarray
+    sizes: np.ndarray
+    generations: list[int | None]
+
+    @classmethod
+    def nothing(cls, n_members: int) -> ClaimBatch:
+        """A fresh group's: nobody claims anything, nobody has a generation."""
+        return cls(_EMPTY, np.zeros(n_members, dtype=np.int64), [None] * n_members)
+
+    def cut(self) -> list[Claims]:
+        """Per member its :class:`Claims` (views of :attr:`flat`)."""
+        n = len(self.generations)
+        if not self.flat.size and self.generations.count(None) == n:
+            return [Claims(_EMPTY, None)] * n  # one shared claim: a fresh group, at a glance
+        pieces = cut_by_sizes(self.flat, self.sizes.tolist())
+        # the tuples built in C (``Claims`` adds nothing to ``tuple.__new__``): one per member
+        return list(map(tuple.__new__, repeat(Claims), zip(pieces, self.generations, strict=True)))
 
 
 @define(slots=True)

@@ -23,6 +23,7 @@ removal, the same topic twice) stay on the step-replaying path of
 
 from __future__ import annotations
 
+import array
 import functools
 import itertools
 import operator
@@ -100,7 +101,7 @@ def group_subscriptions(
     first member.
 
     A member's candidate group is the first member with the same first topic object; it joins
-    that group when their topics compare equal as tuples (element by element, identical objects
+    that group when their topics compare equal as lists (element by element, identical objects
     first). The others, if any, are grouped by the ids of their topics."""
     count = len(subscriptions)
     if not count:
@@ -113,15 +114,19 @@ def group_subscriptions(
             range(count),
         )
     )
-    candidates = {f: tuple(subscriptions[f]) for f in by_first.values()}
-    same = list(map(operator.eq, map(tuple, subscriptions), map(candidates.__getitem__, firsts)))
+    # lists, not tuples: list() of a set view reads it without PyIter_Next and presizes, and
+    # each list is freed right after its comparison
+    candidates = {f: list(subscriptions[f]) for f in by_first.values()}
+    same = list(map(operator.eq, map(list, subscriptions), map(candidates.__getitem__, firsts)))
     if not all(same):
         by_key: dict[tuple[int, ...], int] = {}
         for i in itertools.compress(range(count), map(operator.not_, same)):
             firsts[i] = by_key.setdefault(tuple(map(id, subscriptions[i])), i)
     if len(candidates) == 1 and all(same):
         return np.zeros(count, dtype=np.int64), [0], [np.arange(count, dtype=np.int64)]
-    group_firsts, member_group = np.unique(np.array(firsts, dtype=np.int64), return_inverse=True)
+    # array.array reads the ints in C; np.array(list) would inspect each one
+    codes = np.frombuffer(array.array("q", firsts), dtype=np.int64)
+    group_firsts, member_group = np.unique(codes, return_inverse=True)
     by_group = np.argsort(member_group, kind="stable")
     cuts = np.cumsum(np.bincount(member_group, minlength=len(group_firsts)))[:-1]
     return member_group, group_firsts.tolist(), np.split(by_group, cuts)

@@ -205,6 +205,10 @@ def sort_member_ids(group_spec: GroupSpec) -> list[str]:
 
 
 def _subscriptions(group_spec: GroupSpec, member_ids: list[str]) -> list[AbstractSet[Uuid]]:
+    if isinstance(group_spec, GroupSpecImpl) and len(member_ids) > 1:
+        # one itemgetter call looks every member up in C
+        members = operator.itemgetter(*member_ids)(group_spec.members)
+        return list(map(_subscribed, members))
     if isinstance(group_spec, GroupSpecImpl):
         return list(map(_subscribed, map(group_spec.members.__getitem__, member_ids)))
     return [group_spec.member_subscription(m).subscribed_topic_ids for m in member_ids]
@@ -297,14 +301,19 @@ class RangeAssignor:
         subscribers: dict[tuple[int, ...], np.ndarray] = {}
         tables: list[_Topics] = []
         columns: list[list[np.ndarray]] = []
+        # each topic's subscribing groups and their member count, once per topic
+        signature_of = [tuple(groups) for groups in topic_groups]
+        subscribers_of = [
+            sizes[s[0]] if len(s) == 1 else sum(map(sizes.__getitem__, s)) for s in signature_of
+        ]
         for g, numbers in enumerate(group_topics):
             ordered = [numbers[i] for i in map_order([hashes[t] for t in numbers])]
-            signatures = [tuple(topic_groups[t]) for t in ordered]
+            signatures = [signature_of[t] for t in ordered]
             tables.append(
                 _Topics(
                     [topic_ids[t] for t in ordered],
                     [counts[t] for t in ordered],
-                    [sum(sizes[h] for h in s) for s in signatures],
+                    [subscribers_of[t] for t in ordered],
                 )
             )
             made: dict[tuple[int, ...], np.ndarray] = {}

@@ -1,8 +1,8 @@
 """The sticky assignors' two fast paths give exactly what the general code gives.
 
 * ``PartitionIndex.partition_lists`` turns a member's pids that step evenly forwards through
-  the index into one strided slice of the index's partition list; any other member's pids are
-  looked up one by one. Both must give the same partitions in the same order as a plain lookup.
+  the index into one strided slice of the index's partition list, and members holding equally
+  many partitions into the rows of one table; any other member's pids are looked up one by one. Both must give the same partitions in the same order as a plain lookup.
 * ``build_constrained`` deals a fresh group (nothing owned, no racks) as a table
   (``_deal_fresh``) instead of running Kafka's steps; the result, transfer map included, must be
   the steps' result, and groups with ownership or racks must still take the steps.
@@ -100,6 +100,22 @@ def test_partition_lists_from_runs_equal_plain_lookup(members: list[list[int]]) 
     order = np.arange(len(members), dtype=np.int64)[::-1].copy()
     assert INDEX.partition_lists(flat, size_arr, (first, step), order) == plain[::-1]
     assert INDEX.partition_lists(flat, size_arr, None, order) == plain[::-1]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.integers(1, 6), st.integers(1, 4), st.randoms(use_true_random=False))
+def test_equal_sized_lists_are_cut_as_one_table(m: int, k: int, rnd) -> None:
+    """Every member holding ``k`` partitions (any ids, any caller order): the rows of one table,
+    the same lists as the plain lookup, each a list of its own."""
+    flat = np.array(rnd.sample(range(INDEX.n), m * k), dtype=np.int64)
+    sizes = np.full(m, k, dtype=np.int64)
+    order = np.array(rnd.sample(range(m), m), dtype=np.int64)
+    plain = _plain(INDEX, flat, sizes.tolist())
+    got = INDEX.partition_lists(flat, sizes, None, order)
+    assert got == [plain[i] for i in order.tolist()]
+    assert all(type(x) is list for x in got)
+    assert len({id(x) for x in got}) == m
+    assert INDEX.partition_lists(flat, sizes) == plain
 
 
 @pytest.mark.parametrize(

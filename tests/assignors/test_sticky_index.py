@@ -1,9 +1,9 @@
-"""Owned partitions -> partition ids: the dict-lookup path equals the transposing path.
+"""Owned partitions -> partition ids: the identity and dict-lookup paths equal the transposing path.
 
-``PartitionIndex.pids_of_many`` looks every owned partition up in a ``TopicPartition -> id`` dict
-when the index is small, and falls back to transposing the tuples (``pids``' way) when something
-is not a partition of the index. Both must give the same ids in the same order, drop the same
-items and reject the same malformed input.
+``PartitionIndex.pids_of_many`` finds the index's own partition objects by identity, looks other
+owned partitions up in a ``TopicPartition -> id`` dict when the index is small, and falls back to
+transposing the tuples (``pids``' way) when something is not a partition of the index. All must
+give the same ids in the same order, drop the same items and reject the same malformed input.
 """
 
 from __future__ import annotations
@@ -61,6 +61,33 @@ def test_lookup_path_runs_and_the_limit_turns_it_off(monkeypatch: pytest.MonkeyP
     index = PartitionIndex(COUNTS)
     assert [list(a) for a in index.pids_of_many(lists)] == [[8, 0], [], [3]]
     assert index._pid_of is None
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    st.lists(st.lists(st.tuples(st.integers(0, 8), st.booleans()), max_size=4), max_size=6),
+)
+def test_identity_path_equals_transposing_path(lists: list[list[tuple[int, bool]]]) -> None:
+    """Owned partitions that are the index's own objects (what an earlier call handed out) are
+    found by identity; equal copies, alone or mixed in, take the other paths: the same ids."""
+    index = PartitionIndex(COUNTS)
+    ours = index.flat_list
+    items = [[ours[p] if own else TopicPartition(*ours[p]) for p, own in x] for x in lists]
+    assert _by_many(index, items) == _by_transposing(index, items)
+    flat = [it for x in lists for it in x]
+    answered = index._by_identity is not None and index._pid_of is None
+    assert answered == (bool(flat) and all(own for _, own in flat))
+
+
+def test_identity_path_answers_the_index_own_partitions() -> None:
+    index = PartitionIndex(COUNTS)
+    ours = index.flat_list
+    lists = [[ours[8], ours[0]], [], [ours[3], ours[4]]]
+    assert [list(a) for a in index.pids_of_many(lists)] == [[8, 0], [], [3, 4]]
+    assert index._pid_of is None  # no dict needed
+    copies = [[TopicPartition(*tp) for tp in x] for x in lists]
+    assert [list(a) for a in index.pids_of_many(copies)] == [[8, 0], [], [3, 4]]
+    assert index._pid_of is not None  # the copies were looked up by value
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)

@@ -13,7 +13,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignors.api import Subscription, TopicPartition
+from assignors.api import Subscription, TopicPartition, partitions_of
 from assignors.cooperative_sticky import CooperativeStickyAssignor
 from assignors.sticky import StickyAssignor
 from assignors.sticky_common_general import _waterfill
@@ -59,20 +59,30 @@ def _eager_subs(members):
     }
 
 
-def _coop_subs(members):
+def _coop_subs(members, counts=None):
+    """``counts`` given: owned partitions as the shared objects of ``partitions_of`` (those an
+    earlier call handed out, found by identity), not equal copies."""
+
+    def owned(o):
+        return (
+            o
+            if counts is None
+            else [partitions_of(tp.topic, counts[tp.topic])[tp.partition] for tp in o]
+        )
+
     return {
-        m: Subscription(t, owned_partitions=o, generation_id=g if g is not None else -1)
+        m: Subscription(t, owned_partitions=owned(o), generation_id=g if g is not None else -1)
         for m, (t, o, g) in members.items()
     }
 
 
 @SETTINGS
-@given(groups_with_history(), st.booleans())
-def test_fast_builders_equal_literal_port(scenario, cooperative: bool) -> None:
+@given(groups_with_history(), st.booleans(), st.booleans())
+def test_fast_builders_equal_literal_port(scenario, cooperative: bool, shared: bool) -> None:
     counts, members = scenario
     if cooperative:
         subs, ours, ref = (
-            _coop_subs(members),
+            _coop_subs(members, counts if shared else None),
             CooperativeStickyAssignor(),
             ReferenceSticky(cooperative_claims),
         )

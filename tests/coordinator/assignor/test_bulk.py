@@ -35,6 +35,7 @@ from coordinator.assignor.bulk import (
     build_fresh_maps,
     fresh_map_capacities,
     fresh_map_capacity,
+    group_subscriptions,
     partition_objects,
     uuid_spread_hashes,
 )
@@ -390,3 +391,41 @@ def test_a_subscription_is_kept_while_its_content_is_the_same():
     assert changed.ids == [*TOPIC_IDS[:3], TOPIC_IDS[5]]
     assert changed.subscribed == frozenset(changed.ids)
     assert changed.order == uuid_order(changed.ids, copy_capacity(4))
+
+
+_POOL = [topic_id_for(f"t{i}") for i in range(5)]
+#: a subscription: topics from the pool by index; a negative index is an equal copy of that
+#: topic (another object), so that grouping by object ids and by value differ
+subscription_rows = st.lists(
+    st.lists(st.integers(-5, 4), max_size=4, unique_by=lambda i: i if i >= 0 else -1 - i),
+    min_size=1,
+    max_size=12,
+)
+
+
+def _copy(topic_id: Uuid) -> Uuid:
+    return Uuid(topic_id.most_significant_bits, topic_id.least_significant_bits)
+
+
+@SETTINGS
+@given(subscription_rows, st.sampled_from([tuple, list, "keys"]))
+def test_group_subscriptions_groups_equal_sequences(rows, kind):
+    """Every member's group holds its own sequence of topics (by value, in order), groups are
+    numbered by their first member, and members with the very same topic objects in the same
+    order share a group: the one-comparison path and the one-by-one path agree with that."""
+    topics = [[_POOL[i] if i >= 0 else _copy(_POOL[-1 - i]) for i in r] for r in rows]
+    subscriptions = [
+        dict.fromkeys(t).keys() if kind == "keys" else kind(t)  # type: ignore[operator]
+        for t in topics
+    ]
+    member_group, firsts, members = group_subscriptions(subscriptions)
+    assert firsts == sorted(firsts)
+    for g, (first, positions) in enumerate(zip(firsts, members, strict=True)):
+        assert positions.tolist() == sorted(positions.tolist())
+        assert positions[0] == first
+        for i in positions.tolist():
+            assert member_group[i] == g
+            assert list(subscriptions[i]) == list(subscriptions[first])
+    by_objects: dict[tuple[int, ...], int] = {}
+    for i, t in enumerate(topics):
+        assert member_group[i] == member_group[by_objects.setdefault(tuple(map(id, t)), i)]
