@@ -19,7 +19,8 @@ from assignors.sticky import (
     _same_layout_claims,
     _small_claims,
 )
-from assignors.sticky_common_index import partition_index
+from assignors.sticky_common_index import PartitionIndex, partition_index
+from assignors.sticky_context import Claims
 from assignors.sticky_user_data import (
     DEFAULT_GENERATION,
     decode_cooperative_user_data,
@@ -168,6 +169,18 @@ def test_table_grows_lazily_under_compute_if_absent() -> None:
 _BATCH_INDEX = {"t0": 4, "t1": 6, "t2": 1, "zz": 3, "päy": 2}
 
 
+def _same_as_one_by_one(claims: Claims | None, raw: bytes, index: PartitionIndex) -> bool:
+    """Assert that a batch decoder's ``claims`` for ``raw`` are the one-member decoder's
+    (``None`` where it declines); True when there were claims to compare."""
+    one = _small_claims(raw, index)
+    assert (claims is None) == (one is None)
+    if claims is None:
+        return False
+    assert claims.generation == one.generation
+    assert claims.pids.tolist() == one.pids.tolist()
+    return True
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(
     st.lists(
@@ -199,12 +212,8 @@ def test_plain_python_batch_equals_numpy_batch_and_reference(members) -> None:
     plain = _python_batch_claims(raws, index)
     numpy_batch = _batch_claims(raws, index)
     for raw, got, other in zip(raws, plain, numpy_batch, strict=True):
-        one = _small_claims(raw, index)
-        assert (got is None) == (one is None)
-        if got is None:
+        if not _same_as_one_by_one(got, raw, index):
             continue
-        assert got.generation == one.generation
-        assert got.pids.tolist() == one.pids.tolist()
         if other is not None:
             assert (other.generation, other.pids.tolist()) == (got.generation, got.pids.tolist())
         decoded, gen = decode_sticky_user_data(raw)
@@ -316,12 +325,7 @@ def test_grouped_batch_equals_one_by_one(members) -> None:
         raws.append(data)
     got = _grouped_claims(raws, index)
     for raw, claims in zip(raws, got, strict=True):
-        one = _small_claims(raw, index)
-        assert (claims is None) == (one is None)
-        if claims is None:
-            continue
-        assert claims.generation == one.generation
-        assert claims.pids.tolist() == one.pids.tolist()
+        _same_as_one_by_one(claims, raw, index)
 
 
 def test_grouped_batch_reads_a_shared_layout_with_other_names() -> None:

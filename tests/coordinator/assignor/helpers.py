@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
+
+from hypothesis import settings
 
 from coordinator.assignor import (
     GroupAssignment,
@@ -14,6 +17,11 @@ from coordinator.assignor import (
 )
 from coordinator.assignor.ordering import assignment_from_record
 from coordinator.kafka_uuid import Uuid, topic_id_for
+
+#: the property tests' bound (GROUPSIM_HYPOTHESIS_EXAMPLES raises it for a long run)
+SETTINGS = settings(
+    max_examples=int(os.environ.get("GROUPSIM_HYPOTHESIS_EXAMPLES", "40")), deadline=None
+)
 
 HOMOGENEOUS = SubscriptionType.HOMOGENEOUS
 HETEROGENEOUS = SubscriptionType.HETEROGENEOUS

@@ -17,12 +17,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import ValuesView
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from coordinator.assignor import (
@@ -47,7 +46,7 @@ from coordinator.assignor.uniform import UniformAssignor
 from coordinator.java import copy_capacity
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
-from .helpers import describer, inverted
+from .helpers import SETTINGS, describer, inverted
 from .test_properties import JavaHashMapSim, groups
 
 
@@ -61,9 +60,6 @@ def _bulk_for_every_batch():
     uniform_homogeneous.SMALL_BATCH, uniform_heterogeneous.SMALL_BATCH = saved
 
 
-SETTINGS = settings(
-    max_examples=int(os.environ.get("GROUPSIM_HYPOTHESIS_EXAMPLES", "40")), deadline=None
-)
 TOPIC_IDS = [topic_id_for(f"bulk{i}") for i in range(12)]
 
 

@@ -12,9 +12,7 @@
 
 from __future__ import annotations
 
-import os
-
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from coordinator.assignor import (
@@ -28,11 +26,8 @@ from coordinator.assignor.uniform import UniformAssignor
 from coordinator.java import sized_capacity, spread
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
-from .helpers import describer, inverted, mk_assignment
+from .helpers import SETTINGS, describer, inverted, mk_assignment
 
-SETTINGS = settings(
-    max_examples=int(os.environ.get("GROUPSIM_HYPOTHESIS_EXAMPLES", "40")), deadline=None
-)
 TOPICS = [topic_id_for(f"p{i}") for i in range(6)]
 
 

@@ -17,11 +17,10 @@ decides), static members, topics of 0 partitions and groups larger than any topi
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from coordinator.assignor import (
@@ -34,12 +33,9 @@ from coordinator.assignor.sets import RangeSet, uuid_hashcode
 from coordinator.java import java_string_key, spread
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
-from .helpers import describer
+from .helpers import SETTINGS, describer
 from .test_properties import JavaHashMapSim
 
-SETTINGS = settings(
-    max_examples=int(os.environ.get("GROUPSIM_HYPOTHESIS_EXAMPLES", "40")), deadline=None
-)
 # Uuid(a, b) and Uuid(b, a) have the same hashCode ((msb ^ lsb) folded): same bucket.
 TOPICS = [
     topic_id_for("m0"),

@@ -10,9 +10,7 @@ overlapping subscriptions, read member by member in iteration order (Hypothesis,
 
 from __future__ import annotations
 
-import os
-
-from hypothesis import given, settings
+from hypothesis import given
 
 from coordinator.assignor import uniform_heterogeneous
 from coordinator.assignor.sets import OrderedPartitions
@@ -23,12 +21,8 @@ from coordinator.assignor.uniform_heterogeneous import (
     _singles,
 )
 
-from .helpers import describer
+from .helpers import SETTINGS, describer
 from .test_properties import groups
-
-SETTINGS = settings(
-    max_examples=int(os.environ.get("GROUPSIM_HYPOTHESIS_EXAMPLES", "40")), deadline=None
-)
 
 
 class _LiteralBalance(_Builder):

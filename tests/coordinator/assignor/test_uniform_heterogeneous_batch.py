@@ -10,10 +10,9 @@ over three rounds (Hypothesis, bounded)."""
 
 from __future__ import annotations
 
-import os
 from unittest import mock
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from coordinator.assignor import (
@@ -25,11 +24,8 @@ from coordinator.assignor import (
 from coordinator.assignor.uniform_heterogeneous import build_heterogeneous
 from coordinator.kafka_uuid import Uuid, topic_id_for
 
-from .helpers import describer
+from .helpers import SETTINGS, describer
 
-SETTINGS = settings(
-    max_examples=int(os.environ.get("GROUPSIM_HYPOTHESIS_EXAMPLES", "40")), deadline=None
-)
 TOPICS = [topic_id_for(f"b{i}") for i in range(5)]
 
 
