@@ -15,9 +15,9 @@ Java: tools/server-assignor-bench/build.sh compiles Kafka's assignors from a git
 apache/kafka into ~/.cache/groupsim (nothing from Kafka is committed) and ServerAssignorBench
 runs each case in one JVM: warm-up, then timed ``assign()`` calls. Python: one warm-up call, then
 timed calls in this process. Times are process CPU time per call (Java: every JVM thread, GC and JIT
-included; Python: ``time.process_time``), averaged over a batch of calls lasting about a second
-(the JVM's process clock ticks in 10 ms steps), so other tenants of a shared machine do not
-count. "ratio" is Python / Java (below 1: Python is faster). This is what Kafka's JMH benchmark
+included; Python: ``time.process_time``), so other tenants of a shared machine do not count: the
+median of five batches of calls lasting about 0.2 s each, the same on both sides
+(:mod:`bench.timing`; the JVM's process clock ticks in 10 ms steps, so single calls are not timed). "ratio" is Python / Java (below 1: Python is faster). This is what Kafka's JMH benchmark
 times: ``assign()``. "+read" also reads every partition of the result once, in iteration order
 (what the coordinator does next when it writes the target-assignment records); groupsim's range
 and uniform results build their maps on first read, so that column is the fair one for the whole
@@ -36,13 +36,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from attrs import frozen
 
+from bench.timing import median_batch_ms
 from coordinator.assignor import (
     GroupAssignment,
     GroupSpecImpl,
@@ -231,29 +231,22 @@ def digest(result: GroupAssignment) -> str:
 
 def time_python(case: Case, seconds: float) -> tuple[float, float, float, str]:
     """(CPU ms per ``assign`` call, CPU ms per assign + read of every partition, CPU ms of the read
-    loop alone over plain lists, digest): means
-    over batches of calls lasting ``seconds`` (at least 3 calls), after one warm-up call."""
+    loop alone over plain lists, digest): medians of batches (:mod:`bench.timing`) after one
+    warm-up call."""
     spec, describer = Inputs(case).python_spec()
     assignor = get_assignor(case.assignor)
     result = assignor.assign(spec, describer)  # warm-up
-    calls = 0
-    deadline = time.perf_counter() + seconds
-    start = time.process_time()
-    while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
-        result = assignor.assign(spec, describer)
-        calls += 1
-    per_call = (time.process_time() - start) * 1e3 / calls
-    reads = 0
-    sink = 0
-    deadline = time.perf_counter() + seconds
-    start = time.process_time()
-    while reads < 3 or (time.perf_counter() < deadline and reads < 1000):
+    per_call = median_batch_ms(lambda: assignor.assign(spec, describer), seconds)
+
+    def assign_and_read() -> int:
+        sink = 0
         for assignment in assignor.assign(spec, describer).members.values():
             for partitions in assignment.partitions.values():
                 for p in partitions:
                     sink += p
-        reads += 1
-    per_read = (time.process_time() - start) * 1e3 / reads
+        return sink
+
+    per_read = median_batch_ms(assign_and_read, seconds)
     return per_call, per_read, _read_loop_floor(result, seconds), digest(result)
 
 
@@ -265,17 +258,16 @@ def _read_loop_floor(result: GroupAssignment, seconds: float) -> float:
         member_id: {topic_id: list(partitions) for topic_id, partitions in a.partitions.items()}
         for member_id, a in result.members.items()
     }
-    loops = 0
-    sink = 0
-    deadline = time.perf_counter() + seconds / 2
-    start = time.process_time()
-    while loops < 3 or (time.perf_counter() < deadline and loops < 1000):
+
+    def loop() -> int:
+        sink = 0
         for topics in plain.values():
             for partitions in topics.values():
                 for p in partitions:
                     sink += p
-        loops += 1
-    return (time.process_time() - start) * 1e3 / loops
+        return sink
+
+    return median_batch_ms(loop, seconds / 2)
 
 
 def java_classpath() -> tuple[str | None, str]:

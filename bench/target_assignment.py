@@ -19,9 +19,10 @@ its generated records and metadata image); without one the Java column says why.
 ``coordinator.target_assignment.build_target_assignment`` on the same inputs, with the group's
 ``MemberSpecs`` kept between builds as ``ConsumerGroupManager`` keeps them (the timed builds
 repeat one build, so every member's spec is reused); "py cold" is the same build with a fresh
-``MemberSpecs`` each time (every spec made again). Both: process CPU ms per call, averaged over
-about a second of calls (``--seconds``) after a warm-up (Java: as long again, so that JIT
-compilation mostly falls before the timed calls; on a loaded machine a longer run helps).
+``MemberSpecs`` each time (every spec made again). Both: process CPU ms per call, the median of
+five batches of calls over about a second (``--seconds``; :mod:`bench.timing`) after a warm-up
+(Java: as long again, so that JIT compilation mostly falls before the timed calls; on a loaded
+machine a longer run helps).
 "ratio" is Python / Java (below 1: Python is faster). "exact" compares order-free CRC32 digests
 of the new target assignment and the record counts. ``--split`` adds "assignor ms": the uniform
 assignor alone as a kept-specs build runs it (``assign()`` on the group spec the build hands it,
@@ -37,12 +38,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 import zlib
 from pathlib import Path
 from typing import Any
 
 from bench.server_assignors import Case, Inputs, _ordered_set
+from bench.timing import median_batch_ms
 from coordinator.assignor import (
     ConsumerGroupPartitionAssignor,
     GroupAssignment,
@@ -180,15 +181,15 @@ def digest(result: TargetAssignmentResult) -> str:
 
 
 def time_python(setup: Setup, seconds: float, cold: bool = False) -> tuple[float, str, int]:
-    """(CPU ms per ``build``, digest, record count), after one warm-up call."""
-    result = setup.build(cold)
-    calls = 0
-    deadline = time.perf_counter() + seconds
-    start = time.process_time()
-    while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
-        result = setup.build(cold)
-        calls += 1
-    per_call = (time.process_time() - start) * 1e3 / calls
+    """(CPU ms per ``build``, digest, record count): the median of batches (:mod:`bench.timing`)
+    after one warm-up call."""
+    results = [setup.build(cold)]
+
+    def build() -> None:
+        results[0] = setup.build(cold)
+
+    per_call = median_batch_ms(build, seconds)
+    result = results[0]
     return per_call, digest(result), len(result.changed_members) + 1
 
 
@@ -213,17 +214,15 @@ def time_assignor(setup: Setup, seconds: float) -> float:
     setup.build(assignor=capture)
     spec, describer = capture.calls[-1]
     assignor = get_assignor("uniform")
-    calls = 0
-    deadline = time.perf_counter() + seconds
-    start = time.process_time()
-    while calls < 3 or (time.perf_counter() < deadline and calls < 1000):
+
+    def assign_and_read() -> None:
         gc.disable()
         try:
             list(assignor.assign(spec, describer).members.values())
         finally:
             gc.enable()
-        calls += 1
-    return (time.process_time() - start) * 1e3 / calls
+
+    return median_batch_ms(assign_and_read, seconds)
 
 
 def java_classpath() -> tuple[str | None, str]:

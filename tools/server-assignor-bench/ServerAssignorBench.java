@@ -106,6 +106,27 @@ public class ServerAssignorBench {
 
     static long cpu() { return OS.getProcessCpuTime(); }
 
+    static final int BATCHES = 5;
+    static final int MAX_CALLS = 100_000;
+
+    // CPU ms per call: the median over BATCHES batches of the batch's process CPU time divided by
+    // its calls; each batch lasts about seconds / BATCHES and makes at least minIters calls.
+    static double medianBatchMs(int minIters, double seconds, Runnable call) {
+        double[] means = new double[BATCHES];
+        for (int b = 0; b < BATCHES; b++) {
+            int calls = 0;
+            long cpu0 = cpu();
+            long deadline = System.nanoTime() + (long) (seconds / BATCHES * 1e9);
+            while (calls < minIters || (System.nanoTime() < deadline && calls < MAX_CALLS)) {
+                call.run();
+                calls++;
+            }
+            means[b] = (cpu() - cpu0) / 1e6 / calls;
+        }
+        java.util.Arrays.sort(means);
+        return means[BATCHES / 2];
+    }
+
     static Optional<String> rack(String r) { return r.equals("-") ? Optional.empty() : Optional.of(r); }
 
     static String digest(GroupAssignment a) {
@@ -185,44 +206,40 @@ public class ServerAssignorBench {
                 updated.put("newMember", newMember);
                 spec = new Spec(updated, type, inverted);
             }
-            // Warm-up (JIT) for half the budget, then batches: process CPU time over a batch
-            // divided by its calls (the process CPU clock ticks in 10 ms steps, so single calls
-            // cannot be timed with it). Also the fastest single call by the wall clock.
-            long warmEnd = System.nanoTime() + (long) (seconds * 0.5e9);
+            // Warm-up (JIT) for the whole budget, then BATCHES batches of budget / BATCHES each:
+            // process CPU time over a batch divided by its calls (the process CPU clock ticks in
+            // 10 ms steps, so single calls cannot be timed with it); the median batch is reported,
+            // so a batch that met a JIT compilation or a full GC does not decide the number.
+            // Also the fastest single call by the wall clock.
+            final Spec timedSpec = spec;
+            long warmEnd = System.nanoTime() + (long) (seconds * 1e9);
             int warm = 0;
-            while (warm < minIters || (System.nanoTime() < warmEnd && warm < 1000)) {
+            while (warm < minIters || (System.nanoTime() < warmEnd && warm < MAX_CALLS)) {
                 assignor.assign(spec, describer);
                 warm++;
             }
-            GroupAssignment result = null;
-            int iters = 0;
-            double wallMin = Double.MAX_VALUE;
-            long cpu0 = cpu();
-            long deadline = System.nanoTime() + (long) (seconds * 1e9);
-            while (iters < minIters || (System.nanoTime() < deadline && iters < 1000)) {
+            final GroupAssignment[] last = new GroupAssignment[1];
+            final double[] wallMin = {Double.MAX_VALUE};
+            int[] iters = {0};
+            double cpuMedian = medianBatchMs(minIters, seconds, () -> {
                 long t0 = System.nanoTime();
-                result = assignor.assign(spec, describer);
-                wallMin = Math.min(wallMin, (System.nanoTime() - t0) / 1e6);
-                iters++;
-            }
-            double cpuMean = (cpu() - cpu0) / 1e6 / iters;
+                last[0] = assignor.assign(timedSpec, describer);
+                wallMin[0] = Math.min(wallMin[0], (System.nanoTime() - t0) / 1e6);
+                iters[0]++;
+            });
+            GroupAssignment result = last[0];
             // assign() and then one read of every partition in iteration order, as the
             // coordinator's TargetAssignmentBuilder does when it writes the records.
-            int readIters = 0;
-            long sink = 0;
-            long cpu1 = cpu();
-            long readDeadline = System.nanoTime() + (long) (seconds * 1e9);
-            while (readIters < minIters || (System.nanoTime() < readDeadline && readIters < 1000)) {
-                GroupAssignment r = assignor.assign(spec, describer);
+            long[] sink = {0};
+            double readMedian = medianBatchMs(minIters, seconds, () -> {
+                GroupAssignment r = assignor.assign(timedSpec, describer);
                 for (MemberAssignment ma : r.members().values())
                     for (Set<Integer> ps : ma.partitions().values())
-                        for (int p : ps) sink += p;
-                readIters++;
-            }
-            double readMean = (cpu() - cpu1) / 1e6 / readIters;
-            if (sink == -1) System.out.print("");
-            System.out.println("{\"label\":\"" + label + "\",\"cpu_ms\":" + cpuMean + ",\"wall_min_ms\":" + wallMin
-                + ",\"read_ms\":" + readMean + ",\"iters\":" + iters + ",\"warmup\":" + warm + ",\"digest\":\"" + digest(result) + "\"}");
+                        for (int p : ps) sink[0] += p;
+            });
+            if (sink[0] == -1) System.out.print("");
+            System.out.println("{\"label\":\"" + label + "\",\"cpu_ms\":" + cpuMedian + ",\"wall_min_ms\":" + wallMin[0]
+                + ",\"read_ms\":" + readMedian + ",\"iters\":" + iters[0] + ",\"warmup\":" + warm + ",\"digest\":\"" + digest(result) + "\"}");
             System.out.flush();
         }
     }

@@ -5,7 +5,7 @@
 // buckets, an initial target from the UniformAssignor, then "newMember" subscribed to every topic
 // added with addOrUpdateMember), except that topic ids come from stdin (deterministic, the same as
 // groupsim's) instead of Uuid.randomUuid(). It times build() after a warm-up (process CPU time, all
-// JVM threads) and prints one JSON line per case with an order-free CRC32 digest of the new target
+// JVM threads; the median of five batches) and prints one JSON line per case with an order-free CRC32 digest of the new target
 // assignment and the number of records.
 //
 // stdin, per case:
@@ -54,6 +54,8 @@ public class TargetAssignmentBench {
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     static long cpu() { return OS.getProcessCpuTime(); }
+
+    static final int BATCHES = 5;
 
     // Order-free: members sorted, topics sorted by id, partitions ascending.
     static String digest(Map<String, MemberAssignment> target) {
@@ -162,14 +164,23 @@ public class TargetAssignmentBench {
             TargetAssignmentBuilder.TargetAssignmentResult result = builder.build();
             long warmEnd = System.nanoTime() + (long) (seconds * 1e9);
             while (System.nanoTime() < warmEnd) result = builder.build();
+            // BATCHES batches of seconds / BATCHES each, the median batch's CPU ms per call, as
+            // bench/timing.py does on the Python side.
             int calls = 0;
-            long end = System.nanoTime() + (long) (seconds * 1e9);
-            long start = cpu();
-            while (calls < minIters || (System.nanoTime() < end && calls < 100000)) {
-                result = builder.build();
-                calls++;
+            double[] means = new double[BATCHES];
+            for (int b = 0; b < BATCHES; b++) {
+                int batchCalls = 0;
+                long end = System.nanoTime() + (long) (seconds / BATCHES * 1e9);
+                long start = cpu();
+                while (batchCalls < minIters || (System.nanoTime() < end && batchCalls < 100000)) {
+                    result = builder.build();
+                    batchCalls++;
+                }
+                means[b] = (cpu() - start) / 1e6 / batchCalls;
+                calls += batchCalls;
             }
-            double ms = (cpu() - start) / 1e6 / calls;
+            Arrays.sort(means);
+            double ms = means[BATCHES / 2];
             System.out.println("{\"label\":\"" + label + "\",\"cpu_ms\":" + ms + ",\"calls\":" + calls
                 + ",\"records\":" + result.records().size() + ",\"digest\":\"" + digest(result.targetAssignment()) + "\"}");
             System.out.flush();

@@ -1,0 +1,44 @@
+"""bench.timing: the median batch, so one slow batch does not decide a same-run comparison."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bench import timing
+
+
+def _burn(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_one_slow_batch_does_not_decide_the_number() -> None:
+    calls = [0]
+
+    def call() -> None:
+        calls[0] += 1
+        _burn(0.08 if calls[0] == 1 else 0.0002)  # the first batch meets one 80 ms stall
+
+    ms = timing.median_batch_ms(call, seconds=0.05, min_calls=3)
+    assert calls[0] >= timing.BATCHES * 3
+    # the stalled batch's mean is above 80/3 ms; the median is a quiet batch's, about 0.2 ms
+    assert 0.15 < ms < 5
+
+
+def test_every_batch_makes_at_least_min_calls() -> None:
+    calls = [0]
+
+    def call() -> None:
+        calls[0] += 1
+
+    timing.median_batch_ms(call, seconds=1e-9, min_calls=4)
+    assert calls[0] == timing.BATCHES * 4
+
+
+@pytest.mark.parametrize(("seconds", "min_calls"), [(0.0, 3), (-1.0, 3), (0.1, 0)])
+def test_bad_budget_is_refused(seconds: float, min_calls: int) -> None:
+    with pytest.raises(ValueError, match="need seconds > 0"):
+        timing.median_batch_ms(lambda: None, seconds, min_calls)
