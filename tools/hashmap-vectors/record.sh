@@ -1,0 +1,16 @@
+#!/bin/sh
+# Re-records tests/coordinator/data/hashmap_vectors.txt from the JVM on the path (OpenJDK 17, the
+# version the docs cite): compiles HashMapVectors.java into a temporary directory and runs it.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT="$HERE/../../tests/coordinator/data/hashmap_vectors.txt"
+command -v javac >/dev/null || { echo "no javac (install openjdk-17-jdk-headless)" >&2; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+javac -d "$TMP" "$HERE/HashMapVectors.java"
+{
+  echo "# java.util.HashMap iteration orders, recorded by tools/hashmap-vectors/record.sh"
+  java -version 2>&1 | head -1 | sed 's/^/# /'
+  java -cp "$TMP" HashMapVectors
+} > "$OUT"
+echo "wrote $OUT ($(wc -c < "$OUT") bytes)"
