@@ -177,6 +177,11 @@ class JavaHashMap(Generic[K]):
                 self._treeify_bin(h)
         self._nodes[key] = node
 
+    def touch(self) -> None:
+        """The resize check of a ``computeIfAbsent`` call whose key is present."""
+        if len(self._nodes) > self._threshold or not self._table:
+            self._resize()
+
     def remove(self, key: K) -> None:
         """``HashMap.remove``: the table never shrinks."""
         node = self._nodes.pop(key, None)

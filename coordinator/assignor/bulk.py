@@ -34,6 +34,8 @@ from types import MappingProxyType
 import numpy as np
 
 from coordinator.assignor.sets import AssignmentMap, OrderedPartitions, uuid_hashcode
+from coordinator.assignor.treeify import TREE_RISK, grouped_inserts_may_treeify
+from coordinator.java_hashmap import int_set_order, uuid_hashmap
 from coordinator.kafka_uuid import Uuid
 
 #: Below this many members a batch costs more in fixed numpy calls than the per-member path.
@@ -176,6 +178,10 @@ def build_fresh_maps(
         if not grow.any():
             break
         caps[grow] <<= 1
+    risky = _risky_members(
+        members, topics, set_capacities, counts, partitions, member_count, topic_hashes
+    )
+    inserted = partitions
     if len(partitions):
         entry_of = np.repeat(np.arange(entries, dtype=np.int64), counts)
         buckets = _spread(partitions) & (caps - 1)[entry_of]
@@ -217,23 +223,87 @@ def build_fresh_maps(
         (keys_per_member == 1).all()
     ):  # one topic each: copy a one-key template (no Uuid hashing)
         templates = [dict.fromkeys((t,)) for t in topic_ids]
-        return list(
+        maps: list[AssignmentMap] = list(
             map(AssignmentMap.fromkeys, map(templates.__getitem__, topic_list), sets)  # type: ignore[arg-type]
         )
-    keys = list(map(topic_ids.__getitem__, topic_list))
-    first = member_bounds[:-1].tolist()
-    end = member_bounds[1:].tolist()
-    slices = list(map(slice, first, end))
-    return list(
-        map(
-            AssignmentMap,
+    else:
+        keys = list(map(topic_ids.__getitem__, topic_list))
+        first = member_bounds[:-1].tolist()
+        end = member_bounds[1:].tolist()
+        slices = list(map(slice, first, end))
+        maps = list(
             map(
-                zip,
-                map(keys.__getitem__, slices),
-                map(sets.__getitem__, slices),
-            ),
+                AssignmentMap,
+                map(
+                    zip,
+                    map(keys.__getitem__, slices),
+                    map(sets.__getitem__, slices),
+                ),
+            )
         )
-    )
+    for member in risky:
+        entry_range = range(int(member_bounds[member]), int(member_bounds[member + 1]))
+        maps[member] = _exact_fresh_map(
+            [
+                (
+                    topic_ids[int(topics[e])],
+                    int(set_capacities[e]),
+                    int(counts[e]),
+                    inserted[int(bounds[e]) : int(bounds[e + 1])].tolist(),
+                )
+                for e in entry_range
+            ]
+        )
+    return maps
+
+
+def _risky_members(
+    members: np.ndarray,
+    topics: np.ndarray,
+    set_capacities: np.ndarray,
+    counts: np.ndarray,
+    partitions: np.ndarray,
+    member_count: int,
+    topic_hashes: np.ndarray,
+) -> list[int]:
+    """The members of a :func:`build_fresh_maps` batch whose map or one of whose sets may get
+    a tree bin (:mod:`coordinator.assignor.treeify`): a set of consecutive partitions never
+    does, a map needs 8 topics."""
+    risky = np.zeros(member_count, dtype=bool)
+    if len(partitions) > 1:
+        # sets that are not runs of consecutive partitions
+        entry_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        jumps = np.flatnonzero(np.diff(partitions) != 1) + 1  # p[i] != p[i - 1] + 1
+        jumps = jumps[entry_of[jumps] == entry_of[jumps - 1]]  # inside one set
+        candidates = np.zeros(len(counts), dtype=bool)
+        candidates[entry_of[jumps]] = True
+        candidates &= counts >= TREE_RISK
+        if candidates.any():
+            sizes = np.where(candidates, counts, 0)
+            hashes = _spread(partitions[np.repeat(candidates, counts)])
+            risky_sets = grouped_inserts_may_treeify(sizes, hashes, set_capacities)
+            risky[members[risky_sets]] = True
+    keys_per_member = np.bincount(members, minlength=member_count)
+    if len(keys_per_member) and int(keys_per_member.max()) >= TREE_RISK:
+        # deepCopyAssignment(emptyMap): new HashMap<>(0), a table of one bucket
+        risky |= grouped_inserts_may_treeify(
+            keys_per_member, topic_hashes[topics], np.ones(member_count, dtype=np.int64)
+        )
+    return np.flatnonzero(risky).tolist()
+
+
+def _exact_fresh_map(steps: list[tuple[Uuid, int, int, list[int]]]) -> AssignmentMap:
+    """A fresh map from its steps (topic, set capacity, calls, partitions added) through the
+    exact model: ``calls`` computeIfAbsent calls on a ``new HashMap<>(0)``, each adding one
+    partition to a ``new HashSet<>(capacity)``."""
+    model = uuid_hashmap(0)
+    sets: dict[Uuid, OrderedPartitions] = {}
+    for topic_id, capacity, calls, added in steps:
+        model.compute_if_absent(topic_id)
+        for _ in range(calls - 1):
+            model.touch()
+        sets[topic_id] = OrderedPartitions(int_set_order(added, capacity))
+    return AssignmentMap((t, sets[t]) for t in model)
 
 
 def uuid_spread_hashes(topic_ids: Sequence[Uuid]) -> np.ndarray:

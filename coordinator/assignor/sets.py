@@ -21,7 +21,15 @@ import itertools
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from collections.abc import Set as AbstractSet
 
+from coordinator.assignor.treeify import (
+    TREE_RISK,
+    history_may_treeify,
+    inserts_may_treeify,
+    int_spread_hashes,
+    replay,
+)
 from coordinator.java import copy_capacity, spread, table_size_for
+from coordinator.java_hashmap import int_hashmap, uuid_hashmap
 from coordinator.kafka_uuid import Uuid
 
 
@@ -41,10 +49,23 @@ class IntHashSet(AbstractSet[int]):
     assignors mutate it while building and treat it as read-only once returned.
     """
 
-    __slots__ = ("_items", "_order", "_removed", "_runs", "_set", "_size", "capacity")
+    __slots__ = (
+        "_history",
+        "_initial",
+        "_items",
+        "_order",
+        "_removed",
+        "_runs",
+        "_set",
+        "_size",
+        "capacity",
+    )
 
     def __init__(self, capacity: int = 16) -> None:
         self.capacity = capacity
+        self._initial = capacity
+        #: every add and remove in order, kept from the first removal on (for the exact model)
+        self._history: list[tuple[bool, int]] | None = None
         self._runs: list[range] = []
         self._removed: set[int] | None = None
         self._size = 0
@@ -101,6 +122,8 @@ class IntHashSet(AbstractSet[int]):
         self._size += len(run)
         if self._size > 0.75 * self.capacity:
             self._grow()
+        if self._history is not None:
+            self._history.extend(zip(itertools.repeat(True), run))
         self._order = self._items = self._set = None
 
     def add_runs(self, runs: Iterable[range]) -> None:
@@ -113,6 +136,10 @@ class IntHashSet(AbstractSet[int]):
 
     def remove(self, partition: int) -> None:
         """``HashSet.remove`` of a present partition."""
+        if self._history is None:
+            self._compact()
+            self._history = [(True, p) for r in self._runs for p in r]
+        self._history.append((False, partition))
         if self._removed is None:
             self._removed = set()
         self._removed.add(partition)
@@ -155,8 +182,34 @@ class IntHashSet(AbstractSet[int]):
                     items.sort(key=mask.__and__)  # below 2**16, spread(p) == p
                 else:
                     items.sort(key=lambda p: spread(p) & mask)
+                if len(items) >= TREE_RISK and (len(runs) > 1 or runs[0].step != 1):
+                    items = self._tree_checked(items)
             self._items = items
         return items
+
+    def _tree_checked(self, ordered: list[int]) -> list[int]:
+        """``ordered``, or the exact model's order when a bucket may have become a tree bin
+        (:mod:`coordinator.assignor.treeify`)."""
+        history = self._history
+        if history is None:
+            inserted = [p for r in self._runs for p in r]
+            if not inserts_may_treeify(int_spread_hashes(inserted), self._initial):
+                return ordered
+            model = int_hashmap(self._initial)
+            for p in inserted:
+                model.put(p)
+        else:
+            hashes = [(added, spread(p)) for added, p in history]
+            if not history_may_treeify(hashes, self._initial):
+                return ordered
+            model = int_hashmap(self._initial)
+            for added, p in history:
+                if added:
+                    model.put(p)
+                else:
+                    model.remove(p)
+        self.capacity = model.capacity
+        return model.keys()
 
     def __iter__(self) -> Iterator[int]:
         items = self._items
@@ -298,7 +351,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
     ``spread(Uuid.hashCode) & (capacity - 1)``, then position in the bucket's list.
     """
 
-    __slots__ = ("_cap", "_initial", "_next", "_order", "_seq", "_sets", "summary")
+    __slots__ = ("_cap", "_initial", "_log", "_next", "_order", "_seq", "_sets", "summary")
 
     def __init__(self, initial_capacity: int = 16) -> None:
         #: as :attr:`DeferredTopicMap.summary`, for a map a builder returns directly
@@ -309,6 +362,9 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
         self._seq: dict[Uuid, int] = {}
         self._next = 1
         self._order: dict[Uuid, IntHashSet] | None = None
+        #: the steps that change the table ("p"ut, "c"omputeIfAbsent of a new key, "t" one of
+        #: a present key, "r"emove), for the exact model when a bucket may become a tree bin
+        self._log: list[tuple[str, Uuid | None]] = []
 
     @classmethod
     def deep_copy(cls, source: Mapping[Uuid, AbstractSet[int]]) -> TopicMap:
@@ -329,6 +385,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
         built._seq = {topic_id: -1}
         built._next = 2
         built._order = built._sets
+        built._log = [("c", topic_id), ("t", None)] if calls > 1 else [("c", topic_id)]
         return built
 
     def _threshold_exceeded(self) -> bool:
@@ -342,6 +399,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
             self._next += 1
             self._order = None
             self._sets[topic_id] = partitions
+            self._log.append(("p", topic_id))
             if self._threshold_exceeded():
                 self._cap <<= 1
         else:
@@ -349,6 +407,11 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
             self._order = None
 
     def touch(self) -> None:
+        """A ``computeIfAbsent`` call whose key is present: its resize check."""
+        self._log.append(("t", None))
+        self._resize_check()
+
+    def _resize_check(self) -> None:
         """The resize check a ``computeIfAbsent`` call makes before looking its key up."""
         if self._cap == 0:
             self._cap = self._initial
@@ -357,9 +420,12 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
 
     def compute_if_absent(self, topic_id: Uuid, capacity: int) -> IntHashSet:
         """``computeIfAbsent(topicId, k -> new HashSet<>(...))`` with a set of ``capacity``."""
-        self.touch()
+        self._resize_check()
         partitions = self._sets.get(topic_id)
-        if partitions is None:
+        if partitions is not None:
+            self._log.append(("t", None))
+        else:
+            self._log.append(("c", topic_id))
             partitions = self._sets[topic_id] = IntHashSet(capacity)
             self._seq[topic_id] = -self._next
             self._next += 1
@@ -370,6 +436,7 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
         if self._sets.pop(topic_id, None) is not None:
             del self._seq[topic_id]
             self._order = None
+            self._log.append(("r", topic_id))
 
     def set_of(self, topic_id: Uuid) -> IntHashSet | None:
         return self._sets.get(topic_id)
@@ -392,9 +459,28 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
             else:
                 mask = self._cap - 1
                 order = sorted(seq, key=lambda t: (spread(uuid_hashcode(t)) & mask, seq[t]))
+                if len(seq) >= TREE_RISK:
+                    order = self._tree_checked(order)
             sets = self._sets
             self._order = {t: sets[t] for t in order}
         return self._order
+
+    def _tree_checked(self, order: list[Uuid]) -> list[Uuid]:
+        """``order``, or the exact model's order when a bucket may have become a tree bin
+        (:mod:`coordinator.assignor.treeify`)."""
+        log = self._log
+        if any(kind == "r" for kind, _ in log):
+            history = [(kind != "r", spread(uuid_hashcode(t))) for kind, t in log if t is not None]
+            risky = history_may_treeify(history, self._initial)
+        else:
+            inserted = [spread(uuid_hashcode(t)) for kind, t in log if t is not None]
+            risky = inserts_may_treeify(inserted, self._initial)
+        if not risky:
+            return order
+        model = uuid_hashmap(self._initial)
+        result = replay(model, log)
+        self._cap = model.capacity
+        return result
 
     def __iter__(self) -> Iterator[Uuid]:
         return iter(self._ordered())

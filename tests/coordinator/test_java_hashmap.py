@@ -4,45 +4,12 @@ tools/hashmap-vectors recorded from OpenJDK 17 (tests/coordinator/data/hashmap_v
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from coordinator.java import hashmap_order_by_hash
 from coordinator.java_hashmap import JavaHashMap, int_hashmap, int_set_order, uuid_hashmap
-from coordinator.kafka_uuid import Uuid
-
-DATA = Path(__file__).parent / "data" / "hashmap_vectors.txt"
-
-
-def _sequences() -> list[tuple[str, str, int, list[str], list[tuple[str, int, list[int]]]]]:
-    sequences = []
-    current: list = []
-    for line in DATA.read_text().splitlines():
-        if line.startswith("#"):
-            continue
-        if line.startswith("seq "):
-            _, name, kind, initial = line.split()
-            current = [name, kind, int(initial), [], []]
-        elif line.startswith("keys "):
-            current[3] = line.split()[1:]
-        elif line == "end":
-            sequences.append(tuple(current))
-        else:
-            op, orders = line.split("|")
-            kind, index = op.split()
-            current[4].append((kind, int(index), [int(i) for i in orders.split()]))
-    return sequences
-
-
-SEQUENCES = _sequences()
-
-
-def _key(kind: str, text: str) -> object:
-    if kind == "int":
-        return int(text)
-    msb, lsb = text.split(":")
-    return Uuid(int(msb), int(lsb))
+from tests.coordinator.hashmap_vectors import SEQUENCES, key_of
 
 
 def _replay(kind: str, initial: int, keys: list, steps) -> JavaHashMap:  # type: ignore[no-untyped-def]
@@ -66,13 +33,13 @@ def _replay(kind: str, initial: int, keys: list, steps) -> JavaHashMap:  # type:
 @pytest.mark.parametrize("sequence", SEQUENCES, ids=[s[0] for s in SEQUENCES])
 def test_every_step_matches_the_jvm(sequence) -> None:  # type: ignore[no-untyped-def]
     _, kind, initial, key_texts, steps = sequence
-    _replay(kind, initial, [_key(kind, t) for t in key_texts], steps)
+    _replay(kind, initial, [key_of(kind, t) for t in key_texts], steps)
 
 
 def test_the_recording_covers_every_tree_branch() -> None:
     events: Counter[str] = Counter()
     for _, kind, initial, key_texts, steps in SEQUENCES:
-        events += _replay(kind, initial, [_key(kind, t) for t in key_texts], steps).events
+        events += _replay(kind, initial, [key_of(kind, t) for t in key_texts], steps).events
     for branch in (
         "early_resize",
         "treeify",

@@ -1,0 +1,164 @@
+"""Tree bins and early resizes in the assignors' collections (coordinator.assignor.treeify): the
+two collections of Kafka's JMH grid whose order a bucket-and-list model got wrong, checked against
+the orders the JVM recorded for them (tools/hashmap-vectors/cases.txt), on each path that builds
+such a collection; and the detectors' fallback against the exact model on random histories."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from coordinator.assignor.bulk import build_fresh_maps, uuid_spread_hashes
+from coordinator.assignor.ordering import int_order
+from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, TopicMap
+from coordinator.assignor.treeify import grouped_inserts_may_treeify, inserts_may_treeify
+from coordinator.java_hashmap import int_hashmap, uuid_hashmap
+from coordinator.kafka_uuid import Uuid
+from tests.coordinator.hashmap_vectors import key_of, sequence
+
+SET_CASE = "case-uniform-homo-incremental-m1000-r50-t10-set"
+MAP_CASE = "case-uniform-homo-incremental-m100-r50-t1000-map"
+
+
+def _recorded(name: str) -> tuple[list, list, list]:  # type: ignore[type-arg]
+    """(keys, the step's key indices, the JVM's final order as keys)."""
+    _, kind, _, texts, steps = sequence(name)
+    keys = [key_of(kind, t) for t in texts]
+    return keys, [i for _, i, _ in steps], [keys[i] for i in steps[-1][2]]
+
+
+def test_a_joining_members_partition_set_gets_a_tree_bin() -> None:
+    """newMember's HashSet<Integer>(16) of 50 revoked partitions, 19 of them 127 mod 128: Java
+    resizes early at 32 buckets and makes bucket 127 of 128 a tree (root 1023 first)."""
+    keys, steps, java = _recorded(SET_CASE)
+    added = [keys[i] for i in steps]
+    assert int_order(added, 128) != java  # the bucket-and-list order is not Java's
+    built = IntHashSet(16)
+    for p in added:
+        built.add(p)
+    assert list(built) == java
+    # through the map the assignor returns (DeferredTopicMap replays its steps)
+    topic = Uuid(1, 2)
+    deferred = DeferredTopicMap({})
+    for p in added:
+        deferred.add(topic, 16, [range(p, p + 1)], 1)
+    assert list(deferred[topic]) == java
+    unbuilt = DeferredTopicMap({})  # the set-only replay partition_sets() uses
+    for p in added:
+        unbuilt.add(topic, 16, [range(p, p + 1)], 1)
+    assert list(unbuilt._replay_sets()[topic]) == java
+
+
+def test_a_joining_members_topic_map_resizes_early() -> None:
+    """newMember's HashMap<Uuid, Set<Integer>> (new HashMap<>(0), one computeIfAbsent per
+    partition) of 47 topics: 8 topics meet in one bucket of the 32-table, which doubles early."""
+    keys, steps, java = _recorded(MAP_CASE)
+    deferred = DeferredTopicMap({})
+    for p, i in enumerate(steps):
+        deferred.add(keys[i], 16, [range(p, p + 1)], 1)
+    assert list(deferred) == java
+    # the same steps through the batch builder: one member with these entries, a few others
+    entries = []  # (topic, calls) runs of consecutive calls
+    for i in steps:
+        if entries and entries[-1][0] == i:
+            entries[-1][1] += 1
+        else:
+            entries.append([i, 1])
+    assert len({i for i, _ in entries}) == len(entries)
+    others = 40
+    members = np.array([0] * len(entries) + list(range(1, others + 1)), dtype=np.int64)
+    topics = np.array([i for i, _ in entries] + [0] * others, dtype=np.int64)
+    counts = np.array([c for _, c in entries] + [3] * others, dtype=np.int64)
+    partitions = np.arange(int(counts.sum()), dtype=np.int64)
+    maps = build_fresh_maps(
+        members,
+        topics,
+        np.full(len(members), 16, dtype=np.int64),
+        counts,
+        partitions,
+        others + 1,
+        keys,
+        uuid_spread_hashes(keys),
+    )
+    assert list(maps[0]) == java
+    assert list(maps[0]) == list(deferred)
+    assert [list(s) for s in maps[0].values()] == [list(s) for s in deferred.values()]
+    assert all(list(m) == [keys[0]] for m in maps[1:])
+
+
+def test_the_batch_builder_orders_a_colliding_set_as_java() -> None:
+    """A batch entry whose partitions are not consecutive and collide: the JVM's order."""
+    keys, steps, java = _recorded(SET_CASE)
+    added = [keys[i] for i in steps]
+    topic = Uuid(5, 6)
+    others = 40
+    counts = np.array([len(added)] + [2] * others, dtype=np.int64)
+    partitions = np.array(added + list(range(2 * others)), dtype=np.int64)
+    maps = build_fresh_maps(
+        np.arange(others + 1, dtype=np.int64),
+        np.zeros(others + 1, dtype=np.int64),
+        np.full(others + 1, 16, dtype=np.int64),
+        counts,
+        partitions,
+        others + 1,
+        [topic],
+        uuid_spread_hashes([topic]),
+    )
+    assert list(maps[0][topic]) == java
+    assert [list(m[topic]) for m in maps[1:]] == [[2 * i, 2 * i + 1] for i in range(others)]
+
+
+def test_detectors_fire_on_collisions_only() -> None:
+    assert not inserts_may_treeify(list(range(10_000)), 16)  # consecutive: one per bucket
+    # 7 keys in one bucket never change the order; 8 may (computeIfAbsent's threshold)
+    assert not inserts_may_treeify([p * 64 for p in range(7)] + list(range(1, 40)), 16)
+    assert inserts_may_treeify([p * 64 for p in range(8)], 16)
+    sizes = np.array([20, 20, 3], dtype=np.int64)
+    hashes = np.concatenate([np.arange(20), np.arange(20) * 256, np.arange(3) * 256])
+    risky = grouped_inserts_may_treeify(sizes, hashes, np.full(3, 16, dtype=np.int64))
+    assert risky.tolist() == [False, True, False]
+
+
+def test_sets_with_removals_follow_the_model() -> None:
+    """IntHashSet with adds and removes of colliding partitions: the exact model's order."""
+    rng = random.Random(7)
+    pool = [5 + 64 * k for k in range(40)] + list(range(30))
+    for _ in range(30):
+        built = IntHashSet(16)
+        model = int_hashmap(16)
+        present: list[int] = []
+        for _ in range(rng.randrange(20, 120)):
+            absent = [p for p in pool if p not in present]
+            if present and (rng.random() < 0.3 or not absent):
+                p = present.pop(rng.randrange(len(present)))
+                built.remove(p)
+                model.remove(p)
+            else:
+                p = rng.choice(absent)
+                present.append(p)
+                built.add(p)
+                model.put(p)
+        assert list(built) == model.keys()
+
+
+def test_topic_maps_with_removals_follow_the_model() -> None:
+    """TopicMap with puts, computeIfAbsent calls and removals of colliding topic ids."""
+    rng = random.Random(11)
+    pool = [Uuid(rng.getrandbits(63), 0x1F + (k << 12)) for k in range(40)]
+    for _ in range(30):
+        built = TopicMap.deep_copy({})
+        model = uuid_hashmap(0)
+        for _ in range(rng.randrange(20, 120)):
+            topic = rng.choice(pool)
+            roll = rng.random()
+            if roll < 0.2 and topic in built:
+                built.remove(topic)
+                model.remove(topic)
+            elif roll < 0.5:
+                built.put(topic, IntHashSet())
+                model.put(topic)
+            else:
+                built.compute_if_absent(topic, 16)
+                model.compute_if_absent(topic)
+        assert list(built) == model.keys()
