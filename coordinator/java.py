@@ -15,8 +15,24 @@
   ``put`` (resizes split buckets without reordering them), newest first for ``computeIfAbsent``.
   A ``new HashMap<>()`` starts at 16 buckets and doubles whenever the size exceeds 0.75 x
   capacity; removals never shrink it. Checked against OpenJDK 17 (tests/coordinator/data and
-  the assignor vectors). Not emulated: treeification of a bucket holding 8+ colliding keys in a
-  table of 64+ buckets (Java then orders that bucket by hash).
+  the assignor vectors).
+* **Tree bins.** That bucket-and-list rule holds until a bucket's list reaches 9 keys (8 through
+  ``computeIfAbsent``): Java then doubles a table of fewer than 64 buckets early, or turns the
+  bucket into a red-black tree whose ``next`` list (the iteration order) puts the tree's root
+  first and links later keys after their tree parent. :mod:`coordinator.java_hashmap` models
+  this exactly (put, computeIfAbsent, remove, resize splits, treeify/untreeify; checked step by
+  step against OpenJDK 17, tools/hashmap-vectors), and the server-side assignors' collections
+  fall back to it when a cheap detector says a bucket may get there
+  (:mod:`coordinator.assignor.treeify`: ``IntHashSet``, ``TopicMap``, ``build_fresh_maps``,
+  ``ordering.uuid_order``). Kafka's own JMH grid gets there: a joining member's set of revoked
+  partitions spaced by powers of two. The list-only helpers of this module still ignore tree
+  bins; their keys are random-looking (member ids, topic names, ``TopicPartition`` hashes), where
+  9 keys in one bucket of a table filled to at most 3/4 is rare (about 1e-7 per bucket and table
+  size, so about one collection in 300 of 10,000 keys) but can be forced with chosen names:
+  ``JavaHashMapOrder`` (the classic group's members), ``java_hashmap_order`` (member ids of the
+  target-assignment builder, the protocol-name maps, range's topics on the client),
+  ``compute_if_absent_order`` (sticky user data), ``hashmap_order_by_hash`` (the service's
+  ``TopicPartition`` lists) and ``JavaHashSetOrder`` (the sticky general builder's movements).
 """
 
 from __future__ import annotations

@@ -21,7 +21,9 @@ from types import MappingProxyType
 from typing import Any
 
 from coordinator.assignor.sets import IntHashSet, uuid_hashcode
+from coordinator.assignor.treeify import TREE_RISK, inserts_may_treeify
 from coordinator.java import copy_capacity, java_hashmap_capacity, spread
+from coordinator.java_hashmap import uuid_hashmap
 from coordinator.kafka_uuid import Uuid
 
 
@@ -49,12 +51,19 @@ def hashset_of_ints(values: Iterable[int]) -> IntHashSet:
 
 def uuid_order(keys: Iterable[Uuid], capacity: int | None = None) -> list[Uuid]:
     """Iteration order of distinct topic ids put in this order into a ``HashMap``/``HashSet``:
-    ``capacity`` buckets, or a default table grown by the puts when ``None``."""
+    ``capacity`` buckets, or a default table grown by the puts when ``None``. Exact with tree
+    bins too (:mod:`coordinator.assignor.treeify`)."""
     items = list(dict.fromkeys(keys))
-    cap = java_hashmap_capacity(len(items), 16 if capacity is None else capacity)
-    mask = cap - 1
-    index = {k: i for i, k in enumerate(items)}
-    return sorted(items, key=lambda k: (spread(uuid_hashcode(k)) & mask, index[k]))
+    table = 16 if capacity is None else capacity
+    mask = java_hashmap_capacity(len(items), table) - 1
+    hashes = list(map(spread, map(uuid_hashcode, items)))
+    if len(items) >= TREE_RISK and inserts_may_treeify(hashes, table):
+        model = uuid_hashmap(capacity)  # a bucket may become a tree bin: the exact model
+        for k in items:
+            model.put(k)
+        return model.keys()
+    buckets = list(map(mask.__and__, hashes))
+    return [items[i] for i in sorted(range(len(items)), key=buckets.__getitem__)]
 
 
 def assignment_from_record(

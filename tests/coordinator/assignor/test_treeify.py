@@ -10,9 +10,10 @@ import random
 import numpy as np
 
 from coordinator.assignor.bulk import build_fresh_maps, uuid_spread_hashes
-from coordinator.assignor.ordering import int_order
-from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, TopicMap
+from coordinator.assignor.ordering import int_order, uuid_order
+from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, TopicMap, uuid_hashcode
 from coordinator.assignor.treeify import grouped_inserts_may_treeify, inserts_may_treeify
+from coordinator.java import spread
 from coordinator.java_hashmap import int_hashmap, uuid_hashmap
 from coordinator.kafka_uuid import Uuid
 from tests.coordinator.hashmap_vectors import key_of, sequence
@@ -162,3 +163,20 @@ def test_topic_maps_with_removals_follow_the_model() -> None:
                 built.compute_if_absent(topic, 16)
                 model.compute_if_absent(topic)
         assert list(built) == model.keys()
+
+
+def test_uuid_order_of_colliding_topic_ids_is_the_models() -> None:
+    """ordering.uuid_order (a HashSet/HashMap of topic ids filled by put) with 12 ids of one
+    hash among 40: the exact model's order, which the bucket-and-list order is not."""
+    rng = random.Random(3)
+    ids = [Uuid(rng.getrandbits(63), rng.getrandbits(63)) for _ in range(28)]
+    # msb ^ lsb = 0x0000_0007_0000_0000 gives hashCode 7 (and 7 after spreading)
+    ids += [Uuid(m, m ^ (7 << 32)) for m in rng.sample(range(1 << 40), 12)]
+    model = uuid_hashmap()
+    for t in ids:
+        model.put(t)
+    assert model.events["treeify"] or model.events["early_resize"]
+    assert uuid_order(ids) == model.keys()
+    mask = model.capacity - 1
+    by_bucket = sorted(ids, key=lambda t: (spread(uuid_hashcode(t)) & mask, ids.index(t)))
+    assert by_bucket != model.keys()  # the bucket-and-list order is not Java's here
