@@ -34,7 +34,11 @@ from types import MappingProxyType
 import numpy as np
 
 from coordinator.assignor.sets import AssignmentMap, OrderedPartitions, uuid_hashcode
-from coordinator.assignor.treeify import TREE_RISK, grouped_inserts_may_treeify
+from coordinator.assignor.treeify import (
+    TREE_RISK,
+    arithmetic_sets_may_treeify,
+    grouped_inserts_may_treeify,
+)
 from coordinator.java_hashmap import int_set_order, uuid_hashmap
 from coordinator.kafka_uuid import Uuid
 
@@ -161,13 +165,16 @@ def build_fresh_maps(
     member_count: int,
     topic_ids: Sequence[Uuid],
     topic_hashes: np.ndarray,
+    steps: np.ndarray | None = None,
 ) -> list[AssignmentMap]:
     """The maps of ``member_count`` members from their steps ("entries"): entry ``e`` is member
     ``members[e]``'s ``counts[e]`` calls ``computeIfAbsent(topic_ids[topics[e]], new
     HashSet<>(set_capacities[e] buckets)).add(p)``, the partitions ``p`` being the next
     ``counts[e]`` values of ``partitions``. Entries are grouped by member (ascending), each
     member's in call order, and no member has a topic twice. ``topic_hashes[t]`` is
-    ``spread(topic_ids[t].hashCode())``. A member without entries gets an empty map."""
+    ``spread(topic_ids[t].hashCode())``. A member without entries gets an empty map.
+    ``steps``, when given, says that entry ``e``'s partitions are ``first + k * steps[e]``
+    (the tree-bin check then reads no partition list, :mod:`coordinator.assignor.treeify`)."""
     entries = len(members)
     bounds = np.zeros(entries + 1, dtype=np.int64)
     np.cumsum(counts, out=bounds[1:])
@@ -179,7 +186,7 @@ def build_fresh_maps(
             break
         caps[grow] <<= 1
     risky = _risky_members(
-        members, topics, set_capacities, counts, partitions, member_count, topic_hashes
+        members, topics, set_capacities, counts, partitions, member_count, topic_hashes, steps
     )
     inserted = partitions
     if len(partitions):
@@ -265,19 +272,28 @@ def _risky_members(
     partitions: np.ndarray,
     member_count: int,
     topic_hashes: np.ndarray,
+    steps: np.ndarray | None,
 ) -> list[int]:
     """The members of a :func:`build_fresh_maps` batch whose map or one of whose sets may get
-    a tree bin (:mod:`coordinator.assignor.treeify`): a set of consecutive partitions never
-    does, a map needs 8 topics."""
+    a tree bin (:mod:`coordinator.assignor.treeify`): a set needs 8 partitions spread over more
+    than 7 times its first table (a run of consecutive partitions never does), a map 8 topics."""
     risky = np.zeros(member_count, dtype=bool)
-    if len(partitions) > 1:
-        # sets that are not runs of consecutive partitions
-        entry_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-        jumps = np.flatnonzero(np.diff(partitions) != 1) + 1  # p[i] != p[i - 1] + 1
-        jumps = jumps[entry_of[jumps] == entry_of[jumps - 1]]  # inside one set
+    big = counts >= TREE_RISK
+    if steps is not None and big.any():
+        starts = np.cumsum(counts) - counts
+        firsts = partitions[np.minimum(starts, max(len(partitions) - 1, 0))]
+        risky_sets = arithmetic_sets_may_treeify(counts, firsts, steps, set_capacities)
+        risky[members[risky_sets]] = True
+    elif big.any():
+        # a set within 7 x its first table's buckets has at most 7 in a bucket at any size
+        filled = counts > 0
+        starts = (np.cumsum(counts) - counts)[filled]
+        low = np.minimum.reduceat(partitions, starts)
+        high = np.maximum.reduceat(partitions, starts)
+        wide = (high - low >= 7 * set_capacities[filled]) | (low < 0) | (high >= 1 << 16)
         candidates = np.zeros(len(counts), dtype=bool)
-        candidates[entry_of[jumps]] = True
-        candidates &= counts >= TREE_RISK
+        candidates[filled] = wide
+        candidates &= big
         if candidates.any():
             sizes = np.where(candidates, counts, 0)
             hashes = _spread(partitions[np.repeat(candidates, counts)])
@@ -289,7 +305,32 @@ def _risky_members(
         risky |= grouped_inserts_may_treeify(
             keys_per_member, topic_hashes[topics], np.ones(member_count, dtype=np.int64)
         )
-    return np.flatnonzero(risky).tolist()
+    return np.flatnonzero(risky).tolist() if risky.any() else []
+
+
+def risky_rows(
+    position: np.ndarray,
+    entry_hashes: np.ndarray,
+    firsts: np.ndarray,
+    steps: np.ndarray,
+    counts: np.ndarray,
+    set_capacities: np.ndarray,
+    member_count: int,
+) -> list[int]:
+    """The members (rows) of a batch of fresh maps that may get a tree bin, when entry ``e``
+    (grouped by member ``position[e]``, in call order) is ``counts[e]`` computeIfAbsent/add
+    calls for a topic of spread hash ``entry_hashes[e]`` adding ``firsts[e] + k * steps[e]``
+    to a ``new HashSet<>(set_capacities[e])`` (the heterogeneous builder's batch)."""
+    risky = np.zeros(member_count, dtype=bool)
+    sets = arithmetic_sets_may_treeify(counts, firsts, steps, set_capacities)
+    if sets.any():
+        risky[position[sets]] = True
+    keys_per_member = np.bincount(position, minlength=member_count)
+    if len(keys_per_member) and int(keys_per_member.max()) >= TREE_RISK:
+        risky |= grouped_inserts_may_treeify(
+            keys_per_member, entry_hashes, np.ones(member_count, dtype=np.int64)
+        )
+    return np.flatnonzero(risky).tolist() if risky.any() else []
 
 
 def _exact_fresh_map(steps: list[tuple[Uuid, int, int, list[int]]]) -> AssignmentMap:

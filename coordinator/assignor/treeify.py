@@ -131,12 +131,70 @@ def grouped_inserts_may_treeify(
     while live.any():
         threshold = (capacity * 3) >> 2
         held = np.minimum(sizes, threshold + 1)
-        inside = live[group] & (rank < held[group])
-        g = group[inside]
-        key = (g << 32) | (h[inside] & (capacity - 1)[g])
-        values, counts = np.unique(key, return_counts=True)
-        full = np.unique(values[counts >= TREE_RISK] >> 32)
-        risky[full] = True
+        counted = live & (held >= TREE_RISK)  # fewer keys cannot fill a bucket
+        if counted.any():
+            risky |= _full_buckets(group, rank, h, held, capacity, counted)
         live &= ~risky & (sizes > threshold)
+        capacity = np.where(live, capacity << 1, capacity)
+    return risky
+
+
+def _full_buckets(
+    group: np.ndarray,
+    rank: np.ndarray,
+    h: np.ndarray,
+    held: np.ndarray,
+    capacity: np.ndarray,
+    counted: np.ndarray,
+) -> np.ndarray:
+    """Which collections (of ``counted``) have a bucket of ``TREE_RISK`` keys among their
+    ``held`` first keys, in tables of ``capacity`` buckets."""
+    risky = np.zeros(len(held), dtype=bool)
+    inside = counted[group] & (rank < held[group])
+    g = group[inside]
+    key = (g << 32) | (h[inside] & (capacity - 1)[g])
+    key.sort()
+    # a bucket with TREE_RISK keys: equal keys TREE_RISK - 1 places apart in the sorted keys
+    full = key[TREE_RISK - 1 :][key[TREE_RISK - 1 :] == key[: len(key) - TREE_RISK + 1]]
+    risky[full >> 32] = True
+    return risky
+
+
+def arithmetic_sets_may_treeify(
+    counts: np.ndarray, firsts: np.ndarray, steps: np.ndarray, tables: np.ndarray
+) -> np.ndarray:
+    """For sets each filled by ``add`` of ``first + k * step`` (``k`` below ``count``) into a
+    table of ``table`` buckets: whether the set may get a tree bin, without a pass over the
+    partitions. Values in ``[0, 2**16)`` are their own spread hash, and ``first + k * step``
+    then falls in ``c / gcd(step, c)`` buckets of a ``c``-bucket table in turn, so the fullest
+    bucket holds ``ceil(held / (c / gcd))`` of the ``held`` first values (an odd step never
+    collides). Sets outside that range count as risky (the caller checks them fully)."""
+    risky = np.zeros(len(counts), dtype=bool)
+    if not len(counts) or counts.max() < TREE_RISK:
+        return risky
+    last = firsts + (counts - 1) * steps
+    if (
+        min(firsts.min(), last.min()) >= 0
+        and max(firsts.max(), last.max()) < 1 << 16
+        and ((steps & 15).astype(bool) | (counts < TREE_RISK)).all()
+    ):
+        return risky  # the usual case: no step a multiple of 16, every value its own hash
+    big = np.flatnonzero(counts >= TREE_RISK)
+    n = counts[big]
+    first = firsts[big]
+    step = np.abs(steps[big])
+    low = np.minimum(first, last[big])
+    high = np.maximum(first, last[big])
+    outside = (low < 0) | (high >= 1 << 16)
+    risky[big[outside]] = True
+    capacity = np.maximum(np.asarray(tables, dtype=np.int64)[big], 1)
+    live = ~outside & (step % 16 == 0)  # gcd(step, c) >= 16 is needed for 8 in a bucket
+    while live.any():
+        threshold = (capacity * 3) >> 2
+        held = np.minimum(n, threshold + 1)
+        period = capacity // np.gcd(step, capacity)
+        hit = live & (-(-held // period) >= TREE_RISK)
+        risky[big[hit]] = True
+        live &= ~hit & (n > threshold)
         capacity = np.where(live, capacity << 1, capacity)
     return risky

@@ -45,6 +45,7 @@ from coordinator.assignor.bulk import (
     empty_maps,
     fresh_map_capacity,
     group_subscriptions,
+    risky_rows,
     uuid_spread_hashes,
 )
 from coordinator.assignor.lazy import LazyMembers
@@ -304,14 +305,21 @@ class _Builder:
                 firsts, steps, counts = (
                     np.concatenate([r[i] for r in records])[at] for i in (3, 5, 6)
                 )
-                maps = self._fresh_maps(
-                    np.searchsorted(fresh_members, share_members[at]),
-                    record_of,
+                position = np.searchsorted(fresh_members, share_members[at])
+                maps = self._fresh_maps(position, record_of, firsts, steps, counts, fresh_members)
+                # a member whose map or set may get a tree bin: the exact step-replaying path
+                for row in risky_rows(
+                    position,
+                    self._topic_hashes()[
+                        np.array([self.topic_index[r[0]] for r in records])[record_of]
+                    ],
                     firsts,
                     steps,
                     counts,
-                    fresh_members,
-                )
+                    np.array([r[1] for r in records], dtype=np.int64)[record_of],
+                    len(fresh_members),
+                ):
+                    maps[row] = self._member_map(int(fresh_members[row]))
                 if len(fresh_members) == count:  # everyone (a first assignment); none slow
                     return maps
                 result = list(self.targets)

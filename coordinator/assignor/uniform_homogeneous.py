@@ -461,5 +461,6 @@ def _fresh_pieces(
         len(members),
         topic_ids,
         uuid_spread_hashes(topic_ids),
+        step if total else None,
     )
     return members, maps, (end - begin).tolist()
