@@ -6,17 +6,30 @@ such a collection; and the detectors' fallback against the exact model on random
 from __future__ import annotations
 
 import random
+from unittest import mock
 
 import numpy as np
 
+from coordinator.assignor import (
+    GroupSpecImpl,
+    MemberSubscriptionAndAssignmentImpl,
+    SubscriptionType,
+    bulk,
+    uniform_heterogeneous,
+    uniform_homogeneous,
+)
 from coordinator.assignor.bulk import build_fresh_maps, uuid_spread_hashes
 from coordinator.assignor.ordering import int_order, uuid_order
 from coordinator.assignor.sets import DeferredTopicMap, IntHashSet, TopicMap, uuid_hashcode
 from coordinator.assignor.treeify import grouped_inserts_may_treeify, inserts_may_treeify
+from coordinator.assignor.uniform_heterogeneous import build_heterogeneous
+from coordinator.assignor.uniform_homogeneous import build_homogeneous
 from coordinator.java import spread
 from coordinator.java_hashmap import int_hashmap, uuid_hashmap
 from coordinator.kafka_uuid import Uuid
 from tests.coordinator.hashmap_vectors import key_of, sequence
+
+from .helpers import describer
 
 SET_CASE = "case-uniform-homo-incremental-m1000-r50-t10-set"
 MAP_CASE = "case-uniform-homo-incremental-m100-r50-t1000-map"
@@ -180,3 +193,61 @@ def test_uuid_order_of_colliding_topic_ids_is_the_models() -> None:
     mask = model.capacity - 1
     by_bucket = sorted(ids, key=lambda t: (spread(uuid_hashcode(t)) & mask, ids.index(t)))
     assert by_bucket != model.keys()  # the bucket-and-list order is not Java's here
+
+
+def _colliding_topics(count: int) -> list[Uuid]:
+    """Topic ids whose Uuid.hashCode is 7 + (k % 64) * 1024 (below 2**16: its own spread hash):
+    one bucket for every table up to 1024 buckets."""
+    rng = random.Random(count)
+    topics = []
+    for k in range(count):
+        high = rng.getrandbits(31)
+        msb = rng.getrandbits(62)
+        topics.append(Uuid(msb, msb ^ ((high << 32) | (high ^ (7 + ((k % 64) << 10))))))
+    assert len({spread(uuid_hashcode(t)) & 1023 for t in topics}) == 1
+    return topics
+
+
+def _first_assignment(builder, members: dict, counts: dict):  # type: ignore[no-untyped-def]
+    kind = (
+        SubscriptionType.HOMOGENEOUS
+        if len({frozenset(s) for s in members.values()}) == 1
+        else SubscriptionType.HETEROGENEOUS
+    )
+    spec = GroupSpecImpl(
+        {
+            m: MemberSubscriptionAndAssignmentImpl(None, None, frozenset(s), {})
+            for m, s in members.items()
+        },
+        subscription_type=kind,
+    )
+    result = builder(spec, describer(counts)).members
+    return {m: [(t, list(ps)) for t, ps in a.partitions.items()] for m, a in result.items()}
+
+
+def test_batched_fresh_maps_with_colliding_topics_match_the_exact_path() -> None:
+    """A first assignment whose members each get 10 topics of one bucket: the batch builders
+    (build_fresh_maps, the heterogeneous builder's batch) send them to the exact path, and the
+    result is the per-member step-replaying path's (every member through it)."""
+    topics = _colliding_topics(400)
+    counts = {t: 1 for t in topics}
+    homogeneous = {f"m{i:02d}": topics for i in range(40)}
+    heterogeneous = {f"m{i:02d}": topics[: 390 + i % 10] for i in range(40)}
+    for builder, module, members in (
+        (build_homogeneous, uniform_homogeneous, homogeneous),
+        (build_heterogeneous, uniform_heterogeneous, heterogeneous),
+    ):
+        fired: list[int] = []
+        real = bulk.grouped_inserts_may_treeify
+
+        def spy(*args, real=real, fired=fired):  # type: ignore[no-untyped-def]
+            risky = real(*args)
+            fired.append(int(risky.sum()))
+            return risky
+
+        with mock.patch.object(bulk, "grouped_inserts_may_treeify", spy):
+            batched = _first_assignment(builder, members, counts)
+        assert sum(fired) > 0, module.__name__
+        with mock.patch.object(module, "SMALL_BATCH", 10**9):
+            one_by_one = _first_assignment(builder, members, counts)
+        assert batched == one_by_one, module.__name__
