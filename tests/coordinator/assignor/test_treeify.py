@@ -35,7 +35,7 @@ SET_CASE = "case-uniform-homo-incremental-m1000-r50-t10-set"
 MAP_CASE = "case-uniform-homo-incremental-m100-r50-t1000-map"
 
 
-def _recorded(name: str) -> tuple[list, list, list]:  # type: ignore[type-arg]
+def _recorded(name: str) -> tuple[list, list, list]:
     """(keys, the step's key indices, the JVM's final order as keys)."""
     _, kind, _, texts, steps = sequence(name)
     keys = [key_of(kind, t) for t in texts]
@@ -73,7 +73,7 @@ def test_a_joining_members_topic_map_resizes_early() -> None:
         deferred.add(keys[i], 16, [range(p, p + 1)], 1)
     assert list(deferred) == java
     # the same steps through the batch builder: one member with these entries, a few others
-    entries = []  # (topic, calls) runs of consecutive calls
+    entries: list[list[int]] = []  # (topic, calls) runs of consecutive calls
     for i in steps:
         if entries and entries[-1][0] == i:
             entries[-1][1] += 1
@@ -240,7 +240,7 @@ def test_batched_fresh_maps_with_colliding_topics_match_the_exact_path() -> None
         fired: list[int] = []
         real = bulk.grouped_inserts_may_treeify
 
-        def spy(*args, real=real, fired=fired):  # type: ignore[no-untyped-def]
+        def spy(*args, real=real, fired=fired):
             risky = real(*args)
             fired.append(int(risky.sum()))
             return risky
