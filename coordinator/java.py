@@ -24,7 +24,7 @@
   step against OpenJDK 17, tools/hashmap-vectors), and the server-side assignors' collections
   fall back to it when a cheap detector says a bucket may get there
   (:mod:`coordinator.assignor.treeify`: ``IntHashSet``, ``TopicMap``, ``build_fresh_maps``,
-  ``ordering.uuid_order``). Kafka's own JMH grid gets there: a joining member's set of revoked
+  the heterogeneous builder's batch, ``ordering.uuid_order``). Kafka's own JMH grid gets there: a joining member's set of revoked
   partitions spaced by powers of two. The list-only helpers of this module still ignore tree
   bins; their keys are random-looking (member ids, topic names, ``TopicPartition`` hashes), where
   9 keys in one bucket of a table filled to at most 3/4 is rare (about 1e-7 per bucket and table
