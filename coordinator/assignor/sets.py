@@ -182,7 +182,14 @@ class IntHashSet(AbstractSet[int]):
                     items.sort(key=mask.__and__)  # below 2**16, spread(p) == p
                 else:
                     items.sort(key=lambda p: spread(p) & mask)
-                if len(items) >= TREE_RISK and (len(runs) > 1 or runs[0].step != 1):
+                # values within 7 x the first table (and no removal before): at most 7 per
+                # bucket at any size
+                if len(items) >= TREE_RISK and (
+                    self._history is not None
+                    or high - low >= 7 * self._initial
+                    or low < 0
+                    or high >= 1 << 16
+                ):
                     items = self._tree_checked(items)
             self._items = items
         return items
