@@ -152,6 +152,14 @@ def _full_buckets(
     risky = np.zeros(len(held), dtype=bool)
     inside = counted[group] & (rank < held[group])
     g = group[inside]
+    sizes = capacity[counted]
+    table = int(sizes[0])
+    if (sizes == table).all() and len(held) * table <= 1 << 22:
+        # one table size for all (tables that started equal): count (group, bucket) directly
+        per_bucket = np.bincount(g * table + (h[inside] & (table - 1)), minlength=0)
+        full = np.flatnonzero(per_bucket >= TREE_RISK) // table
+        risky[full] = True
+        return risky
     key = (g << 32) | (h[inside] & (capacity - 1)[g])
     key.sort()
     # a bucket with TREE_RISK keys: equal keys TREE_RISK - 1 places apart in the sorted keys

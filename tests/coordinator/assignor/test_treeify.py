@@ -251,3 +251,20 @@ def test_batched_fresh_maps_with_colliding_topics_match_the_exact_path() -> None
         with mock.patch.object(module, "SMALL_BATCH", 10**9):
             one_by_one = _first_assignment(builder, members, counts)
         assert batched == one_by_one, module.__name__
+
+
+def test_the_grouped_detector_is_the_scalar_one() -> None:
+    """grouped_inserts_may_treeify (numpy, many collections) answers as inserts_may_treeify does
+    for each collection, over random sizes, hash spacings and first tables."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        sizes = rng.integers(1, 40, 30)
+        hashes = rng.integers(0, 64, int(sizes.sum())) * rng.choice([1, 16, 64, 1024])
+        tables = rng.choice([1, 16, 32], 30)
+        got = grouped_inserts_may_treeify(sizes, hashes, tables)
+        starts = np.cumsum(sizes) - sizes
+        want = [
+            inserts_may_treeify(hashes[a : a + n].tolist(), int(t))
+            for a, n, t in zip(starts, sizes, tables, strict=True)
+        ]
+        assert got.tolist() == want
