@@ -46,7 +46,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from bench.timing import median_batch_ms
+from bench.timing import median_batch_ms, ratio_text
 from coordinator.assignor import (
     GroupAssignment,
     GroupSpecImpl,
@@ -357,7 +357,7 @@ def check_exact(cases: list[Case], classpath: str) -> int:
     """``--exact-only``: each case's assignment from Kafka's classes and from groupsim's,
     compared by digest without timing (one call each); 1 if any differs."""
     differ = 0
-    for case, java in zip(cases, time_java(classpath, cases, 0.001, min_iters=1), strict=False):
+    for case, java in zip(cases, time_java(classpath, cases, 0, min_iters=1), strict=False):
         if "error" in java:
             print(f"{case.label}: {java['error']}")
             return 1
@@ -414,9 +414,9 @@ def main(argv: list[str]) -> int:
             java_text, ratio, java_read, read_ratio, exact = "-", "-", "-", "-", "-"
         else:
             java_text = f"{java['cpu_ms']:.2f}"
-            ratio = f"{py_min / java['cpu_ms']:.2f}"
+            ratio = ratio_text(py_min, java["cpu_ms"])
             java_read = f"{java['read_ms']:.2f}"
-            read_ratio = f"{py_read / java['read_ms']:.2f}"
+            read_ratio = ratio_text(py_read, java["read_ms"])
             exact = "yes" if java["digest"] == py_digest else "NO"
             status |= exact == "NO"
         print(
