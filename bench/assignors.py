@@ -16,7 +16,11 @@ fastest call once at least 3 calls ran and 1 s passed, after a warm-up of at lea
 1 s, so that its JIT has compiled a millisecond-sized case too; all Java timings are taken first, before ours, so the two never
 share the CPUs), the ratio Java / ours (above 1: we are faster), kafka-python's time (in a
 subprocess, min of up to 3 calls within the cap, or "did not finish in N s"), our peak traced
-memory for one call (tracemalloc, numpy included) and kafka-python's peak RSS. Without javac or
+memory for one call (tracemalloc, numpy included) and kafka-python's peak RSS. "exact" compares
+CRC32 digests of both assignments (members sorted, each member's partitions in list order): the
+fresh round gets the same input on both sides, a later round each side's own first result, so
+"yes" there means the whole two-round run agrees; a ``*`` marks a case where Java's own calls
+disagreed with each other (none so far); the suite's exit status is 1 on any "NO". Without javac or
 Kafka's sources the Java column says why it is empty. Kafka's JUnit limits: 30 s (uniform),
 90 s (non-equal, halves), 60 s.
 """
@@ -29,7 +33,9 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import zlib
 from pathlib import Path
+from typing import Any
 
 from assignors.registry import get_assignor
 from bench.assignor_workloads import WORKLOADS, fresh_subscriptions, next_round_subscriptions
@@ -59,9 +65,13 @@ def _java_spec(workload, quick: bool) -> str:
     )
 
 
-def _java_times(workloads: list, quick: bool) -> tuple[dict[tuple[str, str, str], float], str]:
-    """Kafka's Java assignors on ``workloads``: {(workload, assignor, round): seconds} and a
-    note (empty, or why there are no Java timings)."""
+JavaRow = dict[str, Any]
+
+
+def _java_times(workloads: list, quick: bool) -> tuple[dict[tuple[str, str, str], JavaRow], str]:
+    """Kafka's Java assignors on ``workloads``: {(workload, assignor, round): the driver's row
+    (``seconds``, ``digest`` of the first call's assignment, ``stable``: the next calls gave the
+    same)} and a note (empty, or why there are no Java timings)."""
     try:
         built = subprocess.run(
             ["bash", str(JAVA_BUILD)], capture_output=True, text=True, timeout=900
@@ -78,11 +88,11 @@ def _java_times(workloads: list, quick: bool) -> tuple[dict[tuple[str, str, str]
         capture_output=True,
         text=True,
     )
-    out: dict[tuple[str, str, str], float] = {}
+    out: dict[tuple[str, str, str], JavaRow] = {}
     for line in run.stdout.splitlines():
         if line.startswith("{"):
             data = json.loads(line)
-            out[(data["workload"], data["assignor"], data["round"])] = float(data["seconds"])
+            out[(data["workload"], data["assignor"], data["round"])] = data
     if run.returncode != 0:
         return out, f"Java driver failed: {(run.stderr.strip().splitlines() or ['?'])[-1]}"
     return out, ""
@@ -95,8 +105,27 @@ MIN_SECONDS = 1.0
 MAX_CALLS = 500
 
 
-def _time_ours(name: str, counts: dict, subs: dict) -> tuple[float, float, float, int]:
-    """(fastest call, first call, peak traced MB, partitions assigned).
+def digest(result: dict) -> str:
+    """CRC32 of an assignment as the Java driver writes it: members sorted, each ``m:<member>``
+    then its partitions in list order as ``<topic>-<partition>`` lines."""
+    crc = 0
+    for member in sorted(result):
+        text = f"m:{member}\n" + "".join(f"{tp.topic}-{tp.partition}\n" for tp in result[member])
+        crc = zlib.crc32(text.encode(), crc)
+    return f"{crc:x}"
+
+
+def _exact(java_row: JavaRow | None, ours: str) -> str:
+    """``yes`` / ``NO`` against Java's first call (``yes*``/``NO*`` when Java's own calls
+    disagreed with each other), ``-`` without Java."""
+    if java_row is None or "digest" not in java_row:
+        return "-"
+    mark = "" if java_row.get("stable", True) else "*"
+    return ("yes" if java_row["digest"] == ours else "NO") + mark
+
+
+def _time_ours(name: str, counts: dict, subs: dict) -> tuple[float, float, float, int, str]:
+    """(fastest call, first call, peak traced MB, partitions assigned, digest of the result).
 
     Calls continue until ``MIN_CALLS`` ran and ``MIN_SECONDS`` passed (at most ``MAX_CALLS``),
     each on a fresh assignor instance, as the Java driver does after its warm-up: a
@@ -117,7 +146,7 @@ def _time_ours(name: str, counts: dict, subs: dict) -> tuple[float, float, float
     get_assignor(name).assign(counts, subs)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return min(times), times[0], peak / 2**20, sum(map(len, result.values()))
+    return min(times), times[0], peak / 2**20, sum(map(len, result.values())), digest(result)
 
 
 def _time_kafka_python(
@@ -180,7 +209,8 @@ def main(argv: list[str]) -> int:
     quick, cap, only, with_kp, with_java = _parse(argv)
     header = (
         f"{'assignor':<19}{'round':<7}{'ours min':>11}{'ours 1st':>10}{'Java':>10}"
-        f"{'Java/ours':>10}{'kafka-python':>32}{'speed-up':>10}{'our peak':>10}{'kp RSS':>9}"
+        f"{'Java/ours':>10}{'exact':>7}{'kafka-python':>32}{'speed-up':>10}{'our peak':>10}"
+        f"{'kp RSS':>9}"
     )
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
@@ -189,13 +219,14 @@ def main(argv: list[str]) -> int:
         flush=True,
     )
     chosen = [w for w in WORKLOADS if not only or only in w.key]
-    java: dict[tuple[str, str, str], float] = {}
+    java: dict[tuple[str, str, str], JavaRow] = {}
     java_note = "Java assignors not run (--no-java)"
     if with_java:
         print("timing Kafka's Java assignors first (same run) ...", flush=True)
         java, java_note = _java_times(chosen, quick)
     if java_note:
         print(java_note, flush=True)
+    status = 0
     for workload in chosen:
         counts, members, leaving = workload.build(quick)
         total = sum(counts.values())
@@ -217,7 +248,7 @@ def main(argv: list[str]) -> int:
                         first_result = get_assignor(name).assign(counts, fresh)
                     gone = leaving if round_name == "leave" else []
                     subs = next_round_subscriptions(name, members, first_result, gone)
-                best, first, peak, assigned = _time_ours(name, counts, subs)
+                best, first, peak, assigned, ours = _time_ours(name, counts, subs)
                 if not with_kp:
                     kp_text, kp_s, kp_rss = "not run", None, "-"
                 elif kp_fresh_failed:
@@ -228,19 +259,22 @@ def main(argv: list[str]) -> int:
                     )
                     kp_fresh_failed = round_name == "fresh" and kp_s is None
                 speedup = f"{kp_s / best:,.0f}x" if kp_s else "-"
-                java_s = java.get((workload.key, name, round_name))
+                java_row = java.get((workload.key, name, round_name))
+                java_s = float(java_row["seconds"]) if java_row is not None else None
+                exact = _exact(java_row, ours)
+                status |= exact.startswith("NO")
                 java_text = f"{java_s:.4f} s" if java_s is not None else "-"
                 ratio = f"{java_s / best:.2f}x" if java_s is not None and best > 0 else "-"
                 print(
                     f"{name:<19}{round_name:<7}{best:>9.4f} s{first:>8.3f} s{java_text:>10}"
-                    f"{ratio:>10}{kp_text:>32}{speedup:>10}{peak:>7.0f} MB{kp_rss:>9}",
+                    f"{ratio:>10}{exact:>7}{kp_text:>32}{speedup:>10}{peak:>7.0f} MB{kp_rss:>9}",
                     flush=True,
                 )
                 if round_name == "fresh" and name in ("sticky", "cooperative-sticky"):
                     assert assigned == sum(
                         counts[t] for t in {t for ts in members.values() for t in ts} if t in counts
                     ), "fresh sticky assignment must be complete"
-    return 0
+    return status
 
 
 if __name__ == "__main__":

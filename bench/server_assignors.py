@@ -1,6 +1,7 @@
 """Server-side (KIP-848) assignors beside Kafka's Java classes, in the same run.
 
-``python -m bench server_assignors [--quick] [--full-grid] [--only=TEXT] [--no-java]``
+``python -m bench server_assignors [--quick] [--full-grid] [--only=TEXT] [--no-java]
+[--assignor=uniform|range] [--members=LIST] [--ratios=LIST] [--topics=LIST] [--exact-only]``
 
 Cases are Kafka's ``ServerSideAssignorBenchmark`` (jmh-benchmarks at 1eb7644): ``memberCount``
 members named ``member<i>``, ``topicCount`` topics ``topic-<i>`` of
@@ -9,7 +10,10 @@ topic) or heterogeneous (5 buckets of members on 5 slices of the topics); racks 
 ``FULL`` (first assignment) or ``INCREMENTAL`` (one more member joins a group holding the first
 assignment, ``simulateIncrementalRebalance``). Default: 1,000 and 10,000 members x ratio 10 x 100
 topics (16 cases); ``--quick`` 1,000 members only; ``--full-grid`` all 720 of Kafka's parameter
-combinations (hours).
+combinations (hours); ``--members=100,1000`` (and ``--ratios=``, ``--topics=``) replace one axis
+of the grid, so any slice of Kafka's grid runs. ``--exact-only`` skips the timing and only
+compares each case's assignment with Java's (one call each; status 1 on a difference): a sweep
+over Kafka's whole grid in minutes.
 
 Java: tools/server-assignor-bench/build.sh compiles Kafka's assignors from a git mirror of
 apache/kafka into ~/.cache/groupsim (nothing from Kafka is committed) and ServerAssignorBench
@@ -42,7 +46,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from bench.timing import median_batch_ms
+from bench.timing import median_batch_ms, ratio_text
 from coordinator.assignor import (
     GroupAssignment,
     GroupSpecImpl,
@@ -80,18 +84,34 @@ class Case:
         )
 
 
-def grid(quick: bool, full: bool) -> list[Case]:
+FULL_AXES: dict[str, tuple[int, ...]] = {
+    "members": (100, 500, 1000, 5000, 10000),
+    "ratios": (5, 10, 50),
+    "topics": (10, 100, 1000),
+}
+"""Kafka's ``ServerSideAssignorBenchmark`` parameters (``memberCount``,
+``partitionsToMemberRatio``, ``topicCount``); ``--members=`` etc. pick from any positive ints."""
+
+
+def grid(
+    quick: bool,
+    full: bool,
+    axes: dict[str, tuple[int, ...]] | None = None,
+    assignors: tuple[str, ...] = ("uniform", "range"),
+) -> list[Case]:
+    """The cases: the default 16, ``quick`` (1,000 members), ``full`` (Kafka's 720), with any
+    axis replaced by ``axes`` (racks off unless ``full``: they change nothing at 1eb7644)."""
     if full:
-        members, ratios, topics, racks = (
-            (100, 500, 1000, 5000, 10000),
-            (5, 10, 50),
-            (10, 100, 1000),
-            (True, False),
-        )
+        members, ratios, topics = FULL_AXES["members"], FULL_AXES["ratios"], FULL_AXES["topics"]
+        racks: tuple[bool, ...] = (True, False)
     elif quick:
         members, ratios, topics, racks = (1000,), (10,), (100,), (False,)
     else:
         members, ratios, topics, racks = (1000, 10000), (10,), (100,), (False,)
+    axes = axes or {}
+    members = axes.get("members", members)
+    ratios = axes.get("ratios", ratios)
+    topics = axes.get("topics", topics)
     return [
         Case(m, r, t, rack, sub, a, kind)
         for m, r, t, rack, sub, a, kind in itertools.product(
@@ -100,10 +120,31 @@ def grid(quick: bool, full: bool) -> list[Case]:
             topics,
             racks,
             ("HOMOGENEOUS", "HETEROGENEOUS"),
-            ("uniform", "range"),
+            assignors,
             ("FULL", "INCREMENTAL"),
         )
     ]
+
+
+def parse_axes(argv: list[str]) -> dict[str, tuple[int, ...]]:
+    """``--members=100,1000``, ``--ratios=5,50``, ``--topics=10,1000`` from ``argv``; raises
+    ``ValueError`` naming the flag for anything but a comma-separated list of positive ints."""
+    axes: dict[str, tuple[int, ...]] = {}
+    for arg in argv:
+        name, _, text = arg.partition("=")
+        key = name.removeprefix("--")
+        if key not in FULL_AXES or not name.startswith("--"):
+            continue
+        try:
+            values = tuple(int(v) for v in text.split(","))
+        except ValueError:
+            values = ()
+        if not values or min(values) < 1 or max(values) > 1_000_000:
+            raise ValueError(
+                f"{name}={text}: expected positive ints up to 1,000,000, comma-separated"
+            )
+        axes[key] = values
+    return axes
 
 
 class Inputs:
@@ -286,7 +327,9 @@ def java_classpath() -> tuple[str | None, str]:
     ], "Kafka's UniformAssignor/RangeAssignor compiled from the mirror"
 
 
-def time_java(classpath: str, cases: list[Case], seconds: float) -> Iterator[dict]:
+def time_java(
+    classpath: str, cases: list[Case], seconds: float, min_iters: int = 3
+) -> Iterator[dict]:
     """Run the cases in one JVM, one at a time (the next case's input is written once the
     previous answer came back, so inputs are not held in memory all at once)."""
     proc = subprocess.Popen(
@@ -298,7 +341,7 @@ def time_java(classpath: str, cases: list[Case], seconds: float) -> Iterator[dic
     assert proc.stdin is not None and proc.stdout is not None
     try:
         for case in cases:
-            proc.stdin.write(Inputs(case).java_text(3, seconds))
+            proc.stdin.write(Inputs(case).java_text(min_iters, seconds))
             proc.stdin.flush()
             line = proc.stdout.readline()
             if not line:
@@ -310,13 +353,46 @@ def time_java(classpath: str, cases: list[Case], seconds: float) -> Iterator[dic
         proc.wait(timeout=60)
 
 
+def check_exact(cases: list[Case], classpath: str) -> int:
+    """``--exact-only``: each case's assignment from Kafka's classes and from groupsim's,
+    compared by digest without timing (one call each); 1 if any differs."""
+    differ = 0
+    for case, java in zip(cases, time_java(classpath, cases, 0, min_iters=1), strict=False):
+        if "error" in java:
+            print(f"{case.label}: {java['error']}")
+            return 1
+        spec, describer = Inputs(case).python_spec()
+        ours = digest(get_assignor(case.assignor).assign(spec, describer))
+        same = ours == java["digest"]
+        differ += not same
+        print(f"{case.label:<52}{'yes' if same else 'NO':>6}", flush=True)
+    print(f"{len(cases)} cases, {differ} not exact")
+    return int(differ > 0)
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     full = "--full-grid" in argv
     with_java = "--no-java" not in argv
     only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), "")
     seconds = 0.5 if quick else 1.0
-    cases = [c for c in grid(quick, full) if only in c.label]
+    chosen = next((a.split("=", 1)[1] for a in argv if a.startswith("--assignor=")), "")
+    if chosen not in ("", "uniform", "range"):
+        print(f"bench server_assignors: --assignor={chosen}: expected uniform or range")
+        return 2
+    try:
+        axes = parse_axes(argv)
+    except ValueError as exc:
+        print(f"bench server_assignors: {exc}")
+        return 2
+    assignors = (chosen,) if chosen else ("uniform", "range")
+    cases = [c for c in grid(quick, full, axes, assignors) if only in c.label]
+    if "--exact-only" in argv:
+        classpath, message = java_classpath()
+        if classpath is None:
+            print(f"bench server_assignors --exact-only: {message}")
+            return 1
+        return check_exact(cases, classpath)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     classpath, message = (
         java_classpath() if with_java else (None, "Java column not run (--no-java)")
@@ -338,9 +414,9 @@ def main(argv: list[str]) -> int:
             java_text, ratio, java_read, read_ratio, exact = "-", "-", "-", "-", "-"
         else:
             java_text = f"{java['cpu_ms']:.2f}"
-            ratio = f"{py_min / java['cpu_ms']:.2f}"
+            ratio = ratio_text(py_min, java["cpu_ms"])
             java_read = f"{java['read_ms']:.2f}"
-            read_ratio = f"{py_read / java['read_ms']:.2f}"
+            read_ratio = ratio_text(py_read, java["read_ms"])
             exact = "yes" if java["digest"] == py_digest else "NO"
             status |= exact == "NO"
         print(

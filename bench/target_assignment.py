@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.server_assignors import Case, Inputs, _ordered_set
-from bench.timing import median_batch_ms
+from bench.timing import median_batch_ms, ratio_text
 from coordinator.assignor import (
     ConsumerGroupPartitionAssignor,
     GroupAssignment,
@@ -302,8 +302,8 @@ def main(argv: list[str]) -> int:
                 java_text, ratio, cold_ratio, exact = "-", "-", "-", "-"
             else:
                 java_text = f"{java_row['cpu_ms']:.2f}"
-                ratio = f"{py_ms / java_row['cpu_ms']:.2f}"
-                cold_ratio = f"{cold_ms / java_row['cpu_ms']:.2f}"
+                ratio = ratio_text(py_ms, java_row["cpu_ms"])
+                cold_ratio = ratio_text(cold_ms, java_row["cpu_ms"])
                 same = java_row["digest"] == py_digest and java_row["records"] == py_records
                 exact = "yes" if same else "NO"
                 status |= not same

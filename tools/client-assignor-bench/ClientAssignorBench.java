@@ -7,7 +7,8 @@
  *   key, then "topics=" t1:n1,t2:n2,..., then "sets=" set0|set1|... (each a comma list of
  *   topics), then "members=" m1:setIndex,m2:setIndex,..., then "leaving=" m,m,..., then
  *   "assignors=" a,b,... and "rounds=" fresh,owned|leave.
- * Output (stdout): one JSON line per (assignor, round): the fastest timed call, each call on a
+ * Output (stdout): one JSON line per (assignor, round): the fastest timed call, the digest of the
+ * first call's assignment and whether the next two calls gave the same, each call on a
  * fresh assignor instance; a warm-up of at least 2 calls and -Dwarm seconds (default 1), then
  * timed calls until at least 3 ran and -Dtimed seconds (default 1) passed (at most 20,000
  * warm-up and 1,000 timed calls), so that the JIT has compiled a millisecond-sized case too. The call timed is
@@ -73,6 +74,18 @@ public class ClientAssignorBench {
         return s.isEmpty() ? new ArrayList<>() : new ArrayList<>(Arrays.asList(s.split(",")));
     }
 
+    // CRC32 of an assignment: members sorted, each "m:<member>" then its partitions in list
+    // order as "<topic>-<partition>" lines (bench/assignors.py writes the same).
+    static String digest(Map<String, List<TopicPartition>> result) {
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        for (String m : new java.util.TreeSet<>(result.keySet())) {
+            StringBuilder b = new StringBuilder("m:").append(m).append('\n');
+            for (TopicPartition tp : result.get(m)) b.append(tp.topic()).append('-').append(tp.partition()).append('\n');
+            crc.update(b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return Long.toHexString(crc.getValue());
+    }
+
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         String line;
@@ -127,6 +140,8 @@ public class ClientAssignorBench {
                     }
                     double best = Double.MAX_VALUE;
                     int assigned = 0;
+                    String firstDigest = null;
+                    boolean stable = true;
                     int calls = 0;
                     int timedCalls = 0;
                     double warm = 0;
@@ -147,11 +162,19 @@ public class ClientAssignorBench {
                         if (!warming || overBudget) best = Math.min(best, took);
                         assigned = 0;
                         for (List<TopicPartition> tps : result.values()) assigned += tps.size();
+                        // the first call's assignment, and whether every later call gave the same
+                        // (Java's HashMap tree bins break ties between equal hashes by identity)
+                        if (firstDigest == null || calls <= 3) {
+                            String d = digest(result);
+                            if (firstDigest == null) firstDigest = d;
+                            else stable &= d.equals(firstDigest);
+                        }
                         if (overBudget || timedCalls >= MAX_CALLS) break;
                         if (timedCalls >= 3 && timed >= TIMED) break;
                     }
                     System.out.println("{\"workload\":\"" + f.get("key") + "\",\"assignor\":\"" + name
-                            + "\",\"round\":\"" + round + "\",\"seconds\":" + best + ",\"calls\":" + calls + ",\"assigned\":" + assigned + "}");
+                            + "\",\"round\":\"" + round + "\",\"seconds\":" + best + ",\"calls\":" + calls + ",\"assigned\":" + assigned
+                            + ",\"digest\":\"" + firstDigest + "\",\"stable\":" + stable + "}");
                     System.out.flush();
                 }
             }

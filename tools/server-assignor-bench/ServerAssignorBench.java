@@ -108,15 +108,19 @@ public class ServerAssignorBench {
 
     static final int BATCHES = 5;
     static final int MAX_CALLS = 100_000;
+    static final double MIN_BATCH_SECONDS = 0.1;
 
     // CPU ms per call: the median over BATCHES batches of the batch's process CPU time divided by
-    // its calls; each batch lasts about seconds / BATCHES and makes at least minIters calls.
+    // its calls; each batch lasts about seconds / BATCHES, at least MIN_BATCH_SECONDS (the process
+    // CPU clock ticks in 10 ms steps), and makes at least minIters calls; seconds 0: minIters
+    // calls per batch and no clock (the exactness sweep).
     static double medianBatchMs(int minIters, double seconds, Runnable call) {
         double[] means = new double[BATCHES];
         for (int b = 0; b < BATCHES; b++) {
             int calls = 0;
             long cpu0 = cpu();
-            long deadline = System.nanoTime() + (long) (seconds / BATCHES * 1e9);
+            double batchSeconds = seconds <= 0 ? 0 : Math.max(seconds / BATCHES, MIN_BATCH_SECONDS);
+            long deadline = System.nanoTime() + (long) (batchSeconds * 1e9);
             while (calls < minIters || (System.nanoTime() < deadline && calls < MAX_CALLS)) {
                 call.run();
                 calls++;

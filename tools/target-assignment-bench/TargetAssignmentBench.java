@@ -170,7 +170,8 @@ public class TargetAssignmentBench {
             double[] means = new double[BATCHES];
             for (int b = 0; b < BATCHES; b++) {
                 int batchCalls = 0;
-                long end = System.nanoTime() + (long) (seconds / BATCHES * 1e9);
+                // at least 0.1 s: the process CPU clock ticks in 10 ms steps
+                long end = System.nanoTime() + (long) (Math.max(seconds / BATCHES, 0.1) * 1e9);
                 long start = cpu();
                 while (batchCalls < minIters || (System.nanoTime() < end && batchCalls < 100000)) {
                     result = builder.build();
