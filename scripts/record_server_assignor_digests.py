@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
         return 1
     cases = grid(quick=False, full=False, axes=axes)
     digests = {}
-    for case, answer in zip(cases, time_java(classpath, cases, 0.001, min_iters=1), strict=True):
+    for case, answer in zip(cases, time_java(classpath, cases, 0, min_iters=1), strict=True):
         if "error" in answer:
             print(f"{case.label}: {answer['error']}", file=sys.stderr)
             return 1
