@@ -28,6 +28,8 @@ and uniform results build their maps on first read, so that column is the fair o
 job. "py loop" is that read loop alone over the result already copied into plain dicts of lists
 (member -> topic -> partitions, the shape of Kafka's MemberAssignment): what CPython spends
 visiting every partition once, a floor for "py+read" whatever the result's form.
+A last line sums the table up (:func:`summary`): cases at or below Java on ``assign`` and on
+assign + read, and cases where "py loop" alone takes at least Java's assign + read.
 "exact" compares CRC32 digests of both assignments written in iteration order (members sorted,
 each member's topics and partitions in their Java/Python iteration order).
 Without javac, slf4j or the mirror, the Java column says why and is skipped.
@@ -370,6 +372,36 @@ def check_exact(cases: list[Case], classpath: str) -> int:
     return int(differ > 0)
 
 
+@frozen
+class Timed:
+    """One case's CPU ms on both sides: ``assign`` alone, assign + read, and CPython's read loop
+    alone over plain lists (the floor of any Python implementation's assign + read)."""
+
+    python: float
+    java: float
+    python_read: float
+    java_read: float
+    read_floor: float
+
+
+def summary(rows: list[Timed]) -> str:
+    """The table's verdict in three counts: cases at or below Java on ``assign`` alone, on assign +
+    read, and cases where CPython's read loop alone already takes at least Java's assign + read,
+    so that no Python implementation, whatever its algorithm or result form, can match Java's
+    whole job there (Java readings of 0, below its clock's tick, are left out)."""
+    timed = [r for r in rows if r.java > 0 and r.java_read > 0]
+    if not timed:
+        return "summary: no case has a Java reading to compare with"
+    n = len(timed)
+    assign = sum(r.python <= r.java for r in timed)
+    whole = sum(r.python_read <= r.java_read for r in timed)
+    floor = sum(r.read_floor >= r.java_read for r in timed)
+    return (
+        f"summary: at or below Java on {assign} of {n} cases (assign), {whole} of {n} "
+        f"(assign + read); CPython's read loop alone >= Java's assign + read on {floor} of {n}"
+    )
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     full = "--full-grid" in argv
@@ -406,6 +438,7 @@ def main(argv: list[str]) -> int:
     print("-" * len(header), flush=True)
     java_results = time_java(classpath, cases, seconds) if classpath else None
     status = 0
+    rows: list[Timed] = []
     for case in cases:
         py_min, py_read, py_loop, py_digest = time_python(case, seconds)
         partitions = case.members * case.ratio // case.topics * case.topics
@@ -419,11 +452,14 @@ def main(argv: list[str]) -> int:
             read_ratio = ratio_text(py_read, java["read_ms"])
             exact = "yes" if java["digest"] == py_digest else "NO"
             status |= exact == "NO"
+            rows.append(Timed(py_min, java["cpu_ms"], py_read, java["read_ms"], py_loop))
         print(
             f"{case.label:<48}{partitions:>11,}{py_min:>11.2f}{java_text:>10}{ratio:>8}"
             f"{py_read:>10.2f}{java_read:>11}{read_ratio:>8}{py_loop:>9.2f}{exact:>7}",
             flush=True,
         )
+    if java_results is not None:
+        print(summary(rows))
     return status
 
 

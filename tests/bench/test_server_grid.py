@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.server_assignors import FULL_AXES, grid, main, parse_axes
+from bench.server_assignors import FULL_AXES, Timed, grid, main, parse_axes, summary
 
 
 def test_full_grid_is_kafkas_720_combinations() -> None:
@@ -34,3 +34,17 @@ def test_the_command_refuses_a_bad_flag_without_running(capsys: pytest.CaptureFi
     assert main(["--assignor=sticky"]) == 2
     out = capsys.readouterr().out
     assert "--ratios=five" in out and "--assignor=sticky" in out
+
+
+def test_the_summary_counts_wins_and_cases_below_cpythons_floor() -> None:
+    rows = [
+        Timed(python=0.5, java=1.0, python_read=2.0, java_read=1.5, read_floor=0.2),
+        Timed(python=2.0, java=1.0, python_read=1.0, java_read=1.5, read_floor=1.5),
+        Timed(python=1.0, java=1.0, python_read=3.0, java_read=2.0, read_floor=0.1),
+        Timed(python=1.0, java=0.0, python_read=1.0, java_read=0.0, read_floor=9.0),  # no tick
+    ]
+    assert summary(rows) == (
+        "summary: at or below Java on 2 of 3 cases (assign), 1 of 3 (assign + read); "
+        "CPython's read loop alone >= Java's assign + read on 1 of 3"
+    )
+    assert "no case" in summary(rows[3:])
