@@ -23,8 +23,9 @@ What this module does, in Kafka's order (see ``docs``/the reference notes, secti
    Kafka's test knob, is set).
 
 Deviation (documented): an owned partition whose number is beyond its topic's current partition
-count is dropped like a partition of a vanished topic; Kafka's constrained builder would keep it.
-Kafka never shrinks topics, so this only matters for hand-made inputs.
+count is dropped like a partition of a vanished topic; Kafka's builders (constrained and general)
+keep it and hand it out again. Kafka never shrinks topics; only a topic re-created with fewer
+partitions while members still claim the old ones reaches this.
 """
 
 from __future__ import annotations
