@@ -43,7 +43,7 @@ import os
 import subprocess
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from attrs import frozen
@@ -330,10 +330,15 @@ def java_classpath() -> tuple[str | None, str]:
 
 
 def time_java(
-    classpath: str, cases: list[Case], seconds: float, min_iters: int = 3
+    classpath: str,
+    cases: list[Case],
+    seconds: float,
+    min_iters: int = 3,
+    inputs: Callable[[Case], Inputs] = Inputs,
 ) -> Iterator[dict]:
     """Run the cases in one JVM, one at a time (the next case's input is written once the
-    previous answer came back, so inputs are not held in memory all at once)."""
+    previous answer came back, so inputs are not held in memory all at once); ``inputs`` builds
+    a case's inputs (the benchmark's own by default)."""
     proc = subprocess.Popen(
         ["java", "-Xss8m", "-cp", classpath, "ServerAssignorBench"],
         stdin=subprocess.PIPE,
@@ -343,7 +348,7 @@ def time_java(
     assert proc.stdin is not None and proc.stdout is not None
     try:
         for case in cases:
-            proc.stdin.write(Inputs(case).java_text(min_iters, seconds))
+            proc.stdin.write(inputs(case).java_text(min_iters, seconds))
             proc.stdin.flush()
             line = proc.stdout.readline()
             if not line:
