@@ -1,17 +1,19 @@
 """Compare groupsim's sticky assignors with Kafka's on seeded random groups of 2 to 400 members.
 
-    python scripts/sweep_sticky_vs_java.py [--seed=S] [--cases=N] [--record] [--keep=DIR]
+    python scripts/sweep_sticky_vs_java.py [--seed=S] [--cases=N] [--racks] [--record] [--keep=DIR]
 
 Builds Kafka's client assignors from the git mirror (tools/client-assignor-bench/build.sh, as
 ``make bench`` does) and the driver ``tests/assignors/data/StickyDriver.java``, feeds it cases
 ``0..N-1`` of ``tests/assignors/sweep_cases.generate(S, i)`` in one JVM, and compares every
-member's list, in order, with groupsim's ``StickyAssignor`` / ``CooperativeStickyAssignor``.
+member's list, in order, with groupsim's ``StickyAssignor`` / ``CooperativeStickyAssignor``;
+``--racks`` gives the same cases replica and member racks (``generate_with_racks``, KIP-881).
 A difference is printed, the case written to ``--keep`` (default ``/tmp/sticky-sweep``) and the
 exit status is 1. Cases where Kafka throws (the ``NullPointerException`` of
 docs/sticky-assignors.md) are counted and skipped.
 
 ``--record`` also writes the digest of each of Kafka's answers to
-``tests/assignors/data/sticky_kafka_java_sweep.json``, which
+``tests/assignors/data/sticky_kafka_java_sweep.json`` (``--racks``:
+``sticky_kafka_java_rack_sweep.json``), which
 ``tests/assignors/test_sticky_kafka_java_sweep.py`` replays in ``make test`` (CI has no Kafka).
 """
 
@@ -32,11 +34,12 @@ from tests.assignors.sweep_cases import (  # noqa: E402
     assign,
     digest,
     generate,
+    generate_with_racks,
 )
 
 BUILD = ROOT / "tools" / "client-assignor-bench" / "build.sh"
 DRIVER = ROOT / "tests" / "assignors" / "data" / "StickyDriver.java"
-OUT = ROOT / "tests" / "assignors" / "data" / "sticky_kafka_java_sweep.json"
+DATA = ROOT / "tests" / "assignors" / "data"
 
 
 def _flag(argv: list[str], name: str, default: str) -> str:
@@ -64,14 +67,19 @@ def driver_classpath() -> str:
 def driver_text(case: Case) -> str:
     """The case in StickyDriver's input format; topics nobody subscribes to are left out, as
     ``AbstractPartitionAssignor.assign`` passes only the subscribed topics' partition counts."""
-    lines = [f"case {case['kind']}"]
+    lines = [f"case {case['kind']}{' prefer' if case.get('prefer') else ''}"]
     subscribed = {t for member in case["members"] for t in member[2]}
-    lines += [f"topic {t} {c}" for t, c in case["counts"].items() if t in subscribed]
-    for name, generation, topics, owned in case["members"]:
+    racks = case.get("racks")
+    for t, c in case["counts"].items():
+        if t in subscribed:
+            replicas = ";".join("|".join(r) for r in racks[t]) if racks else ""
+            lines.append(f"topic {t} {c} {replicas}".rstrip())
+    for name, generation, topics, owned, *rack in case["members"]:
         gen = "-" if generation is None else str(generation)
         listed = ",".join(topics) or "-"
         claims = ",".join(f"{t}:{p}" for t, p in owned) or "-"
-        lines.append(f"member {name} {gen} {listed} {claims}")
+        where = f" {rack[0] or '-'}" if rack else ""
+        lines.append(f"member {name} {gen} {listed} {claims}{where}")
     lines.append("end")
     return "\n".join(lines) + "\n"
 
@@ -103,7 +111,12 @@ def main(argv: list[str]) -> int:
     seed = int(_flag(argv, "seed", "1"))
     count = int(_flag(argv, "cases", "100"))
     keep = Path(_flag(argv, "keep", "/tmp/sticky-sweep"))
-    cases = [generate(seed, i) for i in range(count)]
+    with_racks = "--racks" in argv
+    make = generate_with_racks if with_racks else generate
+    out = DATA / (
+        "sticky_kafka_java_rack_sweep.json" if with_racks else "sticky_kafka_java_sweep.json"
+    )
+    cases = [make(seed, i) for i in range(count)]
     start = time.perf_counter()
     answers = run_java(cases)
     java_s = time.perf_counter() - start
@@ -134,7 +147,7 @@ def main(argv: list[str]) -> int:
     )
     if "--record" in argv and not differ:
         java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
-        OUT.write_text(
+        out.write_text(
             json.dumps(
                 {
                     "about": "Kafka's StickyAssignor/CooperativeStickyAssignor (apache/kafka "
@@ -143,6 +156,7 @@ def main(argv: list[str]) -> int:
                     "scripts/sweep_sticky_vs_java.py --seed=S --cases=N --record",
                     "jvm": java.splitlines()[0] if java else "",
                     "generator": GENERATOR,
+                    "racks": with_racks,
                     "seed": seed,
                     "cases": recorded,
                 },
@@ -150,7 +164,7 @@ def main(argv: list[str]) -> int:
             )
             + "\n"
         )
-        print(f"recorded {len(recorded)} answers to {OUT.relative_to(ROOT)}")
+        print(f"recorded {len(recorded)} answers to {out.relative_to(ROOT)}")
     return 1 if differ else 0
 
 

@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assignors.api import Subscription, TopicPartition
+from assignors.api import ClusterMetadata, Subscription, TopicPartition
 from assignors.cooperative_sticky import CooperativeStickyAssignor
 from assignors.sticky import StickyAssignor
 from assignors.sticky_user_data import encode_sticky_user_data
@@ -155,27 +155,54 @@ def generate(seed: int, index: int) -> Case:
     return {"kind": kind, "counts": counts, "members": members}
 
 
+RACKS = ("a", "b", "c", "d")
+
+
+def generate_with_racks(seed: int, index: int) -> Case:
+    """Case ``index`` of seed ``seed`` with racks (KIP-881): each partition's replicas on one to
+    three of four racks (one partition in five on all of them), each member in a rack or none,
+    and Kafka's ``preferRackAwareLogic`` test switch on or off. The racks come from a stream of
+    their own, so the rest of the case is :func:`generate`'s."""
+    case = generate(seed, index)
+    rnd = random.Random(f"{GENERATOR}:{seed}:{index}:racks")
+    case["prefer"] = rnd.random() < 0.3
+    case["racks"] = {
+        t: [
+            list(RACKS) if rnd.random() < 0.2 else rnd.sample(RACKS, rnd.randrange(1, 4))
+            for _ in range(c)
+        ]
+        for t, c in case["counts"].items()
+    }
+    for member in case["members"]:
+        member.append(rnd.choice(RACKS) if rnd.random() < 0.8 else None)
+    return case
+
+
 def subscriptions(case: Case) -> dict[str, Subscription]:
     """The case's members as Kafka's client would send them (user data or owned partitions)."""
     out: dict[str, Subscription] = {}
-    for name, generation, topics, owned in case["members"]:
+    for name, generation, topics, owned, *rack in case["members"]:
         parts = [TopicPartition(t, p) for t, p in owned]
         gen_id = -1 if generation is None else generation
+        rack_id = rack[0] if rack else None
         if case["kind"] == "sticky":
             data = (
                 None
                 if not parts and generation is None
                 else encode_sticky_user_data(parts, generation)
             )
-            out[name] = Subscription(topics, data, (), gen_id)
+            out[name] = Subscription(topics, data, (), gen_id, rack_id=rack_id)
         else:
-            out[name] = Subscription(topics, None, parts, gen_id)
+            out[name] = Subscription(topics, None, parts, gen_id, rack_id=rack_id)
     return out
 
 
 def assign(case: Case) -> dict[str, list[TopicPartition]]:
-    assignor = StickyAssignor() if case["kind"] == "sticky" else CooperativeStickyAssignor()
-    return assignor.assign(case["counts"], subscriptions(case))
+    cls = StickyAssignor if case["kind"] == "sticky" else CooperativeStickyAssignor
+    if "racks" not in case:
+        return cls().assign(case["counts"], subscriptions(case))
+    assignor = cls(prefer_rack_aware_logic=case["prefer"])
+    return assignor.assign(ClusterMetadata(case["counts"], case["racks"]), subscriptions(case))
 
 
 def digest(order: Sequence[str], lists: Mapping[str, Sequence[str]]) -> str:

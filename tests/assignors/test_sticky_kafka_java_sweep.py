@@ -17,16 +17,28 @@ from pathlib import Path
 
 import pytest
 
-from tests.assignors.sweep_cases import GENERATOR, assign, generate, our_digest
+from tests.assignors.sweep_cases import (
+    GENERATOR,
+    assign,
+    generate,
+    generate_with_racks,
+    our_digest,
+)
 
-RECORDED = json.loads((Path(__file__).parent / "data" / "sticky_kafka_java_sweep.json").read_text())
+DATA = Path(__file__).parent / "data"
+RECORDED = json.loads((DATA / "sticky_kafka_java_sweep.json").read_text())
 SEED = RECORDED["seed"]
 ANSWERS = [(i, answer) for i, answer in RECORDED["cases"] if not answer.startswith("error:")]
 THROWS = [i for i, answer in RECORDED["cases"] if answer.startswith("error:")]
+RACK_RECORDED = json.loads((DATA / "sticky_kafka_java_rack_sweep.json").read_text())
+RACK_SEED = RACK_RECORDED["seed"]
+RACK_ANSWERS = [(i, a) for i, a in RACK_RECORDED["cases"] if not a.startswith("error:")]
 
 
 def test_recorded_with_this_generator_and_sizes_beyond_the_small_vectors() -> None:
-    assert RECORDED["generator"] == GENERATOR
+    assert RECORDED["generator"] == GENERATOR and not RECORDED["racks"]
+    assert RACK_RECORDED["generator"] == GENERATOR and RACK_RECORDED["racks"]
+    assert len(RACK_ANSWERS) >= 150
     assert len(ANSWERS) >= 250
     sizes = [len(generate(SEED, i)["members"]) for i, _ in ANSWERS]
     assert max(sizes) >= 300 and sum(s >= 50 for s in sizes) >= 100
@@ -42,6 +54,20 @@ def test_the_generator_depends_on_its_seed_only() -> None:
 @pytest.mark.parametrize(("index", "expected"), ANSWERS, ids=[f"case{i}" for i, _ in ANSWERS])
 def test_same_lists_as_kafka(index: int, expected: str) -> None:
     assert our_digest(generate(SEED, index)) == expected
+
+
+@pytest.mark.parametrize(
+    ("index", "expected"), RACK_ANSWERS, ids=[f"racks-case{i}" for i, _ in RACK_ANSWERS]
+)
+def test_same_lists_as_kafka_with_racks(index: int, expected: str) -> None:
+    assert our_digest(generate_with_racks(RACK_SEED, index)) == expected
+
+
+def test_racks_leave_the_rest_of_a_case_as_it_was() -> None:
+    plain, racked = generate(RACK_SEED, 3), generate_with_racks(RACK_SEED, 3)
+    assert [m[:4] for m in racked["members"]] == plain["members"]
+    assert racked["counts"] == plain["counts"]
+    assert {t: len(r) for t, r in racked["racks"].items()} == plain["counts"]
 
 
 @pytest.mark.parametrize("index", THROWS, ids=[f"case{i}" for i in THROWS])
