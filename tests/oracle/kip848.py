@@ -16,8 +16,10 @@ subscription changes, partitions added, silent members whose session or rebalanc
 expires.
 
     python -m tests.oracle.kip848 --oracle /tmp/k848coord-oracle/oracle.sh --seeds 0:150
+    python -m tests.oracle.kip848 --large --oracle ... --seeds 0:40
 
-writes tests/oracle/data/kip848.jsonl.xz. Some ops also fail their write (``append_error``), and
+writes tests/oracle/data/kip848.jsonl.xz (``--large``: kip848-large.jsonl.xz, groups of 12 to 32
+members, see ``LARGE``). Some ops also fail their write (``append_error``), and
 the coordinator is unloaded and loaded again (the group replayed from its records). The replay (test_kip848_traces.py) compares, per op, the
 response (error, message, member id and epoch, heartbeat interval, assignment), every record
 written (type, key and value, partitions compared as sets), the group's state, epochs and member
@@ -26,29 +28,64 @@ epochs/states, and the live session/rebalance timers.
 
 from __future__ import annotations
 
+import functools
 import random
+import sys
 from pathlib import Path
 from typing import Any
+
+from attrs import frozen
 
 from coordinator.kafka_uuid import topic_id_for
 from tests.oracle.oracle_process import OracleProcess
 from tests.oracle.script_files import read_scripts, record_command, record_seeds
 
 DATA = Path(__file__).parent / "data" / "kip848.jsonl.xz"
+LARGE_DATA = Path(__file__).parent / "data" / "kip848-large.jsonl.xz"
 GROUP = "g"
-TOPICS = {"foo": 6, "bar": 3}
-SUBSCRIPTIONS = (("foo",), ("foo", "bar"), ("bar",))
 
 
-def topic_ops() -> list[dict[str, Any]]:
+@frozen
+class Shape:
+    """A suite's sizes: its topics (name -> partitions at the start; the first is the one
+    offsets are committed and fetched on), the topic lists clients subscribe to, and the choices
+    of client count and script length."""
+
+    topics: dict[str, int]
+    subscriptions: tuple[tuple[str, ...], ...]
+    clients: tuple[int, ...]
+    lengths: tuple[int, ...]
+
+
+SMALL = Shape({"foo": 6, "bar": 3}, (("foo",), ("foo", "bar"), ("bar",)), (2, 3, 4), (15, 25, 40))
+LARGE = Shape(
+    {"foo": 24, "bar": 12, "baz": 48, "qux": 5},
+    (
+        ("foo",),
+        ("foo", "bar"),
+        ("bar",),
+        ("baz",),
+        ("foo", "baz", "qux"),
+        ("foo", "bar", "baz", "qux"),
+    ),
+    (12, 20, 32),
+    (120, 200),
+)
+"""The ``--large`` suite: groups of 12 to 32 members on four topics of 5 to 48 partitions (more
+when the script adds some), so the uniform and range assignors, the target-assignment builder and
+reconciliation run on groups the size of real ones; longer scripts, so that many members converge."""
+TOPICS = SMALL.topics  # the default suite's, as before
+
+
+def topic_ops(shape: Shape = SMALL) -> list[dict[str, Any]]:
     return [
         {"op": "topic", "id": str(topic_id_for(name)), "name": name, "partitions": n}
-        for name, n in TOPICS.items()
+        for name, n in shape.topics.items()
     ]
 
 
 class Client:
-    def __init__(self, index: int, seed: int, rng: random.Random) -> None:
+    def __init__(self, index: int, seed: int, rng: random.Random, shape: Shape = SMALL) -> None:
         self.index = index
         self.member_id = f"m{index}-{seed}"
         self.instance = f"i{index}" if rng.random() < 0.3 else None
@@ -56,7 +93,7 @@ class Client:
         self.epoch = -1  # not in the group
         self.assigned: dict[str, list[int]] = {}
         self.previous: dict[str, list[int]] = {}
-        self.topics = rng.choice(SUBSCRIPTIONS)
+        self.topics = rng.choice(shape.subscriptions)
         self.assignor = rng.choice((None, None, "uniform", "range"))
         self.rebalance = rng.choice((3000, 10000, 30000))
 
@@ -69,14 +106,18 @@ LOADED = [True]
 APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "REQUEST_TIMED_OUT")
 
 
-def next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any]:
-    op = _next_op(rng, clients, t)
+def next_op(
+    rng: random.Random, clients: list[Client], t: int, shape: Shape = SMALL
+) -> dict[str, Any]:
+    op = _next_op(rng, clients, t, shape)
     if op["op"] == "cgh" and rng.random() < 0.05:
         op["append_error"] = rng.choice(APPEND_ERRORS)
     return op
 
 
-def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any]:
+def _next_op(rng: random.Random, clients: list[Client], t: int, shape: Shape) -> dict[str, Any]:
+    first, second = list(shape.topics)[:2]
+    first_count = shape.topics[first]
     if not LOADED[0] and rng.random() < 0.5:
         LOADED[0] = True
         return {"op": "load"}
@@ -96,7 +137,7 @@ def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any
         elif rng.random() < 0.3:
             op["member_epoch"] = rng.choice((-1, 0, 3))
         if rng.random() < 0.5:
-            op["topics"] = [["foo", sorted(rng.sample(range(6), 2))], ["bar", [0]]]
+            op["topics"] = [[first, sorted(rng.sample(range(first_count), 2))], [second, [0]]]
         return op
     if roll < 0.14:  # an offset commit with the member's epoch (or a stale one, or v8)
         c = rng.choice(clients)
@@ -107,7 +148,7 @@ def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any
             "member": c.member_id if rng.random() < 0.9 else "",
             "generation": epoch,
             "version": 9 if rng.random() < 0.9 else 8,
-            "topics": [["foo", [[rng.randrange(6), rng.randrange(1000)]]]],
+            "topics": [[first, [[rng.randrange(first_count), rng.randrange(1000)]]]],
         }
         if op["member"] == "":
             op["generation"] = -1
@@ -115,7 +156,7 @@ def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any
     if roll < 0.15:
         return {"op": "advance", "to": t + rng.choice((500, 2000, 5000, 12000, 30000, 46000))}
     if roll < 0.18:
-        name = rng.choice(list(TOPICS))
+        name = rng.choice(list(shape.topics))
         TOPICS_NOW[name] += rng.choice((1, 2))
         return {
             "op": "topic",
@@ -153,7 +194,7 @@ def _next_op(rng: random.Random, clients: list[Client], t: int) -> dict[str, Any
     elif choice < 0.8:
         op["owned"] = owned(c.previous)
     if rng.random() < 0.08:
-        c.topics = rng.choice(SUBSCRIPTIONS)
+        c.topics = rng.choice(shape.subscriptions)
         op["topics"] = list(c.topics)
     if rng.random() < 0.1:  # a full heartbeat (as after an error)
         op.update(rebalance=c.rebalance, topics=list(c.topics), owned=owned(c.assigned))
@@ -187,23 +228,27 @@ def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
     return record_seeds(oracle_command, seeds, _play)
 
 
-def _play(process: OracleProcess, seed: int) -> dict[str, Any]:
+def record_large(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
+    return record_seeds(oracle_command, seeds, functools.partial(_play, shape=LARGE))
+
+
+def _play(process: OracleProcess, seed: int, shape: Shape = SMALL) -> dict[str, Any]:
     """One seeded script, played against Kafka's answers."""
     rng = random.Random(seed)
     TOPICS_NOW.clear()
-    TOPICS_NOW.update(TOPICS)
+    TOPICS_NOW.update(shape.topics)
     LOADED[0] = True
-    names = {str(topic_id_for(n)): n for n in TOPICS}
-    clients = [Client(i, seed, rng) for i in range(rng.choice((2, 3, 4)))]
+    names = {str(topic_id_for(n)): n for n in shape.topics}
+    clients = [Client(i, seed, rng, shape) for i in range(rng.choice(shape.clients))]
     process.config({"op": "config", "configs": {}, "show_state": True})
     ops: list[dict[str, Any]] = []
     answers: list[list[dict[str, Any]]] = []
     t = 0
-    for op in topic_ops():
+    for op in topic_ops(shape):
         ops.append(op)
         answers.append(process.send(op))
-    for _ in range(rng.choice((15, 25, 40))):
-        op = next_op(rng, clients, t)
+    for _ in range(rng.choice(shape.lengths)):
+        op = next_op(rng, clients, t, shape)
         lines = process.send(op)
         ops.append(op)
         answers.append(lines)
@@ -220,7 +265,11 @@ def load(path: Path = DATA) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    record_command(__doc__, record, DATA, "0:100")
+    if "--large" in sys.argv:
+        sys.argv.remove("--large")
+        record_command(__doc__, record_large, LARGE_DATA, "0:40")
+    else:
+        record_command(__doc__, record, DATA, "0:100")
 
 
 if __name__ == "__main__":

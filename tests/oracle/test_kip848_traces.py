@@ -52,7 +52,7 @@ from coordinator.records import (
 from coordinator.result import Step
 from scenarios.engine import Engine
 from tests.oracle import kip848_lifecycle
-from tests.oracle.kip848 import DATA, load
+from tests.oracle.kip848 import DATA, LARGE_DATA, load
 from tests.oracle.script_files import disagreements
 
 NODE = "broker-0"
@@ -535,6 +535,18 @@ KNOWN_DIVERGENCES: dict[int, str] = {}
 def test_kip848_heartbeats_agree_with_kafka() -> None:
     failures = disagreements(scripts(), replay, KNOWN_DIVERGENCES)
     assert not failures, f"{len(failures)} of {len(scripts())} scripts:\n" + "\n".join(failures[:3])
+
+
+@pytest.mark.skipif(not LARGE_DATA.exists(), reason="no recorded large KIP-848 traces")
+def test_kip848_heartbeats_of_large_groups_agree_with_kafka() -> None:
+    """The ``--large`` recording: groups of 12 to 32 members on four topics (kip848.LARGE)."""
+    scripts = tuple(load(LARGE_DATA))
+    failures = disagreements(scripts, replay, {})
+    assert not failures, f"{len(failures)} of {len(scripts)} scripts:\n" + "\n".join(failures[:3])
+    members = [
+        len({op["member"] for op in script["ops"] if op["op"] == "cgh"}) for script in scripts
+    ]
+    assert min(members) >= 12 and len(scripts) >= 40  # the recording is of large groups
 
 
 @functools.cache
