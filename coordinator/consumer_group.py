@@ -15,7 +15,7 @@ mutated once built.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 import attrs
 from attrs import frozen
@@ -29,6 +29,42 @@ from coordinator.timeline_order import capacity_for, iteration_order
 
 Partitions = Mapping[Uuid, frozenset[int]]
 EMPTY: Partitions = {}
+
+
+class ReplayedPartitions(frozenset[int]):
+    """One topic's partitions of a target assignment as Kafka holds them once the record is
+    replayed (``Assignment.fromRecord``: ``new HashSet<>(partitions)``): a frozenset (membership
+    and set operations in C) that iterates in that ``HashSet``'s order.
+
+    The order matters: the next target assignment is computed from these sets, and the uniform
+    assignor keeps the first ``quota`` partitions a member holds in iteration order
+    (``UniformHomogeneousAssignmentBuilder.maybeRevokePartitions``). A plain frozenset iterates
+    in Python's hash order instead ({4, 5, 7, 8} as 8, 4, 5, 7 where Java's 16 buckets give
+    4, 5, 7, 8), and a member over its quota then gave up a different partition than Kafka's.
+    """
+
+    __slots__ = ("_order",)
+    _order: tuple[int, ...]
+
+    def __new__(cls, ordered: Iterable[int]) -> ReplayedPartitions:
+        items = tuple(ordered)
+        self = super().__new__(cls, items)
+        self._order = items if len(self) == len(items) else tuple(dict.fromkeys(items))
+        return self
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._order)
+
+    def runs(self) -> list[range]:
+        """The iteration order as runs of consecutive partitions (``sets.java_runs``)."""
+        runs: list[range] = []
+        for p in self._order:
+            if runs and runs[-1].stop == p:
+                runs[-1] = range(runs[-1].start, p + 1)
+            else:
+                runs.append(range(p, p + 1))
+        return runs
+
 
 #: ConsumerGroupHeartbeatRequest.LEAVE_GROUP_MEMBER_EPOCH / LEAVE_GROUP_STATIC_MEMBER_EPOCH
 LEAVE_GROUP_MEMBER_EPOCH = -1

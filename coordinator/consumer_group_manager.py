@@ -45,6 +45,7 @@ from coordinator.consumer_group import (
     ConsumerGroupMember,
     MemberState,
     Partitions,
+    ReplayedPartitions,
     TopicMetadata,
     merge_counts,
     subscription_type,
@@ -1372,7 +1373,7 @@ class ConsumerGroupManager:
                         (t.topic_id, t.partitions) for t in value.topic_partitions
                     )
                     group.update_target_assignment(
-                        key.member_id, {t: frozenset(ps) for t, ps in ordered.items()}
+                        key.member_id, {t: ReplayedPartitions(ps) for t, ps in ordered.items()}
                     )
                 else:
                     group.remove_target_assignment(key.member_id)

@@ -14,14 +14,18 @@ or join/sync timer expires), and come back speaking the other protocol (a rollin
 downgrade).
 
     python -m tests.oracle.mixed --oracle /tmp/migration-oracle/oracle.sh --seeds 0:150
+    python -m tests.oracle.mixed --large --oracle ... --seeds 0:40
 
-writes tests/oracle/data/mixed.jsonl.xz (the same format as kip848.jsonl.xz, plus ``configs``).
+writes tests/oracle/data/mixed.jsonl.xz (the same format as kip848.jsonl.xz, plus ``configs``;
+``--large``: mixed-large.jsonl.xz, 10 to 24 clients, see ``record_large``).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,7 @@ from tests.oracle.oracle_process import OracleProcess
 from tests.oracle.script_files import read_scripts, record_command, record_seeds
 
 DATA = Path(__file__).parent / "data" / "mixed.jsonl.xz"
+LARGE_DATA = Path(__file__).parent / "data" / "mixed-large.jsonl.xz"
 GROUP = "g"
 TOPICS = {"foo": 6, "bar": 3}
 POLICIES = ("bidirectional", "bidirectional", "upgrade", "downgrade", "disabled")
@@ -237,7 +242,13 @@ def record(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
     return record_seeds(oracle_command, seeds, _play)
 
 
-def _play(process: OracleProcess, seed: int) -> dict[str, Any]:
+def record_large(oracle_command: str, seeds: range) -> list[dict[str, Any]]:
+    """The ``--large`` suite: 10, 16 or 24 clients, 150 or 250 ops, size limits (when set) of
+    8 or 12 members: rolling upgrades and downgrades of groups the size of real ones."""
+    return record_seeds(oracle_command, seeds, functools.partial(_play, large=True))
+
+
+def _play(process: OracleProcess, seed: int, large: bool = False) -> dict[str, Any]:
     """One seeded script, played against Kafka's answers."""
     rng = random.Random(seed)
     TOPICS_NOW.clear()
@@ -248,11 +259,12 @@ def _play(process: OracleProcess, seed: int) -> dict[str, Any]:
         "group.initial.rebalance.delay.ms": rng.choice((0, 0, 3000)),
         "group.min.session.timeout.ms": 6000,
     }
+    limits = (8, 12) if large else (1, 2)
     if rng.random() < 0.15:
-        configs["group.max.size"] = rng.choice((1, 2))
+        configs["group.max.size"] = rng.choice(limits)
     if rng.random() < 0.15:
-        configs["group.consumer.max.size"] = rng.choice((1, 2))
-    clients = [Client(i, rng) for i in range(rng.choice((2, 3, 4)))]
+        configs["group.consumer.max.size"] = rng.choice(limits)
+    clients = [Client(i, rng) for i in range(rng.choice((10, 16, 24) if large else (2, 3, 4)))]
     process.config({"op": "config", "configs": configs, "show_state": True})
     ops: list[dict[str, Any]] = []
     answers: list[list[dict[str, Any]]] = []
@@ -261,7 +273,7 @@ def _play(process: OracleProcess, seed: int) -> dict[str, Any]:
     for op in topic_ops():
         ops.append(op)
         answers.append(process.send(op))
-    for _ in range(rng.choice((30, 50, 70))):
+    for _ in range(rng.choice((150, 250) if large else (30, 50, 70))):
         op, client = next_op(rng, clients, t)
         if op["op"] == "advance" and op["to"] == -1:
             op["to"] = t + rng.choice((100, 1000, 3000))
@@ -285,7 +297,11 @@ def load(path: Path = DATA) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    record_command(__doc__, record, DATA, "0:150")
+    if "--large" in sys.argv:
+        sys.argv.remove("--large")
+        record_command(__doc__, record_large, LARGE_DATA, "0:40")
+    else:
+        record_command(__doc__, record, DATA, "0:150")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from coordinator.protocol import (
 )
 from coordinator.records import ConsumerGroupMemberMetadataKey, GroupMetadataKey, Record
 from tests.oracle.adapter import ClusterAdapter
-from tests.oracle.mixed import DATA, load
+from tests.oracle.mixed import DATA, LARGE_DATA, load
 from tests.oracle.replay import (
     group_state,
     kafka_defect,
@@ -237,3 +237,13 @@ KNOWN_DIVERGENCES: dict[int, str] = {}
 def test_mixed_protocol_groups_agree_with_kafka() -> None:
     failures = disagreements(scripts(), replay, KNOWN_DIVERGENCES)
     assert not failures, f"{len(failures)} of {len(scripts())} scripts:\n" + "\n".join(failures[:3])
+
+
+@pytest.mark.skipif(not LARGE_DATA.exists(), reason="no recorded large mixed-protocol traces")
+def test_large_mixed_protocol_groups_agree_with_kafka() -> None:
+    """The ``--large`` recording (mixed.record_large: 10 to 24 clients, 150 or 250 ops); one
+    script in three in ``make test``, all with GROUPSIM_ORACLE_TRACES=all."""
+    scripts = tuple(s for s in load(LARGE_DATA) if FULL or s["seed"] % 3 == 0)
+    failures = disagreements(scripts, replay, {})
+    assert not failures, f"{len(failures)} of {len(scripts)} scripts:\n" + "\n".join(failures[:3])
+    assert len(scripts) >= 13
