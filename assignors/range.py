@@ -73,7 +73,7 @@ class RangeAssignor(PartitionAssignor):
         meta = as_cluster(cluster)
         group = check_inputs(meta, subscriptions)
         counts = existing_partition_counts(meta, group.topics)
-        topics = self._topic_iteration_order(group, counts)
+        topics = self._topic_iteration_order(group, counts, list(subscriptions))
         subscribers = subscribers_per_topic(group, member_info_order(subscriptions), counts)
         assignment: Assignment = {m: [] for m in subscriptions}
 
@@ -92,7 +92,9 @@ class RangeAssignor(PartitionAssignor):
         _assign_plain(topics, counts, subscribers, assignment)
         return assignment
 
-    def _topic_iteration_order(self, group: GroupTopics, counts: Mapping[str, int]) -> list[str]:
+    def _topic_iteration_order(
+        self, group: GroupTopics, counts: Mapping[str, int], member_ids: list[str]
+    ) -> list[str]:
         if self.topic_order == "sorted":
             names = list(counts)
             return sorted(names, key=java_string_key) if needs_utf16_order(names) else sorted(names)
@@ -100,15 +102,12 @@ class RangeAssignor(PartitionAssignor):
         # existing ones are put into the HashMap partitionsPerTopic that the topic loop iterates.
         # Insertion order only matters inside a bucket; with several distinct topic lists, a
         # list's topics are inserted when the first of its members (in HashMap order) is visited.
+        # That HashMap was filled in the caller's member order (``member_ids``): two ids sharing
+        # a bucket keep that order (ordering the ids list by list instead broke such ties).
         if len(group.lists) == 1:
             inserted: Iterable[str] = next(iter(group.lists))
         else:
-            position = {
-                m: i
-                for i, m in enumerate(
-                    java_hashmap_order([m for ms in group.lists.values() for m in ms])
-                )
-            }
+            position = {m: i for i, m in enumerate(java_hashmap_order(member_ids))}
             visited = sorted(
                 group.lists, key=lambda tl: min(map(position.__getitem__, group.lists[tl]))
             )

@@ -9,7 +9,7 @@ scattering over an earlier membership (members gone, members new), with stale,
 missing and mixed generations and a few partitions claimed twice (a zombie member).
 
 The cases depend only on the seed (``random.Random``), never on groupsim's own assignors, so
-Kafka's answers recorded for them (``scripts/sweep_sticky_vs_java.py --record``) stay valid
+Kafka's answers recorded for them (``scripts/sweep_client_assignors_vs_java.py --record``) stay valid
 whatever groupsim changes. ``GENERATOR`` names this version: change it with the generator.
 """
 
@@ -23,6 +23,8 @@ from typing import Any
 
 from assignors.api import ClusterMetadata, Subscription, TopicPartition
 from assignors.cooperative_sticky import CooperativeStickyAssignor
+from assignors.range import RangeAssignor
+from assignors.roundrobin import RoundRobinAssignor
 from assignors.sticky import StickyAssignor
 from assignors.sticky_user_data import encode_sticky_user_data
 
@@ -178,26 +180,52 @@ def generate_with_racks(seed: int, index: int) -> Case:
     return case
 
 
+def generate_range_roundrobin(seed: int, index: int) -> Case:
+    """Case ``index`` of seed ``seed`` for ``range`` or ``roundrobin``: :func:`generate`'s
+    members and topics (their claims, which these assignors ignore, kept), racks half of the
+    time (:func:`generate_with_racks`; range is rack-aware, KIP-881), and a static
+    ``group.instance.id`` for some members (both order members by it first, ``MemberInfo``)."""
+    rnd = random.Random(f"{GENERATOR}:{seed}:{index}:range-roundrobin")
+    racked = rnd.random() < 0.5
+    case = generate_with_racks(seed, index) if racked else generate(seed, index)
+    case["kind"] = rnd.choice(("range", "roundrobin"))
+    static = rnd.choice((0.0, 0.0, 0.3, 1.0))
+    for i, member in enumerate(case["members"]):
+        if not racked:
+            member.append(None)
+        member.append(f"i{rnd.randrange(10_000)}-{i}" if rnd.random() < static else None)
+    return case
+
+
 def subscriptions(case: Case) -> dict[str, Subscription]:
     """The case's members as Kafka's client would send them (user data or owned partitions)."""
     out: dict[str, Subscription] = {}
-    for name, generation, topics, owned, *rack in case["members"]:
+    for name, generation, topics, owned, *extra in case["members"]:
         parts = [TopicPartition(t, p) for t, p in owned]
         gen_id = -1 if generation is None else generation
-        rack_id = rack[0] if rack else None
+        rack_id = extra[0] if extra else None
+        instance = extra[1] if len(extra) > 1 else None
         if case["kind"] == "sticky":
             data = (
                 None
                 if not parts and generation is None
                 else encode_sticky_user_data(parts, generation)
             )
-            out[name] = Subscription(topics, data, (), gen_id, rack_id=rack_id)
+            out[name] = Subscription(topics, data, (), gen_id, instance, rack_id)
         else:
-            out[name] = Subscription(topics, None, parts, gen_id, rack_id=rack_id)
+            out[name] = Subscription(topics, None, parts, gen_id, instance, rack_id)
     return out
 
 
 def assign(case: Case) -> dict[str, list[TopicPartition]]:
+    if case["kind"] in ("range", "roundrobin"):
+        simple: RangeAssignor | RoundRobinAssignor = (
+            RangeAssignor(prefer_rack_aware_logic=case.get("prefer", False))
+            if case["kind"] == "range"
+            else RoundRobinAssignor()
+        )
+        cluster = ClusterMetadata(case["counts"], case.get("racks"))
+        return simple.assign(cluster, subscriptions(case))
     cls = StickyAssignor if case["kind"] == "sticky" else CooperativeStickyAssignor
     if "racks" not in case:
         return cls().assign(case["counts"], subscriptions(case))

@@ -4,7 +4,7 @@
 sticky builders switch representations with size (numpy placement, batched claims, strided
 result lists), so these groups run up to 400 members and thousands of partitions: the cases are
 rebuilt here from their seed (``sweep_cases.generate``) and only the CRC32 of Kafka's answer is
-stored, recorded by ``scripts/sweep_sticky_vs_java.py --record`` from Kafka's
+stored, recorded by ``scripts/sweep_client_assignors_vs_java.py --record`` from Kafka's
 ``StickyAssignor`` and ``CooperativeStickyAssignor`` (apache/kafka 1eb7644) through
 ``data/StickyDriver.java``. Cases where Kafka throws (its ``NullPointerException``, see
 docs/sticky-assignors.md) are recorded as such; groupsim answers them without an error.

@@ -13,12 +13,14 @@ import java.util.*;
 
 /**
  * Reads cases on stdin, one per block:
- *   case <kind sticky|coop>
+ *   case <kind sticky|coop|range|roundrobin> [prefer]
  *   topic <name> <count>
- *   member <id> <gen or -> <topics comma list or -> <owned "t:p,t:p" or ->
+ *   member <id> <gen or -> <topics comma list or -> <owned "t:p,t:p" or -> [rack or -] [instance id or -]
  *   end
  * Prints for each case: "result" then "m <id> t-p,t-p,..." lines, "transfer <t-p>=<m>..." or "transfer null", "done".
- * Subscriptions are put into a HashMap in input order (like Kafka's ConsumerCoordinator).
+ * Subscriptions are put into a HashMap in input order (like Kafka's ConsumerCoordinator); the
+ * partitions per topic are built as AbstractPartitionAssignor.assign(Cluster, GroupSubscription)
+ * builds them (the topics' order is what range's lists follow).
  */
 public class StickyDriver {
     public static void main(String[] args) throws Exception {
@@ -68,10 +70,14 @@ public class StickyDriver {
                 } else {
                     sub = new Subscription(topics, null, owned, gen.orElse(-1), rack);
                 }
+                if (f.length > 6 && !f[6].equals("-")) sub.setGroupInstanceId(Optional.of(f[6]));
                 subs.put(id, sub);
                 order.add(id);
             } else if (f[0].equals("end")) {
-                AbstractStickyAssignor a = kind.equals("sticky") ? new StickyAssignor() : new CooperativeStickyAssignor();
+                org.apache.kafka.clients.consumer.internals.AbstractPartitionAssignor a =
+                    kind.equals("sticky") ? new StickyAssignor()
+                    : kind.equals("coop") ? new CooperativeStickyAssignor()
+                    : kind.equals("range") ? new RangeAssignor() : new RoundRobinAssignor();
                 if (prefer) {
                     java.lang.reflect.Field fl = org.apache.kafka.clients.consumer.internals.AbstractPartitionAssignor.class.getDeclaredField("preferRackAwareLogic");
                     fl.setAccessible(true);
@@ -79,7 +85,17 @@ public class StickyDriver {
                 }
                 Map<String, List<TopicPartition>> r;
                 try {
-                    r = a.assignPartitions(ppt, subs);
+                    // the partitions per topic as AbstractPartitionAssignor.assign(Cluster, ...)
+                    // builds them: a HashSet of every member's topics (members in the HashMap's
+                    // order), then a HashMap filled in that set's order
+                    Set<String> all = new HashSet<>();
+                    for (Map.Entry<String, Subscription> e : subs.entrySet()) all.addAll(e.getValue().topics());
+                    Map<String, List<PartitionInfo>> perTopic = new HashMap<>();
+                    for (String t : all) {
+                        List<PartitionInfo> ps = ppt.get(t);
+                        if (ps != null && !ps.isEmpty()) perTopic.put(t, ps);
+                    }
+                    r = a.assignPartitions(perTopic, subs);
                 } catch (Throwable t) {
                     System.out.println("result");
                     System.out.println("error " + t.getClass().getSimpleName());

@@ -1,19 +1,23 @@
-"""Compare groupsim's sticky assignors with Kafka's on seeded random groups of 2 to 400 members.
+"""Compare groupsim's client assignors with Kafka's on seeded random groups of 2 to 400 members.
 
-    python scripts/sweep_sticky_vs_java.py [--seed=S] [--cases=N] [--racks] [--record] [--keep=DIR]
+    python scripts/sweep_client_assignors_vs_java.py [--seed=S] [--cases=N] [--racks]
+        [--range-roundrobin] [--record] [--keep=DIR]
 
 Builds Kafka's client assignors from the git mirror (tools/client-assignor-bench/build.sh, as
 ``make bench`` does) and the driver ``tests/assignors/data/StickyDriver.java``, feeds it cases
 ``0..N-1`` of ``tests/assignors/sweep_cases.generate(S, i)`` in one JVM, and compares every
 member's list, in order, with groupsim's ``StickyAssignor`` / ``CooperativeStickyAssignor``;
-``--racks`` gives the same cases replica and member racks (``generate_with_racks``, KIP-881).
+``--racks`` gives the same cases replica and member racks (``generate_with_racks``, KIP-881);
+``--range-roundrobin`` runs them through ``RangeAssignor`` / ``RoundRobinAssignor`` instead, half
+with racks and some members static (``generate_range_roundrobin``).
 A difference is printed, the case written to ``--keep`` (default ``/tmp/sticky-sweep``) and the
 exit status is 1. Cases where Kafka throws (the ``NullPointerException`` of
 docs/sticky-assignors.md) are counted and skipped.
 
 ``--record`` also writes the digest of each of Kafka's answers to
 ``tests/assignors/data/sticky_kafka_java_sweep.json`` (``--racks``:
-``sticky_kafka_java_rack_sweep.json``), which
+``sticky_kafka_java_rack_sweep.json``; ``--range-roundrobin``:
+``range_roundrobin_kafka_java_sweep.json``), which
 ``tests/assignors/test_sticky_kafka_java_sweep.py`` replays in ``make test`` (CI has no Kafka).
 """
 
@@ -34,6 +38,7 @@ from tests.assignors.sweep_cases import (  # noqa: E402
     assign,
     digest,
     generate,
+    generate_range_roundrobin,
     generate_with_racks,
 )
 
@@ -50,7 +55,9 @@ def driver_classpath() -> str:
     """Kafka's client classes plus the compiled driver (rebuilt when the driver changes)."""
     built = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True)
     if built.returncode:
-        raise SystemExit(f"sweep_sticky_vs_java: cannot build Kafka's assignors: {built.stderr}")
+        raise SystemExit(
+            f"sweep_client_assignors_vs_java: cannot build Kafka's assignors: {built.stderr}"
+        )
     kafka = built.stdout.strip().splitlines()[-1]
     out = Path(kafka.split(":")[0]).parent / "sticky-driver"
     stamp = out / f".built-{DRIVER.stat().st_mtime_ns}"
@@ -74,12 +81,12 @@ def driver_text(case: Case) -> str:
         if t in subscribed:
             replicas = ";".join("|".join(r) for r in racks[t]) if racks else ""
             lines.append(f"topic {t} {c} {replicas}".rstrip())
-    for name, generation, topics, owned, *rack in case["members"]:
+    for name, generation, topics, owned, *extra in case["members"]:
         gen = "-" if generation is None else str(generation)
         listed = ",".join(topics) or "-"
         claims = ",".join(f"{t}:{p}" for t, p in owned) or "-"
-        where = f" {rack[0] or '-'}" if rack else ""
-        lines.append(f"member {name} {gen} {listed} {claims}{where}")
+        rack_and_instance = "".join(f" {x or '-'}" for x in extra)
+        lines.append(f"member {name} {gen} {listed} {claims}{rack_and_instance}")
     lines.append("end")
     return "\n".join(lines) + "\n"
 
@@ -112,9 +119,14 @@ def main(argv: list[str]) -> int:
     count = int(_flag(argv, "cases", "100"))
     keep = Path(_flag(argv, "keep", "/tmp/sticky-sweep"))
     with_racks = "--racks" in argv
-    make = generate_with_racks if with_racks else generate
+    simple = "--range-roundrobin" in argv
+    make = generate_range_roundrobin if simple else generate_with_racks if with_racks else generate
     out = DATA / (
-        "sticky_kafka_java_rack_sweep.json" if with_racks else "sticky_kafka_java_sweep.json"
+        "range_roundrobin_kafka_java_sweep.json"
+        if simple
+        else "sticky_kafka_java_rack_sweep.json"
+        if with_racks
+        else "sticky_kafka_java_sweep.json"
     )
     cases = [make(seed, i) for i in range(count)]
     start = time.perf_counter()
@@ -147,16 +159,23 @@ def main(argv: list[str]) -> int:
     )
     if "--record" in argv and not differ:
         java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+        classes = (
+            "RangeAssignor/RoundRobinAssignor"
+            if simple
+            else "StickyAssignor/CooperativeStickyAssignor"
+        )
+        flags = "--range-roundrobin " if simple else "--racks " if with_racks else ""
         out.write_text(
             json.dumps(
                 {
-                    "about": "Kafka's StickyAssignor/CooperativeStickyAssignor (apache/kafka "
-                    "1eb7644) on tests/assignors/sweep_cases.generate(seed, i): CRC32 of every "
+                    "about": f"Kafka's {classes} (apache/kafka 1eb7644) on "
+                    f"tests/assignors/sweep_cases.{make.__name__}(seed, i): CRC32 of every "
                     "member's list in input order (sweep_cases.digest). Re-record: python "
-                    "scripts/sweep_sticky_vs_java.py --seed=S --cases=N --record",
+                    f"scripts/sweep_client_assignors_vs_java.py --seed=S --cases=N {flags}--record",
                     "jvm": java.splitlines()[0] if java else "",
                     "generator": GENERATOR,
                     "racks": with_racks,
+                    "range_roundrobin": simple,
                     "seed": seed,
                     "cases": recorded,
                 },
