@@ -58,8 +58,9 @@ from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
 MAX_ITERATION_COUNT = 16
-#: a topic with at most this many partitions to hand out is assigned in Python lists
-SMALL_TOPIC = 1024
+#: a topic with at most this many partitions to hand out is assigned in Python lists (about
+#: where numpy's fixed cost per call stops outweighing its lower cost per partition)
+SMALL_TOPIC = 128
 _BY_VALUE = -2  # revoke: a topic id object not among the subscribed ones (look it up by value)
 
 #: One-partition sets below this partition number are made once and shared (see _singles).

@@ -22,7 +22,7 @@ up are walked in Python. A topic's unassigned partitions are the difference of a
 ``{0..n-1}`` with its owners (empty when every partition is owned), one ``map`` over the topics;
 the subscription's topic order is computed once per subscription (:func:`subscription_of`).
 A first assignment (every member's map ``EMPTY_PARTITIONS``, no owners) skips the summaries and
-the differences, and topics without partitions are dropped once counted.
+the differences.
 
 Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
 member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
@@ -175,8 +175,8 @@ def _unassigned(
     runs; the partition count of the topics). Kafka's ``!isPartitionAssigned`` per partition;
     with Kafka's own ``GroupSpecImpl`` and ``SubscribedTopicDescriberImpl`` one C-level pass
     per step over the topics (a set difference per topic), else through the interfaces.
-    Topics without partitions are dropped after the count (they add no run), and a group
-    without owners (a first assignment) takes every topic whole without a difference."""
+    A group without owners (a first assignment) takes every topic whole without a difference,
+    and none when the topics have no partition."""
     if not (
         isinstance(group_spec, GroupSpecImpl)
         and isinstance(describer, SubscribedTopicDescriberImpl)
@@ -197,12 +197,11 @@ def _unassigned(
     total = sum(counts)
     if not total:  # every topic empty: nothing to hand out
         return [], 0
-    if 0 in counts:  # topics without partitions add nothing: left out
-        topic_order = list(itertools.compress(topic_order, counts))
-        counts = list(filter(None, counts))
     inverted = group_spec.inverted_member_assignment
     if not inverted:  # nobody owns anything (a first assignment): every topic whole
-        return list(zip(topic_order, map(range, counts), strict=True)), total
+        # (a topic without partitions adds no run: compress drops it)
+        whole = zip(topic_order, map(range, counts), strict=True)
+        return list(itertools.compress(whole, counts)), total
     owned = list(map(inverted.get, topic_order, repeat(_NOBODY)))
     missing = list(map(frozenset.difference, map(all_partitions, counts), owned))
     unassigned = []

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 from unittest import mock
 
 import numpy as np
@@ -144,3 +145,22 @@ def test_homogeneous_shortcuts_give_the_general_paths_result(group, first_assign
     fast = build_homogeneous(spec, describer(counts)).members
     general = build_homogeneous(_Spec(spec), _Describer(counts)).members
     assert _read(fast) == _read(general)
+
+
+def test_topics_without_partitions_add_nothing_to_a_first_assignment():
+    """Every mix of empty and small topics, in every position of the subscription's order."""
+    topic_ids = [topic_id_for(f"t{i}") for i in range(3)]
+    for members, partition_counts in itertools.product(
+        range(1, 5), itertools.product([0, 1, 3], repeat=3)
+    ):
+        counts = dict(zip(topic_ids, partition_counts, strict=True))
+        spec = GroupSpecImpl(
+            {
+                f"m{i}": MemberSubscriptionAndAssignmentImpl(None, None, frozenset(topic_ids))
+                for i in range(members)
+            },
+            subscription_type=SubscriptionType.HOMOGENEOUS,
+        )
+        fast = build_homogeneous(spec, describer(counts)).members
+        general = build_homogeneous(_Spec(spec), _Describer(counts)).members
+        assert _read(fast) == _read(general), (members, partition_counts)
