@@ -622,9 +622,6 @@ class _Builder:
         """assignRemainingPartitions for one topic: the balancer's nextLeastLoadedMember
         sequence, computed pass by pass (each pass gives one partition to every member of the
         least loaded range, then the range's level rises and it takes in the members at it)."""
-        if len(partitions) <= SMALL_TOPIC:
-            self._assign_small_topic(t, partitions)
-            return
         subscribers = self.subscribers[t]  # ascending
         loads = self.sizes[subscribers]
         if loads[0] == loads[-1] and (loads == loads[0]).all():
@@ -652,6 +649,9 @@ class _Builder:
                     {},
                 )
             )
+            return
+        if total <= SMALL_TOPIC:
+            self._assign_small_topic(t, partitions, members.tolist(), levels.tolist())
             return
         pieces = []
         done = 0
@@ -710,39 +710,14 @@ class _Builder:
             )
         )
 
-    def _assign_small_topic(self, t: int, partitions: np.ndarray) -> None:
-        """:meth:`assign_topic` for a topic of few partitions, in Python lists: the same
-        water-filling and the same record, without the dozens of numpy calls whose set-up
-        cost is most of the work on a small topic."""
-        subscribers = self.subscribers[t]
-        subs: list[int] = subscribers.tolist()  # ascending
-        loads: list[int] = self.sizes[subscribers].tolist()
-        if loads.count(loads[0]) == len(loads):
-            members, levels = subs, loads
-        else:  # by load, then member index (a stable sort of the ascending subscribers)
-            order = sorted(range(len(subs)), key=loads.__getitem__)
-            members = list(map(subs.__getitem__, order))
-            levels = list(map(loads.__getitem__, order))
+    def _assign_small_topic(
+        self, t: int, partitions: np.ndarray, members: list[int], levels: list[int]
+    ) -> None:
+        """:meth:`assign_topic`'s passes for a topic of few partitions (``members`` by load
+        then index, ``levels`` their loads), in Python lists: the same water-filling and the
+        same record, without the dozens of numpy calls whose set-up cost is most of the work
+        on a small topic."""
         total = len(partitions)
-        if total <= len(members) and levels[total - 1] == levels[0]:
-            # One pass over equally loaded members: each takes one partition, in order.
-            owner_of = np.array(members[:total], dtype=np.int64)
-            self.owners[t][partitions] = owner_of
-            self.sizes[owner_of] += 1
-            ones = np.ones(total, dtype=np.int64)
-            self.records.append(
-                (
-                    self.topic_ids[t],
-                    self.set_capacity[t],
-                    owner_of,
-                    partitions,
-                    partitions,
-                    ones,
-                    ones,
-                    {},
-                )
-            )
-            return
         # Passes: the members of the least loaded range each take one partition per pass
         # until the range's level reaches the next member's, which joins the range.
         owners: list[int] = []
