@@ -18,11 +18,14 @@ one strided ``range`` when it is one. A changed member map is a
 A read of the whole result builds the members whose map starts empty and only takes step-2
 shares in one batch (``_Builder._fresh_maps``: Java's orders as
 :func:`~coordinator.assignor.bulk.build_fresh_maps` computes them, one-partition sets shared).
-The balancing loop skips the topics it knows ``balanceTopic`` would leave unchanged.
+The balancing loop skips the topics it knows ``balanceTopic`` would leave unchanged. A topic
+with few partitions to hand out (:data:`SMALL_TOPIC`) is water-filled in Python lists
+(``_assign_small_topic``): numpy's fixed cost per call is most of the work there.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import operator
 from collections import deque
@@ -55,6 +58,9 @@ from coordinator.java import sized_capacity
 from coordinator.kafka_uuid import Uuid
 
 MAX_ITERATION_COUNT = 16
+#: a topic with at most this many partitions to hand out is assigned in Python lists (about
+#: where numpy's fixed cost per call stops outweighing its lower cost per partition)
+SMALL_TOPIC = 128
 _BY_VALUE = -2  # revoke: a topic id object not among the subscribed ones (look it up by value)
 
 #: One-partition sets below this partition number are made once and shared (see _singles).
@@ -644,6 +650,9 @@ class _Builder:
                 )
             )
             return
+        if total <= SMALL_TOPIC:
+            self._assign_small_topic(t, partitions, members.tolist(), levels.tolist())
+            return
         pieces = []
         done = 0
         end = int(np.searchsorted(levels, levels[0], side="right"))
@@ -697,6 +706,75 @@ class _Builder:
                 ordered[stops - 1],
                 step,
                 count_arr,
+                irregular,
+            )
+        )
+
+    def _assign_small_topic(
+        self, t: int, partitions: np.ndarray, members: list[int], levels: list[int]
+    ) -> None:
+        """:meth:`assign_topic`'s passes for a topic of few partitions (``members`` by load
+        then index, ``levels`` their loads), in Python lists: the same water-filling and the
+        same record, without the dozens of numpy calls whose set-up cost is most of the work
+        on a small topic."""
+        total = len(partitions)
+        # Passes: the members of the least loaded range each take one partition per pass
+        # until the range's level reaches the next member's, which joins the range.
+        owners: list[int] = []
+        end = bisect.bisect_right(levels, levels[0])
+        level = levels[0]
+        while len(owners) < total:
+            left = total - len(owners)
+            passes = levels[end] - level if end < len(levels) else -(-left // end)
+            batch = min(passes * end, left)
+            owners += (members[:end] * -(-batch // end))[:batch]
+            level += passes
+            end = bisect.bisect_right(levels, level)
+        owner_of = np.array(owners, dtype=np.int64)
+        self.owners[t][partitions] = owner_of
+        self.sizes += np.bincount(owner_of, minlength=len(self.sizes))
+        # Each member's partitions of this topic, ascending, members ascending (one
+        # computeIfAbsent + add each), as assign_topic records them.
+        shares: dict[int, list[int]] = {}
+        for owner, p in zip(owners, partitions.tolist(), strict=True):
+            share = shares.get(owner)
+            if share is None:
+                shares[owner] = [p]
+            else:
+                share.append(p)
+        share_members = sorted(shares)
+        firsts: list[int] = []
+        lasts: list[int] = []
+        steps: list[int] = []
+        counts: list[int] = []
+        irregular: dict[int, list[range]] = {}
+        for i, member in enumerate(share_members):
+            share = shares[member]
+            count = len(share)
+            first = share[0]
+            firsts.append(first)
+            lasts.append(share[-1])
+            counts.append(count)
+            if count > 1:
+                step = share[1] - first
+                # two partitions are always one strided range; more when evenly spaced
+                if count > 2 and share != list(range(first, share[-1] + 1, step)):
+                    irregular[i] = _runs_of(share)
+                steps.append(step)
+            elif i + 1 < len(share_members):  # assign_topic's step: to the next share's first
+                steps.append(shares[share_members[i + 1]][0] - first)
+            else:
+                steps.append(0)
+        table = np.array([share_members, firsts, lasts, steps, counts], dtype=np.int64)
+        self.records.append(
+            (
+                self.topic_ids[t],
+                self.set_capacity[t],
+                table[0],
+                table[1],
+                table[2],
+                table[3],
+                table[4],
                 irregular,
             )
         )

@@ -21,6 +21,8 @@ a few C-level and numpy passes over all members, and only the few members that g
 up are walked in Python. A topic's unassigned partitions are the difference of a cached
 ``{0..n-1}`` with its owners (empty when every partition is owned), one ``map`` over the topics;
 the subscription's topic order is computed once per subscription (:func:`subscription_of`).
+A first assignment (every member's map ``EMPTY_PARTITIONS``, no owners) skips the summaries and
+the differences.
 
 Partitions move as runs (``range`` slices of the unassigned list), never one by one; a changed
 member map is a :class:`~coordinator.assignor.sets.DeferredTopicMap` (Kafka's deep copy and its
@@ -68,6 +70,7 @@ from coordinator.assignor.sets import (
     java_runs,
 )
 from coordinator.assignor.spec import (
+    EMPTY_PARTITIONS,
     GroupSpecImpl,
     MemberAssignmentImpl,
     SubscribedTopicDescriberImpl,
@@ -171,7 +174,9 @@ def _unassigned(
     """(The partitions no member owns, topic by topic in ``topic_order``, each ascending, as
     runs; the partition count of the topics). Kafka's ``!isPartitionAssigned`` per partition;
     with Kafka's own ``GroupSpecImpl`` and ``SubscribedTopicDescriberImpl`` one C-level pass
-    per step over the topics (a set difference per topic), else through the interfaces."""
+    per step over the topics (a set difference per topic), else through the interfaces.
+    A group without owners (a first assignment) takes every topic whole without a difference,
+    and none when the topics have no partition."""
     if not (
         isinstance(group_spec, GroupSpecImpl)
         and isinstance(describer, SubscribedTopicDescriberImpl)
@@ -189,7 +194,15 @@ def _unassigned(
     if not all(metadata):
         _missing_topic(topic_order[metadata.index(None)])
     counts = list(map(_num_partitions_of, metadata))
-    owned = list(map(group_spec.inverted_member_assignment.get, topic_order, repeat(_NOBODY)))
+    total = sum(counts)
+    if not total:  # every topic empty: nothing to hand out
+        return [], 0
+    inverted = group_spec.inverted_member_assignment
+    if not inverted:  # nobody owns anything (a first assignment): every topic whole
+        # (a topic without partitions adds no run: compress drops it)
+        whole = zip(topic_order, map(range, counts), strict=True)
+        return list(itertools.compress(whole, counts)), total
+    owned = list(map(inverted.get, topic_order, repeat(_NOBODY)))
     missing = list(map(frozenset.difference, map(all_partitions, counts), owned))
     unassigned = []
     for i in itertools.compress(range(len(topic_order)), missing):
@@ -203,7 +216,7 @@ def _unassigned(
                 unassigned[-1] = (topic_id, range(unassigned[-1][1].start, p + 1))
             else:
                 unassigned.append((topic_id, range(p, p + 1)))
-    return unassigned, sum(counts)
+    return unassigned, total
 
 
 def _missing_topic(topic_id: Uuid) -> NoReturn:
@@ -243,65 +256,70 @@ def build_homogeneous(
         olds = list(map(_partitions_of, specs.values()))  # member_ids is specs' key order
     else:
         olds = [group_spec.member_assignment(m).partitions for m in member_ids]
-    # A map this builder returned knows its size and topics (``summary``): when it fits the
-    # quota and every topic is still subscribed, the walk below would keep it whole, so those
-    # members are settled in a few array passes and only the others are walked.
-    # (A map without one is taken as too big for any quota, with the subscribed topics: one
-    # topic-set object for the whole list, usually, checked once.)
-    no_summary = (_TOO_BIG, subscribed)
-    summaries = list(map(getattr, olds, repeat("summary"), repeat(no_summary)))
-    try:
-        sizes = np.fromiter(map(_summary_size, summaries), np.int64, count)
-    except TypeError:  # a TopicMap or DeferredTopicMap whose summary is None
-        summaries = [no_summary if s is None else s for s in summaries]
-        sizes = np.fromiter(map(_summary_size, summaries), np.int64, count)
     quota_array = np.full(count, min_quota, dtype=np.int64)
     quota_array[:extra] += 1
-    fits = sizes <= quota_array
-    topics_of = list(map(_summary_topics, summaries))
-    common = topics_of[0]
-    # list.count compares by ==: a topic set equal to `common` is inside iff `common` is
-    if topics_of.count(common) != count or not common <= subscribed:
-        distinct = dict(zip(map(id, topics_of), topics_of, strict=True))
-        outside = {key for key, topics in distinct.items() if not topics <= subscribed}
-        if outside:
-            fits &= ~np.fromiter(map(outside.__contains__, map(id, topics_of)), bool, count)
-    left = quota_array - np.where(fits, sizes, 0)
-    remaining = left.tolist()
     targets: list[Mapping[Uuid, AbstractSet[int]]] = list(olds)
     changed_ids: list[int] = []
-    walk = np.flatnonzero(~fits).tolist()
-    walked = list(itertools.compress(walk, map(bool, map(olds.__getitem__, walk))))
-    for index in walked:
-        old = olds[index]
-        quota = remaining[index]
-        new: DeferredTopicMap | None = None
-        for topic_id, partitions in old.items():
-            if topic_id in subscribed:
-                size = len(partitions)
-                if size <= quota:
-                    quota -= size
-                    continue
-                if new is None:
-                    new = DeferredTopicMap(old)
-                kept, revoked = split_runs(java_runs(partitions), quota)
-                quota = 0
-                if kept:
-                    # the deep copy's set (capacity of the whole set) minus the revoked tail
-                    new.put_new(topic_id, copy_capacity(size), kept)
+    if all(map(operator.is_, olds, repeat(EMPTY_PARTITIONS))):
+        # A first assignment: nobody keeps anything; every member takes its whole quota.
+        left = quota_array
+        remaining = [min_quota + 1] * extra + [min_quota] * (count - extra)
+    else:
+        # A map this builder returned knows its size and topics (``summary``): when it fits the
+        # quota and every topic is still subscribed, the walk below would keep it whole, so those
+        # members are settled in a few array passes and only the others are walked.
+        # (A map without one is taken as too big for any quota, with the subscribed topics: one
+        # topic-set object for the whole list, usually, checked once.)
+        no_summary = (_TOO_BIG, subscribed)
+        summaries = list(map(getattr, olds, repeat("summary"), repeat(no_summary)))
+        try:
+            sizes = np.fromiter(map(_summary_size, summaries), np.int64, count)
+        except TypeError:  # a TopicMap or DeferredTopicMap whose summary is None
+            summaries = [no_summary if s is None else s for s in summaries]
+            sizes = np.fromiter(map(_summary_size, summaries), np.int64, count)
+        fits = sizes <= quota_array
+        topics_of = list(map(_summary_topics, summaries))
+        common = topics_of[0]
+        # list.count compares by ==: a topic set equal to `common` is inside iff `common` is
+        if topics_of.count(common) != count or not common <= subscribed:
+            distinct = dict(zip(map(id, topics_of), topics_of, strict=True))
+            outside = {key for key, topics in distinct.items() if not topics <= subscribed}
+            if outside:
+                fits &= ~np.fromiter(map(outside.__contains__, map(id, topics_of)), bool, count)
+        left = quota_array - np.where(fits, sizes, 0)
+        remaining = left.tolist()
+        walk = np.flatnonzero(~fits).tolist()
+        walked = list(itertools.compress(walk, map(bool, map(olds.__getitem__, walk))))
+        for index in walked:
+            old = olds[index]
+            quota = remaining[index]
+            new: DeferredTopicMap | None = None
+            for topic_id, partitions in old.items():
+                if topic_id in subscribed:
+                    size = len(partitions)
+                    if size <= quota:
+                        quota -= size
+                        continue
+                    if new is None:
+                        new = DeferredTopicMap(old)
+                    kept, revoked = split_runs(java_runs(partitions), quota)
+                    quota = 0
+                    if kept:
+                        # the deep copy's set (capacity of the whole set) minus the revoked tail
+                        new.put_new(topic_id, copy_capacity(size), kept)
+                    else:
+                        new.remove_topic(topic_id)
+                    unassigned.extend((topic_id, run) for run in revoked)
                 else:
+                    if new is None:
+                        new = DeferredTopicMap(old)
                     new.remove_topic(topic_id)
-                unassigned.extend((topic_id, run) for run in revoked)
-            else:
-                if new is None:
-                    new = DeferredTopicMap(old)
-                new.remove_topic(topic_id)
-        remaining[index] = quota
-        if new is not None:
-            targets[index] = new
-            changed_ids.append(index)
-    if walked:
-        left[walked] = list(map(remaining.__getitem__, walked))
+            remaining[index] = quota
+            if new is not None:
+                targets[index] = new
+                changed_ids.append(index)
+        if walked:
+            left[walked] = list(map(remaining.__getitem__, walked))
     changed = np.zeros(count, dtype=bool)
     changed[changed_ids] = True
 
