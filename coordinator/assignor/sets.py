@@ -397,6 +397,18 @@ def _to_runs(items: Iterable[int]) -> list[range]:
     return runs
 
 
+def _frozen_copy(source: AbstractSet[int]) -> frozenset[int]:
+    """``frozenset(IntHashSet.copy_of(source))`` of a non-empty set: straight from the set
+    when the order does not show (:func:`frozen_partitions`), else :func:`_copied_frozenset`."""
+    count = len(source)
+    if count == 1:
+        return frozenset(iter(source))
+    low, high = min(source), max(source)
+    if low >= 0 and high - low < frozenset_table(count):
+        return frozenset(iter(source))
+    return _copied_frozenset(source)
+
+
 def _copied_frozenset(source: AbstractSet[int]) -> frozenset[int]:
     """``frozenset(IntHashSet.copy_of(source))`` of a non-empty set, without the copy: the
     copy's Java order is ``source``'s order sorted (stably) by bucket, for partitions below
@@ -663,8 +675,66 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
         map.items() if ps}`` gives, down to the frozensets' own iteration order). Unless the
         map was built, the steps are replayed without the map's table (:meth:`_replay`)."""
         if self._map is None:
+            if len(self._ops) == 1:
+                one = self._replay_one()
+                if one is not None:
+                    return one
             return self._replay()
         return {t: frozenset(ps) for t, ps in self._map.items() if ps}
+
+    def _replay_one(self) -> dict[Uuid, frozenset[int]] | None:
+        """:meth:`_replay` of the usual single step on a base topic (``put`` of a new set,
+        ``remove`` of the topic, or of one partition), when the result's frozensets do not
+        depend on any set's Java order (:func:`frozen_partitions`) and no bucket may become a
+        tree bin; else None. The keys keep the copy's table: a step that replaces or removes
+        a key leaves the capacity and the other keys' sequence alone."""
+        kind, topic_id, arg, runs, _ = self._ops[0]
+        if kind == 0:
+            return None
+        base = self._base
+        source = base.get(topic_id)
+        if not source:  # absent, or empty (not among the frozensets: no place to keep)
+            return None
+        changed: frozenset[int] | None = None  # the topic's new set (None: the topic goes)
+        if kind == 1:
+            if len(runs) != 1 or runs[0].step != 1 or not runs[0]:
+                return None
+            run = runs[0]
+            changed = frozen_partitions(run, len(run), run.start, run.stop - 1)
+            if changed is None:
+                return None
+        elif kind == 3:
+            if arg not in source:
+                return None
+            remaining = set(source)
+            remaining.discard(arg)
+            if remaining:
+                changed = frozen_partitions(
+                    remaining, len(remaining), min(remaining), max(remaining)
+                )
+                if changed is None:
+                    return None
+        keys = list(base)
+        values = list(base.values())
+        indexes: Iterable[int] = range(len(keys))
+        if len(keys) > 1:
+            initial = cap = table_size_for(len(keys))
+            while len(keys) > (cap * 3) >> 2:
+                cap <<= 1
+            hashes = list(map(uuid_spread, keys))
+            if bucket_may_fill(hashes, initial):
+                return None
+            indexes = sorted(indexes, key=list(map((cap - 1).__and__, hashes)).__getitem__)
+        result: dict[Uuid, frozenset[int]] = {}
+        for i in indexes:
+            partitions = values[i]
+            if partitions:
+                result[keys[i]] = _frozen_copy(partitions)
+        if changed is None:
+            result.pop(topic_id, None)
+        else:
+            result[topic_id] = changed  # in the topic's place (a present key keeps it)
+        return result
 
     def _replay(self) -> dict[Uuid, frozenset[int]]:
         """:meth:`partition_sets` without :meth:`_built`'s :class:`TopicMap`: the deep copy and
@@ -776,15 +846,7 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
             if made is not None:
                 result[keys[i]] = made.frozen()
                 continue
-            count = len(partitions)
-            if count == 1:
-                result[keys[i]] = frozenset(iter(partitions))
-                continue
-            low, high = min(partitions), max(partitions)
-            if low >= 0 and high - low < frozenset_table(count):
-                result[keys[i]] = frozenset(iter(partitions))
-            else:
-                result[keys[i]] = _copied_frozenset(partitions)
+            result[keys[i]] = _frozen_copy(partitions)
         return result
 
     def _replay_sets(self) -> dict[Uuid, IntHashSet]:
