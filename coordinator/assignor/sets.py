@@ -697,11 +697,11 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
             return None
         changed: frozenset[int] | None = None  # the topic's new set (None: the topic goes)
         if kind == 1:
-            if len(runs) != 1 or runs[0].step != 1 or not runs[0]:
+            items = runs[0] if len(runs) == 1 else list(itertools.chain.from_iterable(runs))
+            if not items:
                 return None
-            run = runs[0]
-            changed = frozen_partitions(run, len(run), run.start, run.stop - 1)
-            if changed is None:
+            changed = frozen_partitions(items, len(items), min(items), max(items))
+            if changed is None or len(changed) != len(items):
                 return None
         elif kind == 3:
             if arg not in source:

@@ -47,6 +47,13 @@ bases = st.lists(
     max_size=12,
     unique_by=lambda row: row[0],
 )
+step = st.tuples(
+    st.integers(0, 3),  # 0 add, 1 put_new, 2 remove_topic, 3 remove_partition
+    st.integers(0, len(TOPICS) - 1),
+    partition_lists,
+    st.sampled_from([1, 2, 16, 64]),
+    st.integers(1, 3),  # computeIfAbsent calls
+)
 steps = st.lists(
     st.tuples(
         st.integers(0, 3),  # 0 add, 1 put_new, 2 remove_topic, 3 remove_partition
@@ -120,6 +127,24 @@ def test_partition_sets_are_the_built_map_read_as_frozensets(base_rows, step_row
     # once built, the map itself is read
     assert [(t, list(ps)) for t, ps in built.partition_sets().items()] == [
         (t, list(ps)) for t, ps in theirs.items()
+    ]
+
+
+@SETTINGS
+@given(bases, step)
+def test_a_single_step_is_replayed_as_the_map_reads(base_rows, one_step):
+    """The usual case, one step on a base topic (``_replay_one``, or the full replay when it
+    declines), gives what the built map gives."""
+    kind, t, values, capacity, calls = one_step
+    if base_rows:  # mostly a step on a base topic, as the assignors record them
+        t = base_rows[t % len(base_rows)][0] if t % 4 else t
+    if calls == 1:  # partitions close together: frozensets whose order cannot show
+        values = sorted({p % 48 for p in values})
+    one_step = (kind, t, values, capacity, calls)
+    ours = _deferred(base_rows, [one_step]).partition_sets()
+    built = _deferred(base_rows, [one_step])
+    assert [(t, list(ps)) for t, ps in ours.items()] == [
+        (t, list(frozenset(ps))) for t, ps in built.items() if ps
     ]
 
 
