@@ -21,7 +21,9 @@ a :class:`MemberSpecs` keeps the specs between builds, reusing a member's while 
 and target object are the same ones (found by identity scans over whole lists, so an unchanged
 group costs a few C-level passes), and hands the assignor the previous member map itself when
 no spec in it changed; the delta compares by identity first and deep-compares only the
-others; the assignor's maps are read without their per-member wrappers
+others, the new map converted (``DeferredTopicMap.partition_sets`` replays the assignor's
+steps without building its table) and the old one read as it is (:func:`_holds`: partition
+counts, then a topic at a time); the assignor's maps are read without their per-member wrappers
 (``LazyMembers.partition_maps``), and the new target is converted to frozensets only for the
 members someone reads (:class:`NewTargetAssignment`). A group's first build (nothing kept) makes
 the specs and views in bulk (tuples made in C), orders the members with numpy, and shares the
