@@ -21,7 +21,9 @@ a :class:`MemberSpecs` keeps the specs between builds, reusing a member's while 
 and target object are the same ones (found by identity scans over whole lists, so an unchanged
 group costs a few C-level passes), and hands the assignor the previous member map itself when
 no spec in it changed; the delta compares by identity first and deep-compares only the
-others; the assignor's maps are read without their per-member wrappers
+others, the new map converted (``DeferredTopicMap.partition_sets`` replays the assignor's
+steps without building its table) and the old one read as it is (:func:`_holds`: partition
+counts, then a topic at a time); the assignor's maps are read without their per-member wrappers
 (``LazyMembers.partition_maps``), and the new target is converted to frozensets only for the
 members someone reads (:class:`NewTargetAssignment`). A group's first build (nothing kept) makes
 the specs and views in bulk (tuples made in C), orders the members with numpy, and shares the
@@ -46,6 +48,7 @@ from coordinator.assignor.api import (
     TopicPartitions,
 )
 from coordinator.assignor.ordering import uuid_order
+from coordinator.assignor.sets import DeferredTopicMap
 from coordinator.assignor.spec import (
     EMPTY_PARTITIONS,
     GroupSpecImpl,
@@ -525,7 +528,7 @@ def build_target_assignment(
         new_sets = _as_sets(new_parts[i])
         if present is None or present[i]:
             converted[member_id] = new_sets
-        if old is _NO_TARGET or _as_sets(old) != new_sets:
+        if old is _NO_TARGET or not _holds(old, new_sets):
             changed.append(member_id)
     return TargetAssignmentResult(
         NewTargetAssignment(result_ids, result_maps, converted), tuple(changed)
@@ -548,11 +551,27 @@ def _result_maps(
 def _as_sets(assignment: TopicPartitions) -> dict[Uuid, frozenset[int]]:
     """The map's non-empty sets as frozensets, in its order (an assignor's map may compute them
     without building its Java-ordered tables: ``DeferredTopicMap.partition_sets``)."""
-    partition_sets = getattr(assignment, "partition_sets", None)
-    if partition_sets is not None:
-        result: dict[Uuid, frozenset[int]] = partition_sets()
-        return result
+    if type(assignment) is DeferredTopicMap:  # not isinstance: an ABC's check costs a call
+        return assignment.partition_sets()
     return {t: frozenset(ps) for t, ps in assignment.items() if ps}
+
+
+def _holds(old: TopicPartitions, new_sets: Mapping[Uuid, frozenset[int]]) -> bool:
+    """Whether the old target holds what ``new_sets`` holds (``AbstractMap.equals`` of the two
+    assignments, empty sets left out) without converting the old one: the partition counts
+    first, then a topic at a time, the first difference ending it."""
+    if type(old) is DeferredTopicMap:
+        return old.partition_sets() == new_sets
+    if sum(map(len, old.values())) != sum(map(len, new_sets.values())):
+        return False  # a member that gained or lost partitions (no key looked up)
+    topics = 0
+    for topic_id, partitions in old.items():
+        if partitions:
+            now = new_sets.get(topic_id)
+            if now is None or len(now) != len(partitions) or not now.issuperset(partitions):
+                return False
+            topics += 1
+    return topics == len(new_sets)
 
 
 def _resolved(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from collections.abc import Set as AbstractSet
 
@@ -39,6 +40,52 @@ def uuid_hashcode(topic_id: Uuid) -> int:
     ``xor = msb ^ lsb`` (only its bits matter for bucketing)."""
     xor = (topic_id.most_significant_bits ^ topic_id.least_significant_bits) & ((1 << 64) - 1)
     return ((xor >> 32) ^ xor) & 0xFFFFFFFF
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def uuid_spread(topic_id: Uuid) -> int:
+    """``HashMap.hash`` of a ``Uuid`` key: ``spread(Uuid.hashCode)``."""
+    return spread(uuid_hashcode(topic_id))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def frozenset_table(count: int) -> int:
+    """The slots of a CPython frozenset made from an iterator of ``count`` distinct values
+    (``set_add_entry``: from 8 slots, resized to the first power of two above 4 x the size
+    once the table is 3/5 full, 2 x above 50,000): it depends on the count alone."""
+    slots = 8
+    while True:
+        used = -(-(slots - 1) * 3 // 5)  # the size at which this table is resized
+        if used > count:
+            return slots
+        wanted = used * 2 if used > 50000 else used * 4
+        slots = 8
+        while slots <= wanted:
+            slots <<= 1
+
+
+def frozen_partitions(
+    values: Iterable[int], count: int, low: int, high: int
+) -> frozenset[int] | None:
+    """``frozenset(values)`` (``count`` distinct partitions from ``low`` to ``high``) when it
+    iterates the same whatever the values' order, else None: an int is its own hash, so
+    values spanning fewer than the table's slots each sit in their own home slot, and the
+    table's size depends on the count alone (:func:`frozenset_table`). Making it from a set
+    in another order than Java's then changes nothing observable."""
+    if low >= 0 and high - low < frozenset_table(count):
+        return frozenset(iter(values))
+    return None
+
+
+def bucket_may_fill(hashes: list[int], table: int) -> bool:
+    """Whether :data:`TREE_RISK` of these spread hashes meet in a bucket of a ``table``-bucket
+    table. When they do not, no bucket of that table or a larger one (each a part of one of
+    its buckets) ever holds that many of those keys, so the exact tree-bin checks
+    (:mod:`coordinator.assignor.treeify`) cannot find one: a cheap bound before them."""
+    if len(hashes) < TREE_RISK:
+        return False
+    buckets = sorted(map((max(table, 1) - 1).__and__, hashes))
+    return any(map(operator.eq, buckets, buckets[TREE_RISK - 1 :]))
 
 
 class IntHashSet(AbstractSet[int]):
@@ -218,6 +265,18 @@ class IntHashSet(AbstractSet[int]):
         self.capacity = model.capacity
         return model.keys()
 
+    def frozen(self) -> frozenset[int]:
+        """``frozenset(self)``, without Java's order when the order changes nothing
+        (:func:`frozen_partitions`)."""
+        if self._items is None and self._size:
+            self._compact()
+            runs = self._runs
+            items = runs[0] if len(runs) == 1 else list(itertools.chain.from_iterable(runs))
+            frozen = frozen_partitions(items, self._size, min(items), max(items))
+            if frozen is not None:
+                return frozen
+        return frozenset(self)
+
     def __iter__(self) -> Iterator[int]:
         items = self._items
         return iter(items if items is not None else self.ordered())
@@ -336,6 +395,36 @@ def _to_runs(items: Iterable[int]) -> list[range]:
     if start is not None and stop is not None:
         runs.append(range(start, stop))
     return runs
+
+
+def _frozen_copy(source: AbstractSet[int]) -> frozenset[int]:
+    """``frozenset(IntHashSet.copy_of(source))`` of a non-empty set: straight from the set
+    when the order does not show (:func:`frozen_partitions`), else :func:`_copied_frozenset`."""
+    count = len(source)
+    if count == 1:
+        return frozenset(iter(source))
+    low, high = min(source), max(source)
+    if low >= 0 and high - low < frozenset_table(count):
+        return frozenset(iter(source))
+    return _copied_frozenset(source)
+
+
+def _copied_frozenset(source: AbstractSet[int]) -> frozenset[int]:
+    """``frozenset(IntHashSet.copy_of(source))`` of a non-empty set, without the copy: the
+    copy's Java order is ``source``'s order sorted (stably) by bucket, for partitions below
+    2**16 whose buckets cannot fill up to a tree bin (as :meth:`IntHashSet.ordered` decides);
+    other sets are copied."""
+    count = len(source)
+    low, high = min(source), max(source)
+    frozen = frozen_partitions(source, count, low, high)
+    if frozen is not None:
+        return frozen
+    capacity = copy_capacity(count)
+    if low < 0 or high >= 1 << 16 or (len(source) >= TREE_RISK and high - low >= 7 * capacity):
+        return frozenset(IntHashSet.copy_of(source))
+    if high < capacity:
+        return frozenset(sorted(source))
+    return frozenset(sorted(source, key=(capacity - 1).__and__))
 
 
 def java_runs(partitions: AbstractSet[int]) -> list[range]:
@@ -475,19 +564,10 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
     def _tree_checked(self, order: list[Uuid]) -> list[Uuid]:
         """``order``, or the exact model's order when a bucket may have become a tree bin
         (:mod:`coordinator.assignor.treeify`)."""
-        log = self._log
-        if any(kind == "r" for kind, _ in log):
-            history = [(kind != "r", spread(uuid_hashcode(t))) for kind, t in log if t is not None]
-            risky = history_may_treeify(history, self._initial)
-        else:
-            inserted = [spread(uuid_hashcode(t)) for kind, t in log if t is not None]
-            risky = inserts_may_treeify(inserted, self._initial)
-        if not risky:
-            return order
-        model = uuid_hashmap(self._initial)
-        result = replay(model, log)
-        self._cap = model.capacity
-        return result
+        checked, capacity = _tree_checked_keys(order, self._log, self._initial)
+        if capacity is not None:
+            self._cap = capacity
+        return checked
 
     def __iter__(self) -> Iterator[Uuid]:
         return iter(self._ordered())
@@ -500,6 +580,27 @@ class TopicMap(Mapping[Uuid, AbstractSet[int]]):
 
     def __repr__(self) -> str:
         return f"TopicMap({ {str(t): list(s) for t, s in self.items()} })"
+
+
+def _tree_checked_keys(
+    order: list[Uuid], log: list[tuple[str, Uuid | None]], initial: int
+) -> tuple[list[Uuid], int | None]:
+    """A :class:`TopicMap`'s key ``order`` after the table steps ``log`` from ``initial``
+    buckets, or the exact model's order (and its capacity) when a bucket may have become a tree
+    bin (:mod:`coordinator.assignor.treeify`)."""
+    if not bucket_may_fill([uuid_spread(t) for kind, t in log if kind in "pc"], initial):
+        return order, None
+    if any(kind == "r" for kind, _ in log):
+        history = [(kind != "r", uuid_spread(t)) for kind, t in log if t is not None]
+        risky = history_may_treeify(history, initial)
+    else:
+        inserted = [uuid_spread(t) for kind, t in log if t is not None]
+        risky = inserts_may_treeify(inserted, initial)
+    if not risky:
+        return order, None
+    model = uuid_hashmap(initial)
+    result = replay(model, log)
+    return result, model.capacity
 
 
 class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
@@ -571,14 +672,182 @@ class DeferredTopicMap(Mapping[Uuid, AbstractSet[int]]):
     def partition_sets(self) -> dict[Uuid, frozenset[int]]:
         """``{topic id: frozenset}`` of the map's non-empty sets, in its iteration order, each
         frozenset filled in its set's Java order (what the old ``{t: frozenset(ps) for t, ps in
-        map.items() if ps}`` gives, down to the frozensets' own iteration order). When the
-        steps leave one topic at most, the key order is trivial: only the sets are replayed
-        (:meth:`_replay_sets`), not the map's table; otherwise the map is built."""
+        map.items() if ps}`` gives, down to the frozensets' own iteration order). Unless the
+        map was built, the steps are replayed without the map's table (:meth:`_replay`)."""
         if self._map is None:
-            sets = self._replay_sets()
-            if len(sets) <= 1:
-                return {t: frozenset(ps) for t, ps in sets.items() if ps}
-        return {t: frozenset(ps) for t, ps in self._built().items() if ps}
+            if len(self._ops) == 1:
+                one = self._replay_one()
+                if one is not None:
+                    return one
+            return self._replay()
+        return {t: frozenset(ps) for t, ps in self._map.items() if ps}
+
+    def _replay_one(self) -> dict[Uuid, frozenset[int]] | None:
+        """:meth:`_replay` of the usual single step on a base topic (``put`` of a new set,
+        ``remove`` of the topic, or of one partition), when the result's frozensets do not
+        depend on any set's Java order (:func:`frozen_partitions`) and no bucket may become a
+        tree bin; else None. The keys keep the copy's table: a step that replaces or removes
+        a key leaves the capacity and the other keys' sequence alone."""
+        kind, topic_id, arg, runs, _ = self._ops[0]
+        if kind == 0:
+            return None
+        base = self._base
+        source = base.get(topic_id)
+        if not source:  # absent, or empty (not among the frozensets: no place to keep)
+            return None
+        changed: frozenset[int] | None = None  # the topic's new set (None: the topic goes)
+        if kind == 1:
+            items = runs[0] if len(runs) == 1 else list(itertools.chain.from_iterable(runs))
+            if not items:
+                return None
+            changed = frozen_partitions(items, len(items), min(items), max(items))
+            if changed is None or len(changed) != len(items):
+                return None
+        elif kind == 3:
+            if arg not in source:
+                return None
+            remaining = set(source)
+            remaining.discard(arg)
+            if remaining:
+                changed = frozen_partitions(
+                    remaining, len(remaining), min(remaining), max(remaining)
+                )
+                if changed is None:
+                    return None
+        keys = list(base)
+        values = list(base.values())
+        indexes: Iterable[int] = range(len(keys))
+        if len(keys) > 1:
+            initial = cap = table_size_for(len(keys))
+            while len(keys) > (cap * 3) >> 2:
+                cap <<= 1
+            hashes = list(map(uuid_spread, keys))
+            if bucket_may_fill(hashes, initial):
+                return None
+            indexes = sorted(indexes, key=list(map((cap - 1).__and__, hashes)).__getitem__)
+        result: dict[Uuid, frozenset[int]] = {}
+        for i in indexes:
+            partitions = values[i]
+            if partitions:
+                result[keys[i]] = _frozen_copy(partitions)
+        if changed is None:
+            result.pop(topic_id, None)
+        else:
+            result[topic_id] = changed  # in the topic's place (a present key keeps it)
+        return result
+
+    def _replay(self) -> dict[Uuid, frozenset[int]]:
+        """:meth:`partition_sets` without :meth:`_built`'s :class:`TopicMap`: the deep copy and
+        the steps are followed as two insertion-ordered dicts (the keys ``put`` links at a
+        bucket's tail, then the keys ``computeIfAbsent`` links at its head, latest first in
+        Java's lists) and a table capacity (``TopicMap``'s rules, resize checks included), and
+        only the sets the steps change are copied (``IntHashSet``). The keys are then sorted by
+        bucket, stable over that sequence, with the tree-bin check on ``TopicMap``'s step log
+        when :func:`bucket_may_fill` says a bucket might hold :data:`TREE_RISK` keys. A base
+        set left alone becomes a frozenset straight from the base (:func:`frozen_partitions`,
+        else :func:`_copied_frozenset`)."""
+        base = self._base
+        tails: dict[Uuid, AbstractSet[int]] = (
+            dict(base) if isinstance(base, dict) else dict(base.items())
+        )
+        heads: dict[Uuid, AbstractSet[int]] = {}
+        base_keys = list(tails)
+        initial = table_size_for(len(base_keys))
+        size = len(base_keys)
+        cap = 0
+        if size:
+            cap = initial
+            while size > (cap * 3) >> 2:
+                cap <<= 1
+        copied: dict[int, IntHashSet] = {}  # the sets the steps made, by id (else: base sets)
+        log: list[tuple[str, Uuid | None]] = []
+        removed: list[Uuid] = []
+        for kind, topic_id, arg, runs, calls in self._ops:
+            if kind == 0 or kind == 3:
+                where = tails
+                target = tails.get(topic_id)
+                if target is None:
+                    where = heads
+                    target = heads.get(topic_id)
+                if kind == 0:  # computeIfAbsent(topic, new HashSet<>(arg)).add(...)
+                    if cap == 0:
+                        cap = initial
+                    elif size > (cap * 3) >> 2:
+                        cap <<= 1
+                    if target is None:
+                        target = heads[topic_id] = IntHashSet(arg)
+                        copied[id(target)] = target
+                        size += 1
+                        log.append(("c", topic_id))
+                    else:
+                        log.append(("t", None))
+                    if calls > 1:
+                        log.append(("t", None))
+                        if size > (cap * 3) >> 2:
+                            cap <<= 1
+                elif target is None:  # removing a partition of an absent topic
+                    continue
+                made = copied.get(id(target))
+                if made is None:  # a base set: the deep copy's copy of it
+                    made = where[topic_id] = IntHashSet.copy_of(target)
+                    copied[id(made)] = made
+                if kind == 0:
+                    made.add_runs(runs)
+                else:  # remove a partition, and the topic once empty
+                    made.remove(arg)
+                    if not made:
+                        del where[topic_id]
+                        size -= 1
+                        removed.append(topic_id)
+                        log.append(("r", topic_id))
+            elif kind == 1:  # put(topic, new set)
+                fresh = IntHashSet(arg)
+                fresh.add_runs(runs)
+                copied[id(fresh)] = fresh
+                if topic_id in tails:
+                    tails[topic_id] = fresh
+                elif topic_id in heads:
+                    heads[topic_id] = fresh
+                else:
+                    if cap == 0:
+                        cap = initial
+                    tails[topic_id] = fresh
+                    size += 1
+                    log.append(("p", topic_id))
+                    if size > (cap * 3) >> 2:
+                        cap <<= 1
+            elif tails.pop(topic_id, None) is not None or heads.pop(topic_id, None) is not None:
+                size -= 1  # remove(topic)
+                removed.append(topic_id)
+                log.append(("r", topic_id))
+        keys = list(tails)
+        values = list(tails.values())
+        if heads:
+            keys[:0] = reversed(heads)
+            values[:0] = reversed(heads.values())
+        indexes: Iterable[int] = range(len(keys))
+        if len(keys) > 1:
+            hashes = list(map(uuid_spread, keys))
+            indexes = sorted(indexes, key=list(map((cap - 1).__and__, hashes)).__getitem__)
+            if len(keys) + len(removed) >= TREE_RISK and bucket_may_fill(
+                hashes + list(map(uuid_spread, removed)), initial
+            ):
+                steps: list[tuple[str, Uuid | None]] = [("p", t) for t in base_keys]
+                steps += log
+                order, _ = _tree_checked_keys([keys[i] for i in indexes], steps, initial)
+                position = dict(zip(keys, range(len(keys)), strict=True))
+                indexes = list(map(position.__getitem__, order))
+        result: dict[Uuid, frozenset[int]] = {}
+        for i in indexes:
+            partitions = values[i]
+            if not partitions:
+                continue
+            made = copied.get(id(partitions))
+            if made is not None:
+                result[keys[i]] = made.frozen()
+                continue
+            result[keys[i]] = _frozen_copy(partitions)
+        return result
 
     def _replay_sets(self) -> dict[Uuid, IntHashSet]:
         """The sets :meth:`_built` ends with (same capacities, same insertion order, so the
