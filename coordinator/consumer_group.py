@@ -55,16 +55,6 @@ class ReplayedPartitions(frozenset[int]):
     def __iter__(self) -> Iterator[int]:
         return iter(self._order)
 
-    def runs(self) -> list[range]:
-        """The iteration order as runs of consecutive partitions (``sets.java_runs``)."""
-        runs: list[range] = []
-        for p in self._order:
-            if runs and runs[-1].stop == p:
-                runs[-1] = range(runs[-1].start, p + 1)
-            else:
-                runs.append(range(p, p + 1))
-        return runs
-
 
 #: ConsumerGroupHeartbeatRequest.LEAVE_GROUP_MEMBER_EPOCH / LEAVE_GROUP_STATIC_MEMBER_EPOCH
 LEAVE_GROUP_MEMBER_EPOCH = -1

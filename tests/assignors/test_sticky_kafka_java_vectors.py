@@ -22,10 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from assignors.api import ClusterMetadata, Subscription, TopicPartition
-from assignors.cooperative_sticky import CooperativeStickyAssignor
-from assignors.sticky import StickyAssignor
-from assignors.sticky_user_data import encode_sticky_user_data
+from tests.assignors.sweep_cases import assign
 
 DATA = Path(__file__).parent / "data"
 VECTORS = json.loads((DATA / "sticky_kafka_java_vectors.json").read_text())
@@ -34,21 +31,9 @@ RACK_VECTORS = json.loads((DATA / "sticky_kafka_java_rack_vectors.json").read_te
 
 
 def _ours(case: dict) -> dict[str, list[str]]:
-    subs = {}
-    for name, generation, topics, owned in case["members"]:
-        parts = [TopicPartition(t, p) for t, p in owned]
-        gen_id = -1 if generation is None else generation
-        if case["kind"] == "sticky":
-            data = (
-                None
-                if not parts and generation is None
-                else encode_sticky_user_data(parts, generation)
-            )
-            subs[name] = Subscription(topics, data, (), gen_id)
-        else:
-            subs[name] = Subscription(topics, None, parts, gen_id)
-    assignor = StickyAssignor() if case["kind"] == "sticky" else CooperativeStickyAssignor()
-    result = assignor.assign(case["counts"], subs)
+    """Our lists for a vector (the sweep's case format: sweep_cases.assign builds the members'
+    subscriptions as Kafka's client sends them, racks and preferRackAwareLogic included)."""
+    result = assign(case)
     return {m: [f"{p.topic}:{p.partition}" for p in parts] for m, parts in result.items()}
 
 
@@ -63,27 +48,7 @@ def test_same_lists_as_kafka(index: int) -> None:
     assert _ours(vector["case"]) == vector["expected"]
 
 
-def _ours_racks(case: dict) -> dict[str, list[str]]:
-    subs = {}
-    for name, generation, topics, owned, rack in case["members"]:
-        parts = [TopicPartition(t, p) for t, p in owned]
-        gen_id = -1 if generation is None else generation
-        if case["kind"] == "sticky":
-            data = (
-                None
-                if not parts and generation is None
-                else encode_sticky_user_data(parts, generation)
-            )
-            subs[name] = Subscription(topics, data, (), gen_id, rack_id=rack)
-        else:
-            subs[name] = Subscription(topics, None, parts, gen_id, rack_id=rack)
-    cls = StickyAssignor if case["kind"] == "sticky" else CooperativeStickyAssignor
-    assignor = cls(prefer_rack_aware_logic=case["prefer"])
-    result = assignor.assign(ClusterMetadata(case["counts"], case["racks"]), subs)
-    return {m: [f"{p.topic}:{p.partition}" for p in parts] for m, parts in result.items()}
-
-
 @pytest.mark.parametrize("index", range(len(RACK_VECTORS)))
 def test_same_lists_as_kafka_with_racks(index: int) -> None:
     vector = RACK_VECTORS[index]
-    assert _ours_racks(vector["case"]) == vector["expected"]
+    assert _ours(vector["case"]) == vector["expected"]
